@@ -1,0 +1,63 @@
+# TPB_CHECK_CUDA: the optional CUDA backend (CUDA runtime, cuBLASLt, NCCL).
+#   --with-cuda=DIR  use the toolkit in DIR; missing pieces are an error
+#   --with-cuda=yes  look in $CUDA_HOME, then /usr/local/cuda; missing is an error
+#   --with-cuda=no   host backend only
+#   (default) check: like yes, but missing pieces only warn and build host only
+# Libraries are linked with an rpath to DIR/lib64 so that the driver stub in
+# lib64/stubs is never picked up at run time; the driver API is reached through
+# cudaGetDriverEntryPoint, so libcuda is not linked at all.
+AC_DEFUN([TPB_CHECK_CUDA], [
+  AC_ARG_WITH([cuda],
+    [AS_HELP_STRING([--with-cuda=DIR|yes|no], [build the CUDA backend (default: check)])],
+    [], [with_cuda=check])
+  tpb_have_cuda=no
+  tpb_cuda_summary="not requested"
+  AS_IF([test "x$with_cuda" != xno], [
+    AS_CASE([$with_cuda],
+      [yes|check], [tpb_cuda_dir=${CUDA_HOME:-/usr/local/cuda}],
+      [tpb_cuda_dir=$with_cuda])
+    tpb_save_CPPFLAGS=$CPPFLAGS
+    tpb_save_LIBS=$LIBS
+    tpb_save_LDFLAGS=$LDFLAGS
+    CUDA_CPPFLAGS="-I$tpb_cuda_dir/include"
+    CUDA_LDFLAGS="-L$tpb_cuda_dir/lib64 -Wl,-rpath,$tpb_cuda_dir/lib64"
+    CPPFLAGS="$CUDA_CPPFLAGS $CPPFLAGS"
+    LDFLAGS="$CUDA_LDFLAGS $LDFLAGS"
+    tpb_cuda_missing=
+    AC_CHECK_HEADERS([cuda_runtime.h cuda.h cublasLt.h nccl.h], [],
+      [tpb_cuda_missing="$tpb_cuda_missing $ac_header"])
+    AS_UNSET([ac_cv_lib_cudart_cudaMalloc])
+    AC_CHECK_LIB([cudart], [cudaGetDriverEntryPointByVersion], [],
+      [tpb_cuda_missing="$tpb_cuda_missing libcudart(cudaGetDriverEntryPointByVersion)"])
+    AC_CHECK_LIB([cublas], [cublasCreate_v2], [],
+      [tpb_cuda_missing="$tpb_cuda_missing libcublas"])
+    AC_CHECK_LIB([cublasLt], [cublasLtMatmul], [],
+      [tpb_cuda_missing="$tpb_cuda_missing libcublasLt"])
+    AC_CHECK_LIB([nccl], [ncclCommInitRank], [],
+      [tpb_cuda_missing="$tpb_cuda_missing libnccl"])
+    CPPFLAGS=$tpb_save_CPPFLAGS
+    LIBS=$tpb_save_LIBS
+    LDFLAGS=$tpb_save_LDFLAGS
+    AS_IF([test -z "$tpb_cuda_missing"], [
+      tpb_have_cuda=yes
+      CUDA_LIBS="-lnccl -lcublasLt -lcublas -lcudart"
+      tpb_cuda_summary="$tpb_cuda_dir"
+    ], [test "x$with_cuda" = xcheck], [
+      AC_MSG_WARN([CUDA backend not built, missing in $tpb_cuda_dir:$tpb_cuda_missing])
+      tpb_cuda_summary="not found in $tpb_cuda_dir:$tpb_cuda_missing"
+    ], [
+      AC_MSG_ERROR([--with-cuda=$with_cuda: missing in $tpb_cuda_dir:$tpb_cuda_missing])
+    ])
+  ])
+  AS_IF([test "x$tpb_have_cuda" = xyes], [
+    AC_DEFINE([TPB_HAVE_CUDA], [1], [Define to 1 to build the CUDA backend.])
+    tpb_cuda_backend_msg=", cuda"
+  ], [
+    CUDA_CPPFLAGS= CUDA_LDFLAGS= CUDA_LIBS=
+    tpb_cuda_backend_msg=
+  ])
+  AM_CONDITIONAL([TPB_HAVE_CUDA], [test "x$tpb_have_cuda" = xyes])
+  AC_SUBST([CUDA_CPPFLAGS])
+  AC_SUBST([CUDA_LDFLAGS])
+  AC_SUBST([CUDA_LIBS])
+])

@@ -1,0 +1,118 @@
+/*
+ * backend.h - the one ops table every backend fills (host always; cuda when
+ * configure finds CUDA, cuBLASLt and NCCL). The TP layer and the sweep only
+ * call through this table and never ask which backend they run on. Every slot
+ * is filled: what a backend cannot do returns TPB_ERR_UNSUPPORTED.
+ *
+ * Matrices are row-major. Buffers returned by alloc live where the backend
+ * computes (host memory, device memory).
+ */
+#ifndef TPB_BACKEND_H
+#define TPB_BACKEND_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "clock.h"
+#include "dtype.h"
+#include "options.h"
+#include "tpb_status.h"
+
+typedef struct tpb_backend tpb_backend_t; /**< a backend's per-process state */
+typedef struct tpb_comm tpb_comm_t;       /**< a backend's communicator of one TP group */
+
+/** What a backend is started with. */
+typedef struct {
+    MPI_Comm world;
+    int world_rank, world_size;
+    int local_rank, local_size;   /**< within the node (MPI_COMM_TYPE_SHARED) */
+    const tpb_options_t *opts;
+    const tpb_clock_t *clock;     /**< the clock marks are read on */
+    double emulate_factor;        /**< 1.0, or this rank's --emulate-speed factor */
+} tpb_backend_args_t;
+
+/** Static facts about the device a rank drives, for the header and metadata. */
+typedef struct {
+    char name[128];      /**< "NVIDIA H100 80GB HBM3", "Intel Xeon ... (host)" */
+    char bus_id[32];     /**< PCI bus id, "" on host */
+    char uuid[48];       /**< device UUID, "" on host */
+    int index;           /**< device ordinal, -1 on host */
+    int sm_count;        /**< SMs (granted, when emulating), cores on host */
+    int sm_total;        /**< SMs of the whole device, cores on host */
+    double mem_bytes;    /**< device (or host) memory */
+    char emulation[64];  /**< how --emulate-speed is applied ("none", "green-context", ...) */
+    char versions[160];  /**< library versions ("cuBLAS 13.0, NCCL 2.28.9", "OpenBLAS ...") */
+} tpb_device_info_t;
+
+/** One GEMM: C[m x n] = A[m x k] * B[k x n] (leading dimensions in elements). */
+typedef struct {
+    long m, n, k;
+    const void *a;
+    long lda;
+    const void *b;
+    long ldb;
+    void *c;
+    long ldc;
+    tpb_dtype_t dtype;
+    double delay_us; /**< extra delay inside the compute phase (fault injection) */
+} tpb_gemm_t;
+
+typedef struct tpb_backend_ops {
+    const char *name;
+    /** Start: select and set up the device. *be is set only on success. */
+    tpb_status_t (*init)(const tpb_backend_args_t *args, tpb_backend_t **be);
+    void (*finalize)(tpb_backend_t *be);
+    /** Describe the device of this rank. */
+    void (*info)(tpb_backend_t *be, tpb_device_info_t *info);
+    /** Bytes of memory this rank may still allocate. */
+    tpb_status_t (*mem_free)(tpb_backend_t *be, double *bytes);
+    tpb_status_t (*alloc)(tpb_backend_t *be, size_t bytes, void **ptr);
+    void (*free)(tpb_backend_t *be, void *ptr);
+    /** Copy between host memory and backend memory (dir: 0 to backend, 1 to host). */
+    tpb_status_t (*copy)(tpb_backend_t *be, void *dst, const void *src, size_t bytes, int dir);
+    /** The compute phase: one GEMM (with the emulated slowdown and injected delay). */
+    tpb_status_t (*gemm)(tpb_backend_t *be, const tpb_gemm_t *g);
+    /** Communicator of the TP group `group` (a sub-communicator of the world). */
+    tpb_status_t (*comm_open)(tpb_backend_t *be, MPI_Comm group, tpb_comm_t **comm);
+    void (*comm_close)(tpb_comm_t *comm);
+    /** Sum-all-reduce of count elements of dt from send into recv. */
+    tpb_status_t (*allreduce)(tpb_comm_t *comm, const void *send, void *recv, size_t count,
+                              tpb_dtype_t dt);
+    /** All-gather of uneven blocks: rank r contributes counts[r] elements placed at
+     *  recv + displs[r] (in elements). */
+    tpb_status_t (*allgatherv)(tpb_comm_t *comm, const void *send, void *recv,
+                               const size_t *counts, const size_t *displs, tpb_dtype_t dt);
+    /** Make room for n timer marks (outside timed loops). */
+    tpb_status_t (*marks_prepare)(tpb_backend_t *be, size_t n);
+    /** Record mark `slot` at this point of the work stream. */
+    tpb_status_t (*mark)(tpb_backend_t *be, size_t slot);
+    /** Wait for all work, then read marks [0, n) as microseconds on the clock. */
+    tpb_status_t (*marks_read)(tpb_backend_t *be, size_t n, double *us);
+    /** Wait until all work submitted by this rank has finished. */
+    tpb_status_t (*sync)(tpb_backend_t *be);
+} tpb_backend_ops_t;
+
+/** The host backend (always built). */
+extern const tpb_backend_ops_t tpb_backend_host;
+
+/** The CUDA backend, or a table whose init says the backend is not built. */
+extern const tpb_backend_ops_t tpb_backend_cuda;
+
+/** Number of CUDA devices visible to this process (0 without a GPU or a CUDA build). */
+int tpb_cuda_device_count(void);
+
+/** 1 if this build contains the CUDA backend. */
+int tpb_cuda_built(void);
+
+/**
+ * The backend to use for `kind`: auto picks cuda when it is built and a GPU is
+ * visible, else host. *resolved receives the concrete kind.
+ */
+const tpb_backend_ops_t *tpb_backend_select(tpb_backend_kind_t kind,
+                                            tpb_backend_kind_t *resolved);
+
+/** Defaults that depend on the backend: granularity, dtype, shape. */
+void tpb_backend_defaults(tpb_backend_kind_t kind, long *granularity, tpb_dtype_t *dtype,
+                          tpb_shape_t *shape);
+
+#endif /* TPB_BACKEND_H */

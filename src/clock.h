@@ -1,0 +1,46 @@
+/*
+ * clock.h - one clock for every rank: local readings, and each rank's offset
+ * to rank 0 estimated by min-RTT ping-pong (at the start and again later, for
+ * a linear drift correction).
+ */
+#ifndef TPB_CLOCK_H
+#define TPB_CLOCK_H
+
+#include <mpi.h>
+
+#include "tpb_status.h"
+
+/** A rank's clock: CLOCK_MONOTONIC plus an injected offset (testing only). */
+typedef struct {
+    double inject_offset_us;
+} tpb_clock_t;
+
+/** Current time of clock c in microseconds. */
+double tpb_clock_now_us(const tpb_clock_t *c);
+
+/** Spin (busy-wait) for us microseconds: a deterministic, CPU-bound delay. */
+void tpb_spin_us(double us);
+
+/** One rank's offset to rank 0, as estimated by the ping-pong exchange of least RTT. */
+typedef struct {
+    double offset_us; /**< this rank's clock minus rank 0's clock */
+    double rtt_us;    /**< round-trip time of the exchange used (uncertainty: rtt/2) */
+    double at_us;     /**< rank 0's clock at the middle of that exchange */
+} tpb_clock_sample_t;
+
+/**
+ * Estimate every rank's offset with `exchanges` ping-pongs between rank 0 and
+ * each other rank in turn (rank 0's own sample is zero). Collective over comm;
+ * on rank 0 samples[size] receives all samples, other ranks may pass NULL.
+ */
+tpb_status_t tpb_clock_sync(MPI_Comm comm, const tpb_clock_t *c, int exchanges,
+                            tpb_clock_sample_t *samples);
+
+/**
+ * A time t read on a rank's clock, moved onto rank 0's clock. The offset is
+ * interpolated linearly between the samples a and b (b may be NULL or taken at
+ * the same time as a: a constant offset).
+ */
+double tpb_clock_correct(const tpb_clock_sample_t *a, const tpb_clock_sample_t *b, double t);
+
+#endif /* TPB_CLOCK_H */

@@ -1,0 +1,61 @@
+/*
+ * layer.h - one tensor-parallel linear layer on one rank: its buffers, one
+ * timed iteration (compute, collective, three marks) and the --check.
+ *
+ *   col: W split along N. Rank r computes Y_r = X W[:, n_r] (M x n_r), then the
+ *        group all-gathers the Y_r (blocks in rank order) - or, with
+ *        --col-collective allreduce, writes its columns into a zeroed M x N
+ *        buffer that the group all-reduces.
+ *   row: W split along K and X along its columns. Rank r computes the partial
+ *        P_r = X[:, k_r] W[k_r, :] (M x N) and the group all-reduces the sum.
+ */
+#ifndef TPB_LAYER_H
+#define TPB_LAYER_H
+
+#include "backend/backend.h"
+
+/** What one rank needs to know to run its part of a config. */
+typedef struct {
+    tpb_split_t split;
+    tpb_colcoll_t colcoll;
+    long m, n, k;
+    tpb_dtype_t dtype;
+    int tp;             /**< group size t */
+    int group_rank;     /**< this rank's index in its group */
+    const long *shards; /**< t shard sizes along N (col) or K (row) */
+    uint64_t seed;
+} tpb_layer_desc_t;
+
+typedef struct tpb_layer tpb_layer_t;
+
+/** Bytes this rank needs on the backend for the config. Pure. */
+double tpb_layer_bytes(const tpb_layer_desc_t *d);
+
+/** FLOPs of this rank's GEMM (2 M N k_r or 2 M n_r K). Pure. */
+double tpb_layer_rank_flop(const tpb_layer_desc_t *d);
+
+/**
+ * Allocate and fill this rank's buffers (random normal inputs from d->seed).
+ * Fails with TPB_ERR_NOMEM naming the shape and the bytes needed and free if
+ * the config does not fit. comm is the group's backend communicator (borrowed).
+ * *out is set only on success.
+ */
+tpb_status_t tpb_layer_create(const tpb_backend_ops_t *ops, tpb_backend_t *be, tpb_comm_t *comm,
+                              const tpb_layer_desc_t *d, tpb_layer_t **out);
+
+void tpb_layer_destroy(tpb_layer_t *l);
+
+/**
+ * One iteration: mark 3*slot, GEMM (plus delay_us of injected delay), mark
+ * 3*slot+1, collective, mark 3*slot+2. With record == 0 no marks are taken
+ * (--timeline off). The marks must be prepared by the caller.
+ */
+tpb_status_t tpb_layer_iter(tpb_layer_t *l, size_t slot, double delay_us, int record);
+
+/**
+ * Compare Y (after an iteration) with a single-rank fp64 reference of the same
+ * seeded (and dtype-quantised) inputs. *max_rel_err = max |Y - ref| / max |ref|.
+ */
+tpb_status_t tpb_layer_check(tpb_layer_t *l, double *max_rel_err);
+
+#endif /* TPB_LAYER_H */

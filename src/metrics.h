@@ -1,0 +1,73 @@
+/*
+ * metrics.h - the formulas of doc/METRICS.md. Pure functions: inputs are plain
+ * arrays, nothing is allocated except where stated, nothing is printed.
+ */
+#ifndef TPB_METRICS_H
+#define TPB_METRICS_H
+
+#include <stddef.h>
+
+/** Quantile q in [0,1] of v[n] by linear interpolation between order statistics
+ *  (q = 0.5: median). v is not modified. n == 0 gives NaN. */
+double tpb_quantile(const double *v, size_t n, double q);
+
+/** Median of v[n] (tpb_quantile(v, n, 0.5)). */
+double tpb_median(const double *v, size_t n);
+
+/** Minimum / maximum / sum of v[n] (NaN for n == 0 except sum = 0). */
+double tpb_min(const double *v, size_t n);
+double tpb_max(const double *v, size_t n);
+double tpb_sum(const double *v, size_t n);
+
+/** Load balance LB = min T_r / max T_r (1 is perfect). */
+double tpb_load_balance(const double *t, size_t n);
+
+/** Utilisation U = sum T_r / (n * max T_r). */
+double tpb_utilisation(const double *t, size_t n);
+
+/** Parallel efficiency E = t1 / (n * t_step); NaN when t1 is unknown (NaN or <= 0). */
+double tpb_efficiency(double t1, size_t n, double t_step);
+
+/** Heterogeneous efficiency E_het = (w_total / sum s_r) / t_step, with speeds s_r in
+ *  work per time unit of t_step; NaN if any speed is not positive. */
+double tpb_efficiency_het(double w_total, const double *speeds, size_t n, double t_step);
+
+/** Collective kinds for bus bandwidth. */
+typedef enum { TPB_COLL_ALLREDUCE, TPB_COLL_ALLGATHER } tpb_coll_t;
+
+/** nccl-tests algorithm bandwidth in GB/s: bytes / time (time in microseconds). */
+double tpb_algbw_gbs(double bytes, double time_us);
+
+/** nccl-tests bus bandwidth in GB/s: algbw * 2(t-1)/t for all-reduce, * (t-1)/t for
+ *  all-gather (bytes = the whole gathered array). 0 for t == 1. */
+double tpb_busbw_gbs(tpb_coll_t coll, double bytes, int t, double time_us);
+
+/** Achieved TFLOP/s for flop floating-point operations in time_us microseconds. */
+double tpb_tflops(double flop, double time_us);
+
+/** Least-squares fit of T(V) = r*L + V/B over n points (v bytes, t microseconds):
+ *  latency L in microseconds per message, bandwidth B in GB/s, coefficient of
+ *  determination r2. Returns 0 on success, -1 if fewer than two distinct sizes. */
+typedef struct {
+    double latency_us;
+    double bandwidth_gbs;
+    double r2;
+} tpb_comm_fit_t;
+int tpb_comm_model_fit(const double *v, const double *t, size_t n, int r, tpb_comm_fit_t *fit);
+
+/** Predicted speed-up of a weighted over an even split with equal total work:
+ *  mean(s) / min(s). */
+double tpb_predicted_speedup(const double *speeds, size_t n);
+
+/** Relative straggler score of each rank: out[r] = min_i T_i / T_r. */
+void tpb_relative_scores(const double *t, size_t n, double *out);
+
+/** The decomposition of seed 1 for one TP degree: T = T_comp/N + T_comm + T_idle. */
+typedef struct {
+    double comp_us; /**< T_comp / N: the ideal compute share */
+    double comm_us; /**< T_comm(N) */
+    double idle_us; /**< T_idle(N) = T_step - comp - comm (never negative) */
+} tpb_decomp_t;
+tpb_decomp_t tpb_decompose(double t_comp_single_us, int n, double comm_us, double step_us);
+
+#endif /* TPB_METRICS_H */

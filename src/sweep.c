@@ -1,0 +1,468 @@
+/* sweep.c - the loop over configs and the measurement of one config. */
+#include "sweep.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agree.h"
+#include "layer.h"
+#include "metrics.h"
+#include "partition.h"
+
+#define CAL_REPS 5
+
+/* One config as the loop hands it to run_config. */
+typedef struct {
+    int tp;
+    MPI_Comm group;
+    tpb_comm_t *comm;
+    const tpb_shape_t *shape;
+    tpb_split_t split;
+    tpb_policy_t policy;
+    const double *speeds;     /* group speeds (NaN-free) or NULL */
+    const char *speed_source; /* "calibration", "file", "speeds", "none" */
+} config_t;
+
+static int world_rank(const tpb_sweep_t *s)
+{
+    return s->topo->rank;
+}
+
+static unsigned shape_splits(const tpb_sweep_t *s, const tpb_shape_t *sh)
+{
+    return sh->splits ? sh->splits : s->o->splits;
+}
+
+static int tp_valid(const tpb_sweep_t *s, int tp)
+{
+    return tp <= s->topo->size && s->topo->size % tp == 0;
+}
+
+static int policy_runs(int tp, tpb_policy_t p, unsigned policies)
+{
+    /* with one rank per group both policies give the same single shard */
+    return (policies & p) && (tp > 1 || p == TPB_POLICY_EVEN || !(policies & TPB_POLICY_EVEN));
+}
+
+static int count_configs(const tpb_sweep_t *s)
+{
+    int n = 0;
+    for (int t = 0; t < s->o->ntp; t++) {
+        if (!tp_valid(s, s->o->tp[t]))
+            continue;
+        for (int i = 0; i < s->o->nshapes; i++)
+            for (unsigned sp = TPB_SPLIT_ROW; sp <= TPB_SPLIT_COL; sp <<= 1)
+                for (unsigned p = TPB_POLICY_EVEN; p <= TPB_POLICY_WEIGHTED; p <<= 1)
+                    n += (shape_splits(s, &s->o->shapes[i]) & sp) &&
+                         policy_runs(s->o->tp[t], (tpb_policy_t)p, s->o->policies);
+    }
+    return n;
+}
+
+/* Length of the split dimension. */
+static long split_total(const tpb_shape_t *sh, tpb_split_t split)
+{
+    return split == TPB_SPLIT_ROW ? sh->k : sh->n;
+}
+
+/* ---- speeds ---- */
+
+/* Calibrate this rank at its even shard; all-gather the world's speeds. */
+static tpb_status_t calibrate(tpb_sweep_t *s, const config_t *c, double *world_speeds)
+{
+    int t = c->tp, gr = world_rank(s) % t;
+    long shards[t], total = split_total(c->shape, c->split);
+    tpb_status_t st = tpb_partition_even(total, t, s->o->granularity, shards);
+    double mine = NAN;
+    if (st == TPB_OK) {
+        const tpb_shape_t *sh = c->shape;
+        long n = c->split == TPB_SPLIT_COL ? shards[gr] : sh->n;
+        long k = c->split == TPB_SPLIT_ROW ? shards[gr] : sh->k;
+        st = tpb_calibrate_gemm(s->ops, s->be, sh->m, n, k, s->o->dtype, CAL_REPS, &mine);
+    }
+    TPB_CHECK_RET(tpb_agree(s->world, st));
+    if (MPI_Allgather(&mine, 1, MPI_DOUBLE, world_speeds, 1, MPI_DOUBLE, s->world) != MPI_SUCCESS)
+        return tpb_err_call(TPB_ERR_MPI, "MPI_Allgather", "speeds", __FILE__, __LINE__);
+    return TPB_OK;
+}
+
+/* Rank 0 looks the key up in the calibration file; the verdict is broadcast. */
+static tpb_status_t lookup_file(tpb_sweep_t *s, const config_t *c, double *world_speeds,
+                                int *found)
+{
+    int size = s->topo->size;
+    *found = 0;
+    if (world_rank(s) == 0)
+        *found = tpb_caltable_lookup(&s->cal, c->split, c->shape->m, c->shape->n, c->shape->k,
+                                     c->tp, s->o->dtype, 0, size, world_speeds);
+    if (MPI_Bcast(found, 1, MPI_INT, 0, s->world) != MPI_SUCCESS ||
+        MPI_Bcast(world_speeds, size, MPI_DOUBLE, 0, s->world) != MPI_SUCCESS)
+        return tpb_err_call(TPB_ERR_MPI, "MPI_Bcast", "calibration file", __FILE__, __LINE__);
+    return TPB_OK;
+}
+
+/* Rank 0 adds freshly calibrated speeds to the calibration file. */
+static tpb_status_t save_file(tpb_sweep_t *s, const config_t *c, const double *world_speeds)
+{
+    tpb_status_t st = TPB_OK;
+    if (world_rank(s) == 0) {
+        for (int r = 0; r < s->topo->size && st == TPB_OK; r++) {
+            tpb_cal_entry_t e = {c->split, c->shape->m, c->shape->n, c->shape->k, c->tp,
+                                 s->o->dtype, r, "", world_speeds[r]};
+            snprintf(e.host, sizeof(e.host), "%s", s->topo->hosts[r]);
+            st = tpb_caltable_put(&s->cal, &e);
+        }
+        if (st == TPB_OK)
+            st = tpb_caltable_save(s->o->calibration_file, &s->cal);
+    }
+    return tpb_agree(s->world, st);
+}
+
+/* Speeds of this rank's group for config c (group entries), and their source. */
+static tpb_status_t group_speeds(tpb_sweep_t *s, config_t *c, double *speeds)
+{
+    int size = s->topo->size, g0 = world_rank(s) / c->tp * c->tp;
+    double world_speeds[size];
+    if (s->o->nspeeds) {
+        memcpy(speeds, s->o->speeds + g0, (size_t)c->tp * sizeof(double));
+        c->speed_source = "speeds";
+        return TPB_OK;
+    }
+    int found = 0;
+    if (s->o->calibration_file[0])
+        TPB_CHECK_RET(lookup_file(s, c, world_speeds, &found));
+    c->speed_source = found ? "file" : "calibration";
+    if (!found) {
+        TPB_CHECK_RET(calibrate(s, c, world_speeds));
+        if (s->o->calibration_file[0])
+            TPB_CHECK_RET(save_file(s, c, world_speeds));
+    }
+    memcpy(speeds, world_speeds + g0, (size_t)c->tp * sizeof(double));
+    return TPB_OK;
+}
+
+/* ---- one config ---- */
+
+static double inject_delay(const tpb_options_t *o, int rank, int slot)
+{
+    const tpb_inject_t *d = &o->inject_delay;
+    if (d->rank != rank || (slot + 1) % d->every != 0)
+        return 0.0;
+    return d->us;
+}
+
+/* Warm-up and measured iterations; marks of the measured ones into raw[iters]. */
+static tpb_status_t run_loop(tpb_sweep_t *s, tpb_layer_t *l, tpb_mark_t *raw, int *fatal)
+{
+    const tpb_options_t *o = s->o;
+    int n = o->warmup + o->iters, rank = world_rank(s), rec = o->timeline;
+    tpb_status_t st = s->ops->marks_prepare(s->be, (size_t)n * 3);
+    TPB_CHECK_RET(tpb_agree(s->world, st));
+    for (int i = 0; i < o->warmup && st == TPB_OK; i++)
+        st = tpb_layer_iter(l, (size_t)i, inject_delay(o, rank, i), 1);
+    if (st == TPB_OK)
+        st = s->ops->sync(s->be);
+    *fatal = st != TPB_OK;
+    TPB_CHECK_RET(st);
+    MPI_Barrier(s->world);
+    if (!rec) { /* --timeline off: one span around the whole loop */
+        TPB_CHECK_RET(s->ops->mark(s->be, 3 * (size_t)o->warmup));
+        TPB_CHECK_RET(s->ops->mark(s->be, 3 * (size_t)o->warmup + 1));
+    }
+    for (int i = o->warmup; i < n && st == TPB_OK; i++)
+        st = tpb_layer_iter(l, (size_t)i, inject_delay(o, rank, i), rec);
+    if (st == TPB_OK && !rec)
+        st = s->ops->mark(s->be, 3 * (size_t)o->warmup + 2);
+    size_t nread = 3 * (size_t)(rec ? n : o->warmup + 1);
+    double *m = malloc(nread * sizeof(double));
+    if (st == TPB_OK && !m)
+        st = tpb_err_set(TPB_ERR_NOMEM, "no memory for %zu marks", nread);
+    if (st == TPB_OK)
+        st = s->ops->marks_read(s->be, nread, m);
+    *fatal = st != TPB_OK;
+    for (int i = 0; st == TPB_OK && i < o->iters; i++) {
+        const double *p = m + 3 * (size_t)(o->warmup + (rec ? i : 0));
+        raw[i].c0 = p[0];
+        raw[i].c1 = p[1];
+        raw[i].x1 = p[2];
+    }
+    free(m);
+    return st;
+}
+
+/* Shards of the group, and this rank's facts for rank 0. */
+static tpb_status_t plan_shards(tpb_sweep_t *s, const config_t *c, long *shards,
+                                tpb_rank_info_t *info)
+{
+    long total = split_total(c->shape, c->split);
+    int gr = world_rank(s) % c->tp;
+    double frac[c->tp];
+    tpb_status_t st =
+        c->policy == TPB_POLICY_WEIGHTED
+            ? tpb_partition_weighted(total, c->tp, s->o->granularity, c->speeds, shards, frac)
+            : tpb_partition_even(total, c->tp, s->o->granularity, shards);
+    if (st != TPB_OK)
+        return st;
+    info->shard = (double)shards[gr];
+    info->speed = c->speeds ? c->speeds[gr] : NAN;
+    info->fraction = c->policy == TPB_POLICY_WEIGHTED ? frac[gr] : (double)shards[gr] / total;
+    return TPB_OK;
+}
+
+/* Gather marks and rank facts to rank 0 (collective). */
+static tpb_status_t gather(tpb_sweep_t *s, const tpb_mark_t *raw, const tpb_rank_info_t *info,
+                           tpb_mark_t *all, tpb_rank_info_t *infos)
+{
+    int size = s->topo->size, per = 3 * s->o->iters, root = world_rank(s) == 0;
+    int counts[root ? size : 1], displs[root ? size : 1];
+    for (int r = 0; root && r < size; r++) {
+        counts[r] = per;
+        displs[r] = r * per;
+    }
+    int rc = MPI_Gatherv(raw, per, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, s->world);
+    rc |= MPI_Gather(info, (int)(sizeof(*info) / sizeof(double)), MPI_DOUBLE, infos,
+                     (int)(sizeof(*info) / sizeof(double)), MPI_DOUBLE, 0, s->world);
+    if (rc != MPI_SUCCESS)
+        return tpb_err_call(TPB_ERR_MPI, "MPI_Gatherv", "timelines", __FILE__, __LINE__);
+    return TPB_OK;
+}
+
+/* Move every rank's marks onto rank 0's clock (rank 0). */
+static void correct_marks(const tpb_sweep_t *s, tpb_mark_t *all)
+{
+    int iters = s->o->iters;
+    for (int r = 0; r < s->topo->size; r++) {
+        const tpb_clock_sample_t *a = &s->sync0[r], *b = &s->sync1[r];
+        for (int i = 0; i < iters; i++) {
+            tpb_mark_t *m = &all[(size_t)r * iters + i];
+            m->c0 = tpb_clock_correct(a, b, m->c0);
+            m->c1 = tpb_clock_correct(a, b, m->c1);
+            m->x1 = tpb_clock_correct(a, b, m->x1);
+        }
+    }
+}
+
+/* The identity of config c's result; rank 0 derives the rest. */
+static void describe(const tpb_sweep_t *s, const config_t *c, const tpb_rank_info_t *infos,
+                     tpb_result_t *res)
+{
+    memset(res, 0, sizeof(*res));
+    res->id = s->nconfigs;
+    res->backend = s->backend_name;
+    res->world = s->topo->size;
+    res->tp = c->tp;
+    res->iters = s->o->iters;
+    res->warmup = s->o->warmup;
+    res->split = c->split;
+    res->policy = c->policy;
+    res->colcoll = s->o->col_collective;
+    res->m = c->shape->m;
+    res->n = c->shape->n;
+    res->k = c->shape->k;
+    res->dtype = s->o->dtype;
+    snprintf(res->shape_name, sizeof(res->shape_name), "%s", c->shape->name);
+    res->speed_source = c->speeds ? c->speed_source : "none";
+    res->info = infos;
+}
+
+/* Measure config c on every rank; rank 0 reports it. */
+static tpb_status_t run_config(tpb_sweep_t *s, const config_t *c, int *fatal)
+{
+    const tpb_options_t *o = s->o;
+    int size = s->topo->size, root = world_rank(s) == 0;
+    long shards[c->tp];
+    tpb_rank_info_t info = {0, 0, 0, 0, 0, NAN};
+    tpb_layer_t *l = NULL;
+    tpb_mark_t *raw = calloc((size_t)o->iters, sizeof(*raw));
+    tpb_mark_t *all = root ? calloc((size_t)size * o->iters, sizeof(*all)) : NULL;
+    tpb_rank_info_t *infos = root ? calloc((size_t)size, sizeof(*infos)) : NULL;
+    tpb_status_t st = (!raw || (root && (!all || !infos)))
+                          ? tpb_err_set(TPB_ERR_NOMEM, "no memory for the timelines")
+                          : TPB_OK;
+    if (st == TPB_OK)
+        st = plan_shards(s, c, shards, &info);
+    TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
+    tpb_layer_desc_t d = {c->split, o->col_collective, c->shape->m, c->shape->n, c->shape->k,
+                          o->dtype, c->tp, world_rank(s) % c->tp, shards, o->seed};
+    info.flop = tpb_layer_rank_flop(&d);
+    info.mem = tpb_layer_bytes(&d);
+    TPB_CHECK_GOTO(tpb_agree(s->world, tpb_layer_create(s->ops, s->be, c->comm, &d, &l)), st,
+                   out);
+    TPB_CHECK_GOTO(run_loop(s, l, raw, fatal), st, out);
+    if (o->check && d.group_rank == 0)
+        st = tpb_layer_check(l, &info.max_err);
+    TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
+    TPB_CHECK_GOTO(gather(s, raw, &info, all, infos), st, out);
+    TPB_CHECK_GOTO(tpb_clock_sync(s->world, s->clock, TPB_CLOCK_EXCHANGES, s->sync1), st, out);
+    if (root) {
+        tpb_result_t res;
+        describe(s, c, infos, &res);
+        correct_marks(s, all);
+        st = tpb_sweep_emit(s, &res, all);
+    }
+    TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
+out:
+    tpb_layer_destroy(l);
+    free(raw);
+    free(all);
+    free(infos);
+    return st;
+}
+
+/* ---- the loop ---- */
+
+static void progress(tpb_sweep_t *s, const config_t *c)
+{
+    if (world_rank(s) != 0 || s->o->quiet)
+        return;
+    double now = tpb_clock_now_us(NULL);
+    if (s->progress_at && now - s->progress_at < 5e6)
+        return;
+    if (!s->progress_at) { /* first call: start the clock, print from 5 s on */
+        s->progress_at = now;
+        return;
+    }
+    s->progress_at = now;
+    fprintf(stderr, "tpbal: config %d of %d (tp %d, %s, %s, %ldx%ldx%ld)\n", s->nconfigs + 1,
+            s->total_configs, c->tp, c->split == TPB_SPLIT_ROW ? "row" : "col",
+            c->policy == TPB_POLICY_WEIGHTED ? "weighted" : "even", c->shape->m, c->shape->n,
+            c->shape->k);
+}
+
+static void skip(tpb_sweep_t *s, const char *why)
+{
+    s->skipped++;
+    if (world_rank(s) == 0) {
+        fprintf(s->out, "# skipped: %s\n", why);
+        fflush(s->out);
+    }
+}
+
+/* Both policies of one (tp, shape, split). */
+static tpb_status_t run_split(tpb_sweep_t *s, config_t *c, int *fatal)
+{
+    double speeds[c->tp];
+    unsigned pol = s->o->policies;
+    c->speeds = NULL;
+    c->speed_source = "none";
+    if (c->tp > 1 && (pol & TPB_POLICY_WEIGHTED)) {
+        long shards[c->tp];
+        if (tpb_partition_even(split_total(c->shape, c->split), c->tp, s->o->granularity,
+                               shards) != TPB_OK) {
+            skip(s, tpb_err_msg());
+            return TPB_OK;
+        }
+        TPB_CHECK_RET(group_speeds(s, c, speeds));
+        c->speeds = speeds;
+    }
+    for (unsigned p = TPB_POLICY_EVEN; p <= TPB_POLICY_WEIGHTED; p <<= 1) {
+        if (!policy_runs(c->tp, (tpb_policy_t)p, pol))
+            continue;
+        c->policy = (tpb_policy_t)p;
+        progress(s, c);
+        tpb_status_t st = run_config(s, c, fatal);
+        if (st == TPB_ERR_INVALID && !*fatal) { /* shape cannot be split this way */
+            skip(s, tpb_err_msg());
+            continue;
+        }
+        TPB_CHECK_RET(st);
+        s->nconfigs++;
+    }
+    return TPB_OK;
+}
+
+static tpb_status_t run_tp(tpb_sweep_t *s, int tp, int *fatal)
+{
+    config_t c;
+    memset(&c, 0, sizeof(c));
+    c.tp = tp;
+    if (MPI_Comm_split(s->world, world_rank(s) / tp, world_rank(s), &c.group) != MPI_SUCCESS)
+        return tpb_err_call(TPB_ERR_MPI, "MPI_Comm_split", "TP groups", __FILE__, __LINE__);
+    tpb_status_t st = tpb_agree(s->world, s->ops->comm_open(s->be, c.group, &c.comm));
+    for (int i = 0; st == TPB_OK && i < s->o->nshapes; i++) {
+        c.shape = &s->o->shapes[i];
+        for (unsigned sp = TPB_SPLIT_ROW; st == TPB_OK && sp <= TPB_SPLIT_COL; sp <<= 1) {
+            if (!(shape_splits(s, c.shape) & sp))
+                continue;
+            c.split = (tpb_split_t)sp;
+            st = run_split(s, &c, fatal);
+        }
+    }
+    if (c.comm)
+        s->ops->comm_close(c.comm);
+    MPI_Comm_free(&c.group);
+    return st;
+}
+
+tpb_status_t tpb_sweep_run(tpb_sweep_t *s, int *fatal)
+{
+    *fatal = 0;
+    s->total_configs = count_configs(s);
+    for (int t = 0; t < s->o->ntp; t++) {
+        int tp = s->o->tp[t];
+        if (!tp_valid(s, tp)) {
+            char why[128];
+            snprintf(why, sizeof(why), "--tp %d does not divide the %d ranks", tp, s->topo->size);
+            skip(s, why);
+            continue;
+        }
+        TPB_CHECK_RET(run_tp(s, tp, fatal));
+    }
+    return TPB_OK;
+}
+
+tpb_status_t tpb_sweep_init(tpb_sweep_t *s)
+{
+    int size = s->topo->size, root = world_rank(s) == 0;
+    tpb_device_info_t mine;
+    s->ops->info(s->be, &mine);
+    tpb_status_t st = TPB_OK;
+    if (root) {
+        s->devices = calloc((size_t)size, sizeof(*s->devices));
+        s->sync0 = calloc((size_t)size, sizeof(*s->sync0));
+        s->sync1 = calloc((size_t)size, sizeof(*s->sync1));
+        if (!s->devices || !s->sync0 || !s->sync1)
+            st = tpb_err_set(TPB_ERR_NOMEM, "out of memory for %d ranks", size);
+        if (st == TPB_OK && s->o->calibration_file[0])
+            st = tpb_caltable_load(s->o->calibration_file, &s->cal);
+    }
+    TPB_CHECK_RET(tpb_agree(s->world, st));
+    if (MPI_Gather(&mine, sizeof(mine), MPI_BYTE, s->devices, sizeof(mine), MPI_BYTE, 0,
+                   s->world) != MPI_SUCCESS)
+        return tpb_err_call(TPB_ERR_MPI, "MPI_Gather", "device facts", __FILE__, __LINE__);
+    TPB_CHECK_RET(tpb_clock_sync(s->world, s->clock, TPB_CLOCK_EXCHANGES, s->sync0));
+    if (root) {
+        memcpy(s->sync1, s->sync0, (size_t)size * sizeof(*s->sync0));
+        s->t0_us = s->sync0[0].at_us;
+        tpb_sweep_print_header(s);
+        st = s->o->out_dir[0] ? tpb_sweep_write_files(s, 0) : TPB_OK;
+    }
+    return tpb_agree(s->world, st);
+}
+
+tpb_status_t tpb_sweep_finish(tpb_sweep_t *s)
+{
+    tpb_status_t st = TPB_OK;
+    TPB_CHECK_RET(tpb_clock_sync(s->world, s->clock, TPB_CLOCK_EXCHANGES, s->sync1));
+    if (world_rank(s) == 0) {
+        tpb_sweep_summary(s);
+        if (s->o->out_dir[0])
+            st = tpb_sweep_write_files(s, 1);
+    }
+    return tpb_agree(s->world, st);
+}
+
+void tpb_sweep_free(tpb_sweep_t *s)
+{
+    free(s->devices);
+    free(s->sync0);
+    free(s->sync1);
+    for (int i = 0; i < s->nhist; i++)
+        free(s->hist[i].t1_rank);
+    free(s->hist);
+    tpb_buf_free(&s->jsonl);
+    tpb_buf_free(&s->csv);
+    tpb_buf_free(&s->ranks_csv);
+    tpb_caltable_free(&s->cal);
+}

@@ -1,0 +1,76 @@
+/*
+ * tpb_status.h - the one status type of tpbal and its error reporting.
+ *
+ * Every fallible function returns tpb_status_t. The function that first sees
+ * an error records a one-line message with tpb_err_set() (or the checking
+ * macros of the backends, which translate foreign codes once); callers only
+ * propagate the status. main() decides what to print and how to exit: helpers
+ * never exit() or MPI_Abort().
+ */
+#ifndef TPB_STATUS_H
+#define TPB_STATUS_H
+
+typedef enum {
+    TPB_OK = 0,
+    TPB_ERR_INVALID,     /**< bad user input (flag, value, file contents) */
+    TPB_ERR_UNSUPPORTED, /**< valid request this build or device cannot do */
+    TPB_ERR_NO_DEVICE,   /**< the requested backend has no usable device */
+    TPB_ERR_NOMEM,       /**< host or device memory exhausted or too small */
+    TPB_ERR_IO,          /**< a file could not be read or written */
+    TPB_ERR_BACKEND,     /**< BLAS, CUDA, cuBLAS or NCCL call failed */
+    TPB_ERR_MPI,         /**< an MPI call failed */
+    TPB_ERR_TIMEOUT,     /**< a collective did not complete within --timeout */
+    TPB_ERR_CHECK        /**< --check found a wrong result */
+} tpb_status_t;
+
+/** Short constant name of a status ("invalid argument", ...). */
+const char *tpb_status_str(tpb_status_t st);
+
+/**
+ * Process exit code for a status: 0 for TPB_OK, 2 for errors the user can fix
+ * by changing the command line or environment (invalid input, unsupported,
+ * no device, memory too small, unwritable files), 3 for a failed --check, 1
+ * for everything else.
+ */
+int tpb_status_exit_code(tpb_status_t st);
+
+/** Rank and host put into every backend error message (set once after MPI_Init). */
+void tpb_err_context(int rank, const char *host);
+
+/**
+ * Record a one-line error message (printf format) for status st and return st.
+ * The message replaces any earlier one; it must say what is wrong and what to do.
+ */
+tpb_status_t tpb_err_set(tpb_status_t st, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/**
+ * Record a failed foreign call: "<call> failed: <what> (<file>:<line>, rank R on HOST)".
+ * Used by the checking macros of the backends; returns st.
+ */
+tpb_status_t tpb_err_call(tpb_status_t st, const char *call, const char *what,
+                          const char *file, int line);
+
+/** The last recorded message ("" if none). */
+const char *tpb_err_msg(void);
+
+/** Forget the recorded message. */
+void tpb_err_clear(void);
+
+/** Return the status of an expression (evaluated once) from the enclosing function on error. */
+#define TPB_CHECK_RET(expr)                                                                    \
+    do {                                                                                       \
+        tpb_status_t tpb_st_ = (expr);                                                         \
+        if (tpb_st_ != TPB_OK)                                                                 \
+            return tpb_st_;                                                                    \
+    } while (0)
+
+/** Store the status of an expression (evaluated once) in st and jump to label on error. */
+#define TPB_CHECK_GOTO(expr, st, label)                                                        \
+    do {                                                                                       \
+        (st) = (expr);                                                                         \
+        if ((st) != TPB_OK)                                                                    \
+            goto label;                                                                        \
+    } while (0)
+
+#endif /* TPB_STATUS_H */

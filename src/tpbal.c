@@ -1,0 +1,149 @@
+/*
+ * tpbal.c - the program: parse, agree, pick the backend, sweep, report.
+ * Only main decides how to exit; every rank exits with the same code.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agree.h"
+#include "backend/backend.h"
+#include "outfile.h"
+#include "preset.h"
+#include "sweep.h"
+#include "tpb_config.h"
+
+/* Print the agreed error on rank 0 and return the exit code. */
+static int fail(int rank, tpb_status_t st)
+{
+    if (rank == 0) {
+        fprintf(stderr, "tpbal: error: %s\n", tpb_err_msg()[0] ? tpb_err_msg() : tpb_status_str(st));
+        fflush(stderr);
+    }
+    return tpb_status_exit_code(st);
+}
+
+static void join_args(int argc, char **argv, char *out, size_t cap)
+{
+    out[0] = '\0';
+    for (int i = 0; i < argc; i++) {
+        size_t len = strlen(out);
+        snprintf(out + len, cap - len, "%s%s", i ? " " : "", argv[i]);
+    }
+}
+
+static void print_version(void)
+{
+    printf("tpbal %s\nbackends built: host%s\n", PACKAGE_VERSION, tpb_cuda_built() ? ", cuda" : "");
+}
+
+/* Options, preset and the backend choice; agreed on by every rank. */
+static tpb_status_t setup_options(MPI_Comm world, const tpb_topo_t *topo, int argc, char **argv,
+                                  tpb_options_t *o, const tpb_backend_ops_t **ops,
+                                  tpb_backend_kind_t *kind)
+{
+    tpb_status_t st = tpb_options_parse(o, argc, argv);
+    if (st == TPB_OK && !o->help && !o->version)
+        st = tpb_preset_load(o);
+    TPB_CHECK_RET(tpb_agree(world, st));
+    if (o->help || o->version)
+        return TPB_OK;
+    *ops = tpb_backend_select(o->backend, kind);
+    long gran;
+    tpb_dtype_t dt;
+    tpb_shape_t shape;
+    tpb_backend_defaults(*kind, &gran, &dt, &shape);
+    st = tpb_options_resolve(o, topo->size, *kind, gran, dt, &shape);
+    if (st == TPB_OK && topo->rank == 0 && o->out_dir[0])
+        st = tpb_outdir_prepare(o->out_dir);
+    return tpb_agree(world, st);
+}
+
+static tpb_status_t start_backend(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o,
+                                  const tpb_backend_ops_t *ops, const tpb_clock_t *clock,
+                                  tpb_backend_t **be)
+{
+    tpb_backend_args_t a = {world,           topo->rank, topo->size, topo->local_rank,
+                            topo->local_size, o,         clock,      1.0};
+    if (o->nemulate)
+        a.emulate_factor = o->emulate[topo->rank];
+    return tpb_agree(world, ops->init(&a, be));
+}
+
+static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o,
+               const tpb_backend_ops_t *ops, const char *cmdline)
+{
+    tpb_clock_t clock = {o->inject_clock.rank == topo->rank ? o->inject_clock.us : 0.0};
+    tpb_backend_t *be = NULL;
+    tpb_status_t st = start_backend(world, topo, o, ops, &clock, &be);
+    if (st != TPB_OK)
+        return fail(topo->rank, st);
+    tpb_sweep_t s;
+    memset(&s, 0, sizeof(s));
+    s.world = world;
+    s.o = o;
+    s.ops = ops;
+    s.be = be;
+    s.backend_name = ops->name;
+    s.topo = topo;
+    s.clock = &clock;
+    s.command_line = cmdline;
+    s.out = stdout;
+    int fatal = 0;
+    st = tpb_sweep_init(&s);
+    if (st == TPB_OK)
+        st = tpb_sweep_run(&s, &fatal);
+    if (fatal) { /* a rank failed inside a timed loop: the others may be stuck in it */
+        fprintf(stderr, "tpbal: error on rank %d: %s\n", topo->rank, tpb_err_msg());
+        fflush(stderr);
+        MPI_Abort(world, 1);
+    }
+    if (st == TPB_OK)
+        st = tpb_sweep_finish(&s);
+    int code = st != TPB_OK ? fail(topo->rank, st) : 0;
+    if (code == 0 && s.check_failed) {
+        if (topo->rank == 0)
+            fprintf(stderr, "tpbal: error: --check failed for at least one config (see the "
+                            "check column)\n");
+        code = tpb_status_exit_code(TPB_ERR_CHECK);
+    }
+    MPI_Bcast(&code, 1, MPI_INT, 0, world);
+    tpb_sweep_free(&s);
+    ops->finalize(be);
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm world = MPI_COMM_WORLD;
+    tpb_topo_t topo;
+    tpb_options_t o;
+    tpb_options_init(&o);
+    tpb_status_t st = tpb_topo_init(world, &topo);
+    if (st != TPB_OK) {
+        fprintf(stderr, "tpbal: error: %s\n", tpb_err_msg());
+        MPI_Abort(world, 1);
+    }
+    tpb_err_context(topo.rank, topo.host);
+    const tpb_backend_ops_t *ops = NULL;
+    tpb_backend_kind_t kind;
+    int code;
+    st = setup_options(world, &topo, argc, argv, &o, &ops, &kind);
+    if (st != TPB_OK) {
+        code = fail(topo.rank, st);
+    } else if (o.help || o.version) {
+        if (topo.rank == 0)
+            o.help ? tpb_options_usage(stdout) : print_version();
+        code = 0;
+    } else {
+        char cmdline[4096];
+        join_args(argc, argv, cmdline, sizeof(cmdline));
+        code = run(world, &topo, &o, ops, cmdline);
+    }
+    tpb_options_free(&o);
+    tpb_topo_free(&topo);
+    MPI_Finalize();
+    return code;
+}
