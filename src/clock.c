@@ -20,6 +20,20 @@ void tpb_spin_us(double us)
         ;
 }
 
+void tpb_stall_us(double us)
+{
+    if (!(us > 0.0))
+        return;
+    double end = tpb_clock_now_us(NULL) + us;
+    if (us > 100.0) {
+        double sleep_us = us - 50.0;
+        struct timespec ts = {(time_t)(sleep_us / 1e6), (long)(fmod(sleep_us, 1e6) * 1e3)};
+        nanosleep(&ts, NULL);
+    }
+    while (tpb_clock_now_us(NULL) < end)
+        ;
+}
+
 #define TPB_TAG_PING 7101
 
 /* Rank 0's side of the exchanges with one peer; fills *s with the best one. */

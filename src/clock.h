@@ -21,6 +21,10 @@ double tpb_clock_now_us(const tpb_clock_t *c);
 /** Spin (busy-wait) for us microseconds: a deterministic, CPU-bound delay. */
 void tpb_spin_us(double us);
 
+/** Stall for us microseconds without holding the CPU (sleep, then spin the last
+ *  50 us for precision): an injected delay that leaves the core to others. */
+void tpb_stall_us(double us);
+
 /** One rank's offset to rank 0, as estimated by the ping-pong exchange of least RTT. */
 typedef struct {
     double offset_us; /**< this rank's clock minus rank 0's clock */

@@ -432,7 +432,7 @@ tpb_status_t tpb_options_parse(tpb_options_t *o, int argc, char **argv)
         }
         if (!spec)
             return tpb_err_set(TPB_ERR_INVALID, "unknown option '%s': see tpbal --help", arg);
-        snprintf(flag, sizeof(flag), "--%s", spec->name);
+        snprintf(flag, sizeof(flag), "%s%s", spec->name[1] ? "--" : "-", spec->name);
         if (spec->has_arg && !value) {
             if (i + 1 >= argc)
                 return tpb_err_set(TPB_ERR_INVALID, "%s needs a value: see tpbal --help", flag);

@@ -100,9 +100,11 @@ static void find_straggler(const tpb_rank_stats_t *ranks, int world, int tp, int
     cfg->straggler_rank = -1;
     if (tp < 2)
         return;
-    int best = 0;
+    int best = 0; /* most often last; ties go to the larger mean lateness */
     for (int r = 1; r < world; r++)
-        if (ranks[r].last_count > ranks[best].last_count)
+        if (ranks[r].last_count > ranks[best].last_count ||
+            (ranks[r].last_count == ranks[best].last_count &&
+             ranks[r].lateness_us > ranks[best].lateness_us))
             best = r;
     cfg->straggler_rank = best;
     cfg->straggler_frac = (double)ranks[best].last_count / iters;

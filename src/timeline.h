@@ -41,7 +41,7 @@ typedef struct {
     double step_med, step_p95, step_min, step_max;
     double xfer_med;          /**< median over iterations of max_r x1 - A (worst group) */
     double xfer_free_med;     /**< clock-free transfer bound: min over ranks of x1 - c1 */
-    int straggler_rank;       /**< rank most often last (lowest rank on ties; -1 if t = 1) */
+    int straggler_rank;       /**< rank most often last (ties: larger lateness; -1 if t = 1) */
     double straggler_frac;    /**< fraction of iterations it was last in its group */
     double straggler_late_us; /**< its mean lateness */
     int causality_violations; /**< (rank, iteration) with x1 < A */

@@ -36,6 +36,8 @@ static void join_args(int argc, char **argv, char *out, size_t cap)
 static void print_version(void)
 {
     printf("tpbal %s\nbackends built: host%s\n", PACKAGE_VERSION, tpb_cuda_built() ? ", cuda" : "");
+    if (tpb_cuda_built())
+        printf("CUDA devices visible: %d\n", tpb_cuda_device_count());
 }
 
 /* Options, preset and the backend choice; agreed on by every rank. */

@@ -133,7 +133,7 @@ static tpb_status_t host_gemm(tpb_backend_t *be, const tpb_gemm_t *g)
     double f = be->args.emulate_factor;
     if (f < 1.0)
         tpb_spin_us((tpb_clock_now_us(NULL) - t0) * (1.0 / f - 1.0));
-    tpb_spin_us(g->delay_us);
+    tpb_stall_us(g->delay_us);
     return TPB_OK;
 }
 

@@ -1,0 +1,46 @@
+# tests/mpi/lib.sh - helpers for the integration tests (sourced). The wrapper
+# sets MPIRUN; make check sets TPBAL and PYTHON3.
+set -u
+: "${TPBAL:?TPBAL must point at the tpbal binary}"
+PY=${PYTHON3:-python3}
+HERE=$(cd "$(dirname "$0")" && pwd)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/tpbal-test.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+export OPENBLAS_NUM_THREADS=1
+
+fail() {
+    echo "FAIL: $*"
+    for f in "$WORK"/out "$WORK"/err; do
+        [ -f "$f" ] && { echo "---- $(basename "$f")"; tail -30 "$f"; }
+    done
+    exit 1
+}
+
+# tpbal NP ARGS...: run tpbal on NP ranks, stdout to $WORK/out, stderr to $WORK/err;
+# sets RC. A hang is a failure (timeout).
+tpbal() {
+    local np=$1
+    shift
+    echo "+ mpirun -np $np tpbal $*"
+    timeout 240 $MPIRUN -np "$np" "$TPBAL" "$@" >"$WORK/out" 2>"$WORK/err"
+    RC=$?
+    [ $RC -ne 124 ] || fail "tpbal hung (killed after 240 s): $*"
+}
+
+expect_rc() {
+    [ "$RC" -eq "$1" ] || fail "exit code $RC, expected $1"
+}
+
+check_results() {
+    "$PY" "$HERE/check_results.py" "$@" || fail "check_results.py $*"
+}
+
+check_trace() {
+    "$PY" "$HERE/check_trace.py" "$@" || fail "check_trace.py $*"
+}
+
+# One line from tpbal on stderr, from rank 0 alone (mpirun adds its own notice
+# about the non-zero exit; that one is the launcher's, not ours).
+one_error_line() {
+    [ "$(grep -c '^tpbal' "$WORK/err")" -eq 1 ] || fail "expected one tpbal line on stderr ($1)"
+}

@@ -1,0 +1,41 @@
+# outputs.sh - result files, calibration files, presets, --timeline off, --help.
+. "$(dirname "$0")/lib.sh"
+
+# a preset with natural splits, 2 ranks
+d="$WORK/preset"
+tpbal 2 --preset tiny --iters 3 --out "$d"
+expect_rc 0
+check_results "$d" fields
+check_results "$d" count 9 # tp 1: 3 shapes; tp 2: 3 shapes x 2 policies
+ls "$d"/trace-008.json >/dev/null || fail "no trace file for the last config"
+
+# calibration file: the first run writes it, the second reuses it
+cal="$WORK/cal/speeds.csv"
+mkdir -p "$WORK/cal"
+tpbal 2 --tp 2 --shape 64x128x128 --policy weighted --iters 2 --calibration-file "$cal" \
+    --out "$WORK/c1"
+expect_rc 0
+head -1 "$cal" | grep -qx 'split,m,n,k,tp,dtype,rank,host,gflops' || fail "calibration header"
+[ "$(wc -l <"$cal")" -eq 5 ] || fail "calibration file: expected 4 entries"
+check_results "$WORK/c1" source calibration
+tpbal 2 --tp 2 --shape 64x128x128 --policy weighted --iters 2 --calibration-file "$cal" \
+    --out "$WORK/c2"
+expect_rc 0
+check_results "$WORK/c2" source file
+
+# --timeline off: no per-iteration records, still a step time
+tpbal 2 --tp 2 --shape 64x128x128 --iters 3 --timeline off --out "$WORK/off"
+expect_rc 0
+ls "$WORK/off"/trace-*.json >/dev/null 2>&1 && fail "--timeline off wrote traces"
+"$PY" -c "
+import json,sys
+c=[json.loads(l) for l in open('$WORK/off/results.jsonl')][1]
+assert c['step_us']['median'] > 0 and c['compute_us'][0] is None, c
+" || fail "--timeline off results"
+
+# help and version
+timeout 60 $MPIRUN -np 2 "$TPBAL" --help >"$WORK/out" 2>&1 || fail "--help"
+[ "$(grep -c '^Usage:' "$WORK/out")" -eq 1 ] || fail "--help printed by more than rank 0"
+grep -q -- "--inject-delay" "$WORK/out" || fail "--help lacks the fault injection options"
+"$TPBAL" --version | grep -q "^tpbal " || fail "--version"
+echo "outputs: ok"

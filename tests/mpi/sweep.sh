@@ -1,0 +1,30 @@
+# sweep.sh - 1, 2 and 4 ranks (oversubscribed) sweep both splits and both
+# policies with --check; every config must verify and the result files must
+# carry the documented fields.
+. "$(dirname "$0")/lib.sh"
+
+for np in 1 2 4; do
+    out="$WORK/np$np"
+    tpbal "$np" --shape 96x200x136,64x136x200 --split row,col --policy even,weighted \
+        --check --iters 5 --warmup 2 --out "$out"
+    expect_rc 0
+    check_results "$out" all-pass
+    check_results "$out" fields
+    grep -q "pass" "$WORK/out" || fail "no pass in the table"
+done
+# tp 1,2,4 x 2 shapes x 2 splits, with weighted skipped at tp 1: 2*2*(1+2+2)
+check_results "$WORK/np4" count 20
+
+# the other collective of the col split, fp64, uneven weighted shards
+tpbal 2 --shape 64x200x96 --split col --col-collective allreduce --dtype fp64 \
+    --speeds 1,3 --check --iters 3 --out "$WORK/ar"
+expect_rc 0
+check_results "$WORK/ar" all-pass
+check_results "$WORK/ar" source speeds
+
+# a singleton run without mpirun
+echo "+ tpbal (singleton)"
+timeout 120 "$TPBAL" --shape 32x48x64 --check --iters 2 >"$WORK/out" 2>"$WORK/err" ||
+    fail "singleton run failed"
+grep -q " pass" "$WORK/out" || fail "singleton: no passing row"
+echo "sweep: ok"

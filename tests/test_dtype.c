@@ -1,0 +1,116 @@
+/* test_dtype.c - element types and the conversions of fp16, bf16 and fp8 (e4m3). */
+#include <math.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "rng.h"
+#include "tpb_test.h"
+
+START_TEST(names_and_sizes)
+{
+    tpb_dtype_t dt;
+    ck_assert_int_eq(tpb_dtype_parse("bf16", &dt), TPB_OK);
+    ck_assert_int_eq(dt, TPB_DTYPE_BF16);
+    ck_assert_int_eq(tpb_dtype_parse("int8", &dt), TPB_ERR_INVALID);
+    ck_assert_str_eq(tpb_dtype_name(TPB_DTYPE_FP8), "fp8");
+    ck_assert_int_eq(tpb_dtype_in_size(TPB_DTYPE_FP8), 1);
+    ck_assert_int_eq(tpb_dtype_out(TPB_DTYPE_FP8), TPB_DTYPE_BF16);
+    ck_assert_int_eq(tpb_dtype_out_size(TPB_DTYPE_TF32), 4);
+    ck_assert_int_eq(tpb_dtype_in_size(TPB_DTYPE_FP64), 8);
+    ck_assert(tpb_dtype_tolerance(TPB_DTYPE_FP64) < tpb_dtype_tolerance(TPB_DTYPE_FP32));
+    ck_assert(tpb_dtype_tolerance(TPB_DTYPE_FP32) < tpb_dtype_tolerance(TPB_DTYPE_BF16));
+}
+END_TEST
+
+START_TEST(half)
+{
+    ck_assert_uint_eq(tpb_float_to_half(1.0f), 0x3c00);
+    ck_assert_uint_eq(tpb_float_to_half(-2.0f), 0xc000);
+    ck_assert_uint_eq(tpb_float_to_half(65504.0f), 0x7bff);
+    ck_assert_uint_eq(tpb_float_to_half(1e6f), 0x7c00);
+    ck_assert_uint_eq(tpb_float_to_half(5.960464477539063e-08f), 0x0001);
+    ck_assert_float_eq(tpb_half_to_float(0x3555), 0.333251953125f);
+    /* 1 + 2^-11 is halfway between 1 and 1 + 2^-10: rounds to even (1) */
+    ck_assert_uint_eq(tpb_float_to_half(1.0f + 0.00048828125f), 0x3c00);
+    for (float f = -8.0f; f <= 8.0f; f += 0.125f)
+        ck_assert_float_eq(tpb_half_to_float(tpb_float_to_half(f)), f);
+}
+END_TEST
+
+START_TEST(bf16)
+{
+    ck_assert_uint_eq(tpb_float_to_bf16(1.0f), 0x3f80);
+    ck_assert_uint_eq(tpb_float_to_bf16(-1.5f), 0xbfc0);
+    ck_assert_float_eq(tpb_bf16_to_float(0x4049), 3.140625f);
+    ck_assert_float_eq(tpb_bf16_to_float(tpb_float_to_bf16(3.14159265f)), 3.140625f);
+    ck_assert(isnan(tpb_bf16_to_float(tpb_float_to_bf16(NAN))));
+}
+END_TEST
+
+START_TEST(e4m3)
+{
+    ck_assert_uint_eq(tpb_float_to_e4m3(1.0f), 0x38);
+    ck_assert_uint_eq(tpb_float_to_e4m3(448.0f), 0x7e);
+    ck_assert_uint_eq(tpb_float_to_e4m3(1000.0f), 0x7e); /* saturates */
+    ck_assert_uint_eq(tpb_float_to_e4m3(-2.0f), 0xc0);
+    ck_assert_uint_eq(tpb_float_to_e4m3(0.001953125f), 0x01); /* smallest subnormal 2^-9 */
+    ck_assert_float_eq(tpb_e4m3_to_float(0x7e), 448.0f);
+    ck_assert_float_eq(tpb_e4m3_to_float(0x39), 1.125f);
+    ck_assert(isnan(tpb_e4m3_to_float(0x7f)));
+    for (int v = 0; v < 256; v++) {
+        if ((v & 0x7f) == 0x7f)
+            continue;
+        float f = tpb_e4m3_to_float((uint8_t)v);
+        if (f == 0.0f)
+            continue;
+        ck_assert_uint_eq(tpb_float_to_e4m3(f), (unsigned)v);
+    }
+}
+END_TEST
+
+START_TEST(encode_decode_and_rng)
+{
+    double in[4] = {1.0, -0.5, 0.1, 3.0}, out[4];
+    unsigned char buf[64];
+    for (int dt = 0; dt < TPB_DTYPE_COUNT; dt++) {
+        tpb_dtype_encode((tpb_dtype_t)dt, in, buf, 4);
+        tpb_dtype_decode((tpb_dtype_t)dt, buf, out, 4);
+        for (int i = 0; i < 4; i++)
+            ck_assert_double_eq_tol(out[i], in[i], fabs(in[i]) * 0.07);
+    }
+    /* the generator: deterministic per element, never zero, roughly standard normal */
+    ck_assert(tpb_rng_normal(42, 1, 3, 4) == tpb_rng_normal(42, 1, 3, 4));
+    ck_assert(tpb_rng_normal(42, 1, 3, 4) != tpb_rng_normal(42, 1, 4, 3));
+    double sum = 0, sq = 0;
+    int n = 20000;
+    for (int i = 0; i < n; i++) {
+        double v = tpb_rng_normal(7, 2, (uint64_t)i, 0);
+        ck_assert(v != 0.0 && isfinite(v));
+        sum += v;
+        sq += v * v;
+    }
+    ck_assert_double_eq_tol(sum / n, 0.0, 0.05);
+    ck_assert_double_eq_tol(sq / n, 1.0, 0.05);
+    double blk[6], full[12];
+    tpb_rng_fill(full, 3, 4, 4, 0, 0, 9, 1, 2.0);
+    tpb_rng_fill(blk, 3, 2, 2, 0, 2, 9, 1, 2.0); /* columns 2..3 of the same matrix */
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 2; c++)
+            ck_assert(blk[r * 2 + c] == full[r * 4 + 2 + c]);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("dtype");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, names_and_sizes);
+    tcase_add_test(tc, half);
+    tcase_add_test(tc, bf16);
+    tcase_add_test(tc, e4m3);
+    tcase_add_test(tc, encode_decode_and_rng);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+TPB_TEST_MAIN(suite)

@@ -1,0 +1,168 @@
+/* test_metrics.c - metric formulas against hand-computed values, and result derivation. */
+#include <math.h>
+
+#include "metrics.h"
+#include "result.h"
+#include "tpb_test.h"
+
+#define TOL 1e-9
+
+/* seed 1: W = 1000, capacities 1.0, 0.8, 1.2, 1.0 */
+static const double speeds[4] = {1.0, 0.8, 1.2, 1.0};
+
+START_TEST(seed_even_split)
+{
+    double t[4];
+    for (int i = 0; i < 4; i++)
+        t[i] = 250.0 / speeds[i];
+    ck_assert_double_eq_tol(t[1], 312.5, TOL);
+    ck_assert_double_eq_tol(t[2], 208.333333333, 1e-6);
+    ck_assert_double_eq_tol(tpb_load_balance(t, 4), 0.6666666667, 1e-9);
+    ck_assert_double_eq_tol(tpb_max(t, 4), 312.5, TOL); /* total time = slowest */
+    /* U = (250 + 312.5 + 208.33 + 250) / (4 * 312.5) */
+    ck_assert_double_eq_tol(tpb_utilisation(t, 4), (1020.8333333333 / 1250.0), 1e-9);
+}
+END_TEST
+
+START_TEST(seed_weighted_split)
+{
+    double t[4];
+    for (int i = 0; i < 4; i++)
+        t[i] = (1000.0 * speeds[i] / 4.0) / speeds[i];
+    ck_assert_double_eq_tol(tpb_load_balance(t, 4), 1.0, TOL);
+    ck_assert_double_eq_tol(tpb_max(t, 4), 250.0, TOL);
+    ck_assert_double_eq_tol(tpb_utilisation(t, 4), 1.0, TOL);
+    /* predicted speed-up mean(s)/min(s) = 1.0/0.8 = 312.5/250 */
+    ck_assert_double_eq_tol(tpb_predicted_speedup(speeds, 4), 1.25, TOL);
+}
+END_TEST
+
+START_TEST(quantiles)
+{
+    double v[5] = {5, 1, 4, 2, 3};
+    ck_assert_double_eq_tol(tpb_median(v, 5), 3.0, TOL);
+    ck_assert_double_eq_tol(tpb_quantile(v, 5, 0.0), 1.0, TOL);
+    ck_assert_double_eq_tol(tpb_quantile(v, 5, 1.0), 5.0, TOL);
+    ck_assert_double_eq_tol(tpb_quantile(v, 5, 0.95), 4.8, TOL);
+    double w[4] = {4, 1, 3, 2};
+    ck_assert_double_eq_tol(tpb_median(w, 4), 2.5, TOL);
+    ck_assert(v[0] == 5); /* input untouched */
+    ck_assert(isnan(tpb_median(v, 0)));
+}
+END_TEST
+
+START_TEST(efficiency)
+{
+    ck_assert_double_eq_tol(tpb_efficiency(1000.0, 4, 312.5), 0.8, TOL);
+    ck_assert(isnan(tpb_efficiency(NAN, 4, 100)));
+    /* E_het: W = 1000 work units, speeds sum 4 -> T_ideal 250; step 312.5 */
+    ck_assert_double_eq_tol(tpb_efficiency_het(1000.0, speeds, 4, 312.5), 0.8, TOL);
+    double bad[2] = {1, 0};
+    ck_assert(isnan(tpb_efficiency_het(1, bad, 2, 1)));
+}
+END_TEST
+
+START_TEST(bandwidth_like_nccl_tests)
+{
+    /* 1 GB in 1000 us = 1000 GB/s algbw */
+    ck_assert_double_eq_tol(tpb_algbw_gbs(1e9, 1000.0), 1000.0, 1e-9);
+    /* all-reduce, t = 8: busbw = algbw * 2*7/8 */
+    ck_assert_double_eq_tol(tpb_busbw_gbs(TPB_COLL_ALLREDUCE, 1e9, 8, 1000.0), 1750.0, 1e-9);
+    /* all-gather, t = 4: busbw = algbw * 3/4 */
+    ck_assert_double_eq_tol(tpb_busbw_gbs(TPB_COLL_ALLGATHER, 1e9, 4, 1000.0), 750.0, 1e-9);
+    ck_assert_double_eq_tol(tpb_busbw_gbs(TPB_COLL_ALLREDUCE, 1e9, 1, 1000.0), 0.0, TOL);
+    ck_assert_double_eq_tol(tpb_tflops(2e12, 1e6), 2.0, TOL);
+}
+END_TEST
+
+START_TEST(comm_model_fit)
+{
+    /* T = 2 messages * 5 us + V / (10 GB/s), V in bytes, T in us: 1 GB/s = 1e3 bytes/us */
+    double v[4] = {1e3, 1e5, 1e6, 4e6}, t[4];
+    for (int i = 0; i < 4; i++)
+        t[i] = 2 * 5.0 + v[i] / (10.0 * 1e3);
+    tpb_comm_fit_t fit;
+    ck_assert_int_eq(tpb_comm_model_fit(v, t, 4, 2, &fit), 0);
+    ck_assert_double_eq_tol(fit.latency_us, 5.0, 1e-6);
+    ck_assert_double_eq_tol(fit.bandwidth_gbs, 10.0, 1e-6);
+    ck_assert_double_eq_tol(fit.r2, 1.0, 1e-9);
+    double same[2] = {5, 5};
+    ck_assert_int_eq(tpb_comm_model_fit(same, t, 2, 1, &fit), -1);
+    ck_assert_int_eq(tpb_comm_model_fit(v, t, 1, 1, &fit), -1);
+}
+END_TEST
+
+START_TEST(scores_and_decomposition)
+{
+    double t[3] = {100, 200, 125}, out[3];
+    tpb_relative_scores(t, 3, out);
+    ck_assert_double_eq_tol(out[0], 1.0, TOL);
+    ck_assert_double_eq_tol(out[1], 0.5, TOL);
+    ck_assert_double_eq_tol(out[2], 0.8, TOL);
+    tpb_decomp_t d = tpb_decompose(1000.0, 4, 30.0, 300.0);
+    ck_assert_double_eq_tol(d.comp_us, 250.0, TOL);
+    ck_assert_double_eq_tol(d.comm_us, 30.0, TOL);
+    ck_assert_double_eq_tol(d.idle_us, 20.0, TOL);
+    d = tpb_decompose(1000.0, 4, 30.0, 200.0);
+    ck_assert_double_eq_tol(d.idle_us, 0.0, TOL);
+}
+END_TEST
+
+START_TEST(result_derive)
+{
+    /* 2 ranks, one group: compute 100 and 200 us, step 220 us, transfer 20 us */
+    tpb_rank_info_t info[2] = {{64, 2.0, 2.0 / 3, 0, 0, NAN}, {64, 1.0, 1.0 / 3, 0, 0, NAN}};
+    tpb_rank_stats_t ranks[2] = {{0}};
+    ranks[0].compute_med = 100;
+    ranks[1].compute_med = 200;
+    tpb_result_t r = {0};
+    r.world = 2;
+    r.tp = 2;
+    r.m = 100;
+    r.n = 128;
+    r.k = 1000;
+    r.dtype = TPB_DTYPE_FP32;
+    r.split = TPB_SPLIT_ROW;
+    r.info = info;
+    r.ranks = ranks;
+    r.speed_source = "speeds";
+    r.stats.step_med = 220;
+    r.stats.xfer_med = 20;
+    tpb_result_derive(&r, 300.0);
+    ck_assert_double_eq_tol(r.lb, 0.5, TOL);
+    ck_assert_double_eq_tol(r.u, 0.75, TOL);
+    ck_assert_double_eq_tol(r.e, 300.0 / (2 * 220.0), TOL);
+    ck_assert_double_eq_tol(r.r, 10.0, TOL);
+    ck_assert_double_eq_tol(r.predicted_speedup, 1.5, TOL);
+    ck_assert(isnan(r.e_het)); /* relative --speeds give no absolute ideal time */
+    double bytes = 100.0 * 128 * 4;
+    ck_assert_double_eq_tol(r.algbw_gbs, bytes / 20e3, 1e-12);
+    ck_assert_double_eq_tol(r.busbw_gbs, bytes / 20e3, 1e-12); /* 2(t-1)/t = 1 */
+    ck_assert_double_eq_tol(r.tflops, 2.0 * 100 * 128 * 1000 / 220e6, 1e-15);
+    /* calibrated speeds in GFLOP/s give E_het = (W / sum s) / step */
+    info[0].speed = 0.25;
+    info[1].speed = 0.25;
+    r.speed_source = "calibration";
+    tpb_result_derive(&r, NAN);
+    ck_assert(isnan(r.e));
+    ck_assert_double_eq_tol(r.e_het, (2.0 * 100 * 128 * 1000 / 500.0) / 220.0, 1e-12);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("metrics");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, seed_even_split);
+    tcase_add_test(tc, seed_weighted_split);
+    tcase_add_test(tc, quantiles);
+    tcase_add_test(tc, efficiency);
+    tcase_add_test(tc, bandwidth_like_nccl_tests);
+    tcase_add_test(tc, comm_model_fit);
+    tcase_add_test(tc, scores_and_decomposition);
+    tcase_add_test(tc, result_derive);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+TPB_TEST_MAIN(suite)

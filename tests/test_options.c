@@ -1,0 +1,189 @@
+/* test_options.c - command-line parsing and resolution, presets. */
+#include <string.h>
+
+#include "options.h"
+#include "preset.h"
+#include "tpb_test.h"
+
+static tpb_options_t o;
+static const tpb_shape_t def = {1024, 1024, 1024, 0, ""};
+
+static tpb_status_t parse(const char *line)
+{
+    char buf[1024], *argv[64];
+    int argc = 0;
+    snprintf(buf, sizeof(buf), "tpbal %s", line);
+    for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " "))
+        argv[argc++] = t;
+    argv[argc] = NULL;
+    tpb_options_free(&o);
+    tpb_options_init(&o);
+    return tpb_options_parse(&o, argc, argv);
+}
+
+static tpb_status_t parse_resolve(const char *line, int world)
+{
+    tpb_status_t st = parse(line);
+    if (st != TPB_OK)
+        return st;
+    return tpb_options_resolve(&o, world, TPB_BACKEND_HOST, 1, TPB_DTYPE_FP32, &def);
+}
+
+static void assert_error(tpb_status_t st, const char *needle)
+{
+    ck_assert_int_eq(st, TPB_ERR_INVALID);
+    ck_assert_msg(strstr(tpb_err_msg(), needle), "message '%s' lacks '%s'", tpb_err_msg(),
+                  needle);
+    ck_assert(!strchr(tpb_err_msg(), '\n'));
+}
+
+START_TEST(defaults)
+{
+    ck_assert_int_eq(parse_resolve("", 8), TPB_OK);
+    ck_assert_int_eq(o.ntp, 4); /* 1 2 4 8 */
+    ck_assert_int_eq(o.tp[3], 8);
+    ck_assert_uint_eq(o.splits, TPB_SPLIT_ROW | TPB_SPLIT_COL);
+    ck_assert_uint_eq(o.policies, TPB_POLICY_EVEN | TPB_POLICY_WEIGHTED);
+    ck_assert_int_eq(o.nshapes, 1);
+    ck_assert_int_eq(o.shapes[0].m, 1024);
+    ck_assert_int_eq(o.iters, 20);
+    ck_assert_int_eq(o.granularity, 1);
+    ck_assert_int_eq(o.timeline, 1);
+    ck_assert_int_eq(parse_resolve("", 6), TPB_OK);
+    ck_assert_int_eq(o.ntp, 2); /* 1 2 */
+}
+END_TEST
+
+START_TEST(full_command_line)
+{
+    ck_assert_int_eq(parse_resolve("--tp 1,2 --split col --policy weighted -m 64,128 -n 256 "
+                                   "-k 32 --dtype fp64 --iters 7 --warmup=0 --speeds 1,0.5 "
+                                   "--emulate-speed 1,0.5 --granularity 8 --check --out /tmp/x "
+                                   "--col-collective allreduce --inject-delay 1:2000:10 "
+                                   "--inject-clock-offset 1:-50000 --timeline off --seed 7 -q",
+                                   2),
+                     TPB_OK);
+    ck_assert_int_eq(o.ntp, 2);
+    ck_assert_uint_eq(o.splits, TPB_SPLIT_COL);
+    ck_assert_uint_eq(o.policies, TPB_POLICY_WEIGHTED);
+    ck_assert_int_eq(o.nshapes, 2);
+    ck_assert_int_eq(o.shapes[1].m, 128);
+    ck_assert_int_eq(o.shapes[1].n, 256);
+    ck_assert_int_eq(o.shapes[1].k, 32);
+    ck_assert_int_eq(o.dtype, TPB_DTYPE_FP64);
+    ck_assert_int_eq(o.iters, 7);
+    ck_assert_int_eq(o.warmup, 0);
+    ck_assert_double_eq(o.speeds[1], 0.5);
+    ck_assert_double_eq(o.emulate[1], 0.5);
+    ck_assert_int_eq(o.granularity, 8);
+    ck_assert_int_eq(o.check, 1);
+    ck_assert_str_eq(o.out_dir, "/tmp/x");
+    ck_assert_int_eq(o.col_collective, TPB_COLCOLL_ALLREDUCE);
+    ck_assert_int_eq(o.inject_delay.rank, 1);
+    ck_assert_double_eq(o.inject_delay.us, 2000);
+    ck_assert_int_eq(o.inject_delay.every, 10);
+    ck_assert_double_eq(o.inject_clock.us, -50000);
+    ck_assert_int_eq(o.timeline, 0);
+    ck_assert_int_eq(o.seed, 7);
+    ck_assert_int_eq(o.quiet, 1);
+}
+END_TEST
+
+START_TEST(shapes)
+{
+    ck_assert_int_eq(parse_resolve("--shape 8x16x32,1x2x3", 1), TPB_OK);
+    ck_assert_int_eq(o.nshapes, 2);
+    ck_assert_int_eq(o.shapes[0].n, 16);
+    ck_assert_int_eq(o.shapes[1].k, 3);
+    ck_assert_int_eq(parse_resolve("-m 2,4 -k 8,16,32", 1), TPB_OK);
+    ck_assert_int_eq(o.nshapes, 6);
+    ck_assert_int_eq(o.shapes[5].m, 4);
+    ck_assert_int_eq(o.shapes[5].n, 1024);
+    ck_assert_int_eq(o.shapes[5].k, 32);
+    assert_error(parse("--shape 8x16"), "--shape '8x16'");
+    assert_error(parse("--shape 8x0x4"), "MxNxK");
+    assert_error(parse_resolve("--shape 8x8x8 -m 4", 1), "-m/-n/-k and --shape");
+}
+END_TEST
+
+START_TEST(bad_input)
+{
+    assert_error(parse("--frobnicate"), "unknown option '--frobnicate'");
+    assert_error(parse("-z"), "unknown option '-z'");
+    assert_error(parse("--iters abc"), "--iters 'abc': expected an integer");
+    assert_error(parse("--iters 0"), "--iters '0'");
+    assert_error(parse("-m 0"), "-m '0'");
+    assert_error(parse("-n -5"), "-n '-5'");
+    assert_error(parse("--tp 2,x"), "--tp 'x'");
+    assert_error(parse("--tp 2,,4"), "empty item");
+    assert_error(parse("--split rows"), "--split 'rows': expected row and/or col");
+    assert_error(parse("--policy evne"), "--policy 'evne': expected even and/or weighted");
+    assert_error(parse("--dtype fp23"), "--dtype 'fp23': expected one of");
+    assert_error(parse("--backend gpu"), "--backend 'gpu': expected auto, host or cuda");
+    assert_error(parse("--emulate-speed 1,0"), "--emulate-speed '0': every value must be > 0");
+    assert_error(parse("--emulate-speed 1,-2"), "every value must be > 0");
+    assert_error(parse("--speeds 1,nan"), "--speeds 'nan': expected a number");
+    assert_error(parse("--iters"), "--iters needs a value");
+    assert_error(parse("--check=yes"), "--check takes no value");
+    assert_error(parse("--inject-delay 1"), "RANK:MICROSECONDS");
+    assert_error(parse("--inject-clock-offset 1:5:3"), "RANK:MICROSECONDS");
+    assert_error(parse("--timeline maybe"), "on or off");
+}
+END_TEST
+
+START_TEST(resolve_against_world)
+{
+    assert_error(parse_resolve("--tp 3", 4), "--tp 3 does not divide the 4 ranks");
+    assert_error(parse_resolve("--tp 8", 4), "--tp 8 does not divide");
+    ck_assert_int_eq(parse_resolve("--tp 1,3,4", 4), TPB_OK); /* a list keeps 3: skipped later */
+    ck_assert_int_eq(o.ntp, 3);
+    assert_error(parse_resolve("--emulate-speed 1,0.5,1", 2),
+                 "--emulate-speed has 3 values but there are 2 ranks");
+    assert_error(parse_resolve("--speeds 1", 2), "--speeds has 1 values");
+    assert_error(parse_resolve("--dtype bf16", 2), "the host backend supports fp32 and fp64");
+    assert_error(parse_resolve("--inject-delay 5:100", 2), "rank 5 does not exist");
+    assert_error(parse_resolve("--speeds 1,1 --calibration-file /tmp/c", 2), "one source");
+}
+END_TEST
+
+START_TEST(presets)
+{
+    tpb_shape_t sh[8];
+    int n;
+    char text[] = "# comment\n\nqkv 4096 6144 4096 col  # trailing\no 4096 4096 4096 row\n"
+                  "plain 1 2 3\n";
+    ck_assert_int_eq(tpb_preset_parse(text, "t", sh, 8, &n), TPB_OK);
+    ck_assert_int_eq(n, 3);
+    ck_assert_str_eq(sh[0].name, "qkv");
+    ck_assert_uint_eq(sh[0].splits, TPB_SPLIT_COL);
+    ck_assert_uint_eq(sh[1].splits, TPB_SPLIT_ROW);
+    ck_assert_uint_eq(sh[2].splits, 0);
+    ck_assert_int_eq(sh[2].k, 3);
+    assert_error(tpb_preset_parse("x 1 2\n", "f.shapes", sh, 8, &n), "f.shapes:1");
+    assert_error(tpb_preset_parse("x 1 2 3 diag\n", "f", sh, 8, &n), "row|col");
+    assert_error(tpb_preset_parse("# nothing\n", "f", sh, 8, &n), "no shapes");
+    /* a named preset from the source tree (TPBAL_PRESET_DIR is set by make check) */
+    ck_assert_int_eq(parse("--preset llama3-8b"), TPB_OK);
+    ck_assert_int_eq(tpb_preset_load(&o), TPB_OK);
+    ck_assert_int_eq(o.nshapes, 4);
+    ck_assert_int_eq(o.shapes[3].k, 14336);
+    ck_assert_int_eq(parse("--preset no-such-model"), TPB_OK);
+    assert_error(tpb_preset_load(&o), "--preset 'no-such-model'");
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("options");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, defaults);
+    tcase_add_test(tc, full_command_line);
+    tcase_add_test(tc, shapes);
+    tcase_add_test(tc, bad_input);
+    tcase_add_test(tc, resolve_against_world);
+    tcase_add_test(tc, presets);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+TPB_TEST_MAIN(suite)

@@ -1,0 +1,140 @@
+/* test_timeline.c - wait/comm decomposition, stragglers, spikes, clock correction. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "clock.h"
+#include "timeline.h"
+#include "tpb_test.h"
+
+#define ITERS 20
+
+/* marks[r][i]: compute from 1000*i for comp[r] us (+ extra), then a collective
+ * ending xfer us after the group's last arrival. */
+static void synth(tpb_mark_t *m, int world, int tp, const double *comp, double xfer,
+                  int late_rank, double late_us, int every)
+{
+    for (int i = 0; i < ITERS; i++) {
+        for (int g = 0; g < world / tp; g++) {
+            double a = 0;
+            for (int r = g * tp; r < (g + 1) * tp; r++) {
+                tpb_mark_t *k = &m[r * ITERS + i];
+                k->c0 = 10000.0 * i;
+                double extra = (r == late_rank && (i + 1) % every == 0) ? late_us : 0.0;
+                k->c1 = k->c0 + comp[r] + extra;
+                a = fmax(a, k->c1);
+            }
+            for (int r = g * tp; r < (g + 1) * tp; r++)
+                m[r * ITERS + i].x1 = a + xfer;
+        }
+    }
+}
+
+START_TEST(two_ranks_one_late)
+{
+    tpb_mark_t m[2 * ITERS];
+    double comp[2] = {1000, 3000};
+    tpb_rank_stats_t r[2];
+    tpb_config_stats_t c;
+    synth(m, 2, 2, comp, 50, -1, 0, 1);
+    ck_assert_int_eq(tpb_timeline_analyse(m, 2, 2, ITERS, r, &c), TPB_OK);
+    ck_assert_double_eq_tol(r[0].compute_med, 1000, 1e-9);
+    ck_assert_double_eq_tol(r[0].wait_med, 2000, 1e-9);
+    ck_assert_double_eq_tol(r[1].wait_med, 0, 1e-9);
+    ck_assert_double_eq_tol(r[0].comm_med, 50, 1e-9);
+    ck_assert_double_eq_tol(c.step_med, 3050, 1e-9);
+    ck_assert_double_eq_tol(c.xfer_med, 50, 1e-9);
+    ck_assert_int_eq(c.straggler_rank, 1);
+    ck_assert_double_eq_tol(c.straggler_frac, 1.0, 1e-12);
+    ck_assert_double_eq_tol(c.straggler_late_us, 2000, 1e-9);
+    ck_assert_int_eq(r[1].last_count, ITERS);
+    ck_assert_double_eq_tol(r[1].score, 1.0 / 3.0, 1e-12);
+    /* clock-free: transfer bound = min (x1 - c1) = 50, wait estimate of rank 0 = 2000 */
+    ck_assert_double_eq_tol(c.xfer_free_med, 50, 1e-9);
+    ck_assert_double_eq_tol(r[0].wait_free_med, 2000, 1e-9);
+    ck_assert_int_eq(c.causality_violations, 0);
+    ck_assert_int_eq(c.nspikes, 0);
+}
+END_TEST
+
+START_TEST(groups_and_worst_group)
+{
+    /* 4 ranks, tp 2: group 1 is slower; the config step follows it */
+    tpb_mark_t m[4 * ITERS];
+    double comp[4] = {1000, 1000, 1500, 2500};
+    tpb_rank_stats_t r[4];
+    tpb_config_stats_t c;
+    synth(m, 4, 2, comp, 10, -1, 0, 1);
+    ck_assert_int_eq(tpb_timeline_analyse(m, 4, 2, ITERS, r, &c), TPB_OK);
+    ck_assert_double_eq_tol(c.step_med, 2510, 1e-9);
+    ck_assert_double_eq_tol(r[2].wait_med, 1000, 1e-9);
+    ck_assert_double_eq_tol(r[0].wait_med, 0, 1e-9);
+    ck_assert_int_eq(c.straggler_rank, 3);
+    ck_assert_double_eq_tol(r[2].score, 1.0, 1e-12);
+    ck_assert_double_eq_tol(r[3].score, 0.6, 1e-12);
+}
+END_TEST
+
+START_TEST(spikes_blamed_on_the_right_rank)
+{
+    tpb_mark_t m[4 * ITERS];
+    double comp[4] = {1000, 1000, 1000, 1000};
+    tpb_rank_stats_t r[4];
+    tpb_config_stats_t c;
+    synth(m, 4, 4, comp, 10, 2, 3000, 10); /* iterations 9 and 19 */
+    ck_assert_int_eq(tpb_timeline_analyse(m, 4, 4, ITERS, r, &c), TPB_OK);
+    ck_assert_int_eq(c.nspikes, 2);
+    ck_assert_int_eq(c.spikes[0].iter, 9);
+    ck_assert_int_eq(c.spikes[0].rank, 2);
+    ck_assert_int_eq(c.spikes[1].iter, 19);
+    ck_assert_double_eq_tol(c.spikes[1].step_us, 4010, 1e-9);
+    ck_assert_int_eq(r[2].last_count >= 2, 1);
+}
+END_TEST
+
+START_TEST(causality_violations_counted)
+{
+    tpb_mark_t m[2 * ITERS];
+    double comp[2] = {1000, 2000};
+    tpb_rank_stats_t r[2];
+    tpb_config_stats_t c;
+    synth(m, 2, 2, comp, 50, -1, 0, 1);
+    for (int i = 0; i < ITERS; i++) /* rank 0's clock 100 us behind: ends "before" A */
+        m[i].x1 -= 100;
+    ck_assert_int_eq(tpb_timeline_analyse(m, 2, 2, ITERS, r, &c), TPB_OK);
+    ck_assert_int_eq(c.causality_violations, ITERS);
+}
+END_TEST
+
+START_TEST(clock_correction)
+{
+    tpb_clock_sample_t a = {500.0, 2.0, 1000.0}, b = {700.0, 2.0, 3000.0};
+    /* constant offset */
+    ck_assert_double_eq_tol(tpb_clock_correct(&a, NULL, 2000.0), 1500.0, 1e-9);
+    /* linear drift: the rank read a at 1500 and b at 3700 on its own clock */
+    ck_assert_double_eq_tol(tpb_clock_correct(&a, &b, 1500.0), 1000.0, 1e-9);
+    ck_assert_double_eq_tol(tpb_clock_correct(&a, &b, 3700.0), 3000.0, 1e-9);
+    ck_assert_double_eq_tol(tpb_clock_correct(&a, &b, 2600.0), 2000.0, 1e-9);
+    /* clock readings include an injected offset */
+    tpb_clock_t c0 = {0}, c1 = {50000.0};
+    double t0 = tpb_clock_now_us(&c0), t1 = tpb_clock_now_us(&c1);
+    ck_assert(t1 - t0 > 49000.0 && t1 - t0 < 51000.0);
+    double s0 = tpb_clock_now_us(NULL);
+    tpb_spin_us(1000.0);
+    ck_assert(tpb_clock_now_us(NULL) - s0 >= 1000.0);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("timeline");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, two_ranks_one_late);
+    tcase_add_test(tc, groups_and_worst_group);
+    tcase_add_test(tc, spikes_blamed_on_the_right_rank);
+    tcase_add_test(tc, causality_violations_counted);
+    tcase_add_test(tc, clock_correction);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+TPB_TEST_MAIN(suite)
