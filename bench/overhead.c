@@ -30,8 +30,8 @@ static double bare_loop(const bench_t *b, float *x, float *w, float *p, float *y
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = tpb_clock_now_us(NULL);
     for (int i = 0; i < b->iters; i++) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)b->m, (int)b->n, (int)kr,
-                    1.0f, x, (int)kr, w, (int)b->n, 0.0f, p, (int)b->n);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)b->m, (int)b->n, (int)kr,
+                    1.0f, x, (int)kr, w, (int)kr, 0.0f, p, (int)b->n);
         MPI_Allreduce(p, y, (int)(b->m * b->n), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     }
     return (tpb_clock_now_us(NULL) - t0) / b->iters;
@@ -101,7 +101,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     long kr = shards[b.rank];
-    float *x = random_buf(b.m, kr), *w = random_buf(kr, b.n), *p = random_buf(b.m, b.n);
+    float *x = random_buf(b.m, kr), *w = random_buf(b.n, kr), *p = random_buf(b.m, b.n);
     float *y = random_buf(b.m, b.n);
     double bare[b.rounds], on[b.rounds], off[b.rounds], r_on[b.rounds], r_off[b.rounds];
     bare_loop(&b, x, w, p, y, kr); /* warm-up */

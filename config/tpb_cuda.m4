@@ -19,7 +19,7 @@ AC_DEFUN([TPB_CHECK_CUDA], [
     tpb_save_CPPFLAGS=$CPPFLAGS
     tpb_save_LIBS=$LIBS
     tpb_save_LDFLAGS=$LDFLAGS
-    CUDA_CPPFLAGS="-I$tpb_cuda_dir/include"
+    CUDA_CPPFLAGS="-isystem $tpb_cuda_dir/include"
     CUDA_LDFLAGS="-L$tpb_cuda_dir/lib64 -Wl,-rpath,$tpb_cuda_dir/lib64"
     CPPFLAGS="$CUDA_CPPFLAGS $CPPFLAGS"
     LDFLAGS="$CUDA_LDFLAGS $LDFLAGS"

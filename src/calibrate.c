@@ -41,9 +41,9 @@ tpb_status_t tpb_calibrate_gemm(const tpb_backend_ops_t *ops, tpb_backend_t *be,
     TPB_CHECK_GOTO(ops->alloc(be, (size_t)k * n * in, &b), st, done);
     TPB_CHECK_GOTO(ops->alloc(be, (size_t)m * n * out, &c), st, done);
     TPB_CHECK_GOTO(fill_random(ops, be, a, m, k, dt), st, done);
-    TPB_CHECK_GOTO(fill_random(ops, be, b, k, n, dt), st, done);
+    TPB_CHECK_GOTO(fill_random(ops, be, b, n, k, dt), st, done);
     TPB_CHECK_GOTO(ops->marks_prepare(be, (size_t)(2 * reps + 2)), st, done);
-    tpb_gemm_t g = {m, n, k, a, k, b, n, c, n, dt, 0.0};
+    tpb_gemm_t g = {m, n, k, a, k, b, k, c, n, dt, 0.0};
     for (int i = 0; i <= reps; i++) {
         TPB_CHECK_GOTO(ops->mark(be, (size_t)(2 * i)), st, done);
         TPB_CHECK_GOTO(ops->gemm(be, &g), st, done);

@@ -111,18 +111,19 @@ static tpb_status_t setup_shard(tpb_layer_t *l)
     g->dtype = d->dtype;
     g->a = l->x;
     g->b = l->w;
+    /* W is generated and stored as W^T (N x K, [out, in]) */
     if (d->split == TPB_SPLIT_ROW) {
         TPB_CHECK_RET(fill(l, l->x, d->m, l->len, 0, l->off, MAT_X));
-        TPB_CHECK_RET(fill(l, l->w, l->len, d->n, l->off, 0, MAT_W));
-        g->n = g->ldb = g->ldc = d->n;
-        g->k = g->lda = l->len;
+        TPB_CHECK_RET(fill(l, l->w, d->n, l->len, 0, l->off, MAT_W));
+        g->n = g->ldc = d->n;
+        g->k = g->lda = g->ldb = l->len;
         g->c = l->part;
         return TPB_OK;
     }
     TPB_CHECK_RET(fill(l, l->x, d->m, d->k, 0, 0, MAT_X));
-    TPB_CHECK_RET(fill(l, l->w, d->k, l->len, 0, l->off, MAT_W));
-    g->n = g->ldb = l->len;
-    g->k = g->lda = d->k;
+    TPB_CHECK_RET(fill(l, l->w, l->len, d->k, l->off, 0, MAT_W));
+    g->n = l->len;
+    g->k = g->lda = g->ldb = d->k;
     if (d->colcoll == TPB_COLCOLL_ALLREDUCE) {
         g->c = (char *)l->part + (size_t)l->off * out;
         g->ldc = d->n;
@@ -210,7 +211,7 @@ tpb_status_t tpb_layer_iter(tpb_layer_t *l, size_t slot, double delay_us, int re
     return record ? ops->mark(l->be, 3 * slot + 2) : TPB_OK;
 }
 
-/* Reference Y = X W in fp64 from the same (quantised) generated inputs. */
+/* Reference Y = X W (= X (W^T)^T) in fp64 from the same (quantised) generated inputs. */
 static tpb_status_t reference(const tpb_layer_desc_t *d, double *ref)
 {
     size_t nx = (size_t)d->m * d->k, nw = (size_t)d->k * d->n;
@@ -223,13 +224,13 @@ static tpb_status_t reference(const tpb_layer_desc_t *d, double *ref)
         goto out;
     }
     tpb_rng_fill(x, d->m, d->k, d->k, 0, 0, d->seed, MAT_X, 1.0);
-    tpb_rng_fill(w, d->k, d->n, d->n, 0, 0, d->seed, MAT_W, 1.0 / sqrt((double)d->k));
+    tpb_rng_fill(w, d->n, d->k, d->k, 0, 0, d->seed, MAT_W, 1.0 / sqrt((double)d->k));
     tpb_dtype_encode(d->dtype, x, q, nx);
     tpb_dtype_decode(d->dtype, q, x, nx);
     tpb_dtype_encode(d->dtype, w, q, nw);
     tpb_dtype_decode(d->dtype, q, w, nw);
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)d->m, (int)d->n, (int)d->k, 1.0, x,
-                (int)d->k, w, (int)d->n, 0.0, ref, (int)d->n);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)d->m, (int)d->n, (int)d->k, 1.0, x,
+                (int)d->k, w, (int)d->k, 0.0, ref, (int)d->n);
 out:
     free(x);
     free(w);

@@ -2,6 +2,7 @@
  * layer.h - one tensor-parallel linear layer on one rank: its buffers, one
  * timed iteration (compute, collective, three marks) and the --check.
  *
+ *   W is stored transposed (N x K, [out, in] as in torch.nn.Linear).
  *   col: W split along N. Rank r computes Y_r = X W[:, n_r] (M x n_r), then the
  *        group all-gathers the Y_r (blocks in rank order) - or, with
  *        --col-collective allreduce, writes its columns into a zeroed M x N

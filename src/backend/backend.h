@@ -44,7 +44,9 @@ typedef struct {
     char versions[160];  /**< library versions ("cuBLAS 13.0, NCCL 2.28.9", "OpenBLAS ...") */
 } tpb_device_info_t;
 
-/** One GEMM: C[m x n] = A[m x k] * B[k x n] (leading dimensions in elements). */
+/** One GEMM: C[m x n] = A[m x k] * B^T, with B stored as n x k - the weight layout
+ *  [out features, in features] of torch.nn.Linear, and the "TN" form that cuBLASLt
+ *  needs for fp8. Row-major; leading dimensions in elements. */
 typedef struct {
     long m, n, k;
     const void *a;

@@ -122,10 +122,10 @@ static tpb_status_t host_gemm(tpb_backend_t *be, const tpb_gemm_t *g)
 {
     double t0 = tpb_clock_now_us(NULL);
     if (g->dtype == TPB_DTYPE_FP64)
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g->m, (int)g->n, (int)g->k,
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->m, (int)g->n, (int)g->k,
                     1.0, g->a, (int)g->lda, g->b, (int)g->ldb, 0.0, g->c, (int)g->ldc);
     else if (g->dtype == TPB_DTYPE_FP32)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)g->m, (int)g->n, (int)g->k,
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->m, (int)g->n, (int)g->k,
                     1.0f, g->a, (int)g->lda, g->b, (int)g->ldb, 0.0f, g->c, (int)g->ldc);
     else
         return tpb_err_set(TPB_ERR_UNSUPPORTED, "host backend: dtype %s is not supported",

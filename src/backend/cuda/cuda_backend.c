@@ -1,0 +1,326 @@
+/*
+ * cuda_backend.c - one GPU per rank: device choice, memory, copies, timer marks
+ * (CUDA events placed on the host clock by one anchor per stream) and the ops
+ * table. GEMMs are in cuda_gemm.c, collectives in cuda_comm.c, SM partitions
+ * in cuda_green.c; device-free decisions in cuda_plan.c.
+ */
+#include <hwloc.h>
+#include <hwloc/cudart.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/cuda/cuda_internal.h"
+#include "backend/cuda/cuda_plan.h"
+
+tpb_status_t tpb_cuda_err(cudaError_t e, const char *call, const char *file, int line)
+{
+    tpb_status_t st = e == cudaErrorMemoryAllocation ? TPB_ERR_NOMEM
+                      : (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
+                          ? TPB_ERR_NO_DEVICE
+                          : TPB_ERR_BACKEND;
+    return tpb_err_call(st, call, cudaGetErrorString(e), file, line);
+}
+
+tpb_status_t tpb_cublas_err(cublasStatus_t e, const char *call, const char *file, int line)
+{
+    tpb_status_t st = e == CUBLAS_STATUS_NOT_SUPPORTED ? TPB_ERR_UNSUPPORTED
+                      : e == CUBLAS_STATUS_ALLOC_FAILED ? TPB_ERR_NOMEM
+                                                        : TPB_ERR_BACKEND;
+    return tpb_err_call(st, call, cublasGetStatusString(e), file, line);
+}
+
+tpb_status_t tpb_nccl_err(ncclResult_t e, const char *call, const char *file, int line)
+{
+    return tpb_err_call(TPB_ERR_BACKEND, call, ncclGetErrorString(e), file, line);
+}
+
+int tpb_cuda_device_count(void)
+{
+    int n = 0; /* left untouched on error: no driver, stub libcuda */
+    if (cudaGetDeviceCount(&n) != cudaSuccess)
+        return 0;
+    return n;
+}
+
+int tpb_cuda_built(void)
+{
+    return 1;
+}
+
+/* Node-local ranks that drive the same device (for the memory share). */
+static int ranks_on_device(MPI_Comm world, int dev)
+{
+    MPI_Comm node;
+    int size, count = 0;
+    if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+        return 1;
+    MPI_Comm_size(node, &size);
+    int devs[size];
+    MPI_Allgather(&dev, 1, MPI_INT, devs, 1, MPI_INT, node);
+    for (int i = 0; i < size; i++)
+        count += devs[i] == dev;
+    MPI_Comm_free(&node);
+    return count > 0 ? count : 1;
+}
+
+static tpb_status_t check_dtype(const tpb_backend_t *be, tpb_dtype_t dt, tpb_comm_kind_t comm)
+{
+    int cc = be->prop.major * 10 + be->prop.minor;
+    int need = dt == TPB_DTYPE_FP8 ? 89 : (dt == TPB_DTYPE_BF16 || dt == TPB_DTYPE_TF32) ? 80 : 0;
+    if (cc < need)
+        return tpb_err_set(TPB_ERR_UNSUPPORTED,
+                           "--dtype %s: unsupported on this GPU (%s, compute capability %d.%d; "
+                           "needs %d.%d or newer)",
+                           tpb_dtype_name(dt), be->prop.name, be->prop.major, be->prop.minor,
+                           need / 10, need % 10);
+    tpb_dtype_t out = tpb_dtype_out(dt);
+    if (comm == TPB_COMM_MPI && out != TPB_DTYPE_FP32 && out != TPB_DTYPE_FP64)
+        return tpb_err_set(TPB_ERR_UNSUPPORTED,
+                           "--comm mpi reduces fp32 and fp64 only, not %s outputs: use --comm "
+                           "nccl, or --dtype fp32/tf32",
+                           tpb_dtype_name(out));
+    return TPB_OK;
+}
+
+/* --bind gpu: this process onto the cores near its GPU (hwloc's cudart helper). */
+static tpb_status_t bind_near_gpu(int dev)
+{
+    hwloc_topology_t topo;
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    tpb_status_t st = TPB_OK;
+    if (!set || hwloc_topology_init(&topo) != 0)
+        return tpb_err_set(TPB_ERR_BACKEND, "--bind gpu: hwloc initialisation failed");
+    if (hwloc_topology_load(topo) != 0 || hwloc_cudart_get_device_cpuset(topo, dev, set) != 0 ||
+        hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) != 0)
+        st = tpb_err_set(TPB_ERR_BACKEND, "--bind gpu: cannot bind to the cores near GPU %d", dev);
+    hwloc_bitmap_free(set);
+    hwloc_topology_destroy(topo);
+    return st;
+}
+
+static tpb_status_t setup_streams(tpb_backend_t *be)
+{
+    TPB_CUDA_RET(cudaStreamCreateWithFlags(&be->comm_stream, cudaStreamNonBlocking));
+    be->gemm_stream = be->comm_stream;
+    TPB_CHECK_RET(tpb_cuda_emulation_init(be, be->args.emulate_factor));
+    be->cur = be->gemm_stream;
+    TPB_CUDA_RET(cudaEventCreateWithFlags(&be->gemm_done, cudaEventDisableTiming));
+    TPB_CUDA_RET(cudaEventCreateWithFlags(&be->comm_done, cudaEventDisableTiming));
+    TPB_CUDA_RET(cudaEventCreate(&be->anchor[0]));
+    TPB_CUDA_RET(cudaEventCreate(&be->anchor[1]));
+    TPB_CUBLAS_RET(cublasLtCreate(&be->lt));
+    TPB_CUDA_RET(cudaMalloc(&be->workspace, TPB_CUDA_WORKSPACE));
+    return TPB_OK;
+}
+
+static void cuda_finalize(tpb_backend_t *be);
+
+static tpb_status_t cuda_init(const tpb_backend_args_t *args, tpb_backend_t **out)
+{
+    const tpb_options_t *o = args->opts;
+    int ndev = tpb_cuda_device_count(), dev;
+    TPB_CHECK_RET(tpb_cuda_pick_device(args->local_rank, ndev, o->gpu_map, o->ngpu_map, &dev));
+    tpb_backend_t *be = calloc(1, sizeof(*be));
+    if (!be)
+        return tpb_err_set(TPB_ERR_NOMEM, "cuda backend: out of memory");
+    be->args = *args;
+    be->device = dev;
+    tpb_status_t st = TPB_OK;
+    cudaError_t e = cudaSetDevice(dev);
+    if (e == cudaSuccess)
+        e = cudaFree(NULL); /* create the primary context now, not in a timed loop */
+    if (e == cudaSuccess)
+        e = cudaGetDeviceProperties(&be->prop, dev);
+    if (e != cudaSuccess)
+        st = tpb_cuda_err(e, "cudaSetDevice", __FILE__, __LINE__);
+    be->ranks_on_device = ranks_on_device(args->world, dev);
+    if (st == TPB_OK)
+        st = check_dtype(be, o->dtype, o->comm);
+    if (st == TPB_OK && o->bind_gpu)
+        st = bind_near_gpu(dev);
+    if (st == TPB_OK)
+        st = setup_streams(be);
+    if (st != TPB_OK) {
+        cuda_finalize(be);
+        return st;
+    }
+    *out = be;
+    return TPB_OK;
+}
+
+static void cuda_finalize(tpb_backend_t *be)
+{
+    if (!be)
+        return;
+    if (be->comm_stream)
+        cudaStreamSynchronize(be->comm_stream);
+    tpb_cuda_plans_free(be);
+    for (size_t i = 0; i < be->nevents; i++)
+        cudaEventDestroy(be->events[i]);
+    free(be->events);
+    free(be->event_stream);
+    cudaEvent_t ev[4] = {be->gemm_done, be->comm_done, be->anchor[0], be->anchor[1]};
+    for (int i = 0; i < 4; i++)
+        if (ev[i])
+            cudaEventDestroy(ev[i]);
+    if (be->lt)
+        cublasLtDestroy(be->lt);
+    cudaFree(be->workspace);
+    cudaFreeHost(be->host_send);
+    cudaFreeHost(be->host_recv);
+    tpb_cuda_emulation_free(be);
+    if (be->comm_stream)
+        cudaStreamDestroy(be->comm_stream);
+    free(be);
+}
+
+static void cuda_info(tpb_backend_t *be, tpb_device_info_t *info)
+{
+    memset(info, 0, sizeof(*info));
+    snprintf(info->name, sizeof(info->name), "%.127s", be->prop.name);
+    cudaDeviceGetPCIBusId(info->bus_id, sizeof(info->bus_id), be->device);
+    const unsigned char *u = (const unsigned char *)be->prop.uuid.bytes;
+    snprintf(info->uuid, sizeof(info->uuid),
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+             u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+             u[14], u[15]);
+    info->index = be->device;
+    info->sm_total = be->prop.multiProcessorCount;
+    info->sm_count = be->green.sm_granted ? be->green.sm_granted : info->sm_total;
+    info->mem_bytes = (double)be->prop.totalGlobalMem;
+    snprintf(info->emulation, sizeof(info->emulation), "%s", be->green.how);
+    int rt = 0, drv = 0, nccl = 0;
+    cudaRuntimeGetVersion(&rt);
+    cudaDriverGetVersion(&drv);
+    ncclGetVersion(&nccl);
+    snprintf(info->versions, sizeof(info->versions),
+             "CUDA runtime %d.%d, driver %d.%d, cuBLASLt %zu, NCCL %d.%d.%d, sm_%d%d", rt / 1000,
+             rt % 1000 / 10, drv / 1000, drv % 1000 / 10, cublasLtGetVersion(), nccl / 10000,
+             nccl / 100 % 100, nccl % 100, be->prop.major, be->prop.minor);
+}
+
+static tpb_status_t cuda_mem_free(tpb_backend_t *be, double *bytes)
+{
+    size_t free_b = 0, total = 0;
+    TPB_CUDA_RET(cudaMemGetInfo(&free_b, &total));
+    *bytes = (double)free_b / be->ranks_on_device;
+    return TPB_OK;
+}
+
+static tpb_status_t cuda_alloc(tpb_backend_t *be, size_t bytes, void **ptr)
+{
+    void *p = NULL;
+    TPB_CUDA_RET(cudaMalloc(&p, bytes ? bytes : 1));
+    cudaError_t e = cudaMemsetAsync(p, 0, bytes, be->gemm_stream);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(be->gemm_stream);
+    if (e != cudaSuccess) {
+        cudaFree(p);
+        return tpb_cuda_err(e, "cudaMemsetAsync", __FILE__, __LINE__);
+    }
+    *ptr = p;
+    return TPB_OK;
+}
+
+static void cuda_free(tpb_backend_t *be, void *ptr)
+{
+    cudaStreamSynchronize(be->comm_stream);
+    cudaStreamSynchronize(be->gemm_stream);
+    cudaFree(ptr);
+}
+
+static tpb_status_t cuda_copy(tpb_backend_t *be, void *dst, const void *src, size_t bytes,
+                              int dir)
+{
+    TPB_CHECK_RET(tpb_cuda_wait(be));
+    TPB_CUDA_RET(cudaMemcpy(dst, src, bytes, dir ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice));
+    return TPB_OK;
+}
+
+/* An injected delay on the GEMM stream: a host function that stalls the stream. */
+static void CUDART_CB stall_fn(void *arg)
+{
+    tpb_stall_us((double)(uintptr_t)arg);
+}
+
+static tpb_status_t cuda_gemm_phase(tpb_backend_t *be, const tpb_gemm_t *g)
+{
+    if (be->comm_pending) { /* the next GEMM overwrites what the collective reads */
+        TPB_CUDA_RET(cudaStreamWaitEvent(be->gemm_stream, be->comm_done, 0));
+        be->comm_pending = 0;
+    }
+    TPB_CHECK_RET(tpb_cuda_gemm(be, g));
+    if (g->delay_us > 0.0)
+        TPB_CUDA_RET(cudaLaunchHostFunc(be->gemm_stream, stall_fn, (void *)(uintptr_t)g->delay_us));
+    be->cur = be->gemm_stream;
+    return TPB_OK;
+}
+
+static tpb_status_t cuda_marks_prepare(tpb_backend_t *be, size_t n)
+{
+    TPB_CHECK_RET(tpb_cuda_wait(be));
+    if (n > be->nevents) {
+        cudaEvent_t *ev = realloc(be->events, n * sizeof(*ev));
+        unsigned char *es = ev ? realloc(be->event_stream, n) : NULL;
+        if (ev)
+            be->events = ev;
+        if (!ev || !es)
+            return tpb_err_set(TPB_ERR_NOMEM, "cuda backend: no memory for %zu marks", n);
+        be->event_stream = es;
+        for (; be->nevents < n; be->nevents++)
+            TPB_CUDA_RET(cudaEventCreate(&be->events[be->nevents]));
+    }
+    cudaStream_t s[2] = {be->gemm_stream, be->comm_stream};
+    for (int i = 0; i < 2; i++) { /* host time right after the anchor completes */
+        TPB_CUDA_RET(cudaEventRecord(be->anchor[i], s[i]));
+        TPB_CUDA_RET(cudaEventSynchronize(be->anchor[i]));
+        be->anchor_us[i] = tpb_clock_now_us(be->args.clock);
+    }
+    return TPB_OK;
+}
+
+static tpb_status_t cuda_mark(tpb_backend_t *be, size_t slot)
+{
+    be->event_stream[slot] = be->cur == be->comm_stream && be->comm_stream != be->gemm_stream;
+    TPB_CUDA_RET(cudaEventRecord(be->events[slot], be->cur));
+    return TPB_OK;
+}
+
+static tpb_status_t cuda_marks_read(tpb_backend_t *be, size_t n, double *us)
+{
+    TPB_CHECK_RET(tpb_cuda_wait(be));
+    for (size_t i = 0; i < n; i++) {
+        float ms = 0.0f;
+        int s = be->event_stream[i];
+        TPB_CUDA_RET(cudaEventElapsedTime(&ms, be->anchor[s], be->events[i]));
+        us[i] = be->anchor_us[s] + 1e3 * (double)ms;
+    }
+    return TPB_OK;
+}
+
+static tpb_status_t cuda_sync(tpb_backend_t *be)
+{
+    return tpb_cuda_wait(be);
+}
+
+const tpb_backend_ops_t tpb_backend_cuda = {
+    .name = "cuda",
+    .init = cuda_init,
+    .finalize = cuda_finalize,
+    .info = cuda_info,
+    .mem_free = cuda_mem_free,
+    .alloc = cuda_alloc,
+    .free = cuda_free,
+    .copy = cuda_copy,
+    .gemm = cuda_gemm_phase,
+    .comm_open = tpb_cuda_comm_open,
+    .comm_close = tpb_cuda_comm_close,
+    .allreduce = tpb_cuda_allreduce,
+    .allgatherv = tpb_cuda_allgatherv,
+    .marks_prepare = cuda_marks_prepare,
+    .mark = cuda_mark,
+    .marks_read = cuda_marks_read,
+    .sync = cuda_sync,
+};

@@ -1,0 +1,323 @@
+/*
+ * cuda_comm.c - collectives of a TP group on GPUs: NCCL (one communicator per
+ * group, its unique id broadcast over the group's MPI communicator), or MPI
+ * through pinned host buffers (--comm mpi: Debian's Open MPI is not
+ * CUDA-aware, and this lets several ranks share one GPU). Also the watchdog
+ * that ends a hung collective after --timeout and names the ranks that never
+ * arrived.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/cuda/cuda_internal.h"
+#include "backend/cuda/cuda_plan.h"
+#include "topo.h"
+
+#define TPB_TAG_ARRIVE 7300
+
+static ncclDataType_t nccl_type(tpb_dtype_t dt)
+{
+    switch (dt) {
+    case TPB_DTYPE_FP64: return ncclFloat64;
+    case TPB_DTYPE_FP16: return ncclFloat16;
+    case TPB_DTYPE_BF16: return ncclBfloat16;
+    default: return ncclFloat32;
+    }
+}
+
+/* NCCL needs one GPU per rank: check the group's (host, device) pairs. */
+static tpb_status_t check_group_devices(tpb_comm_t *c)
+{
+    char host[TPB_HOST_LEN] = {0};
+    gethostname(host, sizeof(host) - 1);
+    char(*hosts)[TPB_HOST_LEN] = calloc((size_t)c->size, TPB_HOST_LEN);
+    int *devs = calloc((size_t)c->size, sizeof(int)), *idx = calloc((size_t)c->size, sizeof(int));
+    tpb_status_t st = TPB_OK;
+    if (!hosts || !devs || !idx)
+        st = tpb_err_set(TPB_ERR_NOMEM, "cuda backend: out of memory");
+    else if (MPI_Allgather(host, TPB_HOST_LEN, MPI_CHAR, hosts, TPB_HOST_LEN, MPI_CHAR, c->mpi) !=
+                 MPI_SUCCESS ||
+             MPI_Allgather(&c->be->device, 1, MPI_INT, devs, 1, MPI_INT, c->mpi) != MPI_SUCCESS)
+        st = tpb_err_call(TPB_ERR_MPI, "MPI_Allgather", "devices of a TP group", __FILE__, __LINE__);
+    if (st == TPB_OK) {
+        tpb_topo_index_hosts(hosts, c->size, idx);
+        st = tpb_cuda_check_sharing(idx, devs, c->size, c->be->args.opts->comm);
+    }
+    free(hosts);
+    free(devs);
+    free(idx);
+    return st;
+}
+
+static tpb_status_t nccl_open(tpb_comm_t *c)
+{
+    ncclUniqueId id;
+    if (c->rank == 0)
+        TPB_NCCL_RET(ncclGetUniqueId(&id));
+    if (MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, c->mpi) != MPI_SUCCESS)
+        return tpb_err_call(TPB_ERR_MPI, "MPI_Bcast", "NCCL unique id", __FILE__, __LINE__);
+    TPB_NCCL_RET(ncclCommInitRank(&c->nccl, c->size, id, c->rank));
+    tpb_backend_t *be = c->be;
+    if (be->nwatch < 8) {
+        be->watch[be->nwatch] = c->nccl;
+        be->watch_mpi[be->nwatch++] = c->mpi;
+    }
+    return TPB_OK;
+}
+
+tpb_status_t tpb_cuda_comm_open(tpb_backend_t *be, MPI_Comm group, tpb_comm_t **out)
+{
+    tpb_comm_t *c = calloc(1, sizeof(*c));
+    if (!c)
+        return tpb_err_set(TPB_ERR_NOMEM, "cuda backend: out of memory");
+    c->be = be;
+    if (MPI_Comm_dup(group, &c->mpi) != MPI_SUCCESS) {
+        free(c);
+        return tpb_err_call(TPB_ERR_MPI, "MPI_Comm_dup", "TP group", __FILE__, __LINE__);
+    }
+    MPI_Comm_rank(c->mpi, &c->rank);
+    MPI_Comm_size(c->mpi, &c->size);
+    tpb_status_t st = check_group_devices(c);
+    if (st == TPB_OK && be->args.opts->comm == TPB_COMM_NCCL)
+        st = nccl_open(c);
+    if (st != TPB_OK) {
+        tpb_cuda_comm_close(c);
+        return st;
+    }
+    *out = c;
+    return TPB_OK;
+}
+
+void tpb_cuda_comm_close(tpb_comm_t *c)
+{
+    if (!c)
+        return;
+    tpb_backend_t *be = c->be;
+    for (int i = 0; i < be->nwatch; i++) {
+        if (be->watch_mpi[i] == c->mpi) {
+            be->watch[i] = be->watch[be->nwatch - 1];
+            be->watch_mpi[i] = be->watch_mpi[--be->nwatch];
+            break;
+        }
+    }
+    if (c->nccl) {
+        cudaStreamSynchronize(be->comm_stream);
+        ncclCommDestroy(c->nccl);
+    }
+    MPI_Comm_free(&c->mpi);
+    free(c);
+}
+
+/* Order the collective after the GEMM (separate streams when emulating). */
+static tpb_status_t comm_begin(tpb_backend_t *be)
+{
+    if (be->gemm_stream != be->comm_stream) {
+        TPB_CUDA_RET(cudaEventRecord(be->gemm_done, be->gemm_stream));
+        TPB_CUDA_RET(cudaStreamWaitEvent(be->comm_stream, be->gemm_done, 0));
+    }
+    return TPB_OK;
+}
+
+static tpb_status_t comm_end(tpb_backend_t *be)
+{
+    if (be->gemm_stream != be->comm_stream) {
+        TPB_CUDA_RET(cudaEventRecord(be->comm_done, be->comm_stream));
+        be->comm_pending = 1;
+    }
+    be->cur = be->comm_stream;
+    return TPB_OK;
+}
+
+/* Pinned host staging buffers of at least bytes each (--comm mpi). */
+static tpb_status_t staging(tpb_backend_t *be, size_t bytes)
+{
+    if (bytes <= be->host_bytes)
+        return TPB_OK;
+    cudaFreeHost(be->host_send);
+    cudaFreeHost(be->host_recv);
+    be->host_send = be->host_recv = NULL;
+    be->host_bytes = 0;
+    TPB_CUDA_RET(cudaMallocHost(&be->host_send, bytes));
+    TPB_CUDA_RET(cudaMallocHost(&be->host_recv, bytes));
+    be->host_bytes = bytes;
+    return TPB_OK;
+}
+
+static tpb_status_t mpi_allreduce(tpb_comm_t *c, const void *send, void *recv, size_t count,
+                                  tpb_dtype_t dt)
+{
+    tpb_backend_t *be = c->be;
+    size_t bytes = count * tpb_dtype_in_size(dt);
+    if (count > 0x7fffffff)
+        return tpb_err_set(TPB_ERR_UNSUPPORTED, "--comm mpi: %zu elements exceed an int", count);
+    TPB_CHECK_RET(staging(be, bytes));
+    TPB_CUDA_RET(cudaMemcpyAsync(be->host_send, send, bytes, cudaMemcpyDeviceToHost, be->comm_stream));
+    TPB_CUDA_RET(cudaStreamSynchronize(be->comm_stream));
+    if (MPI_Allreduce(be->host_send, be->host_recv, (int)count,
+                      dt == TPB_DTYPE_FP64 ? MPI_DOUBLE : MPI_FLOAT, MPI_SUM, c->mpi) != MPI_SUCCESS)
+        return tpb_err_call(TPB_ERR_MPI, "MPI_Allreduce", "--comm mpi", __FILE__, __LINE__);
+    TPB_CUDA_RET(cudaMemcpyAsync(recv, be->host_recv, bytes, cudaMemcpyHostToDevice, be->comm_stream));
+    return TPB_OK;
+}
+
+tpb_status_t tpb_cuda_allreduce(tpb_comm_t *c, const void *send, void *recv, size_t count,
+                                tpb_dtype_t dt)
+{
+    tpb_backend_t *be = c->be;
+    TPB_CHECK_RET(comm_begin(be));
+    if (c->nccl)
+        TPB_NCCL_RET(ncclAllReduce(send, recv, count, nccl_type(dt), ncclSum, c->nccl,
+                                   be->comm_stream));
+    else
+        TPB_CHECK_RET(mpi_allreduce(c, send, recv, count, dt));
+    return comm_end(be);
+}
+
+static tpb_status_t nccl_allgatherv(tpb_comm_t *c, const void *send, void *recv,
+                                    const size_t *counts, const size_t *displs, tpb_dtype_t dt)
+{
+    size_t esz = tpb_dtype_in_size(dt);
+    if (tpb_cuda_blocks_equal(counts, c->size)) {
+        TPB_NCCL_RET(ncclAllGather(send, recv, counts[0], nccl_type(dt), c->nccl,
+                                   c->be->comm_stream));
+        return TPB_OK;
+    }
+    /* NCCL has no all-gather-v: one broadcast per rank, grouped */
+    TPB_NCCL_RET(ncclGroupStart());
+    for (int r = 0; r < c->size; r++) {
+        ncclResult_t e = ncclBroadcast(r == c->rank ? send : NULL, (char *)recv + displs[r] * esz,
+                                       counts[r], nccl_type(dt), r, c->nccl, c->be->comm_stream);
+        if (e != ncclSuccess) {
+            ncclGroupEnd();
+            return tpb_nccl_err(e, "ncclBroadcast", __FILE__, __LINE__);
+        }
+    }
+    TPB_NCCL_RET(ncclGroupEnd());
+    return TPB_OK;
+}
+
+static tpb_status_t mpi_allgatherv(tpb_comm_t *c, const void *send, void *recv,
+                                   const size_t *counts, const size_t *displs, tpb_dtype_t dt)
+{
+    tpb_backend_t *be = c->be;
+    size_t esz = tpb_dtype_in_size(dt), total = 0;
+    int ic[c->size], id[c->size];
+    for (int r = 0; r < c->size; r++) {
+        if ((counts[r] + displs[r]) * esz > 0x7fffffff)
+            return tpb_err_set(TPB_ERR_UNSUPPORTED, "--comm mpi: blocks exceed an int of bytes");
+        ic[r] = (int)(counts[r] * esz);
+        id[r] = (int)(displs[r] * esz);
+        total += counts[r] * esz;
+    }
+    TPB_CHECK_RET(staging(be, total));
+    TPB_CUDA_RET(cudaMemcpyAsync(be->host_send, send, (size_t)ic[c->rank], cudaMemcpyDeviceToHost,
+                                 be->comm_stream));
+    TPB_CUDA_RET(cudaStreamSynchronize(be->comm_stream));
+    if (MPI_Allgatherv(be->host_send, ic[c->rank], MPI_BYTE, be->host_recv, ic, id, MPI_BYTE,
+                       c->mpi) != MPI_SUCCESS)
+        return tpb_err_call(TPB_ERR_MPI, "MPI_Allgatherv", "--comm mpi", __FILE__, __LINE__);
+    TPB_CUDA_RET(cudaMemcpyAsync(recv, be->host_recv, total, cudaMemcpyHostToDevice, be->comm_stream));
+    return TPB_OK;
+}
+
+tpb_status_t tpb_cuda_allgatherv(tpb_comm_t *c, const void *send, void *recv,
+                                 const size_t *counts, const size_t *displs, tpb_dtype_t dt)
+{
+    TPB_CHECK_RET(comm_begin(c->be));
+    if (c->nccl)
+        TPB_CHECK_RET(nccl_allgatherv(c, send, recv, counts, displs, dt));
+    else
+        TPB_CHECK_RET(mpi_allgatherv(c, send, recv, counts, displs, dt));
+    return comm_end(c->be);
+}
+
+/* ---- the watchdog ---- */
+
+typedef struct {
+    MPI_Request req[2 * 64];
+    unsigned token[64];
+    int nreq, npeer;
+} arrivals_t;
+
+/* Tell the peers of the first watched group that this rank reached the wait. */
+static void arrivals_post(tpb_backend_t *be, arrivals_t *a)
+{
+    a->nreq = a->npeer = 0;
+    if (!be->nwatch)
+        return;
+    MPI_Comm g = be->watch_mpi[0];
+    int rank, size;
+    MPI_Comm_rank(g, &rank);
+    MPI_Comm_size(g, &size);
+    int tag = TPB_TAG_ARRIVE + (int)(be->wait_seq % 1000);
+    for (int p = 0; p < size && a->npeer < 64; p++) {
+        if (p == rank)
+            continue;
+        MPI_Irecv(&a->token[a->npeer], 1, MPI_UNSIGNED, p, tag, g, &a->req[a->nreq++]);
+        MPI_Isend(&be->wait_seq, 1, MPI_UNSIGNED, p, tag, g, &a->req[a->nreq++]);
+        a->npeer++;
+    }
+}
+
+static int streams_done(tpb_backend_t *be, cudaError_t *err)
+{
+    cudaError_t a = cudaStreamQuery(be->gemm_stream), b = cudaStreamQuery(be->comm_stream);
+    *err = a != cudaErrorNotReady && a != cudaSuccess ? a : b != cudaErrorNotReady && b != cudaSuccess ? b : cudaSuccess;
+    return a == cudaSuccess && b == cudaSuccess;
+}
+
+static tpb_status_t timed_out(tpb_backend_t *be, arrivals_t *a)
+{
+    char missing[256] = "";
+    MPI_Comm g = be->watch_mpi[0];
+    int rank, world_rank = be->args.world_rank;
+    MPI_Comm_rank(g, &rank);
+    for (int i = 0, p = 0; i < a->npeer; i++, p++) {
+        p += p == rank;
+        int done = 0;
+        MPI_Test(&a->req[2 * i], &done, MPI_STATUS_IGNORE);
+        if (!done) {
+            size_t len = strlen(missing);
+            snprintf(missing + len, sizeof(missing) - len, "%s%d", len ? "," : "",
+                     world_rank - rank + p);
+        }
+    }
+    for (int i = 0; i < be->nwatch; i++)
+        ncclCommAbort(be->watch[i]);
+    be->nwatch = 0;
+    return tpb_err_set(TPB_ERR_TIMEOUT,
+                       "a collective did not complete within --timeout %g s on rank %d; ranks "
+                       "that did not arrive: %s",
+                       be->args.opts->timeout_s, world_rank, missing[0] ? missing : "unknown");
+}
+
+tpb_status_t tpb_cuda_wait(tpb_backend_t *be)
+{
+    arrivals_t a;
+    be->wait_seq++;
+    arrivals_post(be, &a);
+    double start = tpb_clock_now_us(NULL), limit = be->args.opts->timeout_s * 1e6;
+    int done_gpu = 0, done_mpi = a.nreq == 0;
+    while (!done_gpu || !done_mpi) {
+        cudaError_t err;
+        if (!done_gpu)
+            done_gpu = streams_done(be, &err);
+        if (!done_gpu && err != cudaSuccess)
+            return tpb_cuda_err(err, "cudaStreamQuery", __FILE__, __LINE__);
+        if (!done_mpi)
+            MPI_Testall(a.nreq, a.req, &done_mpi, MPI_STATUSES_IGNORE);
+        for (int i = 0; i < be->nwatch; i++) {
+            ncclResult_t async = ncclSuccess;
+            ncclCommGetAsyncError(be->watch[i], &async);
+            if (async != ncclSuccess && async != ncclInProgress)
+                return tpb_nccl_err(async, "ncclCommGetAsyncError", __FILE__, __LINE__);
+        }
+        if (limit > 0 && tpb_clock_now_us(NULL) - start > limit)
+            return timed_out(be, &a);
+        if (!done_gpu || !done_mpi)
+            usleep(20);
+    }
+    return TPB_OK;
+}

@@ -1,0 +1,143 @@
+/*
+ * cuda_gemm.c - the compute phase on the GPU with cuBLASLt. Row-major
+ * C[m x n] = A[m x k] B^T (B stored n x k) is, in cuBLASLt's column-major
+ * terms, C^T[n x m] = op_T(B) op_N(A): the "TN" layout that fp8 requires, so
+ * every dtype takes the same path. Plans (descriptors and the heuristic's
+ * algorithm) are cached per shape.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/cuda/cuda_internal.h"
+
+typedef struct {
+    cudaDataType_t in, out, scale;
+    cublasComputeType_t compute;
+} gemm_types_t;
+
+static gemm_types_t types_of(tpb_dtype_t dt)
+{
+    switch (dt) {
+    case TPB_DTYPE_FP64: return (gemm_types_t){CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F};
+    case TPB_DTYPE_TF32:
+        return (gemm_types_t){CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32};
+    case TPB_DTYPE_FP16: return (gemm_types_t){CUDA_R_16F, CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F};
+    case TPB_DTYPE_BF16: return (gemm_types_t){CUDA_R_16BF, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F};
+    case TPB_DTYPE_FP8: return (gemm_types_t){CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F};
+    default: return (gemm_types_t){CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F};
+    }
+}
+
+static void plan_destroy(tpb_cuda_plan_t *p)
+{
+    if (!p->valid)
+        return;
+    cublasLtMatmulDescDestroy(p->op);
+    cublasLtMatrixLayoutDestroy(p->a);
+    cublasLtMatrixLayoutDestroy(p->b);
+    cublasLtMatrixLayoutDestroy(p->c);
+    p->valid = 0;
+}
+
+void tpb_cuda_plans_free(tpb_backend_t *be)
+{
+    for (int i = 0; i < TPB_CUDA_PLANS; i++)
+        plan_destroy(&be->plans[i]);
+}
+
+static tpb_status_t plan_build(tpb_backend_t *be, const tpb_gemm_t *g, tpb_cuda_plan_t *p)
+{
+    gemm_types_t t = types_of(g->dtype);
+    cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    memset(p, 0, sizeof(*p));
+    TPB_CUBLAS_RET(cublasLtMatmulDescCreate(&p->op, t.compute, t.scale));
+    p->valid = 1; /* from here plan_destroy frees what exists */
+    TPB_CUBLAS_RET(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
+    TPB_CUBLAS_RET(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
+    /* column-major views: A' = B (k x n, ld ldb), B' = A (k x m, ld lda), C' = C (n x m) */
+    TPB_CUBLAS_RET(cublasLtMatrixLayoutCreate(&p->a, t.in, (uint64_t)g->k, (uint64_t)g->n, g->ldb));
+    TPB_CUBLAS_RET(cublasLtMatrixLayoutCreate(&p->b, t.in, (uint64_t)g->k, (uint64_t)g->m, g->lda));
+    TPB_CUBLAS_RET(cublasLtMatrixLayoutCreate(&p->c, t.out, (uint64_t)g->n, (uint64_t)g->m, g->ldc));
+    cublasLtMatmulPreference_t pref;
+    TPB_CUBLAS_RET(cublasLtMatmulPreferenceCreate(&pref));
+    size_t ws = TPB_CUDA_WORKSPACE;
+    cublasLtMatmulHeuristicResult_t res;
+    int found = 0;
+    cublasStatus_t s = cublasLtMatmulPreferenceSetAttribute(
+        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws));
+    if (s == CUBLAS_STATUS_SUCCESS)
+        s = cublasLtMatmulAlgoGetHeuristic(be->lt, p->op, p->a, p->b, p->c, p->c, pref, 1, &res,
+                                           &found);
+    cublasLtMatmulPreferenceDestroy(pref);
+    if (s != CUBLAS_STATUS_SUCCESS || found == 0)
+        return tpb_err_set(TPB_ERR_UNSUPPORTED,
+                           "cuBLASLt has no algorithm for a %s GEMM of %ldx%ldx%ld on %s (%s): "
+                           "try another --dtype or a multiple-of-16 shape",
+                           tpb_dtype_name(g->dtype), g->m, g->n, g->k, be->prop.name,
+                           s == CUBLAS_STATUS_SUCCESS ? "no heuristic result"
+                                                      : cublasGetStatusString(s));
+    p->algo = res.algo;
+    p->m = g->m;
+    p->n = g->n;
+    p->k = g->k;
+    p->lda = g->lda;
+    p->ldb = g->ldb;
+    p->ldc = g->ldc;
+    p->dtype = g->dtype;
+    return TPB_OK;
+}
+
+static tpb_status_t plan_get(tpb_backend_t *be, const tpb_gemm_t *g, tpb_cuda_plan_t **out)
+{
+    int free_slot = -1;
+    for (int i = 0; i < TPB_CUDA_PLANS; i++) {
+        tpb_cuda_plan_t *p = &be->plans[i];
+        if (p->valid && p->m == g->m && p->n == g->n && p->k == g->k && p->lda == g->lda &&
+            p->ldb == g->ldb && p->ldc == g->ldc && p->dtype == g->dtype) {
+            *out = p;
+            return TPB_OK;
+        }
+        if (!p->valid && free_slot < 0)
+            free_slot = i;
+    }
+    if (free_slot < 0) { /* full: start over (plans are cheap next to a sweep point) */
+        tpb_cuda_plans_free(be);
+        free_slot = 0;
+    }
+    tpb_cuda_plan_t *p = &be->plans[free_slot];
+    tpb_status_t st = plan_build(be, g, p);
+    if (st != TPB_OK) {
+        plan_destroy(p);
+        return st;
+    }
+    *out = p;
+    return TPB_OK;
+}
+
+static tpb_status_t run_one(tpb_backend_t *be, const tpb_gemm_t *g)
+{
+    tpb_cuda_plan_t *p;
+    TPB_CHECK_RET(plan_get(be, g, &p));
+    double one64 = 1.0, zero64 = 0.0;
+    float one32 = 1.0f, zero32 = 0.0f;
+    int f64 = g->dtype == TPB_DTYPE_FP64;
+    TPB_CUBLAS_RET(cublasLtMatmul(be->lt, p->op, f64 ? (void *)&one64 : (void *)&one32, g->b, p->a,
+                                  g->a, p->b, f64 ? (void *)&zero64 : (void *)&zero32, g->c, p->c,
+                                  g->c, p->c, &p->algo, be->workspace, TPB_CUDA_WORKSPACE,
+                                  be->gemm_stream));
+    return TPB_OK;
+}
+
+tpb_status_t tpb_cuda_gemm(tpb_backend_t *be, const tpb_gemm_t *g)
+{
+    /* the repeat fallback of --emulate-speed: the same GEMM again, plus part of one */
+    for (int i = 0; i < be->repeat_full; i++)
+        TPB_CHECK_RET(run_one(be, g));
+    long extra = (long)(be->repeat_frac * (double)g->n);
+    if (extra > 0) {
+        tpb_gemm_t part = *g;
+        part.n = extra;
+        TPB_CHECK_RET(run_one(be, &part));
+    }
+    return TPB_OK;
+}

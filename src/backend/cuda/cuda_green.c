@@ -1,0 +1,102 @@
+/*
+ * cuda_green.c - --emulate-speed on a GPU: the GEMM stream is created in a
+ * green context holding a fraction of the SMs (CUDA >= 12.4). Partitions come
+ * in hardware-defined steps, so the SM count actually granted is reported.
+ * The driver API is reached through cudaGetDriverEntryPointByVersion, so
+ * libcuda is never linked (a stub of it sits on the build machines' path).
+ * Where green contexts are unavailable, the GEMM is repeated instead.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "backend/cuda/cuda_internal.h"
+#include "backend/cuda/cuda_plan.h"
+
+typedef CUresult (*pfn_device_get)(CUdevice *, int);
+typedef CUresult (*pfn_get_resource)(CUdevice, CUdevResource *, CUdevResourceType);
+typedef CUresult (*pfn_split)(CUdevResource *, unsigned *, const CUdevResource *,
+                              CUdevResource *, unsigned, unsigned);
+typedef CUresult (*pfn_gen_desc)(CUdevResourceDesc *, CUdevResource *, unsigned);
+typedef CUresult (*pfn_green_create)(CUgreenCtx *, CUdevResourceDesc, CUdevice, unsigned);
+typedef CUresult (*pfn_green_stream)(CUstream *, CUgreenCtx, unsigned, int);
+typedef CUresult (*pfn_green_destroy)(CUgreenCtx);
+
+static void *driver_fn(const char *name)
+{
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult q;
+    if (cudaGetDriverEntryPointByVersion(name, &fn, 12040, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess)
+        return NULL;
+    return fn;
+}
+
+/* Try the green context; 0 on success, else a reason for the fallback. */
+static const char *green_try(tpb_backend_t *be, double f)
+{
+    pfn_device_get dev_get = (pfn_device_get)driver_fn("cuDeviceGet");
+    pfn_get_resource get_res = (pfn_get_resource)driver_fn("cuDeviceGetDevResource");
+    pfn_split split = (pfn_split)driver_fn("cuDevSmResourceSplitByCount");
+    pfn_gen_desc gen = (pfn_gen_desc)driver_fn("cuDevResourceGenerateDesc");
+    pfn_green_create create = (pfn_green_create)driver_fn("cuGreenCtxCreate");
+    pfn_green_stream mkstream = (pfn_green_stream)driver_fn("cuGreenCtxStreamCreate");
+    if (!dev_get || !get_res || !split || !gen || !create || !mkstream)
+        return "green contexts not available";
+    CUdevice dev;
+    CUdevResource all, part, rest;
+    CUdevResourceDesc desc;
+    CUgreenCtx ctx;
+    CUstream stream;
+    unsigned groups = 1;
+    if (dev_get(&dev, be->device) != CUDA_SUCCESS ||
+        get_res(dev, &all, CU_DEV_RESOURCE_TYPE_SM) != CUDA_SUCCESS)
+        return "cannot query the SM resource";
+    int step = all.sm.smCoscheduledAlignment ? (int)all.sm.smCoscheduledAlignment : 1;
+    int want = tpb_cuda_sm_request((int)all.sm.smCount, f, (int)all.sm.minSmPartitionSize, step);
+    if (split(&part, &groups, &all, &rest, 0, (unsigned)want) != CUDA_SUCCESS || groups < 1)
+        return "SM split refused";
+    if (gen(&desc, &part, 1) != CUDA_SUCCESS ||
+        create(&ctx, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM) != CUDA_SUCCESS)
+        return "green context creation failed";
+    if (mkstream(&stream, ctx, CU_STREAM_NON_BLOCKING, 0) != CUDA_SUCCESS) {
+        pfn_green_destroy destroy = (pfn_green_destroy)driver_fn("cuGreenCtxDestroy");
+        if (destroy)
+            destroy(ctx);
+        return "green stream creation failed";
+    }
+    be->green.ctx = ctx;
+    be->green.sm_granted = (int)part.sm.smCount;
+    be->gemm_stream = (cudaStream_t)stream;
+    snprintf(be->green.how, sizeof(be->green.how), "green-context %d/%d SMs", (int)part.sm.smCount,
+             (int)all.sm.smCount);
+    return NULL;
+}
+
+tpb_status_t tpb_cuda_emulation_init(tpb_backend_t *be, double f)
+{
+    be->repeat_full = 1;
+    be->repeat_frac = 0.0;
+    snprintf(be->green.how, sizeof(be->green.how), "none");
+    if (!(f < 1.0))
+        return TPB_OK;
+    const char *why = green_try(be, f);
+    if (!why)
+        return TPB_OK;
+    long extra;
+    tpb_cuda_repeat_plan(f, 1000000, &be->repeat_full, &extra);
+    be->repeat_frac = (double)extra / 1e6;
+    snprintf(be->green.how, sizeof(be->green.how), "repeat x%.2f (%s)", 1.0 / f, why);
+    return TPB_OK;
+}
+
+void tpb_cuda_emulation_free(tpb_backend_t *be)
+{
+    if (!be->green.ctx)
+        return;
+    cudaStreamSynchronize(be->gemm_stream);
+    cudaStreamDestroy(be->gemm_stream);
+    pfn_green_destroy destroy = (pfn_green_destroy)driver_fn("cuGreenCtxDestroy");
+    if (destroy)
+        destroy((CUgreenCtx)be->green.ctx);
+    be->green.ctx = NULL;
+}

@@ -1,0 +1,118 @@
+/*
+ * cuda_internal.h - state shared by the files of the CUDA backend, and the one
+ * family of checking macros that translates CUDA, cuBLAS and NCCL codes into
+ * tpb_status_t at the call site (each call evaluated exactly once).
+ */
+#ifndef TPB_CUDA_INTERNAL_H
+#define TPB_CUDA_INTERNAL_H
+
+#include <cublasLt.h>
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include "backend/backend.h"
+
+#define TPB_CUDA_PLANS 16
+#define TPB_CUDA_WORKSPACE (32u << 20)
+
+/** A cached cuBLASLt plan for one GEMM shape. */
+typedef struct {
+    long m, n, k, lda, ldb, ldc;
+    tpb_dtype_t dtype;
+    cublasLtMatmulDesc_t op;
+    cublasLtMatrixLayout_t a, b, c;
+    cublasLtMatmulAlgo_t algo;
+    int valid;
+} tpb_cuda_plan_t;
+
+/** Green-context SM partition (driver API reached through cudaGetDriverEntryPoint). */
+typedef struct {
+    void *ctx;        /* CUgreenCtx */
+    int sm_granted;
+    char how[64];     /* "green-context", "repeat (...)" or "none" */
+} tpb_cuda_green_t;
+
+struct tpb_backend {
+    tpb_backend_args_t args;
+    int device;
+    int ranks_on_device;      /* node-local ranks sharing this GPU */
+    struct cudaDeviceProp prop;
+    cudaStream_t gemm_stream; /* in the green context when emulating */
+    cudaStream_t comm_stream; /* primary context (== gemm_stream without emulation) */
+    cudaStream_t cur;         /* stream of the last submitted work: marks go there */
+    cudaEvent_t gemm_done, comm_done;
+    int comm_pending;         /* comm_done recorded and not yet waited on */
+    cublasLtHandle_t lt;
+    void *workspace;
+    tpb_cuda_plan_t plans[TPB_CUDA_PLANS];
+    int repeat_full;          /* repeat fallback: GEMMs per compute phase */
+    double repeat_frac;       /* and the fraction of columns of one more */
+    tpb_cuda_green_t green;
+    /* marks */
+    cudaEvent_t *events;
+    unsigned char *event_stream; /* 0: gemm stream, 1: comm stream */
+    size_t nevents;
+    cudaEvent_t anchor[2];
+    double anchor_us[2];
+    /* --comm mpi staging and the collective watchdog */
+    void *host_send, *host_recv;
+    size_t host_bytes;
+    ncclComm_t watch[8];      /* NCCL communicators open, polled while waiting */
+    int nwatch;
+    MPI_Comm watch_mpi[8];
+    unsigned wait_seq;
+};
+
+struct tpb_comm {
+    tpb_backend_t *be;
+    MPI_Comm mpi;             /* the group (duplicated) */
+    ncclComm_t nccl;          /* NULL with --comm mpi */
+    int rank, size;
+};
+
+/* ---- error translation: the call is evaluated once ---- */
+tpb_status_t tpb_cuda_err(cudaError_t e, const char *call, const char *file, int line);
+tpb_status_t tpb_cublas_err(cublasStatus_t e, const char *call, const char *file, int line);
+tpb_status_t tpb_nccl_err(ncclResult_t e, const char *call, const char *file, int line);
+
+#define TPB_CUDA_RET(call)                                                                     \
+    do {                                                                                       \
+        cudaError_t tpb_e_ = (call);                                                           \
+        if (tpb_e_ != cudaSuccess)                                                             \
+            return tpb_cuda_err(tpb_e_, #call, __FILE__, __LINE__);                            \
+    } while (0)
+#define TPB_CUBLAS_RET(call)                                                                   \
+    do {                                                                                       \
+        cublasStatus_t tpb_e_ = (call);                                                        \
+        if (tpb_e_ != CUBLAS_STATUS_SUCCESS)                                                   \
+            return tpb_cublas_err(tpb_e_, #call, __FILE__, __LINE__);                          \
+    } while (0)
+#define TPB_NCCL_RET(call)                                                                     \
+    do {                                                                                       \
+        ncclResult_t tpb_e_ = (call);                                                          \
+        if (tpb_e_ != ncclSuccess && tpb_e_ != ncclInProgress)                                 \
+            return tpb_nccl_err(tpb_e_, #call, __FILE__, __LINE__);                            \
+    } while (0)
+
+/* ---- cuda_gemm.c ---- */
+tpb_status_t tpb_cuda_gemm(tpb_backend_t *be, const tpb_gemm_t *g);
+void tpb_cuda_plans_free(tpb_backend_t *be);
+
+/* ---- cuda_green.c ---- */
+/** Partition the SMs for emulation factor f; on failure set up the repeat fallback.
+ *  Fills be->green, be->gemm_stream, be->repeat_*. */
+tpb_status_t tpb_cuda_emulation_init(tpb_backend_t *be, double f);
+void tpb_cuda_emulation_free(tpb_backend_t *be);
+
+/* ---- cuda_comm.c ---- */
+tpb_status_t tpb_cuda_comm_open(tpb_backend_t *be, MPI_Comm group, tpb_comm_t **comm);
+void tpb_cuda_comm_close(tpb_comm_t *c);
+tpb_status_t tpb_cuda_allreduce(tpb_comm_t *c, const void *send, void *recv, size_t count,
+                                tpb_dtype_t dt);
+tpb_status_t tpb_cuda_allgatherv(tpb_comm_t *c, const void *send, void *recv,
+                                 const size_t *counts, const size_t *displs, tpb_dtype_t dt);
+/** Wait for all submitted work under the --timeout watchdog. */
+tpb_status_t tpb_cuda_wait(tpb_backend_t *be);
+
+#endif /* TPB_CUDA_INTERNAL_H */
