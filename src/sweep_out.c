@@ -25,10 +25,10 @@ void tpb_sweep_print_header(const tpb_sweep_t *s)
     fprintf(s->out, "# versions: %s; %s\n", ver, s->devices[0].versions);
     for (int r = 0; r < s->topo->size; r++) {
         const tpb_device_info_t *d = &s->devices[r];
-        fprintf(s->out, "#   rank %3d  host %-16s dev %2d  %s  units %d/%d  mem %.1f GiB%s%s%s%s\n",
+        fprintf(s->out, "#   rank %3d  host %-16s dev %2d  %s  units %d/%d  mem %.1f GiB%s%s%s%s%s%s\n",
                 r, s->topo->hosts[r], d->index, d->name, d->sm_count, d->sm_total,
                 d->mem_bytes / 1073741824.0, d->bus_id[0] ? "  bus " : "", d->bus_id,
-                strcmp(d->emulation, "none") ? "  emulation " : "",
+                d->uuid[0] ? "  " : "", d->uuid, strcmp(d->emulation, "none") ? "  emulation " : "",
                 strcmp(d->emulation, "none") ? d->emulation : "");
     }
     double worst = 0;

@@ -1,0 +1,42 @@
+# gpu.sh - the CUDA backend on a real GPU (exit 77, skipped, without one):
+# every dtype verified at TP 1, two ranks sharing the GPU through --comm mpi
+# with green-context emulation 1.0/0.5, NCCL refusing a shared GPU, and an
+# injected delay seen through CUDA events.
+. "$(dirname "$0")/lib.sh"
+
+gpus=$("$TPBAL" --version | sed -n 's/^CUDA devices visible: //p')
+if [ "${gpus:-0}" -eq 0 ]; then
+    echo "SKIP: no GPU visible (or the CUDA backend is not built)"
+    exit 77
+fi
+
+for dt in fp32 tf32 fp16 bf16 fp8; do
+    tpbal 1 --backend cuda --tp 1 --shape 1024x1024x1024 --dtype "$dt" --check --iters 5 \
+        --out "$WORK/$dt"
+    if [ "$dt" = fp8 ] && [ "$RC" -eq 2 ] && grep -q "unsupported on this GPU" "$WORK/err"; then
+        echo "fp8: unsupported on this GPU (clean error)"
+        continue
+    fi
+    expect_rc 0
+    check_results "$WORK/$dt" all-pass
+done
+
+d="$WORK/shared"
+tpbal 2 --backend cuda --comm mpi --dtype fp32 --tp 2 --emulate-speed 1,0.5 \
+    --shape 2048x4096x4096 --check --iters 10 --out "$d"
+expect_rc 0
+cat "$WORK/out"
+check_results "$d" all-pass
+grep -Eq "emulation (green-context|repeat)" "$WORK/out" || fail "emulation not reported"
+
+tpbal 2 --backend cuda --comm nccl --tp 2 --shape 256x256x256 --iters 2
+expect_rc 2
+grep -q "share GPU" "$WORK/err" || fail "NCCL on a shared GPU not refused"
+
+d="$WORK/delay"
+tpbal 2 --backend cuda --comm mpi --dtype fp32 --tp 2 --inject-delay 1:2000 \
+    --shape 512x512x512 --policy even --iters 20 --out "$d"
+expect_rc 0
+check_results "$d" straggler 1 0.95 1000 4000
+check_trace "$d" 2
+echo "gpu: ok"
