@@ -29,14 +29,14 @@ static double max_field(const tpb_result_t *res, size_t off)
 void tpb_report_table_header(tpb_buf_t *b)
 {
     tpb_buf_printf(b, "#%4s %3s %-5s %-8s %7s %7s %7s %-5s %10s %10s %10s %9s %9s %5s %5s %5s "
-                      "%8s %8s %9s %5s\n",
+                      "%8s %8s %9s %8s %8s %5s\n",
                    "id", "tp", "split", "policy", "M", "N", "K", "dtype", "step(us)", "p95(us)",
-                   "comp(us)", "wait(us)", "comm(us)", "LB", "U", "E", "TFLOP/s", "busbw", "straggler",
-                   "check");
+                   "comp(us)", "wait(us)", "comm(us)", "LB", "U", "E", "TFLOP/s", "busbw",
+                   "straggler", "late(us)", "spikes", "check");
     tpb_buf_printf(b, "#%4s %3s %-5s %-8s %7s %7s %7s %-5s %10s %10s %10s %9s %9s %5s %5s %5s "
-                      "%8s %8s %9s %5s\n",
+                      "%8s %8s %9s %8s %8s %5s\n",
                    "", "", "", "", "", "", "", "", "median", "", "max rank", "max rank", "xfer", "",
-                   "", "", "group", "GB/s", "rank:%last", "");
+                   "", "", "group", "GB/s", "rank:%last", "mean", "n@rank", "");
 }
 
 static void fmt_opt(char *out, size_t cap, const char *fmt, double v)
@@ -47,22 +47,46 @@ static void fmt_opt(char *out, size_t cap, const char *fmt, double v)
         snprintf(out, cap, "-");
 }
 
+/* "n@rank" for the spikes: their count and the rank blamed most often. */
+static void fmt_spikes(char *out, size_t cap, const tpb_config_stats_t *s)
+{
+    if (s->nspikes == 0) {
+        snprintf(out, cap, "0");
+        return;
+    }
+    int best = -1, best_n = 0, kept = s->nspikes < TPB_MAX_SPIKES ? s->nspikes : TPB_MAX_SPIKES;
+    for (int i = 0; i < kept; i++) {
+        int n = 0;
+        for (int j = 0; j < kept; j++)
+            n += s->spikes[j].rank == s->spikes[i].rank;
+        if (n > best_n) {
+            best_n = n;
+            best = s->spikes[i].rank;
+        }
+    }
+    snprintf(out, cap, "%d@%d", s->nspikes, best);
+}
+
 void tpb_report_table_row(tpb_buf_t *b, const tpb_result_t *res)
 {
-    char e[16], bw[16], strag[24];
+    char e[16], bw[16], strag[24], late[16], spikes[24];
+    const tpb_config_stats_t *s = &res->stats;
     fmt_opt(e, sizeof(e), "%.2f", res->e);
     fmt_opt(bw, sizeof(bw), "%.2f", res->busbw_gbs);
-    if (res->stats.straggler_rank >= 0)
-        snprintf(strag, sizeof(strag), "%d:%.0f%%", res->stats.straggler_rank,
-                 100.0 * res->stats.straggler_frac);
-    else
+    fmt_spikes(spikes, sizeof(spikes), s);
+    if (s->straggler_rank >= 0) {
+        snprintf(strag, sizeof(strag), "%d:%.0f%%", s->straggler_rank, 100.0 * s->straggler_frac);
+        snprintf(late, sizeof(late), "%.1f", s->straggler_late_us);
+    } else {
         snprintf(strag, sizeof(strag), "-");
+        snprintf(late, sizeof(late), "-");
+    }
     tpb_buf_printf(b, " %4d %3d %-5s %-8s %7ld %7ld %7ld %-5s %10.1f %10.1f %10.1f %9.1f %9.1f "
-                      "%5.2f %5.2f %5s %8.3f %8s %9s %5s\n",
+                      "%5.2f %5.2f %5s %8.3f %8s %9s %8s %8s %5s\n",
                    res->id, res->tp, tpb_split_name(res->split), tpb_policy_name(res->policy),
-                   res->m, res->n, res->k, tpb_dtype_name(res->dtype), res->stats.step_med,
-                   res->stats.step_p95, RANK_MAX(res, compute_med), RANK_MAX(res, wait_med),
-                   res->stats.xfer_med, res->lb, res->u, e, res->tflops, bw, strag, res->check);
+                   res->m, res->n, res->k, tpb_dtype_name(res->dtype), s->step_med, s->step_p95,
+                   RANK_MAX(res, compute_med), RANK_MAX(res, wait_med), s->xfer_med, res->lb,
+                   res->u, e, res->tflops, bw, strag, late, spikes, res->check);
 }
 
 /* A per-rank array of one double field of the rank info or stats. */

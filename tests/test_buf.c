@@ -161,6 +161,12 @@ START_TEST(result_records)
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         ck_assert_msg(strstr(tpb_buf_str(&b), keys[i]), "missing %s", keys[i]);
     ck_assert_int_eq(strchr(tpb_buf_str(&b), '\n') - tpb_buf_str(&b), (long)b.len - 1);
+    /* the table row: straggler "1:100%", its lateness, spikes "1@1", check */
+    tpb_buf_t t = TPB_BUF_INIT;
+    r.stats.straggler_late_us = 1234.5;
+    tpb_report_table_row(&t, &r);
+    ck_assert_ptr_nonnull(strstr(tpb_buf_str(&t), " 1:100%   1234.5      1@1  pass\n"));
+    tpb_buf_free(&t);
     /* CSV: as many fields in the row as in the header, after unquoting */
     tpb_buf_t h = TPB_BUF_INIT, row = TPB_BUF_INIT;
     tpb_report_csv_header(&h);
