@@ -11,13 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(x)                                                                               \
-    do {                                                                                       \
-        int rc_ = (int)(x);                                                                    \
-        if (rc_ != 0) {                                                                        \
-            fprintf(stderr, "gpu_bare: %s failed (%d)\n", #x, rc_);                            \
-            return 1;                                                                          \
-        }                                                                                      \
+#define CHECK(x)                                                                                   \
+    do {                                                                                           \
+        int rc_ = (int)(x);                                                                        \
+        if (rc_ != 0) {                                                                            \
+            fprintf(stderr, "gpu_bare: %s failed (%d)\n", #x, rc_);                                \
+            return 1;                                                                              \
+        }                                                                                          \
     } while (0)
 
 int main(int argc, char **argv)

@@ -30,8 +30,8 @@ static double bare_loop(const bench_t *b, float *x, float *w, float *p, float *y
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = tpb_clock_now_us(NULL);
     for (int i = 0; i < b->iters; i++) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)b->m, (int)b->n, (int)kr,
-                    1.0f, x, (int)kr, w, (int)kr, 0.0f, p, (int)b->n);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)b->m, (int)b->n, (int)kr, 1.0f, x,
+                    (int)kr, w, (int)kr, 0.0f, p, (int)b->n);
         MPI_Allreduce(p, y, (int)(b->m * b->n), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     }
     return (tpb_clock_now_us(NULL) - t0) / b->iters;
@@ -92,8 +92,11 @@ int main(int argc, char **argv)
     tpb_backend_t *be;
     tpb_comm_t *comm;
     tpb_layer_t *l;
-    tpb_layer_desc_t d = {TPB_SPLIT_ROW, TPB_COLCOLL_ALLGATHER, b.m, b.n, b.k, TPB_DTYPE_FP32,
-                          b.size, b.rank, shards, 42};
+    tpb_layer_desc_t d = {TPB_SPLIT_ROW, TPB_COLCOLL_ALLGATHER,
+                          b.m,           b.n,
+                          b.k,           TPB_DTYPE_FP32,
+                          b.size,        b.rank,
+                          shards,        42};
     if (ops->init(&args, &be) != TPB_OK || ops->comm_open(be, MPI_COMM_WORLD, &comm) != TPB_OK ||
         tpb_layer_create(ops, be, comm, &d, &l) != TPB_OK ||
         ops->marks_prepare(be, 3 * (size_t)b.iters) != TPB_OK) {

@@ -265,7 +265,9 @@ long tpb_json_unescape(const char *in, char *out, size_t cap, const char **end)
         if (c == '\\') {
             c = *++p;
             switch (c) {
-            case '"': case '\\': case '/': enc[0] = c; break;
+            case '"':
+            case '\\':
+            case '/': enc[0] = c; break;
             case 'n': enc[0] = '\n'; break;
             case 'r': enc[0] = '\r'; break;
             case 't': enc[0] = '\t'; break;

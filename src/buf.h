@@ -15,11 +15,14 @@ typedef struct {
     int failed; /**< an allocation failed; contents are truncated */
 } tpb_buf_t;
 
-#define TPB_BUF_INIT {NULL, 0, 0, 0}
+#define TPB_BUF_INIT                                                                               \
+    {                                                                                              \
+        NULL, 0, 0, 0                                                                              \
+    }
 
 void tpb_buf_free(tpb_buf_t *b);
-void tpb_buf_reset(tpb_buf_t *b);            /**< length 0, memory kept */
-int tpb_buf_ok(const tpb_buf_t *b);          /**< 1 unless an allocation failed */
+void tpb_buf_reset(tpb_buf_t *b);   /**< length 0, memory kept */
+int tpb_buf_ok(const tpb_buf_t *b); /**< 1 unless an allocation failed */
 void tpb_buf_append(tpb_buf_t *b, const char *s, size_t n);
 void tpb_buf_puts(tpb_buf_t *b, const char *s);
 void tpb_buf_printf(tpb_buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -31,8 +34,8 @@ void tpb_json_obj_end(tpb_buf_t *b);
 void tpb_json_arr_begin(tpb_buf_t *b);
 void tpb_json_arr_end(tpb_buf_t *b);
 void tpb_json_key(tpb_buf_t *b, const char *key);
-void tpb_json_str(tpb_buf_t *b, const char *s);   /**< quoted and escaped; NULL -> null */
-void tpb_json_num(tpb_buf_t *b, double v);        /**< shortest exact form; NaN, inf -> null */
+void tpb_json_str(tpb_buf_t *b, const char *s); /**< quoted and escaped; NULL -> null */
+void tpb_json_num(tpb_buf_t *b, double v);      /**< shortest exact form; NaN, inf -> null */
 void tpb_json_int(tpb_buf_t *b, long long v);
 void tpb_json_kv_str(tpb_buf_t *b, const char *key, const char *v);
 void tpb_json_kv_num(tpb_buf_t *b, const char *key, double v);

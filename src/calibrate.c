@@ -75,8 +75,8 @@ void tpb_caltable_free(tpb_cal_table_t *t)
 
 static int same_key(const tpb_cal_entry_t *a, const tpb_cal_entry_t *b)
 {
-    return a->split == b->split && a->m == b->m && a->n == b->n && a->k == b->k &&
-           a->tp == b->tp && a->dtype == b->dtype && a->rank == b->rank;
+    return a->split == b->split && a->m == b->m && a->n == b->n && a->k == b->k && a->tp == b->tp &&
+           a->dtype == b->dtype && a->rank == b->rank;
 }
 
 tpb_status_t tpb_caltable_put(tpb_cal_table_t *t, const tpb_cal_entry_t *e)
@@ -121,7 +121,9 @@ static tpb_status_t parse_entry(char **f, const char *origin, int lineno, tpb_ca
 {
     char *end;
     memset(e, 0, sizeof(*e));
-    e->split = strcmp(f[0], "row") == 0 ? TPB_SPLIT_ROW : strcmp(f[0], "col") == 0 ? TPB_SPLIT_COL : 0;
+    e->split = strcmp(f[0], "row") == 0   ? TPB_SPLIT_ROW
+               : strcmp(f[0], "col") == 0 ? TPB_SPLIT_COL
+                                          : 0;
     e->m = strtol(f[1], &end, 10);
     int bad = *end || !e->split;
     e->n = strtol(f[2], &end, 10);
@@ -211,9 +213,9 @@ tpb_status_t tpb_caltable_save(const char *path, const tpb_cal_table_t *t)
     char dir[1024], name[1024];
     snprintf(dir, sizeof(dir), "%s", path);
     snprintf(name, sizeof(name), "%s", path);
-    tpb_status_t st = tpb_buf_ok(&b) ? tpb_outfile_replace(dirname(dir), basename(name), b.data,
-                                                            b.len)
-                                     : tpb_err_set(TPB_ERR_NOMEM, "calibration file: out of memory");
+    tpb_status_t st = tpb_buf_ok(&b)
+                          ? tpb_outfile_replace(dirname(dir), basename(name), b.data, b.len)
+                          : tpb_err_set(TPB_ERR_NOMEM, "calibration file: out of memory");
     tpb_buf_free(&b);
     if (st != TPB_OK) {
         char why[1024];

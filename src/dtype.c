@@ -125,10 +125,10 @@ uint8_t tpb_float_to_e4m3(float f)
         return 0x7f;
     if (a >= 448.0f)
         return sign | 0x7e; /* saturate to the largest finite value */
-    if (a < 0.015625f) /* subnormal: units of 2^-9 */
+    if (a < 0.015625f)      /* subnormal: units of 2^-9 */
         return sign | (uint8_t)lrintf(a * 512.0f);
     int e;
-    float m = frexpf(a, &e); /* a = m * 2^e, m in [0.5, 1) */
+    float m = frexpf(a, &e);    /* a = m * 2^e, m in [0.5, 1) */
     long q = lrintf(m * 16.0f); /* 1.xxx with 3 mantissa bits, nearest even */
     if (q == 16) {
         q = 8;

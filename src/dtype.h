@@ -16,7 +16,7 @@ typedef enum {
     TPB_DTYPE_TF32, /**< fp32 storage, tensor-float-32 math (CUDA) */
     TPB_DTYPE_FP16,
     TPB_DTYPE_BF16,
-    TPB_DTYPE_FP8,  /**< e4m3 inputs, bf16 output (CUDA, Hopper and newer) */
+    TPB_DTYPE_FP8, /**< e4m3 inputs, bf16 output (CUDA, Hopper and newer) */
     TPB_DTYPE_COUNT
 } tpb_dtype_t;
 

@@ -16,8 +16,8 @@ struct tpb_layer {
     tpb_backend_t *be;
     tpb_comm_t *comm;
     tpb_layer_desc_t d;
-    long *shards;       /* copy of d.shards */
-    long off, len;      /* this rank's shard */
+    long *shards;  /* copy of d.shards */
+    long off, len; /* this rank's shard */
     void *x, *w, *part, *y;
     size_t *counts, *displs; /* all-gather-v blocks, in elements */
     tpb_gemm_t gemm;

@@ -234,8 +234,8 @@ static tpb_status_t parse_inject(const char *flag, const char *s, int every_allo
 static tpb_status_t copy_string(const char *flag, const char *s, char *dst, size_t cap)
 {
     if (strlen(s) >= cap || s[0] == '\0')
-        return tpb_err_set(TPB_ERR_INVALID, "%s: expected a non-empty value shorter than %zu",
-                           flag, cap);
+        return tpb_err_set(TPB_ERR_INVALID, "%s: expected a non-empty value shorter than %zu", flag,
+                           cap);
     strcpy(dst, s);
     return TPB_OK;
 }
@@ -243,10 +243,36 @@ static tpb_status_t copy_string(const char *flag, const char *s, char *dst, size
 /* ---- the option table ---- */
 
 enum {
-    OPT_BACKEND, OPT_TP, OPT_SPLIT, OPT_POLICY, OPT_M, OPT_N, OPT_K, OPT_SHAPE, OPT_PRESET,
-    OPT_DTYPE, OPT_ITERS, OPT_WARMUP, OPT_SPEEDS, OPT_CALFILE, OPT_EMULATE, OPT_GRAN, OPT_CHECK,
-    OPT_OUT, OPT_COLCOLL, OPT_COMM, OPT_GPUMAP, OPT_BIND, OPT_TIMEOUT, OPT_TIMELINE,
-    OPT_INJ_DELAY, OPT_INJ_CLOCK, OPT_SEED, OPT_QUIET, OPT_HELP, OPT_VERSION
+    OPT_BACKEND,
+    OPT_TP,
+    OPT_SPLIT,
+    OPT_POLICY,
+    OPT_M,
+    OPT_N,
+    OPT_K,
+    OPT_SHAPE,
+    OPT_PRESET,
+    OPT_DTYPE,
+    OPT_ITERS,
+    OPT_WARMUP,
+    OPT_SPEEDS,
+    OPT_CALFILE,
+    OPT_EMULATE,
+    OPT_GRAN,
+    OPT_CHECK,
+    OPT_OUT,
+    OPT_COLCOLL,
+    OPT_COMM,
+    OPT_GPUMAP,
+    OPT_BIND,
+    OPT_TIMEOUT,
+    OPT_TIMELINE,
+    OPT_INJ_DELAY,
+    OPT_INJ_CLOCK,
+    OPT_SEED,
+    OPT_QUIET,
+    OPT_HELP,
+    OPT_VERSION
 };
 
 typedef struct {
@@ -257,21 +283,36 @@ typedef struct {
 } opt_spec;
 
 static const opt_spec opt_table[] = {
-    {"backend", 0, 1, OPT_BACKEND},       {"tp", 't', 1, OPT_TP},
-    {"split", 's', 1, OPT_SPLIT},         {"policy", 'p', 1, OPT_POLICY},
-    {"m", 'm', 1, OPT_M},                 {"n", 'n', 1, OPT_N},
-    {"k", 'k', 1, OPT_K},                 {"shape", 0, 1, OPT_SHAPE},
-    {"preset", 0, 1, OPT_PRESET},         {"dtype", 'd', 1, OPT_DTYPE},
-    {"iters", 'i', 1, OPT_ITERS},         {"warmup", 'w', 1, OPT_WARMUP},
-    {"speeds", 0, 1, OPT_SPEEDS},         {"calibration-file", 0, 1, OPT_CALFILE},
-    {"emulate-speed", 0, 1, OPT_EMULATE}, {"granularity", 'g', 1, OPT_GRAN},
-    {"check", 'c', 0, OPT_CHECK},         {"out", 'o', 1, OPT_OUT},
-    {"col-collective", 0, 1, OPT_COLCOLL}, {"comm", 0, 1, OPT_COMM},
-    {"gpu-map", 0, 1, OPT_GPUMAP},        {"bind", 0, 1, OPT_BIND},
-    {"timeout", 0, 1, OPT_TIMEOUT},       {"timeline", 0, 1, OPT_TIMELINE},
-    {"inject-delay", 0, 1, OPT_INJ_DELAY}, {"inject-clock-offset", 0, 1, OPT_INJ_CLOCK},
-    {"seed", 0, 1, OPT_SEED},             {"quiet", 'q', 0, OPT_QUIET},
-    {"help", 'h', 0, OPT_HELP},           {"version", 'V', 0, OPT_VERSION},
+    {"backend", 0, 1, OPT_BACKEND},
+    {"tp", 't', 1, OPT_TP},
+    {"split", 's', 1, OPT_SPLIT},
+    {"policy", 'p', 1, OPT_POLICY},
+    {"m", 'm', 1, OPT_M},
+    {"n", 'n', 1, OPT_N},
+    {"k", 'k', 1, OPT_K},
+    {"shape", 0, 1, OPT_SHAPE},
+    {"preset", 0, 1, OPT_PRESET},
+    {"dtype", 'd', 1, OPT_DTYPE},
+    {"iters", 'i', 1, OPT_ITERS},
+    {"warmup", 'w', 1, OPT_WARMUP},
+    {"speeds", 0, 1, OPT_SPEEDS},
+    {"calibration-file", 0, 1, OPT_CALFILE},
+    {"emulate-speed", 0, 1, OPT_EMULATE},
+    {"granularity", 'g', 1, OPT_GRAN},
+    {"check", 'c', 0, OPT_CHECK},
+    {"out", 'o', 1, OPT_OUT},
+    {"col-collective", 0, 1, OPT_COLCOLL},
+    {"comm", 0, 1, OPT_COMM},
+    {"gpu-map", 0, 1, OPT_GPUMAP},
+    {"bind", 0, 1, OPT_BIND},
+    {"timeout", 0, 1, OPT_TIMEOUT},
+    {"timeline", 0, 1, OPT_TIMELINE},
+    {"inject-delay", 0, 1, OPT_INJ_DELAY},
+    {"inject-clock-offset", 0, 1, OPT_INJ_CLOCK},
+    {"seed", 0, 1, OPT_SEED},
+    {"quiet", 'q', 0, OPT_QUIET},
+    {"help", 'h', 0, OPT_HELP},
+    {"version", 'V', 0, OPT_VERSION},
 };
 
 static const char *const backend_names[] = {"auto", "host", "cuda"};
@@ -362,8 +403,7 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
     case OPT_ITERS: return set_int(flag, v, 1, &o->iters);
     case OPT_WARMUP: return set_int(flag, v, 0, &o->warmup);
     case OPT_SPEEDS: return parse_double_list(flag, v, &o->speeds, &o->nspeeds);
-    case OPT_CALFILE:
-        return copy_string(flag, v, o->calibration_file, sizeof(o->calibration_file));
+    case OPT_CALFILE: return copy_string(flag, v, o->calibration_file, sizeof(o->calibration_file));
     case OPT_EMULATE: return parse_double_list(flag, v, &o->emulate, &o->nemulate);
     case OPT_GRAN: return parse_long(flag, v, 1, &o->granularity);
     case OPT_CHECK: o->check = 1; return TPB_OK;
@@ -498,8 +538,8 @@ static tpb_status_t check_per_rank(const char *flag, int n, int world)
 {
     if (n && n != world)
         return tpb_err_set(TPB_ERR_INVALID,
-                           "%s has %d values but there are %d ranks: give one value per rank",
-                           flag, n, world);
+                           "%s has %d values but there are %d ranks: give one value per rank", flag,
+                           n, world);
     return TPB_OK;
 }
 

@@ -33,40 +33,40 @@ typedef struct {
 
 /** A fault injected for testing (documented as such in --help). */
 typedef struct {
-    int rank;     /**< -1: none */
-    double us;    /**< delay or clock offset in microseconds */
-    int every;    /**< delay only every k-th iteration (1: always) */
+    int rank;  /**< -1: none */
+    double us; /**< delay or clock offset in microseconds */
+    int every; /**< delay only every k-th iteration (1: always) */
 } tpb_inject_t;
 
 typedef struct {
     tpb_backend_kind_t backend;
     int tp[TPB_MAX_TP];
-    int ntp;                     /**< 0: every power of two dividing the world size */
-    unsigned splits;             /**< TPB_SPLIT_* mask; 0: row and col */
-    unsigned policies;           /**< TPB_POLICY_* mask; 0: even and weighted */
+    int ntp;           /**< 0: every power of two dividing the world size */
+    unsigned splits;   /**< TPB_SPLIT_* mask; 0: row and col */
+    unsigned policies; /**< TPB_POLICY_* mask; 0: even and weighted */
     tpb_shape_t shapes[TPB_MAX_SHAPES];
-    int nshapes;                 /**< 0: the backend's default shape */
+    int nshapes; /**< 0: the backend's default shape */
     long m_list[TPB_MAX_SHAPES], n_list[TPB_MAX_SHAPES], k_list[TPB_MAX_SHAPES];
-    int nm, nn, nk;              /**< -m/-n/-k lists, combined by tpb_options_resolve */
-    char preset[256];            /**< --preset name or path ("" if none) */
+    int nm, nn, nk;   /**< -m/-n/-k lists, combined by tpb_options_resolve */
+    char preset[256]; /**< --preset name or path ("" if none) */
     tpb_dtype_t dtype;
-    int dtype_set;               /**< 0: the backend's default dtype */
+    int dtype_set; /**< 0: the backend's default dtype */
     int iters, warmup;
-    double *speeds;              /**< --speeds, one per world rank (owned) */
+    double *speeds; /**< --speeds, one per world rank (owned) */
     int nspeeds;
-    double *emulate;             /**< --emulate-speed factors (owned) */
+    double *emulate; /**< --emulate-speed factors (owned) */
     int nemulate;
     char calibration_file[1024];
-    long granularity;            /**< 0: the backend's default */
+    long granularity; /**< 0: the backend's default */
     int check;
     char out_dir[1024];
     tpb_colcoll_t col_collective;
     tpb_comm_kind_t comm;
-    int *gpu_map;                /**< --gpu-map, device per node-local rank (owned) */
+    int *gpu_map; /**< --gpu-map, device per node-local rank (owned) */
     int ngpu_map;
-    int bind_gpu;                /**< --bind gpu */
-    double timeout_s;            /**< collective watchdog (CUDA), 0 = off */
-    int timeline;                /**< record and write timelines (default on) */
+    int bind_gpu;     /**< --bind gpu */
+    double timeout_s; /**< collective watchdog (CUDA), 0 = off */
+    int timeline;     /**< record and write timelines (default on) */
     tpb_inject_t inject_delay;
     tpb_inject_t inject_clock;
     uint64_t seed;

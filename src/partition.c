@@ -53,8 +53,8 @@ tpb_status_t tpb_partition_weighted(long total, int t, long g, const double *spe
     for (int r = 0; r < t; r++) {
         if (!isfinite(speeds[r]) || speeds[r] <= 0.0)
             return tpb_err_set(TPB_ERR_INVALID,
-                               "speed of rank %d is %g: speeds must be positive finite numbers",
-                               r, speeds[r]);
+                               "speed of rank %d is %g: speeds must be positive finite numbers", r,
+                               speeds[r]);
         sum += speeds[r];
     }
     long units_total = total / g;

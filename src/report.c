@@ -28,13 +28,15 @@ static double max_field(const tpb_result_t *res, size_t off)
 
 void tpb_report_table_header(tpb_buf_t *b)
 {
-    tpb_buf_printf(b, "#%4s %3s %-5s %-8s %7s %7s %7s %-5s %10s %10s %10s %9s %9s %5s %5s %5s "
-                      "%8s %8s %9s %8s %8s %5s\n",
+    tpb_buf_printf(b,
+                   "#%4s %3s %-5s %-8s %7s %7s %7s %-5s %10s %10s %10s %9s %9s %5s %5s %5s "
+                   "%8s %8s %9s %8s %8s %5s\n",
                    "id", "tp", "split", "policy", "M", "N", "K", "dtype", "step(us)", "p95(us)",
                    "comp(us)", "wait(us)", "comm(us)", "LB", "U", "E", "TFLOP/s", "busbw",
                    "straggler", "late(us)", "spikes", "check");
-    tpb_buf_printf(b, "#%4s %3s %-5s %-8s %7s %7s %7s %-5s %10s %10s %10s %9s %9s %5s %5s %5s "
-                      "%8s %8s %9s %8s %8s %5s\n",
+    tpb_buf_printf(b,
+                   "#%4s %3s %-5s %-8s %7s %7s %7s %-5s %10s %10s %10s %9s %9s %5s %5s %5s "
+                   "%8s %8s %9s %8s %8s %5s\n",
                    "", "", "", "", "", "", "", "", "median", "", "max rank", "max rank", "xfer", "",
                    "", "", "group", "GB/s", "rank:%last", "mean", "n@rank", "");
 }
@@ -81,8 +83,9 @@ void tpb_report_table_row(tpb_buf_t *b, const tpb_result_t *res)
         snprintf(strag, sizeof(strag), "-");
         snprintf(late, sizeof(late), "-");
     }
-    tpb_buf_printf(b, " %4d %3d %-5s %-8s %7ld %7ld %7ld %-5s %10.1f %10.1f %10.1f %9.1f %9.1f "
-                      "%5.2f %5.2f %5s %8.3f %8s %9s %8s %8s %5s\n",
+    tpb_buf_printf(b,
+                   " %4d %3d %-5s %-8s %7ld %7ld %7ld %-5s %10.1f %10.1f %10.1f %9.1f %9.1f "
+                   "%5.2f %5.2f %5s %8.3f %8s %9s %8s %8s %5s\n",
                    res->id, res->tp, tpb_split_name(res->split), tpb_policy_name(res->policy),
                    res->m, res->n, res->k, tpb_dtype_name(res->dtype), s->step_med, s->step_p95,
                    RANK_MAX(res, compute_med), RANK_MAX(res, wait_med), s->xfer_med, res->lb,
@@ -90,8 +93,8 @@ void tpb_report_table_row(tpb_buf_t *b, const tpb_result_t *res)
 }
 
 /* A per-rank array of one double field of the rank info or stats. */
-static void kv_rank_field(tpb_buf_t *b, const char *key, const tpb_result_t *res,
-                          const void *base, size_t stride, size_t off)
+static void kv_rank_field(tpb_buf_t *b, const char *key, const tpb_result_t *res, const void *base,
+                          size_t stride, size_t off)
 {
     tpb_json_key(b, key);
     tpb_json_arr_begin(b);
@@ -100,11 +103,11 @@ static void kv_rank_field(tpb_buf_t *b, const char *key, const tpb_result_t *res
     tpb_json_arr_end(b);
 }
 
-#define KV_STATS(b, key, res, field)                                                           \
-    kv_rank_field(b, key, res, (res)->ranks, sizeof(tpb_rank_stats_t),                         \
+#define KV_STATS(b, key, res, field)                                                               \
+    kv_rank_field(b, key, res, (res)->ranks, sizeof(tpb_rank_stats_t),                             \
                   offsetof(tpb_rank_stats_t, field))
-#define KV_INFO(b, key, res, field)                                                            \
-    kv_rank_field(b, key, res, (res)->info, sizeof(tpb_rank_info_t),                           \
+#define KV_INFO(b, key, res, field)                                                                \
+    kv_rank_field(b, key, res, (res)->info, sizeof(tpb_rank_info_t),                               \
                   offsetof(tpb_rank_info_t, field))
 
 static void json_straggler(tpb_buf_t *b, const tpb_result_t *res)
@@ -217,9 +220,9 @@ static void csv_rank_list(tpb_buf_t *b, const tpb_result_t *res, const void *bas
     tpb_buf_puts(b, ",");
 }
 
-#define CSV_STATS(b, res, f)                                                                   \
+#define CSV_STATS(b, res, f)                                                                       \
     csv_rank_list(b, res, (res)->ranks, sizeof(tpb_rank_stats_t), offsetof(tpb_rank_stats_t, f))
-#define CSV_INFO(b, res, f)                                                                    \
+#define CSV_INFO(b, res, f)                                                                        \
     csv_rank_list(b, res, (res)->info, sizeof(tpb_rank_info_t), offsetof(tpb_rank_info_t, f))
 
 static void csv_nums(tpb_buf_t *b, const double *v, int n)
@@ -247,8 +250,17 @@ void tpb_report_csv_row(tpb_buf_t *b, const tpb_result_t *res)
     CSV_STATS(b, res, compute_med);
     CSV_STATS(b, res, wait_med);
     CSV_STATS(b, res, comm_med);
-    double m[11] = {s->xfer_med, s->xfer_free_med, res->lb, res->u, res->e, res->e_het, res->r,
-                    res->tflops, res->algbw_gbs, res->busbw_gbs, res->predicted_speedup};
+    double m[11] = {s->xfer_med,
+                    s->xfer_free_med,
+                    res->lb,
+                    res->u,
+                    res->e,
+                    res->e_het,
+                    res->r,
+                    res->tflops,
+                    res->algbw_gbs,
+                    res->busbw_gbs,
+                    res->predicted_speedup};
     csv_nums(b, m, 11);
     tpb_csv_num(b, res->speedup);
     tpb_buf_printf(b, ",%d,", s->straggler_rank);
@@ -279,8 +291,9 @@ void tpb_report_ranks_rows(tpb_buf_t *b, const tpb_result_t *res, const char *co
         tpb_buf_puts(b, ",");
         tpb_csv_field(b, devices[r]);
         tpb_buf_puts(b, ",");
-        double v[9] = {res->info[r].speed, res->info[r].shard, s->compute_med, s->compute_p95,
-                       s->wait_med, s->wait_p95, s->comm_med, s->comm_p95, 0};
+        double v[9] = {res->info[r].speed, res->info[r].shard, s->compute_med,
+                       s->compute_p95,     s->wait_med,        s->wait_p95,
+                       s->comm_med,        s->comm_p95,        0};
         csv_nums(b, v, 8);
         tpb_buf_printf(b, "%d,", s->last_count);
         double w[3] = {(double)s->last_count / res->iters, s->lateness_us, s->score};

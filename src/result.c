@@ -26,7 +26,8 @@ static void group_metrics(tpb_result_t *res, int g, double flop_total)
     if (!have_speeds)
         return;
     double pred = tpb_predicted_speedup(s, (size_t)t);
-    res->predicted_speedup = isnan(res->predicted_speedup) ? pred : fmax(res->predicted_speedup, pred);
+    res->predicted_speedup =
+        isnan(res->predicted_speedup) ? pred : fmax(res->predicted_speedup, pred);
     if (res->speed_source && (res->speed_source[0] == 'c' || res->speed_source[0] == 'f')) {
         /* calibrated speeds are GFLOP/s = 1e3 FLOP per microsecond */
         double sf[t];

@@ -36,10 +36,10 @@ typedef struct {
     const tpb_rank_stats_t *ranks;
     tpb_config_stats_t stats;
     /* derived */
-    double lb, u;          /**< worst group */
-    double e, e_het;       /**< NaN when unknown */
-    double r;              /**< compute / comm */
-    double tflops;         /**< per group: layer FLOP / median step */
+    double lb, u;    /**< worst group */
+    double e, e_het; /**< NaN when unknown */
+    double r;        /**< compute / comm */
+    double tflops;   /**< per group: layer FLOP / median step */
     double busbw_gbs, algbw_gbs;
     double predicted_speedup; /**< mean(s)/min(s) of the worst group (NaN without speeds) */
     double speedup;           /**< T_even / T_weighted, on the weighted row (else NaN) */

@@ -21,11 +21,11 @@ double tpb_rng_normal(uint64_t seed, uint32_t id, uint64_t i, uint64_t j)
     return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
 }
 
-void tpb_rng_fill(double *dst, long rows, long cols, long ld, long row0, long col0,
-                  uint64_t seed, uint32_t id, double scale)
+void tpb_rng_fill(double *dst, long rows, long cols, long ld, long row0, long col0, uint64_t seed,
+                  uint32_t id, double scale)
 {
     for (long r = 0; r < rows; r++)
         for (long c = 0; c < cols; c++)
-            dst[r * ld + c] = scale * tpb_rng_normal(seed, id, (uint64_t)(row0 + r),
-                                                     (uint64_t)(col0 + c));
+            dst[r * ld + c] =
+                scale * tpb_rng_normal(seed, id, (uint64_t)(row0 + r), (uint64_t)(col0 + c));
 }

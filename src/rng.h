@@ -16,7 +16,7 @@ double tpb_rng_normal(uint64_t seed, uint32_t id, uint64_t i, uint64_t j);
  * Fill a rows x cols block (row-major, leading dimension ld) with the elements
  * (row0 + r, col0 + c) of matrix `id`, scaled by `scale`.
  */
-void tpb_rng_fill(double *dst, long rows, long cols, long ld, long row0, long col0,
-                  uint64_t seed, uint32_t id, double scale);
+void tpb_rng_fill(double *dst, long rows, long cols, long ld, long row0, long col0, uint64_t seed,
+                  uint32_t id, double scale);
 
 #endif /* TPB_RNG_H */

@@ -88,8 +88,7 @@ static tpb_status_t calibrate(tpb_sweep_t *s, const config_t *c, double *world_s
 }
 
 /* Rank 0 looks the key up in the calibration file; the verdict is broadcast. */
-static tpb_status_t lookup_file(tpb_sweep_t *s, const config_t *c, double *world_speeds,
-                                int *found)
+static tpb_status_t lookup_file(tpb_sweep_t *s, const config_t *c, double *world_speeds, int *found)
 {
     int size = s->topo->size;
     *found = 0;
@@ -108,8 +107,8 @@ static tpb_status_t save_file(tpb_sweep_t *s, const config_t *c, const double *w
     tpb_status_t st = TPB_OK;
     if (world_rank(s) == 0) {
         for (int r = 0; r < s->topo->size && st == TPB_OK; r++) {
-            tpb_cal_entry_t e = {c->split, c->shape->m, c->shape->n, c->shape->k, c->tp,
-                                 s->o->dtype, r, "", world_speeds[r]};
+            tpb_cal_entry_t e = {c->split,    c->shape->m, c->shape->n, c->shape->k,    c->tp,
+                                 s->o->dtype, r,           "",          world_speeds[r]};
             snprintf(e.host, sizeof(e.host), "%s", s->topo->hosts[r]);
             st = tpb_caltable_put(&s->cal, &e);
         }
@@ -283,12 +282,12 @@ static tpb_status_t run_config(tpb_sweep_t *s, const config_t *c, int *fatal)
     if (st == TPB_OK)
         st = plan_shards(s, c, shards, &info);
     TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
-    tpb_layer_desc_t d = {c->split, o->col_collective, c->shape->m, c->shape->n, c->shape->k,
-                          o->dtype, c->tp, world_rank(s) % c->tp, shards, o->seed};
+    tpb_layer_desc_t d = {
+        c->split, o->col_collective,     c->shape->m, c->shape->n, c->shape->k, o->dtype,
+        c->tp,    world_rank(s) % c->tp, shards,      o->seed};
     info.flop = tpb_layer_rank_flop(&d);
     info.mem = tpb_layer_bytes(&d);
-    TPB_CHECK_GOTO(tpb_agree(s->world, tpb_layer_create(s->ops, s->be, c->comm, &d, &l)), st,
-                   out);
+    TPB_CHECK_GOTO(tpb_agree(s->world, tpb_layer_create(s->ops, s->be, c->comm, &d, &l)), st, out);
     TPB_CHECK_GOTO(run_loop(s, l, raw, fatal), st, out);
     if (o->check && d.group_rank == 0)
         st = tpb_layer_check(l, &info.max_err);
@@ -348,8 +347,8 @@ static tpb_status_t run_split(tpb_sweep_t *s, config_t *c, int *fatal)
     c->speed_source = "none";
     if (c->tp > 1 && (pol & TPB_POLICY_WEIGHTED)) {
         long shards[c->tp];
-        if (tpb_partition_even(split_total(c->shape, c->split), c->tp, s->o->granularity,
-                               shards) != TPB_OK) {
+        if (tpb_partition_even(split_total(c->shape, c->split), c->tp, s->o->granularity, shards) !=
+            TPB_OK) {
             skip(s, tpb_err_msg());
             return TPB_OK;
         }

@@ -36,11 +36,11 @@ typedef struct {
     const tpb_clock_t *clock;
     const char *command_line;
     /* rank 0 only */
-    FILE *out;                    /**< the table (stdout) */
-    tpb_device_info_t *devices;   /**< world entries */
-    tpb_clock_sample_t *sync0;    /**< offsets at the start */
-    tpb_clock_sample_t *sync1;    /**< offsets at the latest re-sync */
-    double t0_us;                 /**< run start on rank 0's clock */
+    FILE *out;                  /**< the table (stdout) */
+    tpb_device_info_t *devices; /**< world entries */
+    tpb_clock_sample_t *sync0;  /**< offsets at the start */
+    tpb_clock_sample_t *sync1;  /**< offsets at the latest re-sync */
+    double t0_us;               /**< run start on rank 0's clock */
     tpb_buf_t jsonl, csv, ranks_csv;
     tpb_history_t *hist;
     int nhist, cap_hist;

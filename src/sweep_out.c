@@ -18,15 +18,17 @@ void tpb_sweep_print_header(const tpb_sweep_t *s)
     int len;
     MPI_Get_library_version(ver, &len);
     ver[strcspn(ver, "\n,")] = '\0';
-    fprintf(s->out, "# tpbal %s: backend %s, %d ranks on %d hosts, dtype %s, %d+%d iters, "
-                    "granularity %ld\n",
+    fprintf(s->out,
+            "# tpbal %s: backend %s, %d ranks on %d hosts, dtype %s, %d+%d iters, "
+            "granularity %ld\n",
             PACKAGE_VERSION, s->backend_name, s->topo->size, s->topo->nhosts,
             tpb_dtype_name(o->dtype), o->warmup, o->iters, o->granularity);
     fprintf(s->out, "# versions: %s; %s\n", ver, s->devices[0].versions);
     for (int r = 0; r < s->topo->size; r++) {
         const tpb_device_info_t *d = &s->devices[r];
-        fprintf(s->out, "#   rank %3d  host %-16s dev %2d  %s  units %d/%d  mem %.1f GiB%s%s%s%s%s%s\n",
-                r, s->topo->hosts[r], d->index, d->name, d->sm_count, d->sm_total,
+        fprintf(s->out,
+                "#   rank %3d  host %-16s dev %2d  %s  units %d/%d  mem %.1f GiB%s%s%s%s%s%s\n", r,
+                s->topo->hosts[r], d->index, d->name, d->sm_count, d->sm_total,
                 d->mem_bytes / 1073741824.0, d->bus_id[0] ? "  bus " : "", d->bus_id,
                 d->uuid[0] ? "  " : "", d->uuid, strcmp(d->emulation, "none") ? "  emulation " : "",
                 strcmp(d->emulation, "none") ? d->emulation : "");
@@ -124,8 +126,8 @@ void tpb_sweep_metadata(const tpb_sweep_t *s, tpb_buf_t *b, int finished)
 }
 
 /* --timeline off: only the loop's span per rank is known. */
-static void loop_only_stats(const tpb_sweep_t *s, const tpb_mark_t *marks,
-                            tpb_rank_stats_t *ranks, tpb_config_stats_t *st)
+static void loop_only_stats(const tpb_sweep_t *s, const tpb_mark_t *marks, tpb_rank_stats_t *ranks,
+                            tpb_config_stats_t *st)
 {
     int iters = s->o->iters, size = s->topo->size;
     double lo = INFINITY, hi = -INFINITY;
@@ -170,8 +172,9 @@ static tpb_status_t push_hist(tpb_sweep_t *s, const tpb_result_t *res)
         for (int r = 0; r < res->world; r++)
             t1[r] = res->ranks[r].compute_med;
     }
-    s->hist[s->nhist++] = (tpb_history_t){res->tp, res->split, res->policy, res->m, res->n,
-                                          res->k, res->stats.step_med, res->stats.xfer_med, t1};
+    s->hist[s->nhist++] =
+        (tpb_history_t){res->tp, res->split,          res->policy,         res->m, res->n,
+                        res->k,  res->stats.step_med, res->stats.xfer_med, t1};
     return TPB_OK;
 }
 
@@ -228,12 +231,12 @@ tpb_status_t tpb_sweep_emit(tpb_sweep_t *s, const tpb_result_t *in, const tpb_ma
     res.ranks = ranks;
     if (st == TPB_OK) {
         const tpb_history_t *t1 = res.tp == 1 ? NULL : find_hist(s, &res, 1, 0);
-        double t1_us = res.tp == 1 ? tpb_min_compute(ranks, size)
-                                   : t1 && t1->t1_rank ? tpb_min(t1->t1_rank, (size_t)size) : NAN;
+        double t1_us = res.tp == 1         ? tpb_min_compute(ranks, size)
+                       : t1 && t1->t1_rank ? tpb_min(t1->t1_rank, (size_t)size)
+                                           : NAN;
         tpb_result_derive(&res, t1_us);
-        const tpb_history_t *ev = res.policy == TPB_POLICY_WEIGHTED
-                                      ? find_hist(s, &res, res.tp, TPB_POLICY_EVEN)
-                                      : NULL;
+        const tpb_history_t *ev =
+            res.policy == TPB_POLICY_WEIGHTED ? find_hist(s, &res, res.tp, TPB_POLICY_EVEN) : NULL;
         res.speedup = ev ? ev->step_med / res.stats.step_med : NAN;
         judge_check(s, &res);
         s->check_failed |= strcmp(res.check, "fail") == 0;
@@ -336,8 +339,8 @@ static void summary_series(tpb_sweep_t *s, const tpb_history_t *base, tpb_buf_t 
             (h->tp > 1 && h->policy != base->policy))
             continue;
         double comp = ideal_compute(t1->t1_rank, world, h->tp);
-        tpb_decomp_t d = tpb_decompose(comp * h->tp, h->tp, h->tp > 1 ? h->xfer_med : 0.0,
-                                       h->step_med);
+        tpb_decomp_t d =
+            tpb_decompose(comp * h->tp, h->tp, h->tp > 1 ? h->xfer_med : 0.0, h->step_med);
         fprintf(s->out, "#   tp %3d  T_comp/N %10.1f  T_comm %10.1f  T_idle %10.1f  T %10.1f\n",
                 h->tp, d.comp_us, d.comm_us, d.idle_us, h->step_med);
         if (best < 0 || h->step_med < s->hist[best].step_med)
@@ -367,9 +370,11 @@ static void summary_comm_model(tpb_sweep_t *s, tpb_buf_t *js)
             if (tpb_comm_model_fit(v, x, (size_t)n, 1, &fit) != 0)
                 continue;
             const char *coll = sp == TPB_SPLIT_ROW || s->o->col_collective == TPB_COLCOLL_ALLREDUCE
-                                   ? "all-reduce" : "all-gather";
-            fprintf(s->out, "# comm model %s tp %d: T = L + V/B, L %.1f us, B %.2f GB/s, "
-                            "R^2 %.3f (%d points)\n",
+                                   ? "all-reduce"
+                                   : "all-gather";
+            fprintf(s->out,
+                    "# comm model %s tp %d: T = L + V/B, L %.1f us, B %.2f GB/s, "
+                    "R^2 %.3f (%d points)\n",
                     coll, tp, fit.latency_us, fit.bandwidth_gbs, fit.r2, n);
             tpb_json_obj_begin(js);
             tpb_json_kv_str(js, "collective", coll);

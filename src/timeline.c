@@ -7,7 +7,7 @@
 
 #include "metrics.h"
 
-#define M(r, i) marks[(size_t)(r) * iters + (i)]
+#define M(r, i) marks[(size_t)(r)*iters + (i)]
 
 double tpb_timeline_last_arrival(const tpb_mark_t *marks, int tp, int iters, int g, int i)
 {
@@ -111,8 +111,8 @@ static void find_straggler(const tpb_rank_stats_t *ranks, int world, int tp, int
     cfg->straggler_late_us = ranks[best].lateness_us;
 }
 
-static void find_spikes(const tpb_mark_t *marks, int world, int tp, int iters,
-                        const double *step, const int *worst_group, tpb_config_stats_t *cfg)
+static void find_spikes(const tpb_mark_t *marks, int world, int tp, int iters, const double *step,
+                        const int *worst_group, tpb_config_stats_t *cfg)
 {
     (void)world;
     for (int i = 0; i < iters; i++) {

@@ -48,8 +48,8 @@ tpb_status_t tpb_err_set(tpb_status_t st, const char *fmt, ...)
  * Record a failed foreign call: "<call> failed: <what> (<file>:<line>, rank R on HOST)".
  * Used by the checking macros of the backends; returns st.
  */
-tpb_status_t tpb_err_call(tpb_status_t st, const char *call, const char *what,
-                          const char *file, int line);
+tpb_status_t tpb_err_call(tpb_status_t st, const char *call, const char *what, const char *file,
+                          int line);
 
 /** The last recorded message ("" if none). */
 const char *tpb_err_msg(void);
@@ -58,19 +58,19 @@ const char *tpb_err_msg(void);
 void tpb_err_clear(void);
 
 /** Return the status of an expression (evaluated once) from the enclosing function on error. */
-#define TPB_CHECK_RET(expr)                                                                    \
-    do {                                                                                       \
-        tpb_status_t tpb_st_ = (expr);                                                         \
-        if (tpb_st_ != TPB_OK)                                                                 \
-            return tpb_st_;                                                                    \
+#define TPB_CHECK_RET(expr)                                                                        \
+    do {                                                                                           \
+        tpb_status_t tpb_st_ = (expr);                                                             \
+        if (tpb_st_ != TPB_OK)                                                                     \
+            return tpb_st_;                                                                        \
     } while (0)
 
 /** Store the status of an expression (evaluated once) in st and jump to label on error. */
-#define TPB_CHECK_GOTO(expr, st, label)                                                        \
-    do {                                                                                       \
-        (st) = (expr);                                                                         \
-        if ((st) != TPB_OK)                                                                    \
-            goto label;                                                                        \
+#define TPB_CHECK_GOTO(expr, st, label)                                                            \
+    do {                                                                                           \
+        (st) = (expr);                                                                             \
+        if ((st) != TPB_OK)                                                                        \
+            goto label;                                                                            \
     } while (0)
 
 #endif /* TPB_STATUS_H */

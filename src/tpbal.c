@@ -18,7 +18,8 @@
 static int fail(int rank, tpb_status_t st)
 {
     if (rank == 0) {
-        fprintf(stderr, "tpbal: error: %s\n", tpb_err_msg()[0] ? tpb_err_msg() : tpb_status_str(st));
+        fprintf(stderr, "tpbal: error: %s\n",
+                tpb_err_msg()[0] ? tpb_err_msg() : tpb_status_str(st));
         fflush(stderr);
     }
     return tpb_status_exit_code(st);
@@ -66,8 +67,8 @@ static tpb_status_t start_backend(MPI_Comm world, const tpb_topo_t *topo, const 
                                   const tpb_backend_ops_t *ops, const tpb_clock_t *clock,
                                   tpb_backend_t **be)
 {
-    tpb_backend_args_t a = {world,           topo->rank, topo->size, topo->local_rank,
-                            topo->local_size, o,         clock,      1.0};
+    tpb_backend_args_t a = {world, topo->rank, topo->size, topo->local_rank, topo->local_size,
+                            o,     clock,      1.0};
     if (o->nemulate)
         a.emulate_factor = o->emulate[topo->rank];
     return tpb_agree(world, ops->init(&a, be));

@@ -33,8 +33,8 @@ END_TEST
 
 START_TEST(lowest_failing_rank_wins)
 {
-    tpb_status_t local = tpb_err_set(rank() == 0 ? TPB_ERR_IO : TPB_ERR_INVALID, "rank %d says no",
-                                     rank());
+    tpb_status_t local =
+        tpb_err_set(rank() == 0 ? TPB_ERR_IO : TPB_ERR_INVALID, "rank %d says no", rank());
     ck_assert_int_eq(tpb_agree(MPI_COMM_WORLD, local), TPB_ERR_IO);
     ck_assert_str_eq(tpb_err_msg(), "rank 0 says no");
 }

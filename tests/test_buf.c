@@ -14,8 +14,8 @@
 
 START_TEST(json_escaping_round_trip)
 {
-    const char *cases[] = {"plain", "quote \" and \\ backslash", "tab\tnl\ncr\r", "\x01\x1f",
-                           "utf-8 é 中", ""};
+    const char *cases[] = {
+        "plain", "quote \" and \\ backslash", "tab\tnl\ncr\r", "\x01\x1f", "utf-8 é 中", ""};
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         tpb_buf_t b = TPB_BUF_INIT;
         tpb_json_str(&b, cases[i]);
@@ -149,13 +149,30 @@ START_TEST(result_records)
     sample_result(&r, info, ranks);
     tpb_buf_t b = TPB_BUF_INIT;
     tpb_report_json(&b, &r);
-    const char *keys[] = {"\"backend\":\"host\"", "\"world_size\":2", "\"tp\":2",
-                          "\"split\":\"col\"", "\"policy\":\"weighted\"", "\"m\":4", "\"n\":201",
-                          "\"k\":8", "\"dtype\":\"fp32\"", "\"iters\":10",
-                          "\"shards\":[100,101]", "\"speeds\":[1,2]", "\"step_us\":{\"median\":22",
-                          "\"compute_us\":[10,20]", "\"comm_us\":[2,2]", "\"wait_us\":[10,0]",
-                          "\"lb\":", "\"u\":", "\"e\":", "\"tflops\":", "\"busbw_gbs\":",
-                          "\"straggler_rank\":1", "\"check\":\"pass\"", "\"speedup\":null",
+    const char *keys[] = {"\"backend\":\"host\"",
+                          "\"world_size\":2",
+                          "\"tp\":2",
+                          "\"split\":\"col\"",
+                          "\"policy\":\"weighted\"",
+                          "\"m\":4",
+                          "\"n\":201",
+                          "\"k\":8",
+                          "\"dtype\":\"fp32\"",
+                          "\"iters\":10",
+                          "\"shards\":[100,101]",
+                          "\"speeds\":[1,2]",
+                          "\"step_us\":{\"median\":22",
+                          "\"compute_us\":[10,20]",
+                          "\"comm_us\":[2,2]",
+                          "\"wait_us\":[10,0]",
+                          "\"lb\":",
+                          "\"u\":",
+                          "\"e\":",
+                          "\"tflops\":",
+                          "\"busbw_gbs\":",
+                          "\"straggler_rank\":1",
+                          "\"check\":\"pass\"",
+                          "\"speedup\":null",
                           "\"spikes\":[{\"iter\":4,\"rank\":1,\"step_us\":50}]",
                           "\"shape\":\"qkv,\\\"proj\\\"\""};
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -207,15 +224,13 @@ START_TEST(calibration_file)
     ck_assert_int_eq(tpb_caltable_save(path, &t), TPB_OK);
     ck_assert_int_eq(tpb_caltable_load(path, &u), TPB_OK);
     double g[2];
-    ck_assert_int_eq(tpb_caltable_lookup(&u, TPB_SPLIT_COL, 64, 128, 256, 2, TPB_DTYPE_FP32, 0, 2,
-                                         g),
-                     1);
+    ck_assert_int_eq(
+        tpb_caltable_lookup(&u, TPB_SPLIT_COL, 64, 128, 256, 2, TPB_DTYPE_FP32, 0, 2, g), 1);
     ck_assert_double_eq(g[0], 12.5);
     ck_assert_double_eq(g[1], 6.5);
     ck_assert_str_eq(u.e[0].host, "node,a");
-    ck_assert_int_eq(tpb_caltable_lookup(&u, TPB_SPLIT_ROW, 64, 128, 256, 2, TPB_DTYPE_FP32, 0, 2,
-                                         g),
-                     0);
+    ck_assert_int_eq(
+        tpb_caltable_lookup(&u, TPB_SPLIT_ROW, 64, 128, 256, 2, TPB_DTYPE_FP32, 0, 2, g), 0);
     tpb_caltable_free(&u);
     char bad[] = "split,m,n,k,tp,dtype,rank,host,gflops\ncol,1,2,3,2,fp32,0,h,-1\n";
     ck_assert_int_eq(tpb_caltable_parse(bad, "x.csv", &u), TPB_ERR_INVALID);

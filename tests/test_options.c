@@ -32,8 +32,7 @@ static tpb_status_t parse_resolve(const char *line, int world)
 static void assert_error(tpb_status_t st, const char *needle)
 {
     ck_assert_int_eq(st, TPB_ERR_INVALID);
-    ck_assert_msg(strstr(tpb_err_msg(), needle), "message '%s' lacks '%s'", tpb_err_msg(),
-                  needle);
+    ck_assert_msg(strstr(tpb_err_msg(), needle), "message '%s' lacks '%s'", tpb_err_msg(), needle);
     ck_assert(!strchr(tpb_err_msg(), '\n'));
 }
 

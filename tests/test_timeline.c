@@ -10,8 +10,8 @@
 
 /* marks[r][i]: compute from 1000*i for comp[r] us (+ extra), then a collective
  * ending xfer us after the group's last arrival. */
-static void synth(tpb_mark_t *m, int world, int tp, const double *comp, double xfer,
-                  int late_rank, double late_us, int every)
+static void synth(tpb_mark_t *m, int world, int tp, const double *comp, double xfer, int late_rank,
+                  double late_us, int every)
 {
     for (int i = 0; i < ITERS; i++) {
         for (int g = 0; g < world / tp; g++) {

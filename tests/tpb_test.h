@@ -18,10 +18,10 @@ static inline int tpb_test_main(Suite *s)
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
-#define TPB_TEST_MAIN(suite_fn)                                                                \
-    int main(void)                                                                             \
-    {                                                                                          \
-        return tpb_test_main(suite_fn());                                                      \
+#define TPB_TEST_MAIN(suite_fn)                                                                    \
+    int main(void)                                                                                 \
+    {                                                                                              \
+        return tpb_test_main(suite_fn());                                                          \
     }
 
 #endif /* TPB_TEST_H */

@@ -10,18 +10,18 @@
 #include <mpi.h>
 #include <stdlib.h>
 
-#define TPB_TEST_MPI_MAIN(suite_fn)                                                            \
-    int main(int argc, char **argv)                                                            \
-    {                                                                                          \
-        MPI_Init(&argc, &argv);                                                                \
-        SRunner *sr = srunner_create(suite_fn());                                              \
-        srunner_set_fork_status(sr, CK_NOFORK);                                                \
-        srunner_run_all(sr, CK_NORMAL);                                                        \
-        int failed = srunner_ntests_failed(sr), total = 0;                                     \
-        srunner_free(sr);                                                                      \
-        MPI_Allreduce(&failed, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);                   \
-        MPI_Finalize();                                                                        \
-        return total ? EXIT_FAILURE : EXIT_SUCCESS;                                            \
+#define TPB_TEST_MPI_MAIN(suite_fn)                                                                \
+    int main(int argc, char **argv)                                                                \
+    {                                                                                              \
+        MPI_Init(&argc, &argv);                                                                    \
+        SRunner *sr = srunner_create(suite_fn());                                                  \
+        srunner_set_fork_status(sr, CK_NOFORK);                                                    \
+        srunner_run_all(sr, CK_NORMAL);                                                            \
+        int failed = srunner_ntests_failed(sr), total = 0;                                         \
+        srunner_free(sr);                                                                          \
+        MPI_Allreduce(&failed, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);                       \
+        MPI_Finalize();                                                                            \
+        return total ? EXIT_FAILURE : EXIT_SUCCESS;                                                \
     }
 
 #endif /* TPB_TEST_MPI_H */

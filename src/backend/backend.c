@@ -3,12 +3,11 @@
 
 #include <string.h>
 
-const tpb_backend_ops_t *tpb_backend_select(tpb_backend_kind_t kind,
-                                            tpb_backend_kind_t *resolved)
+const tpb_backend_ops_t *tpb_backend_select(tpb_backend_kind_t kind, tpb_backend_kind_t *resolved)
 {
     if (kind == TPB_BACKEND_AUTO)
-        kind = tpb_cuda_built() && tpb_cuda_device_count() > 0 ? TPB_BACKEND_CUDA
-                                                               : TPB_BACKEND_HOST;
+        kind =
+            tpb_cuda_built() && tpb_cuda_device_count() > 0 ? TPB_BACKEND_CUDA : TPB_BACKEND_HOST;
     *resolved = kind;
     return kind == TPB_BACKEND_CUDA ? &tpb_backend_cuda : &tpb_backend_host;
 }

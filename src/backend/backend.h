@@ -25,23 +25,23 @@ typedef struct tpb_comm tpb_comm_t;       /**< a backend's communicator of one T
 typedef struct {
     MPI_Comm world;
     int world_rank, world_size;
-    int local_rank, local_size;   /**< within the node (MPI_COMM_TYPE_SHARED) */
+    int local_rank, local_size; /**< within the node (MPI_COMM_TYPE_SHARED) */
     const tpb_options_t *opts;
-    const tpb_clock_t *clock;     /**< the clock marks are read on */
-    double emulate_factor;        /**< 1.0, or this rank's --emulate-speed factor */
+    const tpb_clock_t *clock; /**< the clock marks are read on */
+    double emulate_factor;    /**< 1.0, or this rank's --emulate-speed factor */
 } tpb_backend_args_t;
 
 /** Static facts about the device a rank drives, for the header and metadata. */
 typedef struct {
-    char name[128];      /**< "NVIDIA H100 80GB HBM3", "Intel Xeon ... (host)" */
-    char bus_id[32];     /**< PCI bus id, "" on host */
-    char uuid[48];       /**< device UUID, "" on host */
-    int index;           /**< device ordinal, -1 on host */
-    int sm_count;        /**< SMs (granted, when emulating), cores on host */
-    int sm_total;        /**< SMs of the whole device, cores on host */
-    double mem_bytes;    /**< device (or host) memory */
-    char emulation[64];  /**< how --emulate-speed is applied ("none", "green-context", ...) */
-    char versions[160];  /**< library versions ("cuBLAS 13.0, NCCL 2.28.9", "OpenBLAS ...") */
+    char name[128];     /**< "NVIDIA H100 80GB HBM3", "Intel Xeon ... (host)" */
+    char bus_id[32];    /**< PCI bus id, "" on host */
+    char uuid[48];      /**< device UUID, "" on host */
+    int index;          /**< device ordinal, -1 on host */
+    int sm_count;       /**< SMs (granted, when emulating), cores on host */
+    int sm_total;       /**< SMs of the whole device, cores on host */
+    double mem_bytes;   /**< device (or host) memory */
+    char emulation[64]; /**< how --emulate-speed is applied ("none", "green-context", ...) */
+    char versions[160]; /**< library versions ("cuBLAS 13.0, NCCL 2.28.9", "OpenBLAS ...") */
 } tpb_device_info_t;
 
 /** One GEMM: C[m x n] = A[m x k] * B^T, with B stored as n x k - the weight layout
@@ -82,8 +82,8 @@ typedef struct tpb_backend_ops {
                               tpb_dtype_t dt);
     /** All-gather of uneven blocks: rank r contributes counts[r] elements placed at
      *  recv + displs[r] (in elements). */
-    tpb_status_t (*allgatherv)(tpb_comm_t *comm, const void *send, void *recv,
-                               const size_t *counts, const size_t *displs, tpb_dtype_t dt);
+    tpb_status_t (*allgatherv)(tpb_comm_t *comm, const void *send, void *recv, const size_t *counts,
+                               const size_t *displs, tpb_dtype_t dt);
     /** Make room for n timer marks (outside timed loops). */
     tpb_status_t (*marks_prepare)(tpb_backend_t *be, size_t n);
     /** Record mark `slot` at this point of the work stream. */
@@ -110,8 +110,7 @@ int tpb_cuda_built(void);
  * The backend to use for `kind`: auto picks cuda when it is built and a GPU is
  * visible, else host. *resolved receives the concrete kind.
  */
-const tpb_backend_ops_t *tpb_backend_select(tpb_backend_kind_t kind,
-                                            tpb_backend_kind_t *resolved);
+const tpb_backend_ops_t *tpb_backend_select(tpb_backend_kind_t kind, tpb_backend_kind_t *resolved);
 
 /** Defaults that depend on the backend: granularity, dtype, shape. */
 void tpb_backend_defaults(tpb_backend_kind_t kind, long *granularity, tpb_dtype_t *dtype,

@@ -25,7 +25,7 @@ tpb_status_t tpb_cuda_err(cudaError_t e, const char *call, const char *file, int
 
 tpb_status_t tpb_cublas_err(cublasStatus_t e, const char *call, const char *file, int line)
 {
-    tpb_status_t st = e == CUBLAS_STATUS_NOT_SUPPORTED ? TPB_ERR_UNSUPPORTED
+    tpb_status_t st = e == CUBLAS_STATUS_NOT_SUPPORTED  ? TPB_ERR_UNSUPPORTED
                       : e == CUBLAS_STATUS_ALLOC_FAILED ? TPB_ERR_NOMEM
                                                         : TPB_ERR_BACKEND;
     return tpb_err_call(st, call, cublasGetStatusString(e), file, line);
@@ -183,9 +183,9 @@ static void cuda_info(tpb_backend_t *be, tpb_device_info_t *info)
     cudaDeviceGetPCIBusId(info->bus_id, sizeof(info->bus_id), be->device);
     const unsigned char *u = (const unsigned char *)be->prop.uuid.bytes;
     snprintf(info->uuid, sizeof(info->uuid),
-             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-             u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
-             u[14], u[15]);
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+             u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+             u[15]);
     info->index = be->device;
     info->sm_total = be->prop.multiProcessorCount;
     info->sm_count = be->green.sm_granted ? be->green.sm_granted : info->sm_total;
@@ -231,11 +231,11 @@ static void cuda_free(tpb_backend_t *be, void *ptr)
     cudaFree(ptr);
 }
 
-static tpb_status_t cuda_copy(tpb_backend_t *be, void *dst, const void *src, size_t bytes,
-                              int dir)
+static tpb_status_t cuda_copy(tpb_backend_t *be, void *dst, const void *src, size_t bytes, int dir)
 {
     TPB_CHECK_RET(tpb_cuda_wait(be));
-    TPB_CUDA_RET(cudaMemcpy(dst, src, bytes, dir ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice));
+    TPB_CUDA_RET(
+        cudaMemcpy(dst, src, bytes, dir ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice));
     return TPB_OK;
 }
 

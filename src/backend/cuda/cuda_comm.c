@@ -40,7 +40,8 @@ static tpb_status_t check_group_devices(tpb_comm_t *c)
     else if (MPI_Allgather(host, TPB_HOST_LEN, MPI_CHAR, hosts, TPB_HOST_LEN, MPI_CHAR, c->mpi) !=
                  MPI_SUCCESS ||
              MPI_Allgather(&c->be->device, 1, MPI_INT, devs, 1, MPI_INT, c->mpi) != MPI_SUCCESS)
-        st = tpb_err_call(TPB_ERR_MPI, "MPI_Allgather", "devices of a TP group", __FILE__, __LINE__);
+        st =
+            tpb_err_call(TPB_ERR_MPI, "MPI_Allgather", "devices of a TP group", __FILE__, __LINE__);
     if (st == TPB_OK) {
         tpb_topo_index_hosts(hosts, c->size, idx);
         st = tpb_cuda_check_sharing(idx, devs, c->size, c->be->args.opts->comm);
@@ -153,12 +154,15 @@ static tpb_status_t mpi_allreduce(tpb_comm_t *c, const void *send, void *recv, s
     if (count > 0x7fffffff)
         return tpb_err_set(TPB_ERR_UNSUPPORTED, "--comm mpi: %zu elements exceed an int", count);
     TPB_CHECK_RET(staging(be, bytes));
-    TPB_CUDA_RET(cudaMemcpyAsync(be->host_send, send, bytes, cudaMemcpyDeviceToHost, be->comm_stream));
+    TPB_CUDA_RET(
+        cudaMemcpyAsync(be->host_send, send, bytes, cudaMemcpyDeviceToHost, be->comm_stream));
     TPB_CUDA_RET(cudaStreamSynchronize(be->comm_stream));
     if (MPI_Allreduce(be->host_send, be->host_recv, (int)count,
-                      dt == TPB_DTYPE_FP64 ? MPI_DOUBLE : MPI_FLOAT, MPI_SUM, c->mpi) != MPI_SUCCESS)
+                      dt == TPB_DTYPE_FP64 ? MPI_DOUBLE : MPI_FLOAT, MPI_SUM,
+                      c->mpi) != MPI_SUCCESS)
         return tpb_err_call(TPB_ERR_MPI, "MPI_Allreduce", "--comm mpi", __FILE__, __LINE__);
-    TPB_CUDA_RET(cudaMemcpyAsync(recv, be->host_recv, bytes, cudaMemcpyHostToDevice, be->comm_stream));
+    TPB_CUDA_RET(
+        cudaMemcpyAsync(recv, be->host_recv, bytes, cudaMemcpyHostToDevice, be->comm_stream));
     return TPB_OK;
 }
 
@@ -168,8 +172,8 @@ tpb_status_t tpb_cuda_allreduce(tpb_comm_t *c, const void *send, void *recv, siz
     tpb_backend_t *be = c->be;
     TPB_CHECK_RET(comm_begin(be));
     if (c->nccl)
-        TPB_NCCL_RET(ncclAllReduce(send, recv, count, nccl_type(dt), ncclSum, c->nccl,
-                                   be->comm_stream));
+        TPB_NCCL_RET(
+            ncclAllReduce(send, recv, count, nccl_type(dt), ncclSum, c->nccl, be->comm_stream));
     else
         TPB_CHECK_RET(mpi_allreduce(c, send, recv, count, dt));
     return comm_end(be);
@@ -180,8 +184,8 @@ static tpb_status_t nccl_allgatherv(tpb_comm_t *c, const void *send, void *recv,
 {
     size_t esz = tpb_dtype_in_size(dt);
     if (tpb_cuda_blocks_equal(counts, c->size)) {
-        TPB_NCCL_RET(ncclAllGather(send, recv, counts[0], nccl_type(dt), c->nccl,
-                                   c->be->comm_stream));
+        TPB_NCCL_RET(
+            ncclAllGather(send, recv, counts[0], nccl_type(dt), c->nccl, c->be->comm_stream));
         return TPB_OK;
     }
     /* NCCL has no all-gather-v: one broadcast per rank, grouped */
@@ -218,12 +222,13 @@ static tpb_status_t mpi_allgatherv(tpb_comm_t *c, const void *send, void *recv,
     if (MPI_Allgatherv(be->host_send, ic[c->rank], MPI_BYTE, be->host_recv, ic, id, MPI_BYTE,
                        c->mpi) != MPI_SUCCESS)
         return tpb_err_call(TPB_ERR_MPI, "MPI_Allgatherv", "--comm mpi", __FILE__, __LINE__);
-    TPB_CUDA_RET(cudaMemcpyAsync(recv, be->host_recv, total, cudaMemcpyHostToDevice, be->comm_stream));
+    TPB_CUDA_RET(
+        cudaMemcpyAsync(recv, be->host_recv, total, cudaMemcpyHostToDevice, be->comm_stream));
     return TPB_OK;
 }
 
-tpb_status_t tpb_cuda_allgatherv(tpb_comm_t *c, const void *send, void *recv,
-                                 const size_t *counts, const size_t *displs, tpb_dtype_t dt)
+tpb_status_t tpb_cuda_allgatherv(tpb_comm_t *c, const void *send, void *recv, const size_t *counts,
+                                 const size_t *displs, tpb_dtype_t dt)
 {
     TPB_CHECK_RET(comm_begin(c->be));
     if (c->nccl)
@@ -264,7 +269,9 @@ static void arrivals_post(tpb_backend_t *be, arrivals_t *a)
 static int streams_done(tpb_backend_t *be, cudaError_t *err)
 {
     cudaError_t a = cudaStreamQuery(be->gemm_stream), b = cudaStreamQuery(be->comm_stream);
-    *err = a != cudaErrorNotReady && a != cudaSuccess ? a : b != cudaErrorNotReady && b != cudaSuccess ? b : cudaSuccess;
+    *err = a != cudaErrorNotReady && a != cudaSuccess   ? a
+           : b != cudaErrorNotReady && b != cudaSuccess ? b
+                                                        : cudaSuccess;
     return a == cudaSuccess && b == cudaSuccess;
 }
 

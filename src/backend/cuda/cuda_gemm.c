@@ -18,12 +18,16 @@ typedef struct {
 static gemm_types_t types_of(tpb_dtype_t dt)
 {
     switch (dt) {
-    case TPB_DTYPE_FP64: return (gemm_types_t){CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F};
+    case TPB_DTYPE_FP64:
+        return (gemm_types_t){CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F};
     case TPB_DTYPE_TF32:
         return (gemm_types_t){CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32};
-    case TPB_DTYPE_FP16: return (gemm_types_t){CUDA_R_16F, CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F};
-    case TPB_DTYPE_BF16: return (gemm_types_t){CUDA_R_16BF, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F};
-    case TPB_DTYPE_FP8: return (gemm_types_t){CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F};
+    case TPB_DTYPE_FP16:
+        return (gemm_types_t){CUDA_R_16F, CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F};
+    case TPB_DTYPE_BF16:
+        return (gemm_types_t){CUDA_R_16BF, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F};
+    case TPB_DTYPE_FP8:
+        return (gemm_types_t){CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F};
     default: return (gemm_types_t){CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F};
     }
 }
@@ -52,12 +56,15 @@ static tpb_status_t plan_build(tpb_backend_t *be, const tpb_gemm_t *g, tpb_cuda_
     memset(p, 0, sizeof(*p));
     TPB_CUBLAS_RET(cublasLtMatmulDescCreate(&p->op, t.compute, t.scale));
     p->valid = 1; /* from here plan_destroy frees what exists */
-    TPB_CUBLAS_RET(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
-    TPB_CUBLAS_RET(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
+    TPB_CUBLAS_RET(
+        cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
+    TPB_CUBLAS_RET(
+        cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
     /* column-major views: A' = B (k x n, ld ldb), B' = A (k x m, ld lda), C' = C (n x m) */
     TPB_CUBLAS_RET(cublasLtMatrixLayoutCreate(&p->a, t.in, (uint64_t)g->k, (uint64_t)g->n, g->ldb));
     TPB_CUBLAS_RET(cublasLtMatrixLayoutCreate(&p->b, t.in, (uint64_t)g->k, (uint64_t)g->m, g->lda));
-    TPB_CUBLAS_RET(cublasLtMatrixLayoutCreate(&p->c, t.out, (uint64_t)g->n, (uint64_t)g->m, g->ldc));
+    TPB_CUBLAS_RET(
+        cublasLtMatrixLayoutCreate(&p->c, t.out, (uint64_t)g->n, (uint64_t)g->m, g->ldc));
     cublasLtMatmulPreference_t pref;
     TPB_CUBLAS_RET(cublasLtMatmulPreferenceCreate(&pref));
     size_t ws = TPB_CUDA_WORKSPACE;

@@ -14,8 +14,8 @@
 
 typedef CUresult (*pfn_device_get)(CUdevice *, int);
 typedef CUresult (*pfn_get_resource)(CUdevice, CUdevResource *, CUdevResourceType);
-typedef CUresult (*pfn_split)(CUdevResource *, unsigned *, const CUdevResource *,
-                              CUdevResource *, unsigned, unsigned);
+typedef CUresult (*pfn_split)(CUdevResource *, unsigned *, const CUdevResource *, CUdevResource *,
+                              unsigned, unsigned);
 typedef CUresult (*pfn_gen_desc)(CUdevResourceDesc *, CUdevResource *, unsigned);
 typedef CUresult (*pfn_green_create)(CUgreenCtx *, CUdevResourceDesc, CUdevice, unsigned);
 typedef CUresult (*pfn_green_stream)(CUstream *, CUgreenCtx, unsigned, int);

@@ -28,26 +28,26 @@ typedef struct {
 
 /** Green-context SM partition (driver API reached through cudaGetDriverEntryPoint). */
 typedef struct {
-    void *ctx;        /* CUgreenCtx */
+    void *ctx; /* CUgreenCtx */
     int sm_granted;
-    char how[64];     /* "green-context", "repeat (...)" or "none" */
+    char how[64]; /* "green-context", "repeat (...)" or "none" */
 } tpb_cuda_green_t;
 
 struct tpb_backend {
     tpb_backend_args_t args;
     int device;
-    int ranks_on_device;      /* node-local ranks sharing this GPU */
+    int ranks_on_device; /* node-local ranks sharing this GPU */
     struct cudaDeviceProp prop;
     cudaStream_t gemm_stream; /* in the green context when emulating */
     cudaStream_t comm_stream; /* primary context (== gemm_stream without emulation) */
     cudaStream_t cur;         /* stream of the last submitted work: marks go there */
     cudaEvent_t gemm_done, comm_done;
-    int comm_pending;         /* comm_done recorded and not yet waited on */
+    int comm_pending; /* comm_done recorded and not yet waited on */
     cublasLtHandle_t lt;
     void *workspace;
     tpb_cuda_plan_t plans[TPB_CUDA_PLANS];
-    int repeat_full;          /* repeat fallback: GEMMs per compute phase */
-    double repeat_frac;       /* and the fraction of columns of one more */
+    int repeat_full;    /* repeat fallback: GEMMs per compute phase */
+    double repeat_frac; /* and the fraction of columns of one more */
     tpb_cuda_green_t green;
     /* marks */
     cudaEvent_t *events;
@@ -58,7 +58,7 @@ struct tpb_backend {
     /* --comm mpi staging and the collective watchdog */
     void *host_send, *host_recv;
     size_t host_bytes;
-    ncclComm_t watch[8];      /* NCCL communicators open, polled while waiting */
+    ncclComm_t watch[8]; /* NCCL communicators open, polled while waiting */
     int nwatch;
     MPI_Comm watch_mpi[8];
     unsigned wait_seq;
@@ -66,8 +66,8 @@ struct tpb_backend {
 
 struct tpb_comm {
     tpb_backend_t *be;
-    MPI_Comm mpi;             /* the group (duplicated) */
-    ncclComm_t nccl;          /* NULL with --comm mpi */
+    MPI_Comm mpi;    /* the group (duplicated) */
+    ncclComm_t nccl; /* NULL with --comm mpi */
     int rank, size;
 };
 
@@ -76,23 +76,23 @@ tpb_status_t tpb_cuda_err(cudaError_t e, const char *call, const char *file, int
 tpb_status_t tpb_cublas_err(cublasStatus_t e, const char *call, const char *file, int line);
 tpb_status_t tpb_nccl_err(ncclResult_t e, const char *call, const char *file, int line);
 
-#define TPB_CUDA_RET(call)                                                                     \
-    do {                                                                                       \
-        cudaError_t tpb_e_ = (call);                                                           \
-        if (tpb_e_ != cudaSuccess)                                                             \
-            return tpb_cuda_err(tpb_e_, #call, __FILE__, __LINE__);                            \
+#define TPB_CUDA_RET(call)                                                                         \
+    do {                                                                                           \
+        cudaError_t tpb_e_ = (call);                                                               \
+        if (tpb_e_ != cudaSuccess)                                                                 \
+            return tpb_cuda_err(tpb_e_, #call, __FILE__, __LINE__);                                \
     } while (0)
-#define TPB_CUBLAS_RET(call)                                                                   \
-    do {                                                                                       \
-        cublasStatus_t tpb_e_ = (call);                                                        \
-        if (tpb_e_ != CUBLAS_STATUS_SUCCESS)                                                   \
-            return tpb_cublas_err(tpb_e_, #call, __FILE__, __LINE__);                          \
+#define TPB_CUBLAS_RET(call)                                                                       \
+    do {                                                                                           \
+        cublasStatus_t tpb_e_ = (call);                                                            \
+        if (tpb_e_ != CUBLAS_STATUS_SUCCESS)                                                       \
+            return tpb_cublas_err(tpb_e_, #call, __FILE__, __LINE__);                              \
     } while (0)
-#define TPB_NCCL_RET(call)                                                                     \
-    do {                                                                                       \
-        ncclResult_t tpb_e_ = (call);                                                          \
-        if (tpb_e_ != ncclSuccess && tpb_e_ != ncclInProgress)                                 \
-            return tpb_nccl_err(tpb_e_, #call, __FILE__, __LINE__);                            \
+#define TPB_NCCL_RET(call)                                                                         \
+    do {                                                                                           \
+        ncclResult_t tpb_e_ = (call);                                                              \
+        if (tpb_e_ != ncclSuccess && tpb_e_ != ncclInProgress)                                     \
+            return tpb_nccl_err(tpb_e_, #call, __FILE__, __LINE__);                                \
     } while (0)
 
 /* ---- cuda_gemm.c ---- */
@@ -110,8 +110,8 @@ tpb_status_t tpb_cuda_comm_open(tpb_backend_t *be, MPI_Comm group, tpb_comm_t **
 void tpb_cuda_comm_close(tpb_comm_t *c);
 tpb_status_t tpb_cuda_allreduce(tpb_comm_t *c, const void *send, void *recv, size_t count,
                                 tpb_dtype_t dt);
-tpb_status_t tpb_cuda_allgatherv(tpb_comm_t *c, const void *send, void *recv,
-                                 const size_t *counts, const size_t *displs, tpb_dtype_t dt);
+tpb_status_t tpb_cuda_allgatherv(tpb_comm_t *c, const void *send, void *recv, const size_t *counts,
+                                 const size_t *displs, tpb_dtype_t dt);
 /** Wait for all submitted work under the --timeout watchdog. */
 tpb_status_t tpb_cuda_wait(tpb_backend_t *be);
 

@@ -6,9 +6,10 @@
 tpb_status_t tpb_cuda_pick_device(int local_rank, int ndev, const int *map, int nmap, int *dev)
 {
     if (ndev <= 0)
-        return tpb_err_set(TPB_ERR_NO_DEVICE,
-                           "--backend cuda: no GPU is visible to this rank (check "
-                           "CUDA_VISIBLE_DEVICES and the job's GPU request, or use --backend host)");
+        return tpb_err_set(
+            TPB_ERR_NO_DEVICE,
+            "--backend cuda: no GPU is visible to this rank (check "
+            "CUDA_VISIBLE_DEVICES and the job's GPU request, or use --backend host)");
     if (!map || nmap == 0) {
         *dev = local_rank % ndev;
         return TPB_OK;

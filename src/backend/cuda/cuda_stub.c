@@ -17,8 +17,15 @@ static tpb_status_t stub_init(const tpb_backend_args_t *a, tpb_backend_t **be)
     (void)be;
     return not_built();
 }
-static void stub_finalize(tpb_backend_t *be) { (void)be; }
-static void stub_info(tpb_backend_t *be, tpb_device_info_t *i) { (void)be; (void)i; }
+static void stub_finalize(tpb_backend_t *be)
+{
+    (void)be;
+}
+static void stub_info(tpb_backend_t *be, tpb_device_info_t *i)
+{
+    (void)be;
+    (void)i;
+}
 static tpb_status_t stub_mem_free(tpb_backend_t *be, double *b)
 {
     (void)be;
@@ -59,9 +66,11 @@ static tpb_status_t stub_comm_open(tpb_backend_t *be, MPI_Comm g, tpb_comm_t **c
     (void)c;
     return not_built();
 }
-static void stub_comm_close(tpb_comm_t *c) { (void)c; }
-static tpb_status_t stub_allreduce(tpb_comm_t *c, const void *s, void *r, size_t n,
-                                   tpb_dtype_t dt)
+static void stub_comm_close(tpb_comm_t *c)
+{
+    (void)c;
+}
+static tpb_status_t stub_allreduce(tpb_comm_t *c, const void *s, void *r, size_t n, tpb_dtype_t dt)
 {
     (void)c;
     (void)s;

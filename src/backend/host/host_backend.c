@@ -109,8 +109,7 @@ static void host_free(tpb_backend_t *be, void *ptr)
     free(ptr);
 }
 
-static tpb_status_t host_copy(tpb_backend_t *be, void *dst, const void *src, size_t bytes,
-                              int dir)
+static tpb_status_t host_copy(tpb_backend_t *be, void *dst, const void *src, size_t bytes, int dir)
 {
     (void)be;
     (void)dir;
@@ -122,11 +121,11 @@ static tpb_status_t host_gemm(tpb_backend_t *be, const tpb_gemm_t *g)
 {
     double t0 = tpb_clock_now_us(NULL);
     if (g->dtype == TPB_DTYPE_FP64)
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->m, (int)g->n, (int)g->k,
-                    1.0, g->a, (int)g->lda, g->b, (int)g->ldb, 0.0, g->c, (int)g->ldc);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->m, (int)g->n, (int)g->k, 1.0,
+                    g->a, (int)g->lda, g->b, (int)g->ldb, 0.0, g->c, (int)g->ldc);
     else if (g->dtype == TPB_DTYPE_FP32)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->m, (int)g->n, (int)g->k,
-                    1.0f, g->a, (int)g->lda, g->b, (int)g->ldb, 0.0f, g->c, (int)g->ldc);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->m, (int)g->n, (int)g->k, 1.0f,
+                    g->a, (int)g->lda, g->b, (int)g->ldb, 0.0f, g->c, (int)g->ldc);
     else
         return tpb_err_set(TPB_ERR_UNSUPPORTED, "host backend: dtype %s is not supported",
                            tpb_dtype_name(g->dtype));
