@@ -58,7 +58,7 @@ done
 for np in 2 4; do
     emu=$(python3 -c "print(','.join(['1.0','0.5']*($np//2)))")
     timeout 150 mpirun -np "$np" --bind-to none "$T" --backend cuda --comm mpi --dtype fp32 \
-        --tp "$np" --emulate-speed "$emu" --shape 4096x8192x8192 --check --iters 10 \
+        --tp "$np" --emulate-speed "$emu" --shape 2048x8192x8192 --check --iters 10 \
         --out "$OUTDIR/shared-$np" >"$OUTDIR/shared-$np.txt" 2>&1
     say "shared np=$np emulate $emu: rc $?"
     grep -E "emulation|^ +[0-9]+ " "$OUTDIR/shared-$np.txt" | tee -a "$SUM"

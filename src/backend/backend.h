@@ -70,7 +70,8 @@ typedef struct tpb_backend_ops {
     tpb_status_t (*mem_free)(tpb_backend_t *be, double *bytes);
     tpb_status_t (*alloc)(tpb_backend_t *be, size_t bytes, void **ptr);
     void (*free)(tpb_backend_t *be, void *ptr);
-    /** Copy between host memory and backend memory (dir: 0 to backend, 1 to host). */
+    /** Copy between host memory and backend memory (dir: 0 to backend, 1 to host),
+     *  after this rank's submitted work has finished. Not collective. */
     tpb_status_t (*copy)(tpb_backend_t *be, void *dst, const void *src, size_t bytes, int dir);
     /** The compute phase: one GEMM (with the emulated slowdown and injected delay). */
     tpb_status_t (*gemm)(tpb_backend_t *be, const tpb_gemm_t *g);
@@ -88,9 +89,11 @@ typedef struct tpb_backend_ops {
     tpb_status_t (*marks_prepare)(tpb_backend_t *be, size_t n);
     /** Record mark `slot` at this point of the work stream. */
     tpb_status_t (*mark)(tpb_backend_t *be, size_t slot);
-    /** Wait for all work, then read marks [0, n) as microseconds on the clock. */
+    /** Wait for all work, then read marks [0, n) as microseconds on the clock.
+     *  Called by every rank at the same point (the CUDA watchdog relies on it). */
     tpb_status_t (*marks_read)(tpb_backend_t *be, size_t n, double *us);
-    /** Wait until all work submitted by this rank has finished. */
+    /** Wait until all work submitted by this rank has finished. Called by every
+     *  rank at the same point, like marks_read. */
     tpb_status_t (*sync)(tpb_backend_t *be);
 } tpb_backend_ops_t;
 

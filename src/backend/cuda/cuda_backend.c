@@ -106,9 +106,9 @@ static tpb_status_t setup_streams(tpb_backend_t *be)
     be->gemm_stream = be->comm_stream;
     TPB_CHECK_RET(tpb_cuda_emulation_init(be, be->args.emulate_factor));
     be->cur = be->gemm_stream;
-    TPB_CUDA_RET(cudaEventCreateWithFlags(&be->gemm_done, cudaEventDisableTiming));
+    TPB_CHECK_RET(tpb_cuda_gemm_event(be, &be->gemm_done, cudaEventDisableTiming));
     TPB_CUDA_RET(cudaEventCreateWithFlags(&be->comm_done, cudaEventDisableTiming));
-    TPB_CUDA_RET(cudaEventCreate(&be->anchor[0]));
+    TPB_CHECK_RET(tpb_cuda_gemm_event(be, &be->anchor[0], cudaEventDefault));
     TPB_CUDA_RET(cudaEventCreate(&be->anchor[1]));
     TPB_CUBLAS_RET(cublasLtCreate(&be->lt));
     TPB_CUDA_RET(cudaMalloc(&be->workspace, TPB_CUDA_WORKSPACE));
@@ -157,9 +157,12 @@ static void cuda_finalize(tpb_backend_t *be)
     if (be->comm_stream)
         cudaStreamSynchronize(be->comm_stream);
     tpb_cuda_plans_free(be);
-    for (size_t i = 0; i < be->nevents; i++)
-        cudaEventDestroy(be->events[i]);
-    free(be->events);
+    for (size_t i = 0; i < be->nevents; i++) {
+        cudaEventDestroy(be->ev[0][i]);
+        cudaEventDestroy(be->ev[1][i]);
+    }
+    free(be->ev[0]);
+    free(be->ev[1]);
     free(be->event_stream);
     cudaEvent_t ev[4] = {be->gemm_done, be->comm_done, be->anchor[0], be->anchor[1]};
     for (int i = 0; i < 4; i++)
@@ -213,9 +216,9 @@ static tpb_status_t cuda_alloc(tpb_backend_t *be, size_t bytes, void **ptr)
 {
     void *p = NULL;
     TPB_CUDA_RET(cudaMalloc(&p, bytes ? bytes : 1));
-    cudaError_t e = cudaMemsetAsync(p, 0, bytes, be->gemm_stream);
+    cudaError_t e = cudaMemsetAsync(p, 0, bytes, be->comm_stream);
     if (e == cudaSuccess)
-        e = cudaStreamSynchronize(be->gemm_stream);
+        e = cudaStreamSynchronize(be->comm_stream);
     if (e != cudaSuccess) {
         cudaFree(p);
         return tpb_cuda_err(e, "cudaMemsetAsync", __FILE__, __LINE__);
@@ -233,7 +236,7 @@ static void cuda_free(tpb_backend_t *be, void *ptr)
 
 static tpb_status_t cuda_copy(tpb_backend_t *be, void *dst, const void *src, size_t bytes, int dir)
 {
-    TPB_CHECK_RET(tpb_cuda_wait(be));
+    TPB_CHECK_RET(tpb_cuda_wait(be, 0));
     TPB_CUDA_RET(
         cudaMemcpy(dst, src, bytes, dir ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice));
     return TPB_OK;
@@ -245,7 +248,7 @@ static void CUDART_CB stall_fn(void *arg)
     tpb_stall_us((double)(uintptr_t)arg);
 }
 
-static tpb_status_t cuda_gemm_phase(tpb_backend_t *be, const tpb_gemm_t *g)
+static tpb_status_t gemm_phase(tpb_backend_t *be, const tpb_gemm_t *g)
 {
     if (be->comm_pending) { /* the next GEMM overwrites what the collective reads */
         TPB_CUDA_RET(cudaStreamWaitEvent(be->gemm_stream, be->comm_done, 0));
@@ -254,47 +257,80 @@ static tpb_status_t cuda_gemm_phase(tpb_backend_t *be, const tpb_gemm_t *g)
     TPB_CHECK_RET(tpb_cuda_gemm(be, g));
     if (g->delay_us > 0.0)
         TPB_CUDA_RET(cudaLaunchHostFunc(be->gemm_stream, stall_fn, (void *)(uintptr_t)g->delay_us));
+    return TPB_OK;
+}
+
+static tpb_status_t cuda_gemm_phase(tpb_backend_t *be, const tpb_gemm_t *g)
+{
+    tpb_cuda_green_enter(be);
+    tpb_status_t st = gemm_phase(be, g);
+    tpb_cuda_green_leave(be);
     be->cur = be->gemm_stream;
+    return st;
+}
+
+/* Grow both event pools to n (the GEMM stream's pool in its own context). */
+static tpb_status_t grow_events(tpb_backend_t *be, size_t n)
+{
+    for (int p = 0; p < 2; p++) {
+        cudaEvent_t *ev = realloc(be->ev[p], n * sizeof(*ev));
+        if (!ev)
+            return tpb_err_set(TPB_ERR_NOMEM, "cuda backend: no memory for %zu marks", n);
+        be->ev[p] = ev;
+    }
+    unsigned char *es = realloc(be->event_stream, n);
+    if (!es)
+        return tpb_err_set(TPB_ERR_NOMEM, "cuda backend: no memory for %zu marks", n);
+    be->event_stream = es;
+    for (; be->nevents < n; be->nevents++) {
+        TPB_CHECK_RET(tpb_cuda_gemm_event(be, &be->ev[0][be->nevents], cudaEventDefault));
+        TPB_CUDA_RET(cudaEventCreate(&be->ev[1][be->nevents]));
+    }
     return TPB_OK;
 }
 
 static tpb_status_t cuda_marks_prepare(tpb_backend_t *be, size_t n)
 {
-    TPB_CHECK_RET(tpb_cuda_wait(be));
-    if (n > be->nevents) {
-        cudaEvent_t *ev = realloc(be->events, n * sizeof(*ev));
-        unsigned char *es = ev ? realloc(be->event_stream, n) : NULL;
-        if (ev)
-            be->events = ev;
-        if (!ev || !es)
-            return tpb_err_set(TPB_ERR_NOMEM, "cuda backend: no memory for %zu marks", n);
-        be->event_stream = es;
-        for (; be->nevents < n; be->nevents++)
-            TPB_CUDA_RET(cudaEventCreate(&be->events[be->nevents]));
-    }
+    TPB_CHECK_RET(tpb_cuda_wait(be, 0));
+    if (n > be->nevents)
+        TPB_CHECK_RET(grow_events(be, n));
     cudaStream_t s[2] = {be->gemm_stream, be->comm_stream};
     for (int i = 0; i < 2; i++) { /* host time right after the anchor completes */
-        TPB_CUDA_RET(cudaEventRecord(be->anchor[i], s[i]));
-        TPB_CUDA_RET(cudaEventSynchronize(be->anchor[i]));
+        if (i == 0)
+            tpb_cuda_green_enter(be);
+        cudaError_t e = cudaEventRecord(be->anchor[i], s[i]);
+        if (e == cudaSuccess)
+            e = cudaEventSynchronize(be->anchor[i]);
         be->anchor_us[i] = tpb_clock_now_us(be->args.clock);
+        if (i == 0)
+            tpb_cuda_green_leave(be);
+        if (e != cudaSuccess)
+            return tpb_cuda_err(e, "cudaEventRecord(anchor)", __FILE__, __LINE__);
     }
     return TPB_OK;
 }
 
 static tpb_status_t cuda_mark(tpb_backend_t *be, size_t slot)
 {
-    be->event_stream[slot] = be->cur == be->comm_stream && be->comm_stream != be->gemm_stream;
-    TPB_CUDA_RET(cudaEventRecord(be->events[slot], be->cur));
+    int s = be->cur == be->comm_stream && be->comm_stream != be->gemm_stream;
+    be->event_stream[slot] = (unsigned char)s;
+    if (s == 0)
+        tpb_cuda_green_enter(be);
+    cudaError_t e = cudaEventRecord(be->ev[s][slot], be->cur);
+    if (s == 0)
+        tpb_cuda_green_leave(be);
+    if (e != cudaSuccess)
+        return tpb_cuda_err(e, "cudaEventRecord(mark)", __FILE__, __LINE__);
     return TPB_OK;
 }
 
 static tpb_status_t cuda_marks_read(tpb_backend_t *be, size_t n, double *us)
 {
-    TPB_CHECK_RET(tpb_cuda_wait(be));
+    TPB_CHECK_RET(tpb_cuda_wait(be, 1));
     for (size_t i = 0; i < n; i++) {
         float ms = 0.0f;
         int s = be->event_stream[i];
-        TPB_CUDA_RET(cudaEventElapsedTime(&ms, be->anchor[s], be->events[i]));
+        TPB_CUDA_RET(cudaEventElapsedTime(&ms, be->anchor[s], be->ev[s][i]));
         us[i] = be->anchor_us[s] + 1e3 * (double)ms;
     }
     return TPB_OK;
@@ -302,7 +338,7 @@ static tpb_status_t cuda_marks_read(tpb_backend_t *be, size_t n, double *us)
 
 static tpb_status_t cuda_sync(tpb_backend_t *be)
 {
-    return tpb_cuda_wait(be);
+    return tpb_cuda_wait(be, 1);
 }
 
 const tpb_backend_ops_t tpb_backend_cuda = {

@@ -115,7 +115,11 @@ void tpb_cuda_comm_close(tpb_comm_t *c)
 static tpb_status_t comm_begin(tpb_backend_t *be)
 {
     if (be->gemm_stream != be->comm_stream) {
-        TPB_CUDA_RET(cudaEventRecord(be->gemm_done, be->gemm_stream));
+        tpb_cuda_green_enter(be);
+        cudaError_t e = cudaEventRecord(be->gemm_done, be->gemm_stream);
+        tpb_cuda_green_leave(be);
+        if (e != cudaSuccess)
+            return tpb_cuda_err(e, "cudaEventRecord(gemm_done)", __FILE__, __LINE__);
         TPB_CUDA_RET(cudaStreamWaitEvent(be->comm_stream, be->gemm_done, 0));
     }
     return TPB_OK;
@@ -300,11 +304,13 @@ static tpb_status_t timed_out(tpb_backend_t *be, arrivals_t *a)
                        be->args.opts->timeout_s, world_rank, missing[0] ? missing : "unknown");
 }
 
-tpb_status_t tpb_cuda_wait(tpb_backend_t *be)
+tpb_status_t tpb_cuda_wait(tpb_backend_t *be, int collective)
 {
-    arrivals_t a;
-    be->wait_seq++;
-    arrivals_post(be, &a);
+    arrivals_t a = {.nreq = 0, .npeer = 0};
+    if (collective) {
+        be->wait_seq++;
+        arrivals_post(be, &a);
+    }
     double start = tpb_clock_now_us(NULL), limit = be->args.opts->timeout_s * 1e6;
     int done_gpu = 0, done_mpi = a.nreq == 0;
     while (!done_gpu || !done_mpi) {

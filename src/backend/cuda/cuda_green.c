@@ -20,6 +20,9 @@ typedef CUresult (*pfn_gen_desc)(CUdevResourceDesc *, CUdevResource *, unsigned)
 typedef CUresult (*pfn_green_create)(CUgreenCtx *, CUdevResourceDesc, CUdevice, unsigned);
 typedef CUresult (*pfn_green_stream)(CUstream *, CUgreenCtx, unsigned, int);
 typedef CUresult (*pfn_green_destroy)(CUgreenCtx);
+typedef CUresult (*pfn_from_green)(CUcontext *, CUgreenCtx);
+typedef CUresult (*pfn_push)(CUcontext);
+typedef CUresult (*pfn_pop)(CUcontext *);
 
 static void *driver_fn(const char *name)
 {
@@ -64,7 +67,19 @@ static const char *green_try(tpb_backend_t *be, double f)
             destroy(ctx);
         return "green stream creation failed";
     }
+    pfn_from_green from_green = (pfn_from_green)driver_fn("cuCtxFromGreenCtx");
+    CUcontext cu;
+    be->green.push = driver_fn("cuCtxPushCurrent");
+    be->green.pop = driver_fn("cuCtxPopCurrent");
+    if (!from_green || !be->green.push || !be->green.pop || from_green(&cu, ctx) != CUDA_SUCCESS) {
+        pfn_green_destroy destroy = (pfn_green_destroy)driver_fn("cuGreenCtxDestroy");
+        cudaStreamDestroy((cudaStream_t)stream);
+        if (destroy)
+            destroy(ctx);
+        return "cuCtxFromGreenCtx failed";
+    }
     be->green.ctx = ctx;
+    be->green.cu = cu;
     be->green.sm_granted = (int)part.sm.smCount;
     be->gemm_stream = (cudaStream_t)stream;
     snprintf(be->green.how, sizeof(be->green.how), "green-context %d/%d SMs", (int)part.sm.smCount,
@@ -99,4 +114,27 @@ void tpb_cuda_emulation_free(tpb_backend_t *be)
     if (destroy)
         destroy((CUgreenCtx)be->green.ctx);
     be->green.ctx = NULL;
+}
+
+void tpb_cuda_green_enter(tpb_backend_t *be)
+{
+    if (be->green.ctx)
+        ((pfn_push)be->green.push)((CUcontext)be->green.cu);
+}
+
+void tpb_cuda_green_leave(tpb_backend_t *be)
+{
+    CUcontext popped;
+    if (be->green.ctx)
+        ((pfn_pop)be->green.pop)(&popped);
+}
+
+tpb_status_t tpb_cuda_gemm_event(tpb_backend_t *be, cudaEvent_t *ev, unsigned flags)
+{
+    tpb_cuda_green_enter(be);
+    cudaError_t e = cudaEventCreateWithFlags(ev, flags);
+    tpb_cuda_green_leave(be);
+    if (e != cudaSuccess)
+        return tpb_cuda_err(e, "cudaEventCreateWithFlags", __FILE__, __LINE__);
+    return TPB_OK;
 }

@@ -28,7 +28,9 @@ typedef struct {
 
 /** Green-context SM partition (driver API reached through cudaGetDriverEntryPoint). */
 typedef struct {
-    void *ctx; /* CUgreenCtx */
+    void *ctx;        /* CUgreenCtx */
+    void *cu;         /* the same as a CUcontext (cuCtxFromGreenCtx) */
+    void *push, *pop; /* cuCtxPushCurrent / cuCtxPopCurrent */
     int sm_granted;
     char how[64]; /* "green-context", "repeat (...)" or "none" */
 } tpb_cuda_green_t;
@@ -49,8 +51,9 @@ struct tpb_backend {
     int repeat_full;    /* repeat fallback: GEMMs per compute phase */
     double repeat_frac; /* and the fraction of columns of one more */
     tpb_cuda_green_t green;
-    /* marks */
-    cudaEvent_t *events;
+    /* marks: an event must be recorded on a stream of its own context, so the
+     * GEMM stream's marks (green context) and the comm stream's have one pool each */
+    cudaEvent_t *ev[2];          /* [0]: GEMM stream's context, [1]: primary */
     unsigned char *event_stream; /* 0: gemm stream, 1: comm stream */
     size_t nevents;
     cudaEvent_t anchor[2];
@@ -104,6 +107,11 @@ void tpb_cuda_plans_free(tpb_backend_t *be);
  *  Fills be->green, be->gemm_stream, be->repeat_*. */
 tpb_status_t tpb_cuda_emulation_init(tpb_backend_t *be, double f);
 void tpb_cuda_emulation_free(tpb_backend_t *be);
+/** Make the GEMM stream's context current (the green context, when there is one). */
+void tpb_cuda_green_enter(tpb_backend_t *be);
+void tpb_cuda_green_leave(tpb_backend_t *be);
+/** Create an event in the GEMM stream's context. */
+tpb_status_t tpb_cuda_gemm_event(tpb_backend_t *be, cudaEvent_t *ev, unsigned flags);
 
 /* ---- cuda_comm.c ---- */
 tpb_status_t tpb_cuda_comm_open(tpb_backend_t *be, MPI_Comm group, tpb_comm_t **comm);
@@ -112,7 +120,12 @@ tpb_status_t tpb_cuda_allreduce(tpb_comm_t *c, const void *send, void *recv, siz
                                 tpb_dtype_t dt);
 tpb_status_t tpb_cuda_allgatherv(tpb_comm_t *c, const void *send, void *recv, const size_t *counts,
                                  const size_t *displs, tpb_dtype_t dt);
-/** Wait for all submitted work under the --timeout watchdog. */
-tpb_status_t tpb_cuda_wait(tpb_backend_t *be);
+/**
+ * Wait for all work submitted by this rank under the --timeout watchdog. With
+ * collective = 1 every rank of the TP group waits at this point (sync and
+ * marks_read), so the ranks also tell each other they arrived, and a timeout
+ * names those that did not; copies and set-up wait with collective = 0.
+ */
+tpb_status_t tpb_cuda_wait(tpb_backend_t *be, int collective);
 
 #endif /* TPB_CUDA_INTERNAL_H */
