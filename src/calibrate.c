@@ -9,26 +9,6 @@
 #include "buf.h"
 #include "metrics.h"
 #include "outfile.h"
-#include "rng.h"
-
-static tpb_status_t fill_random(const tpb_backend_ops_t *ops, tpb_backend_t *be, void *dst,
-                                long rows, long cols, tpb_dtype_t dt)
-{
-    size_t n = (size_t)rows * cols;
-    double *v = malloc(n * sizeof(double));
-    void *enc = malloc(n * tpb_dtype_in_size(dt) + 1);
-    tpb_status_t st = TPB_OK;
-    if (!v || !enc)
-        st = tpb_err_set(TPB_ERR_NOMEM, "calibration: no host memory for %zu inputs", n);
-    if (st == TPB_OK) {
-        tpb_rng_fill(v, rows, cols, cols, 0, 0, 7, 9, 1.0);
-        tpb_dtype_encode(dt, v, enc, n);
-        st = ops->copy(be, dst, enc, n * tpb_dtype_in_size(dt), 0);
-    }
-    free(v);
-    free(enc);
-    return st;
-}
 
 tpb_status_t tpb_calibrate_gemm(const tpb_backend_ops_t *ops, tpb_backend_t *be, long m, long n,
                                 long k, tpb_dtype_t dt, int reps, double *gflops)
@@ -40,8 +20,8 @@ tpb_status_t tpb_calibrate_gemm(const tpb_backend_ops_t *ops, tpb_backend_t *be,
     TPB_CHECK_GOTO(ops->alloc(be, (size_t)m * k * in, &a), st, done);
     TPB_CHECK_GOTO(ops->alloc(be, (size_t)k * n * in, &b), st, done);
     TPB_CHECK_GOTO(ops->alloc(be, (size_t)m * n * out, &c), st, done);
-    TPB_CHECK_GOTO(fill_random(ops, be, a, m, k, dt), st, done);
-    TPB_CHECK_GOTO(fill_random(ops, be, b, n, k, dt), st, done);
+    TPB_CHECK_GOTO(tpb_backend_fill(ops, be, a, m, k, 0, 0, 7, 9, 1.0, dt), st, done);
+    TPB_CHECK_GOTO(tpb_backend_fill(ops, be, b, n, k, 0, 0, 7, 10, 1.0, dt), st, done);
     TPB_CHECK_GOTO(ops->marks_prepare(be, (size_t)(2 * reps + 2)), st, done);
     tpb_gemm_t g = {m, n, k, a, k, b, k, c, n, dt, 0.0};
     for (int i = 0; i <= reps; i++) {

@@ -54,27 +54,13 @@ double tpb_layer_rank_flop(const tpb_layer_desc_t *d)
     return d->split == TPB_SPLIT_ROW ? 2.0 * d->m * d->n * len : 2.0 * d->m * len * d->k;
 }
 
-/* Generate rows x cols of matrix id at (row0, col0), encode to dtype, copy to dst. */
+/* Rows x cols of matrix id at (row0, col0) into dst. W is scaled by 1/sqrt(K) so
+ * that Y stays of order 1 for every K (fp8 and fp16 range). */
 static tpb_status_t fill(tpb_layer_t *l, void *dst, long rows, long cols, long row0, long col0,
                          uint32_t id)
 {
-    size_t n = (size_t)rows * (size_t)cols;
-    double *tmp = malloc(n * sizeof(double));
-    void *enc = malloc(n * tpb_dtype_in_size(l->d.dtype) + 1);
-    tpb_status_t st = TPB_OK;
-    if (!tmp || !enc) {
-        st = tpb_err_set(TPB_ERR_NOMEM, "no host memory to generate a %ldx%ld input", rows, cols);
-        goto out;
-    }
-    /* scale 1/sqrt(K) keeps Y of order 1 for every K (fp8/fp16 range) */
-    tpb_rng_fill(tmp, rows, cols, cols, row0, col0, l->d.seed, id,
-                 id == MAT_W ? 1.0 / sqrt((double)l->d.k) : 1.0);
-    tpb_dtype_encode(l->d.dtype, tmp, enc, n);
-    st = l->ops->copy(l->be, dst, enc, n * tpb_dtype_in_size(l->d.dtype), 0);
-out:
-    free(tmp);
-    free(enc);
-    return st;
+    return tpb_backend_fill(l->ops, l->be, dst, rows, cols, row0, col0, l->d.seed, id,
+                            id == MAT_W ? 1.0 / sqrt((double)l->d.k) : 1.0, l->d.dtype);
 }
 
 static tpb_status_t check_fits(tpb_layer_t *l)

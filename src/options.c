@@ -373,18 +373,12 @@ static tpb_status_t set_shapes(tpb_options_t *o, const char *flag, const char *v
     return TPB_OK;
 }
 
-static tpb_status_t apply_choice(const char *flag, const char *v, const char *const *names,
-                                 int count, const char *accepted, int *out)
-{
-    return parse_choice(flag, v, names, count, accepted, out);
-}
-
 static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char *v)
 {
     int x = 0;
     switch (id) {
     case OPT_BACKEND:
-        TPB_CHECK_RET(apply_choice(flag, v, backend_names, 3, "auto, host or cuda", &x));
+        TPB_CHECK_RET(parse_choice(flag, v, backend_names, 3, "auto, host or cuda", &x));
         o->backend = (tpb_backend_kind_t)x;
         return TPB_OK;
     case OPT_TP: return set_tp(o, flag, v);
@@ -409,21 +403,21 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
     case OPT_CHECK: o->check = 1; return TPB_OK;
     case OPT_OUT: return copy_string(flag, v, o->out_dir, sizeof(o->out_dir));
     case OPT_COLCOLL:
-        TPB_CHECK_RET(apply_choice(flag, v, colcoll_names, 2, "allgather or allreduce", &x));
+        TPB_CHECK_RET(parse_choice(flag, v, colcoll_names, 2, "allgather or allreduce", &x));
         o->col_collective = (tpb_colcoll_t)x;
         return TPB_OK;
     case OPT_COMM:
-        TPB_CHECK_RET(apply_choice(flag, v, comm_names, 2, "nccl or mpi", &x));
+        TPB_CHECK_RET(parse_choice(flag, v, comm_names, 2, "nccl or mpi", &x));
         o->comm = (tpb_comm_kind_t)x;
         return TPB_OK;
     case OPT_GPUMAP: return set_gpu_map(o, flag, v);
-    case OPT_BIND: return apply_choice(flag, v, bind_names, 2, "none or gpu", &o->bind_gpu);
+    case OPT_BIND: return parse_choice(flag, v, bind_names, 2, "none or gpu", &o->bind_gpu);
     case OPT_TIMEOUT:
         TPB_CHECK_RET(parse_double(flag, v, &o->timeout_s));
         if (o->timeout_s < 0)
             return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected seconds >= 0", flag, v);
         return TPB_OK;
-    case OPT_TIMELINE: return apply_choice(flag, v, onoff_names, 2, "on or off", &o->timeline);
+    case OPT_TIMELINE: return parse_choice(flag, v, onoff_names, 2, "on or off", &o->timeline);
     case OPT_INJ_DELAY: return parse_inject(flag, v, 1, &o->inject_delay);
     case OPT_INJ_CLOCK: return parse_inject(flag, v, 0, &o->inject_clock);
     case OPT_SEED: {

@@ -79,16 +79,17 @@ static void group_stats(const tpb_mark_t *marks, int tp, int iters, int g, doubl
             ranks[last].lateness_us += late;
         }
     }
-    double gmin = INFINITY;
+    double comp[tp], score[tp];
     for (int r = g * tp; r < (g + 1) * tp; r++) {
         rank_stats(marks, r, iters, scr, a_last, &ranks[r]);
-        gmin = fmin(gmin, ranks[r].compute_med);
+        comp[r - g * tp] = ranks[r].compute_med;
         for (int i = 0; i < iters; i++)
             scr[i] = M(r, i).x1 - M(r, i).c1 - free_x[i];
         ranks[r].wait_free_med = tpb_median(scr, (size_t)iters);
     }
+    tpb_relative_scores(comp, (size_t)tp, score);
     for (int r = g * tp; r < (g + 1) * tp; r++) {
-        ranks[r].score = gmin / ranks[r].compute_med;
+        ranks[r].score = score[r - g * tp];
         if (ranks[r].last_count)
             ranks[r].lateness_us /= ranks[r].last_count;
     }

@@ -115,6 +115,15 @@ int tpb_cuda_built(void);
  */
 const tpb_backend_ops_t *tpb_backend_select(tpb_backend_kind_t kind, tpb_backend_kind_t *resolved);
 
+/**
+ * Fill rows x cols of backend memory dst with elements (row0 + r, col0 + c) of
+ * the seeded random matrix `id` (see rng.h), scaled and encoded as dt's input
+ * type. Used for the layer's inputs and the calibration GEMM alike.
+ */
+tpb_status_t tpb_backend_fill(const tpb_backend_ops_t *ops, tpb_backend_t *be, void *dst, long rows,
+                              long cols, long row0, long col0, uint64_t seed, uint32_t id,
+                              double scale, tpb_dtype_t dt);
+
 /** Defaults that depend on the backend: granularity, dtype, shape. */
 void tpb_backend_defaults(tpb_backend_kind_t kind, long *granularity, tpb_dtype_t *dtype,
                           tpb_shape_t *shape);

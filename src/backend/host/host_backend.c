@@ -119,7 +119,8 @@ static tpb_status_t host_copy(tpb_backend_t *be, void *dst, const void *src, siz
 
 static tpb_status_t host_gemm(tpb_backend_t *be, const tpb_gemm_t *g)
 {
-    double t0 = tpb_clock_now_us(NULL);
+    double f = be->args.emulate_factor;
+    double t0 = f < 1.0 ? tpb_clock_now_us(NULL) : 0.0;
     if (g->dtype == TPB_DTYPE_FP64)
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->m, (int)g->n, (int)g->k, 1.0,
                     g->a, (int)g->lda, g->b, (int)g->ldb, 0.0, g->c, (int)g->ldc);
@@ -129,7 +130,6 @@ static tpb_status_t host_gemm(tpb_backend_t *be, const tpb_gemm_t *g)
     else
         return tpb_err_set(TPB_ERR_UNSUPPORTED, "host backend: dtype %s is not supported",
                            tpb_dtype_name(g->dtype));
-    double f = be->args.emulate_factor;
     if (f < 1.0)
         tpb_spin_us((tpb_clock_now_us(NULL) - t0) * (1.0 / f - 1.0));
     tpb_stall_us(g->delay_us);
