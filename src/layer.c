@@ -158,6 +158,9 @@ tpb_status_t tpb_layer_create(const tpb_backend_ops_t *ops, tpb_backend_t *be, t
     TPB_CHECK_GOTO(check_fits(l), st, err);
     TPB_CHECK_GOTO(alloc_buffers(l), st, err);
     TPB_CHECK_GOTO(setup_shard(l), st, err);
+    /* one untimed GEMM: a backend's per-shape set-up (cuBLASLt's heuristic) and
+     * its errors happen here, where every rank agrees on them, not in a timed loop */
+    TPB_CHECK_GOTO(ops->gemm(be, &l->gemm), st, err);
     *out = l;
     return TPB_OK;
 err:

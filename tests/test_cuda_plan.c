@@ -28,6 +28,12 @@ END_TEST
 
 START_TEST(sharing)
 {
+    /* memory shares: 8 local ranks on 4 GPUs -> 2 each; a map can stack them */
+    ck_assert_int_eq(tpb_cuda_ranks_on_device(8, 4, NULL, 0, 1), 2);
+    ck_assert_int_eq(tpb_cuda_ranks_on_device(3, 1, NULL, 0, 0), 3);
+    int stack[4] = {0, 0, 0, 1};
+    ck_assert_int_eq(tpb_cuda_ranks_on_device(4, 2, stack, 4, 0), 3);
+    ck_assert_int_eq(tpb_cuda_ranks_on_device(4, 2, stack, 4, 1), 1);
     int host[3] = {0, 0, 1}, dev[3] = {0, 1, 0};
     ck_assert_int_eq(tpb_cuda_check_sharing(host, dev, 3, TPB_COMM_NCCL), TPB_OK);
     dev[1] = 0;

@@ -49,22 +49,6 @@ int tpb_cuda_built(void)
     return 1;
 }
 
-/* Node-local ranks that drive the same device (for the memory share). */
-static int ranks_on_device(MPI_Comm world, int dev)
-{
-    MPI_Comm node;
-    int size, count = 0;
-    if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
-        return 1;
-    MPI_Comm_size(node, &size);
-    int devs[size];
-    MPI_Allgather(&dev, 1, MPI_INT, devs, 1, MPI_INT, node);
-    for (int i = 0; i < size; i++)
-        count += devs[i] == dev;
-    MPI_Comm_free(&node);
-    return count > 0 ? count : 1;
-}
-
 static tpb_status_t check_dtype(const tpb_backend_t *be, tpb_dtype_t dt, tpb_comm_kind_t comm)
 {
     int cc = be->prop.major * 10 + be->prop.minor;
@@ -135,7 +119,8 @@ static tpb_status_t cuda_init(const tpb_backend_args_t *args, tpb_backend_t **ou
         e = cudaGetDeviceProperties(&be->prop, dev);
     if (e != cudaSuccess)
         st = tpb_cuda_err(e, "cudaSetDevice", __FILE__, __LINE__);
-    be->ranks_on_device = ranks_on_device(args->world, dev);
+    be->ranks_on_device =
+        tpb_cuda_ranks_on_device(args->local_size, ndev, o->gpu_map, o->ngpu_map, dev);
     if (st == TPB_OK)
         st = check_dtype(be, o->dtype, o->comm);
     if (st == TPB_OK && o->bind_gpu)

@@ -54,11 +54,19 @@ static tpb_status_t check_group_devices(tpb_comm_t *c)
 
 static tpb_status_t nccl_open(tpb_comm_t *c)
 {
-    ncclUniqueId id;
+    struct {
+        int rc; /* the group's rank 0 tells the others if it has no id */
+        ncclUniqueId id;
+    } msg;
+    memset(&msg, 0, sizeof(msg));
     if (c->rank == 0)
-        TPB_NCCL_RET(ncclGetUniqueId(&id));
-    if (MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, c->mpi) != MPI_SUCCESS)
+        msg.rc = (int)ncclGetUniqueId(&msg.id);
+    if (MPI_Bcast(&msg, sizeof(msg), MPI_BYTE, 0, c->mpi) != MPI_SUCCESS)
         return tpb_err_call(TPB_ERR_MPI, "MPI_Bcast", "NCCL unique id", __FILE__, __LINE__);
+    if (msg.rc != ncclSuccess)
+        return tpb_nccl_err((ncclResult_t)msg.rc, "ncclGetUniqueId (on the group's rank 0)",
+                            __FILE__, __LINE__);
+    ncclUniqueId id = msg.id;
     TPB_NCCL_RET(ncclCommInitRank(&c->nccl, c->size, id, c->rank));
     tpb_backend_t *be = c->be;
     if (be->nwatch < 8) {

@@ -28,6 +28,16 @@ tpb_status_t tpb_cuda_pick_device(int local_rank, int ndev, const int *map, int 
     return TPB_OK;
 }
 
+int tpb_cuda_ranks_on_device(int local_size, int ndev, const int *map, int nmap, int dev)
+{
+    int count = 0;
+    for (int l = 0; l < local_size; l++) {
+        int d = map && nmap ? (l < nmap ? map[l] : -1) : (ndev > 0 ? l % ndev : -1);
+        count += d == dev;
+    }
+    return count > 0 ? count : 1;
+}
+
 tpb_status_t tpb_cuda_check_sharing(const int *host_index, const int *device, int t,
                                     tpb_comm_kind_t comm)
 {

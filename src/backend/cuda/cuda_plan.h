@@ -21,6 +21,12 @@
 tpb_status_t tpb_cuda_pick_device(int local_rank, int ndev, const int *map, int nmap, int *dev);
 
 /**
+ * How many of the node's local_size ranks drive device dev under the same rule
+ * as tpb_cuda_pick_device (they share its memory). At least 1.
+ */
+int tpb_cuda_ranks_on_device(int local_size, int ndev, const int *map, int nmap, int dev);
+
+/**
  * NCCL needs one GPU per rank of a communicator. Given the host index and
  * device of each of the t ranks of a group, return TPB_ERR_INVALID (naming
  * the two ranks and suggesting --comm mpi) if two share a GPU and comm is NCCL.
