@@ -45,7 +45,8 @@ void tpb_sweep_print_header(const tpb_sweep_t *s)
     fflush(s->out);
 }
 
-static void json_clock(tpb_buf_t *b, const char *key, const tpb_clock_sample_t *v, int n)
+static void json_clock(tpb_buf_t *b, const char *key, const tpb_clock_sample_t *v, int n,
+                       double t0_us)
 {
     tpb_json_key(b, key);
     tpb_json_arr_begin(b);
@@ -54,7 +55,7 @@ static void json_clock(tpb_buf_t *b, const char *key, const tpb_clock_sample_t *
         tpb_json_kv_num(b, "offset_us", v[r].offset_us);
         tpb_json_kv_num(b, "rtt_us", v[r].rtt_us);
         tpb_json_kv_num(b, "uncertainty_us", 0.5 * v[r].rtt_us);
-        tpb_json_kv_num(b, "at_us", v[r].at_us - v[0].at_us);
+        tpb_json_kv_num(b, "at_us", v[r].at_us - t0_us); /* from the run start */
         tpb_json_obj_end(b);
     }
     tpb_json_arr_end(b);
@@ -114,9 +115,9 @@ void tpb_sweep_metadata(const tpb_sweep_t *s, tpb_buf_t *b, int finished)
     tpb_json_obj_begin(b);
     tpb_json_kv_str(b, "method", "min-RTT ping-pong with rank 0, linear drift correction");
     tpb_json_kv_int(b, "exchanges", TPB_CLOCK_EXCHANGES);
-    json_clock(b, "start", s->sync0, s->topo->size);
+    json_clock(b, "start", s->sync0, s->topo->size, s->t0_us);
     if (finished)
-        json_clock(b, "end", s->sync1, s->topo->size);
+        json_clock(b, "end", s->sync1, s->topo->size, s->t0_us);
     tpb_json_obj_end(b);
     tpb_json_kv_int(b, "configs", s->nhist);
     tpb_json_kv_int(b, "skipped", s->skipped);
