@@ -10,20 +10,6 @@
 #include "metrics.h"
 #include "partition.h"
 
-#define CAL_REPS 5
-
-/* One config as the loop hands it to run_config. */
-typedef struct {
-    int tp;
-    MPI_Comm group;
-    tpb_comm_t *comm;
-    const tpb_shape_t *shape;
-    tpb_split_t split;
-    tpb_policy_t policy;
-    const double *speeds;     /* group speeds (NaN-free) or NULL */
-    const char *speed_source; /* "calibration", "file", "speeds", "none" */
-} config_t;
-
 static int world_rank(const tpb_sweep_t *s)
 {
     return s->topo->rank;
@@ -60,85 +46,9 @@ static int count_configs(const tpb_sweep_t *s)
     return n;
 }
 
-/* Length of the split dimension. */
-static long split_total(const tpb_shape_t *sh, tpb_split_t split)
+long tpb_split_total(const tpb_shape_t *sh, tpb_split_t split)
 {
     return split == TPB_SPLIT_ROW ? sh->k : sh->n;
-}
-
-/* ---- speeds ---- */
-
-/* Calibrate this rank at its even shard; all-gather the world's speeds. */
-static tpb_status_t calibrate(tpb_sweep_t *s, const config_t *c, double *world_speeds)
-{
-    int t = c->tp, gr = world_rank(s) % t;
-    long shards[t], total = split_total(c->shape, c->split);
-    tpb_status_t st = tpb_partition_even(total, t, s->o->granularity, shards);
-    double mine = NAN;
-    if (st == TPB_OK) {
-        const tpb_shape_t *sh = c->shape;
-        long n = c->split == TPB_SPLIT_COL ? shards[gr] : sh->n;
-        long k = c->split == TPB_SPLIT_ROW ? shards[gr] : sh->k;
-        st = tpb_calibrate_gemm(s->ops, s->be, sh->m, n, k, s->o->dtype, CAL_REPS, &mine);
-    }
-    TPB_CHECK_RET(tpb_agree(s->world, st));
-    if (MPI_Allgather(&mine, 1, MPI_DOUBLE, world_speeds, 1, MPI_DOUBLE, s->world) != MPI_SUCCESS)
-        return tpb_err_call(TPB_ERR_MPI, "MPI_Allgather", "speeds", __FILE__, __LINE__);
-    return TPB_OK;
-}
-
-/* Rank 0 looks the key up in the calibration file; the verdict is broadcast. */
-static tpb_status_t lookup_file(tpb_sweep_t *s, const config_t *c, double *world_speeds, int *found)
-{
-    int size = s->topo->size;
-    *found = 0;
-    if (world_rank(s) == 0)
-        *found = tpb_caltable_lookup(&s->cal, c->split, c->shape->m, c->shape->n, c->shape->k,
-                                     c->tp, s->o->dtype, 0, size, world_speeds);
-    if (MPI_Bcast(found, 1, MPI_INT, 0, s->world) != MPI_SUCCESS ||
-        MPI_Bcast(world_speeds, size, MPI_DOUBLE, 0, s->world) != MPI_SUCCESS)
-        return tpb_err_call(TPB_ERR_MPI, "MPI_Bcast", "calibration file", __FILE__, __LINE__);
-    return TPB_OK;
-}
-
-/* Rank 0 adds freshly calibrated speeds to the calibration file. */
-static tpb_status_t save_file(tpb_sweep_t *s, const config_t *c, const double *world_speeds)
-{
-    tpb_status_t st = TPB_OK;
-    if (world_rank(s) == 0) {
-        for (int r = 0; r < s->topo->size && st == TPB_OK; r++) {
-            tpb_cal_entry_t e = {c->split,    c->shape->m, c->shape->n, c->shape->k,    c->tp,
-                                 s->o->dtype, r,           "",          world_speeds[r]};
-            snprintf(e.host, sizeof(e.host), "%s", s->topo->hosts[r]);
-            st = tpb_caltable_put(&s->cal, &e);
-        }
-        if (st == TPB_OK)
-            st = tpb_caltable_save(s->o->calibration_file, &s->cal);
-    }
-    return tpb_agree(s->world, st);
-}
-
-/* Speeds of this rank's group for config c (group entries), and their source. */
-static tpb_status_t group_speeds(tpb_sweep_t *s, config_t *c, double *speeds)
-{
-    int size = s->topo->size, g0 = world_rank(s) / c->tp * c->tp;
-    double world_speeds[size];
-    if (s->o->nspeeds) {
-        memcpy(speeds, s->o->speeds + g0, (size_t)c->tp * sizeof(double));
-        c->speed_source = "speeds";
-        return TPB_OK;
-    }
-    int found = 0;
-    if (s->o->calibration_file[0])
-        TPB_CHECK_RET(lookup_file(s, c, world_speeds, &found));
-    c->speed_source = found ? "file" : "calibration";
-    if (!found) {
-        TPB_CHECK_RET(calibrate(s, c, world_speeds));
-        if (s->o->calibration_file[0])
-            TPB_CHECK_RET(save_file(s, c, world_speeds));
-    }
-    memcpy(speeds, world_speeds + g0, (size_t)c->tp * sizeof(double));
-    return TPB_OK;
 }
 
 /* ---- one config ---- */
@@ -191,10 +101,10 @@ static tpb_status_t run_loop(tpb_sweep_t *s, tpb_layer_t *l, tpb_mark_t *raw, in
 }
 
 /* Shards of the group, and this rank's facts for rank 0. */
-static tpb_status_t plan_shards(tpb_sweep_t *s, const config_t *c, long *shards,
+static tpb_status_t plan_shards(tpb_sweep_t *s, const tpb_point_t *c, long *shards,
                                 tpb_rank_info_t *info)
 {
-    long total = split_total(c->shape, c->split);
+    long total = tpb_split_total(c->shape, c->split);
     int gr = world_rank(s) % c->tp;
     double frac[c->tp];
     tpb_status_t st =
@@ -243,7 +153,7 @@ static void correct_marks(const tpb_sweep_t *s, tpb_mark_t *all)
 }
 
 /* The identity of config c's result; rank 0 derives the rest. */
-static void describe(const tpb_sweep_t *s, const config_t *c, const tpb_rank_info_t *infos,
+static void describe(const tpb_sweep_t *s, const tpb_point_t *c, const tpb_rank_info_t *infos,
                      tpb_result_t *res)
 {
     memset(res, 0, sizeof(*res));
@@ -266,7 +176,7 @@ static void describe(const tpb_sweep_t *s, const config_t *c, const tpb_rank_inf
 }
 
 /* Measure config c on every rank; rank 0 reports it. */
-static tpb_status_t run_config(tpb_sweep_t *s, const config_t *c, int *fatal)
+static tpb_status_t run_config(tpb_sweep_t *s, const tpb_point_t *c, int *fatal)
 {
     const tpb_options_t *o = s->o;
     int size = s->topo->size, root = world_rank(s) == 0;
@@ -311,7 +221,7 @@ out:
 
 /* ---- the loop ---- */
 
-static void progress(tpb_sweep_t *s, const config_t *c)
+static void progress(tpb_sweep_t *s, const tpb_point_t *c)
 {
     if (world_rank(s) != 0 || s->o->quiet)
         return;
@@ -339,7 +249,7 @@ static void skip(tpb_sweep_t *s, const char *why)
 }
 
 /* Both policies of one (tp, shape, split). */
-static tpb_status_t run_split(tpb_sweep_t *s, config_t *c, int *fatal)
+static tpb_status_t run_split(tpb_sweep_t *s, tpb_point_t *c, int *fatal)
 {
     double speeds[c->tp];
     unsigned pol = s->o->policies;
@@ -347,12 +257,12 @@ static tpb_status_t run_split(tpb_sweep_t *s, config_t *c, int *fatal)
     c->speed_source = "none";
     if (c->tp > 1 && (pol & TPB_POLICY_WEIGHTED)) {
         long shards[c->tp];
-        if (tpb_partition_even(split_total(c->shape, c->split), c->tp, s->o->granularity, shards) !=
-            TPB_OK) {
+        if (tpb_partition_even(tpb_split_total(c->shape, c->split), c->tp, s->o->granularity,
+                               shards) != TPB_OK) {
             skip(s, tpb_err_msg());
             return TPB_OK;
         }
-        TPB_CHECK_RET(group_speeds(s, c, speeds));
+        TPB_CHECK_RET(tpb_sweep_speeds(s, c, speeds));
         c->speeds = speeds;
     }
     for (unsigned p = TPB_POLICY_EVEN; p <= TPB_POLICY_WEIGHTED; p <<= 1) {
@@ -373,7 +283,7 @@ static tpb_status_t run_split(tpb_sweep_t *s, config_t *c, int *fatal)
 
 static tpb_status_t run_tp(tpb_sweep_t *s, int tp, int *fatal)
 {
-    config_t c;
+    tpb_point_t c;
     memset(&c, 0, sizeof(c));
     c.tp = tp;
     if (MPI_Comm_split(s->world, world_rank(s) / tp, world_rank(s), &c.group) != MPI_SUCCESS)

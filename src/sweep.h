@@ -26,6 +26,18 @@ typedef struct {
     double *t1_rank; /**< TP=1 only: each rank's time for the whole layer (owned) */
 } tpb_history_t;
 
+/** One config of the sweep: a TP degree, shape, split and policy. */
+typedef struct tpb_point {
+    int tp;
+    MPI_Comm group;
+    tpb_comm_t *comm;
+    const tpb_shape_t *shape;
+    tpb_split_t split;
+    tpb_policy_t policy;
+    const double *speeds;     /* group speeds (NaN-free) or NULL */
+    const char *speed_source; /* "calibration", "file", "speeds", "none" */
+} tpb_point_t;
+
 typedef struct {
     MPI_Comm world;
     const tpb_options_t *o;
@@ -67,6 +79,16 @@ tpb_status_t tpb_sweep_run(tpb_sweep_t *s, int *fatal);
 tpb_status_t tpb_sweep_finish(tpb_sweep_t *s);
 
 void tpb_sweep_free(tpb_sweep_t *s);
+
+/** Length of the dimension that split cuts (K for row, N for col). */
+long tpb_split_total(const tpb_shape_t *sh, tpb_split_t split);
+
+/**
+ * Speeds of this rank's TP group for point c (group entries, collective over
+ * the world): --speeds, the calibration file, or a calibration GEMM at each
+ * rank's even shard (added to the file). Sets c->speed_source.
+ */
+tpb_status_t tpb_sweep_speeds(tpb_sweep_t *s, tpb_point_t *c, double *speeds);
 
 /* ---- rank 0's outputs (sweep_out.c) ---- */
 
