@@ -9,15 +9,10 @@
 
 #define CAL_REPS 5
 
-static int world_rank(const tpb_sweep_t *s)
-{
-    return s->topo->rank;
-}
-
 /* Calibrate this rank at its even shard; all-gather the world's speeds. */
 static tpb_status_t calibrate(tpb_sweep_t *s, const tpb_point_t *c, double *world_speeds)
 {
-    int t = c->tp, gr = world_rank(s) % t;
+    int t = c->tp, gr = s->topo->rank % t;
     long shards[t], total = tpb_split_total(c->shape, c->split);
     tpb_status_t st = tpb_partition_even(total, t, s->o->granularity, shards);
     double mine = NAN;
@@ -39,7 +34,7 @@ static tpb_status_t lookup_file(tpb_sweep_t *s, const tpb_point_t *c, double *wo
 {
     int size = s->topo->size;
     *found = 0;
-    if (world_rank(s) == 0)
+    if (s->topo->rank == 0)
         *found = tpb_caltable_lookup(&s->cal, c->split, c->shape->m, c->shape->n, c->shape->k,
                                      c->tp, s->o->dtype, 0, size, world_speeds);
     if (MPI_Bcast(found, 1, MPI_INT, 0, s->world) != MPI_SUCCESS ||
@@ -52,7 +47,7 @@ static tpb_status_t lookup_file(tpb_sweep_t *s, const tpb_point_t *c, double *wo
 static tpb_status_t save_file(tpb_sweep_t *s, const tpb_point_t *c, const double *world_speeds)
 {
     tpb_status_t st = TPB_OK;
-    if (world_rank(s) == 0) {
+    if (s->topo->rank == 0) {
         for (int r = 0; r < s->topo->size && st == TPB_OK; r++) {
             tpb_cal_entry_t e = {c->split,    c->shape->m, c->shape->n, c->shape->k,    c->tp,
                                  s->o->dtype, r,           "",          world_speeds[r]};
@@ -68,7 +63,7 @@ static tpb_status_t save_file(tpb_sweep_t *s, const tpb_point_t *c, const double
 /* Speeds of this rank's group for config c (group entries), and their source. */
 tpb_status_t tpb_sweep_speeds(tpb_sweep_t *s, tpb_point_t *c, double *speeds)
 {
-    int size = s->topo->size, g0 = world_rank(s) / c->tp * c->tp;
+    int size = s->topo->size, g0 = s->topo->rank / c->tp * c->tp;
     double world_speeds[size];
     if (s->o->nspeeds) {
         memcpy(speeds, s->o->speeds + g0, (size_t)c->tp * sizeof(double));
