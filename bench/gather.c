@@ -85,7 +85,13 @@ int main(int argc, char **argv)
         res.speed_source = "none";
         res.check = "off";
         for (int v = 0; v < world; v++)
-            info[v] = (tpb_rank_info_t){8192.0 / tp, NAN, 1.0 / tp, 1e9, 1e8, NAN};
+            info[v] = (tpb_rank_info_t){.shard = 8192.0 / tp,
+                                        .speed = NAN,
+                                        .fraction = 1.0 / tp,
+                                        .flop = 1e9,
+                                        .mem = 1e8,
+                                        .max_err = NAN,
+                                        .speed_spread = NAN};
         tpb_topo_t topo = {0, world, 0, 8, "node000", NULL, NULL, 0};
         topo.hosts = calloc((size_t)world, sizeof(*topo.hosts));
         topo.host_index = calloc((size_t)world, sizeof(int));

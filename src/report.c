@@ -162,6 +162,8 @@ void tpb_report_json(tpb_buf_t *b, const tpb_result_t *res)
     tpb_json_kv_longs(b, "shards", shards, (size_t)res->world);
     tpb_json_kv_str(b, "speed_source", res->speed_source);
     KV_INFO(b, "speeds", res, speed);
+    KV_INFO(b, "speed_spread", res, speed_spread);
+    KV_INFO(b, "speed_samples", res, speed_samples);
     KV_INFO(b, "fractions", res, fraction);
     tpb_json_key(b, "step_us");
     tpb_json_obj_begin(b);

@@ -12,12 +12,14 @@
 
 /** Per-rank facts gathered to rank 0 besides the marks. */
 typedef struct {
-    double shard;    /**< elements of the split dimension */
-    double speed;    /**< speed used by the policy (NaN if none) */
-    double fraction; /**< intended fraction (weighted) or shard / total */
-    double flop;     /**< this rank's GEMM FLOPs */
-    double mem;      /**< bytes allocated for the config */
-    double max_err;  /**< --check max relative error (NaN if not checked) */
+    double shard;         /**< elements of the split dimension */
+    double speed;         /**< speed used by the policy (NaN if none) */
+    double fraction;      /**< intended fraction (weighted) or shard / total */
+    double flop;          /**< this rank's GEMM FLOPs */
+    double mem;           /**< bytes allocated for the config */
+    double max_err;       /**< --check max relative error (NaN if not checked) */
+    double speed_spread;  /**< relative IQR of the calibrated speed (NaN if not calibrated) */
+    double speed_samples; /**< GEMMs timed by the calibration (0 if none) */
 } tpb_rank_info_t;
 
 typedef struct {

@@ -115,6 +115,8 @@ static tpb_status_t plan_shards(tpb_sweep_t *s, const tpb_point_t *c, long *shar
         return st;
     info->shard = (double)shards[gr];
     info->speed = c->speeds ? c->speeds[gr] : NAN;
+    info->speed_spread = c->cal ? c->cal[gr].spread : NAN;
+    info->speed_samples = c->cal ? c->cal[gr].samples : 0;
     info->fraction = c->policy == TPB_POLICY_WEIGHTED ? frac[gr] : (double)shards[gr] / total;
     return TPB_OK;
 }
@@ -181,7 +183,7 @@ static tpb_status_t run_config(tpb_sweep_t *s, const tpb_point_t *c, int *fatal)
     const tpb_options_t *o = s->o;
     int size = s->topo->size, root = world_rank(s) == 0;
     long shards[c->tp];
-    tpb_rank_info_t info = {0, 0, 0, 0, 0, NAN};
+    tpb_rank_info_t info = {.max_err = NAN, .speed_spread = NAN};
     tpb_layer_t *l = NULL;
     tpb_mark_t *raw = calloc((size_t)o->iters, sizeof(*raw));
     tpb_mark_t *all = root ? calloc((size_t)size * o->iters, sizeof(*all)) : NULL;
@@ -252,8 +254,10 @@ static void skip(tpb_sweep_t *s, const char *why)
 static tpb_status_t run_split(tpb_sweep_t *s, tpb_point_t *c, int *fatal)
 {
     double speeds[c->tp];
+    tpb_cal_speed_t cal[c->tp];
     unsigned pol = s->o->policies;
     c->speeds = NULL;
+    c->cal = NULL;
     c->speed_source = "none";
     if (c->tp > 1 && (pol & TPB_POLICY_WEIGHTED)) {
         long shards[c->tp];
@@ -262,8 +266,11 @@ static tpb_status_t run_split(tpb_sweep_t *s, tpb_point_t *c, int *fatal)
             skip(s, tpb_err_msg());
             return TPB_OK;
         }
-        TPB_CHECK_RET(tpb_sweep_speeds(s, c, speeds));
+        TPB_CHECK_RET(tpb_sweep_speeds(s, c, cal));
+        for (int i = 0; i < c->tp; i++)
+            speeds[i] = cal[i].gflops;
         c->speeds = speeds;
+        c->cal = cal;
     }
     for (unsigned p = TPB_POLICY_EVEN; p <= TPB_POLICY_WEIGHTED; p <<= 1) {
         if (!policy_runs(c->tp, (tpb_policy_t)p, pol))

@@ -34,8 +34,9 @@ typedef struct tpb_point {
     const tpb_shape_t *shape;
     tpb_split_t split;
     tpb_policy_t policy;
-    const double *speeds;     /* group speeds (NaN-free) or NULL */
-    const char *speed_source; /* "calibration", "file", "speeds", "none" */
+    const double *speeds;       /* group speeds (NaN-free) or NULL */
+    const tpb_cal_speed_t *cal; /* the same with their spread and sample count, or NULL */
+    const char *speed_source;   /* "calibration", "file", "speeds", "none" */
 } tpb_point_t;
 
 typedef struct {
@@ -88,7 +89,7 @@ long tpb_split_total(const tpb_shape_t *sh, tpb_split_t split);
  * the world): --speeds, the calibration file, or a calibration GEMM at each
  * rank's even shard (added to the file). Sets c->speed_source.
  */
-tpb_status_t tpb_sweep_speeds(tpb_sweep_t *s, tpb_point_t *c, double *speeds);
+tpb_status_t tpb_sweep_speeds(tpb_sweep_t *s, tpb_point_t *c, tpb_cal_speed_t *speeds);
 
 /* ---- rank 0's outputs (sweep_out.c) ---- */
 

@@ -112,7 +112,14 @@ static void sample_result(tpb_result_t *r, tpb_rank_info_t *info, tpb_rank_stats
 {
     memset(r, 0, sizeof(*r));
     for (int i = 0; i < 2; i++) {
-        info[i] = (tpb_rank_info_t){100 + i, 1.0 + i, 0.5, 1e6, 4096, 1e-7};
+        info[i] = (tpb_rank_info_t){.shard = 100 + i,
+                                    .speed = 1.0 + i,
+                                    .fraction = 0.5,
+                                    .flop = 1e6,
+                                    .mem = 4096,
+                                    .max_err = 1e-7,
+                                    .speed_spread = 0.02,
+                                    .speed_samples = 8};
         memset(&ranks[i], 0, sizeof(ranks[i]));
         ranks[i].compute_med = 10.0 * (i + 1);
         ranks[i].wait_med = 10.0 * (1 - i);
@@ -213,7 +220,17 @@ START_TEST(calibration_file)
     tpb_cal_table_t t = {0}, u = {0};
     ck_assert_int_eq(tpb_caltable_load(path, &t), TPB_OK); /* missing file: empty */
     ck_assert_int_eq(t.n, 0);
-    tpb_cal_entry_t e = {TPB_SPLIT_COL, 64, 128, 256, 2, TPB_DTYPE_FP32, 0, "node,a", 12.5};
+    tpb_cal_entry_t e = {.split = TPB_SPLIT_COL,
+                         .m = 64,
+                         .n = 128,
+                         .k = 256,
+                         .tp = 2,
+                         .dtype = TPB_DTYPE_FP32,
+                         .rank = 0,
+                         .host = "node,a",
+                         .gflops = 12.5,
+                         .spread = 0.031,
+                         .samples = 12};
     ck_assert_int_eq(tpb_caltable_put(&t, &e), TPB_OK);
     e.rank = 1;
     e.gflops = 6.25;
@@ -223,11 +240,13 @@ START_TEST(calibration_file)
     ck_assert_int_eq(t.n, 2);
     ck_assert_int_eq(tpb_caltable_save(path, &t), TPB_OK);
     ck_assert_int_eq(tpb_caltable_load(path, &u), TPB_OK);
-    double g[2];
+    tpb_cal_speed_t g[2];
     ck_assert_int_eq(
         tpb_caltable_lookup(&u, TPB_SPLIT_COL, 64, 128, 256, 2, TPB_DTYPE_FP32, 0, 2, g), 1);
-    ck_assert_double_eq(g[0], 12.5);
-    ck_assert_double_eq(g[1], 6.5);
+    ck_assert_double_eq(g[0].gflops, 12.5);
+    ck_assert_double_eq(g[1].gflops, 6.5);
+    ck_assert_double_eq_tol(g[0].spread, 0.031, 1e-12); /* the spread is kept */
+    ck_assert_int_eq(g[0].samples, 12);
     ck_assert_str_eq(u.e[0].host, "node,a");
     ck_assert_int_eq(
         tpb_caltable_lookup(&u, TPB_SPLIT_ROW, 64, 128, 256, 2, TPB_DTYPE_FP32, 0, 2, g), 0);
@@ -235,6 +254,22 @@ START_TEST(calibration_file)
     char bad[] = "split,m,n,k,tp,dtype,rank,host,gflops\ncol,1,2,3,2,fp32,0,h,-1\n";
     ck_assert_int_eq(tpb_caltable_parse(bad, "x.csv", &u), TPB_ERR_INVALID);
     ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "x.csv:2"));
+    /* an infinite or NaN speed is refused on reading, so it is never written back */
+    char inf[] = "split,m,n,k,tp,dtype,rank,host,gflops,spread,samples\n"
+                 "col,1,2,3,2,fp32,0,h,inf,0.01,8\n";
+    ck_assert_int_eq(tpb_caltable_parse(inf, "x.csv", &u), TPB_ERR_INVALID);
+    char nan[] = "split,m,n,k,tp,dtype,rank,host,gflops\ncol,1,2,3,2,fp32,0,h,nan\n";
+    ck_assert_int_eq(tpb_caltable_parse(nan, "x.csv", &u), TPB_ERR_INVALID);
+    /* huge numbers are refused, not wrapped */
+    char big[] = "split,m,n,k,tp,dtype,rank,host,gflops\ncol,1,2,3,4294967298,fp32,0,h,1\n";
+    ck_assert_int_eq(tpb_caltable_parse(big, "x.csv", &u), TPB_ERR_INVALID);
+    /* the first format (no spread, no samples) is still read */
+    char v1[] = "split,m,n,k,tp,dtype,rank,host,gflops\ncol,1,2,3,2,fp32,0,h,7.5\n";
+    ck_assert_int_eq(tpb_caltable_parse(v1, "x.csv", &u), TPB_OK);
+    ck_assert_int_eq(u.n, 1);
+    ck_assert_double_eq(u.e[0].gflops, 7.5);
+    ck_assert(isnan(u.e[0].spread));
+    tpb_caltable_free(&u);
     char wrong[] = "hello\n";
     ck_assert_int_eq(tpb_caltable_parse(wrong, "x.csv", &u), TPB_ERR_INVALID);
     tpb_caltable_free(&u);

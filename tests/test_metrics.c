@@ -111,7 +111,9 @@ END_TEST
 START_TEST(result_derive)
 {
     /* 2 ranks, one group: compute 100 and 200 us, step 220 us, transfer 20 us */
-    tpb_rank_info_t info[2] = {{64, 2.0, 2.0 / 3, 0, 0, NAN}, {64, 1.0, 1.0 / 3, 0, 0, NAN}};
+    tpb_rank_info_t info[2] = {
+        {.shard = 64, .speed = 2.0, .fraction = 2.0 / 3, .max_err = NAN, .speed_spread = NAN},
+        {.shard = 64, .speed = 1.0, .fraction = 1.0 / 3, .max_err = NAN, .speed_spread = NAN}};
     tpb_rank_stats_t ranks[2] = {{0}};
     ranks[0].compute_med = 100;
     ranks[1].compute_med = 200;

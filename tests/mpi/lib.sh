@@ -41,6 +41,33 @@ check_trace() {
 
 # One line from tpbal on stderr, from rank 0 alone (mpirun adds its own notice
 # about the non-zero exit; that one is the launcher's, not ours).
+# Timing assertions (see DEVELOPERS: a timing test states its false-failure rate).
+# timing_check ARGS...: check_results.py ARGS, but a failure ends the attempt with
+# exit code 75 (retry) instead of failing the test.
+timing_check() {
+    "$PY" "$HERE/check_results.py" "$@" || exit 75
+}
+
+# attempts NAME FUNC: run FUNC (in a subshell) up to three times while it exits 75
+# (a timing assertion failed); every failed attempt is printed, never retried
+# silently. Any other failure (wrong results, a crash, a hang) fails at once.
+attempts() {
+    local name=$1 fn=$2 a rc
+    for a in 1 2 3; do
+        rc=0
+        ("$fn" "$a") || rc=$?
+        case $rc in
+        0)
+            echo "$name: ok (attempt $a of 3)"
+            return 0
+            ;;
+        75) echo "$name: attempt $a of 3 failed on timing (printed above)" ;;
+        *) exit "$rc" ;;
+        esac
+    done
+    fail "$name: the timing assertions failed in 3 attempts"
+}
+
 one_error_line() {
     [ "$(grep -c '^tpbal' "$WORK/err")" -eq 1 ] || fail "expected one tpbal line on stderr ($1)"
 }
