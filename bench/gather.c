@@ -8,16 +8,17 @@
  * Usage: mpirun -np 2 bench/gather [WORLD [ITERS [TP [OUTDIR|-]]]]  ('-': no trace file)
  */
 #include <math.h>
+#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
-#include "clock.h"
-#include "outfile.h"
-#include "report.h"
-#include "trace.h"
+#include "base/clock.h"
+#include "out/outfile.h"
+#include "out/report.h"
+#include "out/trace.h"
 
 static double now_s(void)
 {
@@ -82,8 +83,10 @@ int main(int argc, char **argv)
         res.m = res.n = res.k = 8192;
         res.info = info;
         res.ranks = rs;
-        res.speed_source = "none";
-        res.check = "off";
+        res.speed_source = TPB_SPEEDS_NONE;
+        res.coll = TPB_COLL_ALLREDUCE;
+        res.coll_bytes = 8192.0 * 8192 * tpb_dtype_out_size(res.dtype);
+        res.check = TPB_CHECK_OFF;
         for (int v = 0; v < world; v++)
             info[v] = (tpb_rank_info_t){.shard = 8192.0 / tp,
                                         .speed = NAN,

@@ -14,11 +14,11 @@
 #include <stdlib.h>
 
 #include "backend/backend.h"
-#include "clock.h"
-#include "layer.h"
-#include "metrics.h"
-#include "partition.h"
-#include "rng.h"
+#include "base/clock.h"
+#include "run/layer.h"
+#include "base/metrics.h"
+#include "base/partition.h"
+#include "base/rng.h"
 
 typedef struct {
     long m, n, k;
@@ -84,19 +84,29 @@ int main(int argc, char **argv)
         fprintf(stderr, "overhead: %s\n", tpb_err_msg());
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    tpb_options_t o;
-    tpb_options_init(&o);
     tpb_clock_t clock = {0};
-    tpb_backend_args_t args = {MPI_COMM_WORLD, b.rank, b.size, b.rank, b.size, &o, &clock, 1.0};
+    tpb_backend_args_t args = {.world = MPI_COMM_WORLD,
+                               .world_rank = b.rank,
+                               .world_size = b.size,
+                               .local_rank = b.rank,
+                               .local_size = b.size,
+                               .cfg = {.dtype = TPB_DTYPE_FP32},
+                               .clock = &clock,
+                               .emulate_factor = 1.0};
     const tpb_backend_ops_t *ops = &tpb_backend_host;
     tpb_backend_t *be;
     tpb_comm_t *comm;
     tpb_layer_t *l;
-    tpb_layer_desc_t d = {TPB_SPLIT_ROW, TPB_COLCOLL_ALLGATHER,
-                          b.m,           b.n,
-                          b.k,           TPB_DTYPE_FP32,
-                          b.size,        b.rank,
-                          shards,        42};
+    tpb_layer_desc_t d = {.split = TPB_SPLIT_ROW,
+                          .colcoll = TPB_COLCOLL_ALLGATHER,
+                          .m = b.m,
+                          .n = b.n,
+                          .k = b.k,
+                          .dtype = TPB_DTYPE_FP32,
+                          .tp = b.size,
+                          .group_rank = b.rank,
+                          .shards = shards,
+                          .seed = 42};
     if (ops->init(&args, &be) != TPB_OK || ops->comm_open(be, MPI_COMM_WORLD, &comm) != TPB_OK ||
         tpb_layer_create(ops, be, comm, &d, &l) != TPB_OK ||
         ops->marks_prepare(be, 3 * (size_t)b.iters) != TPB_OK) {

@@ -7,11 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agree.h"
 #include "backend/backend.h"
-#include "outfile.h"
-#include "preset.h"
-#include "sweep.h"
+#include "cli/preset.h"
+#include "out/outfile.h"
+#include "run/agree.h"
+#include "run/sweep.h"
+#include "run/topology.h"
 #include "tpb_config.h"
 
 /* Print the agreed error on rank 0 and return the exit code. */
@@ -36,15 +37,15 @@ static void join_args(int argc, char **argv, char *out, size_t cap)
 
 static void print_version(void)
 {
-    printf("tpbal %s\nbackends built: host%s\n", PACKAGE_VERSION, tpb_cuda_built() ? ", cuda" : "");
-    if (tpb_cuda_built())
-        printf("CUDA devices visible: %d\n", tpb_cuda_device_count());
+    printf("tpbal %s\nbackends built: host%s\n", PACKAGE_VERSION,
+           tpb_backend_cuda.built ? ", cuda" : "");
+    if (tpb_backend_cuda.built)
+        printf("CUDA devices visible: %d\n", tpb_backend_cuda.device_count());
 }
 
 /* Options, preset and the backend choice; agreed on by every rank. */
 static tpb_status_t setup_options(MPI_Comm world, const tpb_topo_t *topo, int argc, char **argv,
-                                  tpb_options_t *o, const tpb_backend_ops_t **ops,
-                                  tpb_backend_kind_t *kind)
+                                  tpb_options_t *o, const tpb_backend_ops_t **ops)
 {
     tpb_status_t st = tpb_options_parse(o, argc, argv);
     if (st == TPB_OK && !o->help && !o->version)
@@ -52,12 +53,10 @@ static tpb_status_t setup_options(MPI_Comm world, const tpb_topo_t *topo, int ar
     TPB_CHECK_RET(tpb_agree(world, st));
     if (o->help || o->version)
         return TPB_OK;
-    *ops = tpb_backend_select(o->backend, kind);
-    long gran;
-    tpb_dtype_t dt;
-    tpb_shape_t shape;
-    tpb_backend_defaults(*kind, &gran, &dt, &shape);
-    st = tpb_options_resolve(o, topo->size, *kind, gran, dt, &shape);
+    *ops = tpb_backend_select(o->backend);
+    st = tpb_options_resolve(o, topo->size, (*ops)->kind, &(*ops)->defaults);
+    if (st == TPB_OK)
+        st = (*ops)->check_dtype(o->dtype);
     if (st == TPB_OK && topo->rank == 0 && o->out_dir[0])
         st = tpb_outdir_prepare(o->out_dir);
     return tpb_agree(world, st);
@@ -67,8 +66,19 @@ static tpb_status_t start_backend(MPI_Comm world, const tpb_topo_t *topo, const 
                                   const tpb_backend_ops_t *ops, const tpb_clock_t *clock,
                                   tpb_backend_t **be)
 {
-    tpb_backend_args_t a = {world, topo->rank, topo->size, topo->local_rank, topo->local_size,
-                            o,     clock,      1.0};
+    tpb_backend_args_t a = {.world = world,
+                            .world_rank = topo->rank,
+                            .world_size = topo->size,
+                            .local_rank = topo->local_rank,
+                            .local_size = topo->local_size,
+                            .cfg = {.dtype = o->dtype,
+                                    .comm = o->comm,
+                                    .gpu_map = o->gpu_map,
+                                    .ngpu_map = o->ngpu_map,
+                                    .bind_gpu = o->bind_gpu,
+                                    .timeout_s = o->timeout_s},
+                            .clock = clock,
+                            .emulate_factor = 1.0};
     if (o->nemulate)
         a.emulate_factor = o->emulate[topo->rank];
     return tpb_agree(world, ops->init(&a, be));
@@ -88,16 +98,14 @@ static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o,
     s.o = o;
     s.ops = ops;
     s.be = be;
-    s.backend_name = ops->name;
     s.topo = topo;
     s.clock = &clock;
     s.command_line = cmdline;
     s.out = stdout;
-    int fatal = 0;
     st = tpb_sweep_init(&s);
     if (st == TPB_OK)
-        st = tpb_sweep_run(&s, &fatal);
-    if (fatal) { /* a rank failed inside a timed loop: the others may be stuck in it */
+        st = tpb_sweep_run(&s);
+    if (s.fatal) { /* a rank failed inside a timed loop: the others may be stuck in it */
         fprintf(stderr, "tpbal: error on rank %d: %s\n", topo->rank, tpb_err_msg());
         fflush(stderr);
         MPI_Abort(world, 1);
@@ -131,9 +139,8 @@ int main(int argc, char **argv)
     }
     tpb_err_context(topo.rank, topo.host);
     const tpb_backend_ops_t *ops = NULL;
-    tpb_backend_kind_t kind;
     int code;
-    st = setup_options(world, &topo, argc, argv, &o, &ops, &kind);
+    st = setup_options(world, &topo, argc, argv, &o, &ops);
     if (st != TPB_OK) {
         code = fail(topo.rank, st);
     } else if (o.help || o.version) {

@@ -1,8 +1,8 @@
 /* test_agree.c (2+ ranks) - an error seen on one rank becomes every rank's verdict. */
 #include <string.h>
 
-#include "agree.h"
-#include "topo.h"
+#include "run/agree.h"
+#include "run/topology.h"
 #include "tpb_test_mpi.h"
 
 static int rank(void)

@@ -2,7 +2,7 @@
  * offset recovered to within 0.1 ms. */
 #include <math.h>
 
-#include "clock.h"
+#include "run/clocksync.h"
 #include "tpb_test_mpi.h"
 
 static void sync_with(double inject_rank1, tpb_clock_sample_t *s)

@@ -51,10 +51,13 @@ START_TEST(init_without_gpu)
 {
     if (tpb_cuda_device_count() > 0)
         return; /* on a GPU machine the GPU tests cover init */
-    tpb_options_t o;
-    tpb_options_init(&o);
     tpb_clock_t clock = {0};
-    tpb_backend_args_t a = {MPI_COMM_NULL, 0, 1, 0, 1, &o, &clock, 1.0};
+    tpb_backend_args_t a = {.world = MPI_COMM_NULL,
+                            .world_size = 1,
+                            .local_size = 1,
+                            .cfg = {.dtype = TPB_DTYPE_BF16, .timeout_s = 300},
+                            .clock = &clock,
+                            .emulate_factor = 1.0};
     tpb_backend_t *be = NULL;
     ck_assert_int_eq(tpb_backend_cuda.init(&a, &be), TPB_ERR_NO_DEVICE);
     ck_assert_ptr_null(be);

@@ -69,19 +69,31 @@ START_TEST(blocks_and_build)
     ck_assert_int_eq(tpb_cuda_blocks_equal(eq, 3), 1);
     ck_assert_int_eq(tpb_cuda_blocks_equal(uneq, 3), 0);
     /* auto picks cuda only when it is built and a GPU is visible */
-    tpb_backend_kind_t kind;
-    int gpu = tpb_cuda_built() && tpb_cuda_device_count() > 0;
-    ck_assert_ptr_eq(tpb_backend_select(TPB_BACKEND_AUTO, &kind),
-                     gpu ? &tpb_backend_cuda : &tpb_backend_host);
-    ck_assert_int_eq(kind, gpu ? TPB_BACKEND_CUDA : TPB_BACKEND_HOST);
-    ck_assert_ptr_eq(tpb_backend_select(TPB_BACKEND_CUDA, &kind), &tpb_backend_cuda);
-    /* every slot of both tables is filled */
-    const tpb_backend_ops_t *tables[2] = {&tpb_backend_host, &tpb_backend_cuda};
-    for (int i = 0; i < 2; i++) {
-        const void *const *slot = (const void *const *)tables[i];
-        for (size_t j = 0; j < sizeof(tpb_backend_ops_t) / sizeof(void *); j++)
-            ck_assert_ptr_nonnull(slot[j]);
+    int gpu = tpb_backend_cuda.built && tpb_backend_cuda.device_count() > 0;
+    const tpb_backend_ops_t *chosen = tpb_backend_select(TPB_BACKEND_AUTO);
+    ck_assert_ptr_eq(chosen, gpu ? &tpb_backend_cuda : &tpb_backend_host);
+    ck_assert_int_eq(chosen->kind, gpu ? TPB_BACKEND_CUDA : TPB_BACKEND_HOST);
+    ck_assert_ptr_eq(tpb_backend_select(TPB_BACKEND_CUDA), &tpb_backend_cuda);
+    ck_assert_ptr_eq(tpb_backend_select(TPB_BACKEND_HOST), &tpb_backend_host);
+    /* every slot of every registered table is filled; each owns its defaults */
+    for (int i = 0; tpb_backends[i]; i++) {
+        const tpb_backend_ops_t *t = tpb_backends[i];
+        void (*slots[])(void) = {(void (*)(void))t->device_count,  (void (*)(void))t->check_dtype,
+                                 (void (*)(void))t->init,          (void (*)(void))t->finalize,
+                                 (void (*)(void))t->info,          (void (*)(void))t->mem_free,
+                                 (void (*)(void))t->alloc,         (void (*)(void))t->free,
+                                 (void (*)(void))t->copy,          (void (*)(void))t->gemm,
+                                 (void (*)(void))t->comm_open,     (void (*)(void))t->comm_close,
+                                 (void (*)(void))t->allreduce,     (void (*)(void))t->allgatherv,
+                                 (void (*)(void))t->marks_prepare, (void (*)(void))t->mark,
+                                 (void (*)(void))t->marks_read,    (void (*)(void))t->sync};
+        for (size_t j = 0; j < sizeof(slots) / sizeof(slots[0]); j++)
+            ck_assert_ptr_nonnull(slots[j]);
+        ck_assert_ptr_nonnull(t->name);
+        ck_assert(t->defaults.granularity >= 1 && t->defaults.m >= 1);
     }
+    ck_assert_int_eq(tpb_backend_host.check_dtype(TPB_DTYPE_BF16), TPB_ERR_INVALID);
+    ck_assert_int_eq(tpb_backend_host.check_dtype(TPB_DTYPE_FP64), TPB_OK);
 }
 END_TEST
 

@@ -2,8 +2,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "rng.h"
+#include "base/dtype.h"
+#include "base/rng.h"
 #include "tpb_test.h"
 
 START_TEST(names_and_sizes)

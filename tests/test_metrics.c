@@ -1,8 +1,8 @@
 /* test_metrics.c - metric formulas against hand-computed values, and result derivation. */
 #include <math.h>
 
-#include "metrics.h"
-#include "result.h"
+#include "base/metrics.h"
+#include "out/result.h"
 #include "tpb_test.h"
 
 #define TOL 1e-9
@@ -125,9 +125,11 @@ START_TEST(result_derive)
     r.k = 1000;
     r.dtype = TPB_DTYPE_FP32;
     r.split = TPB_SPLIT_ROW;
+    r.coll = TPB_COLL_ALLREDUCE;
+    r.coll_bytes = 100.0 * 128 * 4;
     r.info = info;
     r.ranks = ranks;
-    r.speed_source = "speeds";
+    r.speed_source = TPB_SPEEDS_GIVEN;
     r.stats.step_med = 220;
     r.stats.xfer_med = 20;
     tpb_result_derive(&r, 300.0);
@@ -144,7 +146,7 @@ START_TEST(result_derive)
     /* calibrated speeds in GFLOP/s give E_het = (W / sum s) / step */
     info[0].speed = 0.25;
     info[1].speed = 0.25;
-    r.speed_source = "calibration";
+    r.speed_source = TPB_SPEEDS_CALIBRATION;
     tpb_result_derive(&r, NAN);
     ck_assert(isnan(r.e));
     ck_assert_double_eq_tol(r.e_het, (2.0 * 100 * 128 * 1000 / 500.0) / 220.0, 1e-12);

@@ -1,12 +1,11 @@
 /* test_options.c - command-line parsing and resolution, presets. */
 #include <string.h>
 
-#include "options.h"
-#include "preset.h"
+#include "cli/options.h"
+#include "cli/preset.h"
 #include "tpb_test.h"
 
 static tpb_options_t o;
-static const tpb_shape_t def = {1024, 1024, 1024, 0, ""};
 
 static tpb_status_t parse(const char *line)
 {
@@ -26,7 +25,8 @@ static tpb_status_t parse_resolve(const char *line, int world)
     tpb_status_t st = parse(line);
     if (st != TPB_OK)
         return st;
-    return tpb_options_resolve(&o, world, TPB_BACKEND_HOST, 1, TPB_DTYPE_FP32, &def);
+    st = tpb_options_resolve(&o, world, tpb_backend_host.kind, &tpb_backend_host.defaults);
+    return st == TPB_OK ? tpb_backend_host.check_dtype(o.dtype) : st;
 }
 
 static void assert_error(tpb_status_t st, const char *needle)

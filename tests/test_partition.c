@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "partition.h"
+#include "base/partition.h"
 #include "tpb_test.h"
 
 static long sum(const long *v, int n)

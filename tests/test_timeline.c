@@ -2,8 +2,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "clock.h"
-#include "timeline.h"
+#include "base/clock.h"
+#include "base/timeline.h"
 #include "tpb_test.h"
 
 #define ITERS 20

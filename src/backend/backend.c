@@ -1,33 +1,21 @@
-/* backend.c - choosing a backend and its defaults. */
+/* backend.c - the registry of backends and the input fill they share. */
 #include "backend/backend.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "rng.h"
+#include "base/rng.h"
 
-const tpb_backend_ops_t *tpb_backend_select(tpb_backend_kind_t kind, tpb_backend_kind_t *resolved)
-{
-    if (kind == TPB_BACKEND_AUTO)
-        kind =
-            tpb_cuda_built() && tpb_cuda_device_count() > 0 ? TPB_BACKEND_CUDA : TPB_BACKEND_HOST;
-    *resolved = kind;
-    return kind == TPB_BACKEND_CUDA ? &tpb_backend_cuda : &tpb_backend_host;
-}
+const tpb_backend_ops_t *const tpb_backends[] = {&tpb_backend_cuda, &tpb_backend_host, NULL};
 
-void tpb_backend_defaults(tpb_backend_kind_t kind, long *granularity, tpb_dtype_t *dtype,
-                          tpb_shape_t *shape)
+const tpb_backend_ops_t *tpb_backend_select(tpb_backend_kind_t kind)
 {
-    memset(shape, 0, sizeof(*shape));
-    if (kind == TPB_BACKEND_CUDA) {
-        *granularity = 64;
-        *dtype = TPB_DTYPE_BF16;
-        shape->m = shape->n = shape->k = 8192;
-    } else {
-        *granularity = 1;
-        *dtype = TPB_DTYPE_FP32;
-        shape->m = shape->n = shape->k = 1024;
+    for (int i = 0; tpb_backends[i]; i++) {
+        const tpb_backend_ops_t *b = tpb_backends[i];
+        if (kind == b->kind || (kind == TPB_BACKEND_AUTO && b->built && b->device_count() > 0))
+            return b;
     }
+    return &tpb_backend_host;
 }
 
 tpb_status_t tpb_backend_fill(const tpb_backend_ops_t *ops, tpb_backend_t *be, void *dst, long rows,
@@ -43,7 +31,7 @@ tpb_status_t tpb_backend_fill(const tpb_backend_ops_t *ops, tpb_backend_t *be, v
     if (st == TPB_OK) {
         tpb_rng_fill(tmp, rows, cols, cols, row0, col0, seed, id, scale);
         tpb_dtype_encode(dt, tmp, enc, n);
-        st = ops->copy(be, dst, enc, bytes, 0);
+        st = ops->copy(be, dst, enc, bytes, TPB_COPY_TO_BACKEND);
     }
     free(tmp);
     free(enc);

@@ -1,8 +1,12 @@
 /*
  * backend.h - the one ops table every backend fills (host always; cuda when
- * configure finds CUDA, cuBLASLt and NCCL). The TP layer and the sweep only
- * call through this table and never ask which backend they run on. Every slot
- * is filled: what a backend cannot do returns TPB_ERR_UNSUPPORTED.
+ * configure finds CUDA, cuBLASLt and NCCL), and the registry that chooses one.
+ * The TP layer and the sweep only call through this table and never ask which
+ * backend they run on. Every slot is filled: what a backend cannot do returns
+ * TPB_ERR_UNSUPPORTED. Each backend owns its defaults and its availability.
+ *
+ * The main header of src/backend/: backend/ includes base/ only (see
+ * base/tpb_types.h for the layering rules).
  *
  * Matrices are row-major. Buffers returned by alloc live where the backend
  * computes (host memory, device memory).
@@ -13,23 +17,43 @@
 #include <mpi.h>
 #include <stddef.h>
 
-#include "clock.h"
-#include "dtype.h"
-#include "options.h"
-#include "tpb_status.h"
+#include "base/clock.h"
+#include "base/dtype.h"
+#include "base/tpb_status.h"
+#include "base/tpb_types.h"
 
 typedef struct tpb_backend tpb_backend_t; /**< a backend's per-process state */
 typedef struct tpb_comm tpb_comm_t;       /**< a backend's communicator of one TP group */
+
+/** The run's settings a backend needs (from the command line, by value). */
+typedef struct {
+    tpb_dtype_t dtype;    /**< the run's dtype (checked at init) */
+    tpb_comm_kind_t comm; /**< --comm */
+    const int *gpu_map;   /**< --gpu-map, device per node-local rank (borrowed), or NULL */
+    int ngpu_map;
+    int bind_gpu;     /**< --bind gpu */
+    double timeout_s; /**< collective watchdog, 0 = off */
+} tpb_backend_cfg_t;
 
 /** What a backend is started with. */
 typedef struct {
     MPI_Comm world;
     int world_rank, world_size;
     int local_rank, local_size; /**< within the node (MPI_COMM_TYPE_SHARED) */
-    const tpb_options_t *opts;
+    tpb_backend_cfg_t cfg;
     const tpb_clock_t *clock; /**< the clock marks are read on */
     double emulate_factor;    /**< 1.0, or this rank's --emulate-speed factor */
 } tpb_backend_args_t;
+
+/** A backend's defaults, used where the command line says nothing. */
+typedef struct {
+    long granularity;  /**< shard unit */
+    tpb_dtype_t dtype; /**< default dtype */
+    long m, n, k;      /**< default shape */
+} tpb_backend_defaults_t;
+
+/** Direction of tpb_backend_ops_t.copy. */
+typedef enum { TPB_COPY_TO_BACKEND = 0, TPB_COPY_TO_HOST = 1 } tpb_copy_dir_t;
 
 /** Static facts about the device a rank drives, for the header and metadata. */
 typedef struct {
@@ -61,6 +85,13 @@ typedef struct {
 
 typedef struct tpb_backend_ops {
     const char *name;
+    tpb_backend_kind_t kind;
+    int built;                       /**< 0: a stub whose init says how to build it */
+    tpb_backend_defaults_t defaults; /**< see tpb_backend_defaults_t */
+    /** Devices this backend can drive in this process (0: not usable here). */
+    int (*device_count)(void);
+    /** TPB_OK if the backend computes in dt, else TPB_ERR_INVALID saying what it supports. */
+    tpb_status_t (*check_dtype)(tpb_dtype_t dt);
     /** Start: select and set up the device. *be is set only on success. */
     tpb_status_t (*init)(const tpb_backend_args_t *args, tpb_backend_t **be);
     void (*finalize)(tpb_backend_t *be);
@@ -70,9 +101,10 @@ typedef struct tpb_backend_ops {
     tpb_status_t (*mem_free)(tpb_backend_t *be, double *bytes);
     tpb_status_t (*alloc)(tpb_backend_t *be, size_t bytes, void **ptr);
     void (*free)(tpb_backend_t *be, void *ptr);
-    /** Copy between host memory and backend memory (dir: 0 to backend, 1 to host),
-     *  after this rank's submitted work has finished. Not collective. */
-    tpb_status_t (*copy)(tpb_backend_t *be, void *dst, const void *src, size_t bytes, int dir);
+    /** Copy between host memory and backend memory, after this rank's submitted
+     *  work has finished. Not collective. */
+    tpb_status_t (*copy)(tpb_backend_t *be, void *dst, const void *src, size_t bytes,
+                         tpb_copy_dir_t dir);
     /** The compute phase: one GEMM (with the emulated slowdown and injected delay). */
     tpb_status_t (*gemm)(tpb_backend_t *be, const tpb_gemm_t *g);
     /** Communicator of the TP group `group` (a sub-communicator of the world). */
@@ -100,20 +132,17 @@ typedef struct tpb_backend_ops {
 /** The host backend (always built). */
 extern const tpb_backend_ops_t tpb_backend_host;
 
-/** The CUDA backend, or a table whose init says the backend is not built. */
+/** The CUDA backend, or a stub table whose init says the backend is not built. */
 extern const tpb_backend_ops_t tpb_backend_cuda;
 
-/** Number of CUDA devices visible to this process (0 without a GPU or a CUDA build). */
-int tpb_cuda_device_count(void);
-
-/** 1 if this build contains the CUDA backend. */
-int tpb_cuda_built(void);
+/** The registry: every backend, in the order auto prefers them; NULL-terminated. */
+extern const tpb_backend_ops_t *const tpb_backends[];
 
 /**
- * The backend to use for `kind`: auto picks cuda when it is built and a GPU is
- * visible, else host. *resolved receives the concrete kind.
+ * The backend to use for `kind`: auto picks the first built backend of the
+ * registry with a device in this process (cuda with a GPU, else host).
  */
-const tpb_backend_ops_t *tpb_backend_select(tpb_backend_kind_t kind, tpb_backend_kind_t *resolved);
+const tpb_backend_ops_t *tpb_backend_select(tpb_backend_kind_t kind);
 
 /**
  * Fill rows x cols of backend memory dst with elements (row0 + r, col0 + c) of
@@ -123,9 +152,5 @@ const tpb_backend_ops_t *tpb_backend_select(tpb_backend_kind_t kind, tpb_backend
 tpb_status_t tpb_backend_fill(const tpb_backend_ops_t *ops, tpb_backend_t *be, void *dst, long rows,
                               long cols, long row0, long col0, uint64_t seed, uint32_t id,
                               double scale, tpb_dtype_t dt);
-
-/** Defaults that depend on the backend: granularity, dtype, shape. */
-void tpb_backend_defaults(tpb_backend_kind_t kind, long *granularity, tpb_dtype_t *dtype,
-                          tpb_shape_t *shape);
 
 #endif /* TPB_BACKEND_H */

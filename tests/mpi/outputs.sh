@@ -15,7 +15,7 @@ mkdir -p "$WORK/cal"
 tpbal 2 --tp 2 --shape 64x128x128 --policy weighted --iters 2 --calibration-file "$cal" \
     --out "$WORK/c1"
 expect_rc 0
-head -1 "$cal" | grep -qx 'split,m,n,k,tp,dtype,rank,host,gflops' || fail "calibration header"
+head -1 "$cal" | grep -qx 'split,m,n,k,tp,dtype,rank,host,gflops,spread,samples' || fail "calibration header"
 [ "$(wc -l <"$cal")" -eq 5 ] || fail "calibration file: expected 4 entries"
 check_results "$WORK/c1" source calibration
 tpbal 2 --tp 2 --shape 64x128x128 --policy weighted --iters 2 --calibration-file "$cal" \

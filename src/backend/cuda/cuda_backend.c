@@ -11,30 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/cuda/cuda_defaults.h"
 #include "backend/cuda/cuda_internal.h"
 #include "backend/cuda/cuda_plan.h"
-
-tpb_status_t tpb_cuda_err(cudaError_t e, const char *call, const char *file, int line)
-{
-    tpb_status_t st = e == cudaErrorMemoryAllocation ? TPB_ERR_NOMEM
-                      : (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
-                          ? TPB_ERR_NO_DEVICE
-                          : TPB_ERR_BACKEND;
-    return tpb_err_call(st, call, cudaGetErrorString(e), file, line);
-}
-
-tpb_status_t tpb_cublas_err(cublasStatus_t e, const char *call, const char *file, int line)
-{
-    tpb_status_t st = e == CUBLAS_STATUS_NOT_SUPPORTED  ? TPB_ERR_UNSUPPORTED
-                      : e == CUBLAS_STATUS_ALLOC_FAILED ? TPB_ERR_NOMEM
-                                                        : TPB_ERR_BACKEND;
-    return tpb_err_call(st, call, cublasGetStatusString(e), file, line);
-}
-
-tpb_status_t tpb_nccl_err(ncclResult_t e, const char *call, const char *file, int line)
-{
-    return tpb_err_call(TPB_ERR_BACKEND, call, ncclGetErrorString(e), file, line);
-}
 
 int tpb_cuda_device_count(void)
 {
@@ -44,9 +23,10 @@ int tpb_cuda_device_count(void)
     return n;
 }
 
-int tpb_cuda_built(void)
+/* Before a device is chosen: every dtype of the table is a GPU dtype. */
+static tpb_status_t cuda_check_dtype_name(tpb_dtype_t dt)
 {
-    return 1;
+    return TPB_OK;
 }
 
 static tpb_status_t check_dtype(const tpb_backend_t *be, tpb_dtype_t dt, tpb_comm_kind_t comm)
@@ -103,7 +83,7 @@ static void cuda_finalize(tpb_backend_t *be);
 
 static tpb_status_t cuda_init(const tpb_backend_args_t *args, tpb_backend_t **out)
 {
-    const tpb_options_t *o = args->opts;
+    const tpb_backend_cfg_t *o = &args->cfg;
     int ndev = tpb_cuda_device_count(), dev;
     TPB_CHECK_RET(tpb_cuda_pick_device(args->local_rank, ndev, o->gpu_map, o->ngpu_map, &dev));
     tpb_backend_t *be = calloc(1, sizeof(*be));
@@ -219,7 +199,8 @@ static void cuda_free(tpb_backend_t *be, void *ptr)
     cudaFree(ptr);
 }
 
-static tpb_status_t cuda_copy(tpb_backend_t *be, void *dst, const void *src, size_t bytes, int dir)
+static tpb_status_t cuda_copy(tpb_backend_t *be, void *dst, const void *src, size_t bytes,
+                              tpb_copy_dir_t dir)
 {
     TPB_CHECK_RET(tpb_cuda_wait(be, 0));
     TPB_CUDA_RET(
@@ -328,6 +309,11 @@ static tpb_status_t cuda_sync(tpb_backend_t *be)
 
 const tpb_backend_ops_t tpb_backend_cuda = {
     .name = "cuda",
+    .kind = TPB_BACKEND_CUDA,
+    .built = 1,
+    .defaults = TPB_CUDA_DEFAULTS,
+    .device_count = tpb_cuda_device_count,
+    .check_dtype = cuda_check_dtype_name,
     .init = cuda_init,
     .finalize = cuda_finalize,
     .info = cuda_info,

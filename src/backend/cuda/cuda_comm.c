@@ -13,7 +13,7 @@
 
 #include "backend/cuda/cuda_internal.h"
 #include "backend/cuda/cuda_plan.h"
-#include "topo.h"
+#include "base/topo.h"
 
 #define TPB_TAG_ARRIVE 7300
 
@@ -44,7 +44,7 @@ static tpb_status_t check_group_devices(tpb_comm_t *c)
             tpb_err_call(TPB_ERR_MPI, "MPI_Allgather", "devices of a TP group", __FILE__, __LINE__);
     if (st == TPB_OK) {
         tpb_topo_index_hosts(hosts, c->size, idx);
-        st = tpb_cuda_check_sharing(idx, devs, c->size, c->be->args.opts->comm);
+        st = tpb_cuda_check_sharing(idx, devs, c->size, c->be->args.cfg.comm);
     }
     free(hosts);
     free(devs);
@@ -89,7 +89,7 @@ tpb_status_t tpb_cuda_comm_open(tpb_backend_t *be, MPI_Comm group, tpb_comm_t **
     MPI_Comm_rank(c->mpi, &c->rank);
     MPI_Comm_size(c->mpi, &c->size);
     tpb_status_t st = check_group_devices(c);
-    if (st == TPB_OK && be->args.opts->comm == TPB_COMM_NCCL)
+    if (st == TPB_OK && be->args.cfg.comm == TPB_COMM_NCCL)
         st = nccl_open(c);
     if (st != TPB_OK) {
         tpb_cuda_comm_close(c);
@@ -309,7 +309,7 @@ static tpb_status_t timed_out(tpb_backend_t *be, arrivals_t *a)
     return tpb_err_set(TPB_ERR_TIMEOUT,
                        "a collective did not complete within --timeout %g s on rank %d; ranks "
                        "that did not arrive: %s",
-                       be->args.opts->timeout_s, world_rank, missing[0] ? missing : "unknown");
+                       be->args.cfg.timeout_s, world_rank, missing[0] ? missing : "unknown");
 }
 
 tpb_status_t tpb_cuda_wait(tpb_backend_t *be, int collective)
@@ -319,7 +319,7 @@ tpb_status_t tpb_cuda_wait(tpb_backend_t *be, int collective)
         be->wait_seq++;
         arrivals_post(be, &a);
     }
-    double start = tpb_clock_now_us(NULL), limit = be->args.opts->timeout_s * 1e6;
+    double start = tpb_clock_now_us(NULL), limit = be->args.cfg.timeout_s * 1e6;
     int done_gpu = 0, done_mpi = a.nreq == 0;
     while (!done_gpu || !done_mpi) {
         cudaError_t err;

@@ -74,7 +74,10 @@ struct tpb_comm {
     int rank, size;
 };
 
-/* ---- error translation: the call is evaluated once ---- */
+/** Number of CUDA devices visible to this process (0 without a GPU or a driver). */
+int tpb_cuda_device_count(void);
+
+/* ---- error translation (cuda_err.c): the call is evaluated once ---- */
 tpb_status_t tpb_cuda_err(cudaError_t e, const char *call, const char *file, int line);
 tpb_status_t tpb_cublas_err(cublasStatus_t e, const char *call, const char *file, int line);
 tpb_status_t tpb_nccl_err(ncclResult_t e, const char *call, const char *file, int line);

@@ -9,8 +9,8 @@
 
 #include <stddef.h>
 
-#include "options.h"
-#include "tpb_status.h"
+#include "base/tpb_status.h"
+#include "base/tpb_types.h"
 
 /**
  * Device for a node-local rank: map[local_rank] when --gpu-map is given (it

@@ -3,6 +3,7 @@
  * is filled and answers that the backend is not built (never a NULL slot).
  */
 #include "backend/backend.h"
+#include "backend/cuda/cuda_defaults.h"
 
 static tpb_status_t not_built(void)
 {
@@ -11,112 +12,101 @@ static tpb_status_t not_built(void)
                        "(reconfigure with --with-cuda=DIR, or use --backend host)");
 }
 
+static int stub_device_count(void)
+{
+    return 0;
+}
+
+static tpb_status_t stub_check_dtype(tpb_dtype_t dt)
+{
+    return not_built();
+}
+
 static tpb_status_t stub_init(const tpb_backend_args_t *a, tpb_backend_t **be)
 {
-    (void)a;
-    (void)be;
     return not_built();
 }
+
 static void stub_finalize(tpb_backend_t *be)
 {
-    (void)be;
 }
+
 static void stub_info(tpb_backend_t *be, tpb_device_info_t *i)
 {
-    (void)be;
-    (void)i;
 }
+
 static tpb_status_t stub_mem_free(tpb_backend_t *be, double *b)
 {
-    (void)be;
-    (void)b;
     return not_built();
 }
+
 static tpb_status_t stub_alloc(tpb_backend_t *be, size_t n, void **p)
 {
-    (void)be;
-    (void)n;
-    (void)p;
     return not_built();
 }
+
 static void stub_free(tpb_backend_t *be, void *p)
 {
-    (void)be;
-    (void)p;
 }
-static tpb_status_t stub_copy(tpb_backend_t *be, void *d, const void *s, size_t n, int dir)
+
+static tpb_status_t stub_copy(tpb_backend_t *be, void *d, const void *s, size_t n,
+                              tpb_copy_dir_t dir)
 {
-    (void)be;
-    (void)d;
-    (void)s;
-    (void)n;
-    (void)dir;
     return not_built();
 }
+
 static tpb_status_t stub_gemm(tpb_backend_t *be, const tpb_gemm_t *g)
 {
-    (void)be;
-    (void)g;
     return not_built();
 }
+
 static tpb_status_t stub_comm_open(tpb_backend_t *be, MPI_Comm g, tpb_comm_t **c)
 {
-    (void)be;
-    (void)g;
-    (void)c;
     return not_built();
 }
+
 static void stub_comm_close(tpb_comm_t *c)
 {
-    (void)c;
 }
+
 static tpb_status_t stub_allreduce(tpb_comm_t *c, const void *s, void *r, size_t n, tpb_dtype_t dt)
 {
-    (void)c;
-    (void)s;
-    (void)r;
-    (void)n;
-    (void)dt;
     return not_built();
 }
+
 static tpb_status_t stub_allgatherv(tpb_comm_t *c, const void *s, void *r, const size_t *n,
                                     const size_t *d, tpb_dtype_t dt)
 {
-    (void)c;
-    (void)s;
-    (void)r;
-    (void)n;
-    (void)d;
-    (void)dt;
     return not_built();
 }
+
 static tpb_status_t stub_marks_prepare(tpb_backend_t *be, size_t n)
 {
-    (void)be;
-    (void)n;
     return not_built();
 }
-static tpb_status_t stub_mark(tpb_backend_t *be, size_t s)
+
+static tpb_status_t stub_mark(tpb_backend_t *be, size_t slot)
 {
-    (void)be;
-    (void)s;
     return not_built();
 }
+
 static tpb_status_t stub_marks_read(tpb_backend_t *be, size_t n, double *us)
 {
-    (void)be;
-    (void)n;
-    (void)us;
     return not_built();
 }
+
 static tpb_status_t stub_sync(tpb_backend_t *be)
 {
-    (void)be;
     return not_built();
 }
 
 const tpb_backend_ops_t tpb_backend_cuda = {
     .name = "cuda",
+    .kind = TPB_BACKEND_CUDA,
+    .built = 0,
+    .defaults = TPB_CUDA_DEFAULTS,
+    .device_count = stub_device_count,
+    .check_dtype = stub_check_dtype,
     .init = stub_init,
     .finalize = stub_finalize,
     .info = stub_info,
@@ -134,13 +124,3 @@ const tpb_backend_ops_t tpb_backend_cuda = {
     .marks_read = stub_marks_read,
     .sync = stub_sync,
 };
-
-int tpb_cuda_device_count(void)
-{
-    return 0;
-}
-
-int tpb_cuda_built(void)
-{
-    return 0;
-}

@@ -22,6 +22,21 @@ struct tpb_comm {
     MPI_Comm comm;
 };
 
+static int host_device_count(void)
+{
+    return 1; /* the CPU cores are always there */
+}
+
+static tpb_status_t host_check_dtype(tpb_dtype_t dt)
+{
+    if (dt == TPB_DTYPE_FP32 || dt == TPB_DTYPE_FP64)
+        return TPB_OK;
+    return tpb_err_set(TPB_ERR_INVALID,
+                       "--dtype %s: the host backend supports fp32 and fp64 "
+                       "(use --backend cuda for %s)",
+                       tpb_dtype_name(dt), tpb_dtype_name(dt));
+}
+
 static tpb_status_t host_init(const tpb_backend_args_t *args, tpb_backend_t **be)
 {
     tpb_backend_t *h = calloc(1, sizeof(*h));
@@ -95,7 +110,6 @@ static tpb_status_t host_mem_free(tpb_backend_t *be, double *bytes)
 
 static tpb_status_t host_alloc(tpb_backend_t *be, size_t bytes, void **ptr)
 {
-    (void)be;
     void *p = calloc(1, bytes ? bytes : 1);
     if (!p)
         return tpb_err_set(TPB_ERR_NOMEM, "host allocation of %zu bytes failed", bytes);
@@ -105,14 +119,12 @@ static tpb_status_t host_alloc(tpb_backend_t *be, size_t bytes, void **ptr)
 
 static void host_free(tpb_backend_t *be, void *ptr)
 {
-    (void)be;
     free(ptr);
 }
 
-static tpb_status_t host_copy(tpb_backend_t *be, void *dst, const void *src, size_t bytes, int dir)
+static tpb_status_t host_copy(tpb_backend_t *be, void *dst, const void *src, size_t bytes,
+                              tpb_copy_dir_t dir)
 {
-    (void)be;
-    (void)dir;
     memmove(dst, src, bytes);
     return TPB_OK;
 }
@@ -138,7 +150,6 @@ static tpb_status_t host_gemm(tpb_backend_t *be, const tpb_gemm_t *g)
 
 static tpb_status_t host_comm_open(tpb_backend_t *be, MPI_Comm group, tpb_comm_t **comm)
 {
-    (void)be;
     tpb_comm_t *c = calloc(1, sizeof(*c));
     if (!c)
         return tpb_err_set(TPB_ERR_NOMEM, "host backend: out of memory");
@@ -221,12 +232,16 @@ static tpb_status_t host_marks_read(tpb_backend_t *be, size_t n, double *us)
 
 static tpb_status_t host_sync(tpb_backend_t *be)
 {
-    (void)be;
     return TPB_OK;
 }
 
 const tpb_backend_ops_t tpb_backend_host = {
     .name = "host",
+    .kind = TPB_BACKEND_HOST,
+    .built = 1,
+    .defaults = {.granularity = 1, .dtype = TPB_DTYPE_FP32, .m = 1024, .n = 1024, .k = 1024},
+    .device_count = host_device_count,
+    .check_dtype = host_check_dtype,
     .init = host_init,
     .finalize = host_finalize,
     .info = host_info,

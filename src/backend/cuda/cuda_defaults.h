@@ -1,0 +1,16 @@
+/*
+ * cuda_defaults.h - the CUDA backend's defaults, shared by the real table and
+ * the stub of a build without CUDA (so --help and resolve agree on both).
+ */
+#ifndef TPB_CUDA_DEFAULTS_H
+#define TPB_CUDA_DEFAULTS_H
+
+#include "backend/backend.h"
+
+/** bf16, shards in multiples of 64 (tensor-core friendly), 8192^3. */
+#define TPB_CUDA_DEFAULTS                                                                          \
+    {                                                                                              \
+        .granularity = 64, .dtype = TPB_DTYPE_BF16, .m = 8192, .n = 8192, .k = 8192                \
+    }
+
+#endif /* TPB_CUDA_DEFAULTS_H */

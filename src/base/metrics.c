@@ -1,0 +1,151 @@
+/* metrics.c - pure metric formulas (see doc/METRICS.md). */
+#include "base/metrics.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double tpb_quantile(const double *v, size_t n, double q)
+{
+    if (n == 0)
+        return NAN;
+    double small[64];
+    double *s = n <= 64 ? small : malloc(n * sizeof(*s));
+    if (!s)
+        return NAN;
+    memcpy(s, v, n * sizeof(*s));
+    qsort(s, n, sizeof(*s), cmp_double);
+    double pos = q * (double)(n - 1);
+    size_t lo = (size_t)floor(pos);
+    size_t hi = lo + 1 < n ? lo + 1 : lo;
+    double res = s[lo] + (pos - (double)lo) * (s[hi] - s[lo]);
+    if (s != small)
+        free(s);
+    return res;
+}
+
+double tpb_median(const double *v, size_t n)
+{
+    return tpb_quantile(v, n, 0.5);
+}
+
+double tpb_min(const double *v, size_t n)
+{
+    double m = n ? v[0] : NAN;
+    for (size_t i = 1; i < n; i++)
+        m = v[i] < m ? v[i] : m;
+    return m;
+}
+
+double tpb_max(const double *v, size_t n)
+{
+    double m = n ? v[0] : NAN;
+    for (size_t i = 1; i < n; i++)
+        m = v[i] > m ? v[i] : m;
+    return m;
+}
+
+double tpb_sum(const double *v, size_t n)
+{
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++)
+        s += v[i];
+    return s;
+}
+
+double tpb_load_balance(const double *t, size_t n)
+{
+    return tpb_min(t, n) / tpb_max(t, n);
+}
+
+double tpb_utilisation(const double *t, size_t n)
+{
+    return tpb_sum(t, n) / ((double)n * tpb_max(t, n));
+}
+
+double tpb_efficiency(double t1, size_t n, double t_step)
+{
+    if (!(t1 > 0.0) || !(t_step > 0.0))
+        return NAN;
+    return t1 / ((double)n * t_step);
+}
+
+double tpb_efficiency_het(double w_total, const double *speeds, size_t n, double t_step)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!(speeds[i] > 0.0))
+            return NAN;
+    return w_total / tpb_sum(speeds, n) / t_step;
+}
+
+double tpb_algbw_gbs(double bytes, double time_us)
+{
+    return time_us > 0.0 ? bytes / (time_us * 1e3) : 0.0;
+}
+
+double tpb_busbw_gbs(tpb_coll_t coll, double bytes, int t, double time_us)
+{
+    double factor = coll == TPB_COLL_ALLREDUCE ? 2.0 * (t - 1) / t : (double)(t - 1) / t;
+    return tpb_algbw_gbs(bytes, time_us) * factor;
+}
+
+double tpb_tflops(double flop, double time_us)
+{
+    return time_us > 0.0 ? flop / (time_us * 1e6) : 0.0;
+}
+
+int tpb_comm_model_fit(const double *v, const double *t, size_t n, int r, tpb_comm_fit_t *fit)
+{
+    double mv = 0, mt = 0;
+    for (size_t i = 0; i < n; i++) {
+        mv += v[i];
+        mt += t[i];
+    }
+    if (n < 2)
+        return -1;
+    mv /= (double)n;
+    mt /= (double)n;
+    double svv = 0, svt = 0, stt = 0;
+    for (size_t i = 0; i < n; i++) {
+        svv += (v[i] - mv) * (v[i] - mv);
+        svt += (v[i] - mv) * (t[i] - mt);
+        stt += (t[i] - mt) * (t[i] - mt);
+    }
+    if (svv <= 0.0)
+        return -1;
+    double slope = svt / svv; /* us per byte */
+    double icept = mt - slope * mv;
+    fit->latency_us = icept / (r > 0 ? r : 1);
+    fit->bandwidth_gbs = slope > 0.0 ? 1.0 / (slope * 1e3) : INFINITY;
+    fit->r2 = stt > 0.0 ? (svt * svt) / (svv * stt) : 1.0;
+    return 0;
+}
+
+double tpb_predicted_speedup(const double *speeds, size_t n)
+{
+    return tpb_sum(speeds, n) / (double)n / tpb_min(speeds, n);
+}
+
+void tpb_relative_scores(const double *t, size_t n, double *out)
+{
+    double m = tpb_min(t, n);
+    for (size_t i = 0; i < n; i++)
+        out[i] = m / t[i];
+}
+
+tpb_decomp_t tpb_decompose(double t_comp_single_us, int n, double comm_us, double step_us)
+{
+    tpb_decomp_t d;
+    d.comp_us = t_comp_single_us / n;
+    d.comm_us = comm_us;
+    d.idle_us = step_us - d.comp_us - d.comm_us;
+    if (d.idle_us < 0.0)
+        d.idle_us = 0.0;
+    return d;
+}

@@ -1,0 +1,101 @@
+/* partition.c - even and weighted (largest remainder) splits at a granularity. */
+#include "base/partition.h"
+
+#include <math.h>
+
+static tpb_status_t check_sizes(long total, int t, long g)
+{
+    if (t < 1)
+        return tpb_err_set(TPB_ERR_INVALID, "TP degree %d: must be at least 1", t);
+    if (g < 1)
+        return tpb_err_set(TPB_ERR_INVALID, "granularity %ld: must be at least 1", g);
+    if (total / g < t)
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "dimension %ld cannot be split into %d shards of at least %ld "
+                           "(granularity): use a larger shape, a smaller --tp or --granularity",
+                           total, t, g);
+    return TPB_OK;
+}
+
+tpb_status_t tpb_partition_even(long total, int t, long g, long *shards)
+{
+    TPB_CHECK_RET(check_sizes(total, t, g));
+    long units = total / g;
+    for (int r = 0; r < t; r++)
+        shards[r] = (units / t + (r < units % t ? 1 : 0)) * g;
+    shards[t - 1] += total % g;
+    return TPB_OK;
+}
+
+/* Index of the shard whose rounding went furthest in direction dir (+1: most under
+ * its quota, -1: most over), among shards that may move that way. */
+static int pick_shard(const long *units, const double *quota, int t, int dir)
+{
+    int best = -1;
+    double best_gap = -INFINITY;
+    for (int r = 0; r < t; r++) {
+        if (dir < 0 && units[r] <= 1)
+            continue;
+        double gap = dir * (quota[r] - (double)units[r]);
+        if (gap > best_gap) {
+            best_gap = gap;
+            best = r;
+        }
+    }
+    return best;
+}
+
+tpb_status_t tpb_partition_weighted(long total, int t, long g, const double *speeds, long *shards,
+                                    double *fractions)
+{
+    TPB_CHECK_RET(check_sizes(total, t, g));
+    double sum = 0.0;
+    for (int r = 0; r < t; r++) {
+        if (!isfinite(speeds[r]) || speeds[r] <= 0.0)
+            return tpb_err_set(TPB_ERR_INVALID,
+                               "speed of rank %d is %g: speeds must be positive finite numbers", r,
+                               speeds[r]);
+        sum += speeds[r];
+    }
+    long units_total = total / g;
+    long units[t];
+    double quota[t];
+    long assigned = 0;
+    for (int r = 0; r < t; r++) {
+        quota[r] = (double)units_total * speeds[r] / sum;
+        units[r] = (long)floor(quota[r]);
+        if (units[r] < 1)
+            units[r] = 1;
+        assigned += units[r];
+    }
+    /* Each step moves one unit and the loop ends at the exact sum. */
+    while (assigned < units_total) {
+        units[pick_shard(units, quota, t, +1)]++;
+        assigned++;
+    }
+    while (assigned > units_total) {
+        units[pick_shard(units, quota, t, -1)]--;
+        assigned--;
+    }
+    for (int r = 0; r < t; r++) {
+        shards[r] = units[r] * g;
+        if (fractions)
+            fractions[r] = speeds[r] / sum;
+    }
+    shards[t - 1] += total % g;
+    return TPB_OK;
+}
+
+void tpb_partition_offsets(const long *shards, int t, long *offsets)
+{
+    long off = 0;
+    for (int r = 0; r < t; r++) {
+        offsets[r] = off;
+        off += shards[r];
+    }
+}
+
+long tpb_split_total(const tpb_shape_t *sh, tpb_split_t split)
+{
+    return split == TPB_SPLIT_ROW ? sh->k : sh->n;
+}

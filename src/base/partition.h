@@ -1,0 +1,38 @@
+/*
+ * partition.h - how a dimension of the layer is split over the t ranks of a TP
+ * group. Pure functions: no MPI, no I/O, no allocation.
+ */
+#ifndef TPB_PARTITION_H
+#define TPB_PARTITION_H
+
+#include "base/tpb_status.h"
+#include "base/tpb_types.h"
+
+/**
+ * Even split of total elements into t shards in units of granularity g: every
+ * shard gets floor(U/t) or ceil(U/t) units (U = total / g, the first shards
+ * take the extra units) and the last shard also takes total mod g elements.
+ * shards[t] receives the sizes; sum(shards) == total and every shard >= g.
+ * Returns TPB_ERR_INVALID (with a message) if t < 1, g < 1 or total < t*g.
+ * On error shards is not written.
+ */
+tpb_status_t tpb_partition_even(long total, int t, long g, long *shards);
+
+/**
+ * Weighted split: shard_r proportional to speeds[r], rounded by the largest
+ * remainder method in units of g, every shard at least g, sum exactly total
+ * (total mod g elements go to the last shard, as for the even split).
+ * fractions[t] (may be NULL) receives the intended fractions speeds[r]/sum.
+ * Returns TPB_ERR_INVALID if a speed is zero, negative or not finite, or if
+ * total < t*g. On error shards and fractions are not written.
+ */
+tpb_status_t tpb_partition_weighted(long total, int t, long g, const double *speeds, long *shards,
+                                    double *fractions);
+
+/** Offsets of the shards: offsets[r] = sum of shards[0..r-1]. */
+void tpb_partition_offsets(const long *shards, int t, long *offsets);
+
+/** Length of the dimension that split cuts: K for row, N for col. */
+long tpb_split_total(const tpb_shape_t *sh, tpb_split_t split);
+
+#endif /* TPB_PARTITION_H */

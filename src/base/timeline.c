@@ -1,0 +1,176 @@
+/* timeline.c - wait/comm decomposition, stragglers and spikes of a config. */
+#include "base/timeline.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/metrics.h"
+
+#define M(r, i) marks[(size_t)(r)*iters + (i)]
+
+double tpb_timeline_last_arrival(const tpb_mark_t *marks, int tp, int iters, int g, int i)
+{
+    double a = -INFINITY;
+    for (int r = g * tp; r < (g + 1) * tp; r++)
+        a = M(r, i).c1 > a ? M(r, i).c1 : a;
+    return a;
+}
+
+/* Rank arriving last in group g, iteration i, and its lead over the second last. */
+static int last_of_group(const tpb_mark_t *marks, int tp, int iters, int g, int i, double *late)
+{
+    int last = g * tp;
+    double second = -INFINITY;
+    for (int r = g * tp + 1; r < (g + 1) * tp; r++) {
+        if (M(r, i).c1 > M(last, i).c1) {
+            second = M(last, i).c1 > second ? M(last, i).c1 : second;
+            last = r;
+        } else if (M(r, i).c1 > second) {
+            second = M(r, i).c1;
+        }
+    }
+    *late = tp > 1 ? M(last, i).c1 - second : 0.0;
+    return last;
+}
+
+/* Per-rank medians and p95s from the scratch columns. */
+static void rank_stats(const tpb_mark_t *marks, int r, int iters, double *scr, double *a_last,
+                       tpb_rank_stats_t *s)
+{
+    for (int i = 0; i < iters; i++)
+        scr[i] = M(r, i).c1 - M(r, i).c0;
+    s->compute_med = tpb_median(scr, (size_t)iters);
+    s->compute_p95 = tpb_quantile(scr, (size_t)iters, 0.95);
+    for (int i = 0; i < iters; i++)
+        scr[i] = a_last[i] - M(r, i).c1;
+    s->wait_med = tpb_median(scr, (size_t)iters);
+    s->wait_p95 = tpb_quantile(scr, (size_t)iters, 0.95);
+    for (int i = 0; i < iters; i++)
+        scr[i] = M(r, i).x1 - a_last[i];
+    s->comm_med = tpb_median(scr, (size_t)iters);
+    s->comm_p95 = tpb_quantile(scr, (size_t)iters, 0.95);
+    for (int i = 0; i < iters; i++)
+        scr[i] = M(r, i).x1 - M(r, i).c1;
+    s->coll_med = tpb_median(scr, (size_t)iters);
+}
+
+/* Everything about group g: per-rank stats, step and transfer per iteration. */
+static void group_stats(const tpb_mark_t *marks, int tp, int iters, int g, double *scr,
+                        double *a_last, double *free_x, double *grp_step, double *grp_xfer,
+                        tpb_rank_stats_t *ranks, tpb_config_stats_t *cfg)
+{
+    for (int i = 0; i < iters; i++) {
+        double a = tpb_timeline_last_arrival(marks, tp, iters, g, i), c0 = INFINITY;
+        double x1 = -INFINITY, fx = INFINITY, late;
+        a_last[i] = a;
+        for (int r = g * tp; r < (g + 1) * tp; r++) {
+            c0 = fmin(c0, M(r, i).c0);
+            x1 = fmax(x1, M(r, i).x1);
+            fx = fmin(fx, M(r, i).x1 - M(r, i).c1);
+            cfg->causality_violations += M(r, i).x1 < a;
+        }
+        grp_step[i] = x1 - c0;
+        grp_xfer[i] = x1 - a;
+        free_x[i] = fx;
+        if (tp > 1) {
+            int last = last_of_group(marks, tp, iters, g, i, &late);
+            ranks[last].last_count++;
+            ranks[last].lateness_us += late;
+        }
+    }
+    double comp[tp], score[tp];
+    for (int r = g * tp; r < (g + 1) * tp; r++) {
+        rank_stats(marks, r, iters, scr, a_last, &ranks[r]);
+        comp[r - g * tp] = ranks[r].compute_med;
+        for (int i = 0; i < iters; i++)
+            scr[i] = M(r, i).x1 - M(r, i).c1 - free_x[i];
+        ranks[r].wait_free_med = tpb_median(scr, (size_t)iters);
+    }
+    tpb_relative_scores(comp, (size_t)tp, score);
+    for (int r = g * tp; r < (g + 1) * tp; r++) {
+        ranks[r].score = score[r - g * tp];
+        if (ranks[r].last_count)
+            ranks[r].lateness_us /= ranks[r].last_count;
+    }
+}
+
+static void find_straggler(const tpb_rank_stats_t *ranks, int world, int tp, int iters,
+                           tpb_config_stats_t *cfg)
+{
+    cfg->straggler_rank = -1;
+    if (tp < 2)
+        return;
+    int best = 0; /* most often last; ties go to the larger mean lateness */
+    for (int r = 1; r < world; r++)
+        if (ranks[r].last_count > ranks[best].last_count ||
+            (ranks[r].last_count == ranks[best].last_count &&
+             ranks[r].lateness_us > ranks[best].lateness_us))
+            best = r;
+    cfg->straggler_rank = best;
+    cfg->straggler_frac = (double)ranks[best].last_count / iters;
+    cfg->straggler_late_us = ranks[best].lateness_us;
+}
+
+static void find_spikes(const tpb_mark_t *marks, int world, int tp, int iters, const double *step,
+                        const int *worst_group, tpb_config_stats_t *cfg)
+{
+    (void)world;
+    for (int i = 0; i < iters; i++) {
+        if (!(step[i] > 1.5 * cfg->step_med))
+            continue;
+        if (cfg->nspikes < TPB_MAX_SPIKES) {
+            double late;
+            tpb_spike_t *s = &cfg->spikes[cfg->nspikes];
+            s->iter = i;
+            s->rank = last_of_group(marks, tp, iters, worst_group[i], i, &late);
+            s->step_us = step[i];
+        }
+        cfg->nspikes++;
+    }
+}
+
+tpb_status_t tpb_timeline_analyse(const tpb_mark_t *marks, int world, int tp, int iters,
+                                  tpb_rank_stats_t *ranks, tpb_config_stats_t *cfg)
+{
+    size_t n = (size_t)iters;
+    double *work = malloc(8 * n * sizeof(double));
+    int *worst = malloc(n * sizeof(int));
+    if (!work || !worst) {
+        free(work);
+        free(worst);
+        return tpb_err_set(TPB_ERR_NOMEM, "timeline analysis: out of memory (%d iterations)",
+                           iters);
+    }
+    double *scr = work, *a_last = work + n, *free_x = work + 2 * n, *gstep = work + 3 * n;
+    double *gxfer = work + 4 * n, *step = work + 5 * n, *xfer = work + 6 * n;
+    double *all_free = work + 7 * n;
+    memset(ranks, 0, (size_t)world * sizeof(*ranks));
+    memset(cfg, 0, sizeof(*cfg));
+    for (int i = 0; i < iters; i++) {
+        step[i] = xfer[i] = -INFINITY;
+        all_free[i] = INFINITY;
+    }
+    for (int g = 0; g < world / tp; g++) {
+        group_stats(marks, tp, iters, g, scr, a_last, free_x, gstep, gxfer, ranks, cfg);
+        for (int i = 0; i < iters; i++) {
+            if (gstep[i] > step[i]) {
+                step[i] = gstep[i];
+                worst[i] = g;
+            }
+            xfer[i] = fmax(xfer[i], gxfer[i]);
+            all_free[i] = fmin(all_free[i], free_x[i]);
+        }
+    }
+    cfg->step_med = tpb_median(step, n);
+    cfg->step_p95 = tpb_quantile(step, n, 0.95);
+    cfg->step_min = tpb_min(step, n);
+    cfg->step_max = tpb_max(step, n);
+    cfg->xfer_med = tpb_median(xfer, n);
+    cfg->xfer_free_med = tpb_median(all_free, n);
+    find_straggler(ranks, world, tp, iters, cfg);
+    find_spikes(marks, world, tp, iters, step, worst, cfg);
+    free(work);
+    free(worst);
+    return TPB_OK;
+}

@@ -1,0 +1,63 @@
+/*
+ * timeline.h - who waited for whom: analysis of the per-iteration marks of
+ * every rank of a config (all on rank 0's clock). Pure: no MPI, no I/O.
+ *
+ * Marks of one iteration on rank r: c0 (compute start), c1 (compute end =
+ * arrival a_r at the collective), x1 (collective end). In a TP group,
+ * A = max a_r is the last arrival, wait_r = A - a_r, comm_r = x1_r - A.
+ */
+#ifndef TPB_TIMELINE_H
+#define TPB_TIMELINE_H
+
+#include "base/tpb_status.h"
+
+#define TPB_MAX_SPIKES 32 /**< spikes kept per config (all are counted) */
+
+typedef struct {
+    double c0, c1, x1;
+} tpb_mark_t;
+
+/** Per rank, over the measured iterations. Times in microseconds. */
+typedef struct {
+    double compute_med, compute_p95;
+    double wait_med, wait_p95;
+    double comm_med, comm_p95;
+    double coll_med;      /**< x1 - c1: the collective call as seen by the rank (clock-free) */
+    double wait_free_med; /**< clock-free wait estimate: coll - min over the group of coll */
+    int last_count;       /**< iterations in which this rank arrived last in its group */
+    double lateness_us;   /**< mean (A - second-last arrival) over those iterations */
+    double score;         /**< min over the group of compute_med / own compute_med */
+} tpb_rank_stats_t;
+
+typedef struct {
+    int iter;       /**< measured iteration index */
+    int rank;       /**< the rank that arrived last in the group that set the step */
+    double step_us; /**< that iteration's step time */
+} tpb_spike_t;
+
+/** Per config. The step of an iteration is the largest group step
+ *  (max x1 - min c0 within a group) over the groups. */
+typedef struct {
+    double step_med, step_p95, step_min, step_max;
+    double xfer_med;          /**< median over iterations of max_r x1 - A (worst group) */
+    double xfer_free_med;     /**< clock-free transfer bound: min over ranks of x1 - c1 */
+    int straggler_rank;       /**< rank most often last (ties: larger lateness; -1 if t = 1) */
+    double straggler_frac;    /**< fraction of iterations it was last in its group */
+    double straggler_late_us; /**< its mean lateness */
+    int causality_violations; /**< (rank, iteration) with x1 < A */
+    int nspikes;              /**< iterations with step > 1.5 x median */
+    tpb_spike_t spikes[TPB_MAX_SPIKES];
+} tpb_config_stats_t;
+
+/**
+ * Analyse marks[world * iters] (rank-major: marks[r * iters + i]) for groups of
+ * tp consecutive ranks. ranks[world] and cfg receive the statistics.
+ * TPB_ERR_NOMEM if scratch space cannot be allocated (outputs untouched).
+ */
+tpb_status_t tpb_timeline_analyse(const tpb_mark_t *marks, int world, int tp, int iters,
+                                  tpb_rank_stats_t *ranks, tpb_config_stats_t *cfg);
+
+/** Last arrival A of group g (ranks g*tp .. g*tp+tp-1) in iteration i. */
+double tpb_timeline_last_arrival(const tpb_mark_t *marks, int tp, int iters, int g, int i);
+
+#endif /* TPB_TIMELINE_H */

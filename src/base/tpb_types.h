@@ -1,0 +1,74 @@
+/*
+ * tpb_types.h - the vocabulary of tpbal: the enums every layer shares, with
+ * their names and parsers, and the shape of a layer.
+ *
+ * Layering (checked by scripts/check-layers, run by ./scripts/test):
+ *   src/base/     pure building blocks: includes nothing else of ours, no MPI
+ *   src/backend/  includes base/ only
+ *   src/out/      includes base/ and backend/ (device facts) only
+ *   src/cli/      includes base/ and backend/ only
+ *   src/run/      includes anything below it; nothing below run/ includes run/
+ *   src/tpbal.c   on top
+ */
+#ifndef TPB_TYPES_H
+#define TPB_TYPES_H
+
+#include "base/tpb_status.h"
+
+typedef enum { TPB_BACKEND_AUTO = 0, TPB_BACKEND_HOST, TPB_BACKEND_CUDA } tpb_backend_kind_t;
+typedef enum { TPB_SPLIT_ROW = 1, TPB_SPLIT_COL = 2 } tpb_split_t;
+typedef enum { TPB_POLICY_EVEN = 1, TPB_POLICY_WEIGHTED = 2 } tpb_policy_t;
+typedef enum { TPB_COLCOLL_ALLGATHER = 0, TPB_COLCOLL_ALLREDUCE } tpb_colcoll_t;
+typedef enum { TPB_COMM_NCCL = 0, TPB_COMM_MPI } tpb_comm_kind_t;
+/** Where the weighted policy's speeds came from. */
+typedef enum {
+    TPB_SPEEDS_NONE = 0,
+    TPB_SPEEDS_CALIBRATION,
+    TPB_SPEEDS_FILE,
+    TPB_SPEEDS_GIVEN
+} tpb_speed_source_t;
+/** The --check verdict of a config. */
+typedef enum { TPB_CHECK_OFF = 0, TPB_CHECK_PASS, TPB_CHECK_FAIL } tpb_check_t;
+
+/** One layer shape; splits is the preset's natural split mask (0: use --split). */
+typedef struct {
+    long m, n, k;
+    unsigned splits;
+    char name[48];
+} tpb_shape_t;
+
+/** "auto", "host", "cuda". */
+const char *tpb_backend_kind_name(tpb_backend_kind_t k);
+/** "row", "col". */
+const char *tpb_split_name(tpb_split_t s);
+/** "even", "weighted". */
+const char *tpb_policy_name(tpb_policy_t p);
+/** "allgather", "allreduce". */
+const char *tpb_colcoll_name(tpb_colcoll_t c);
+/** "nccl", "mpi". */
+const char *tpb_comm_kind_name(tpb_comm_kind_t c);
+/** "none", "calibration", "file", "speeds". */
+const char *tpb_speed_source_name(tpb_speed_source_t s);
+/** "off", "pass", "fail". */
+const char *tpb_check_name(tpb_check_t c);
+/** 1 if the speeds were measured (calibration or a calibration file), so in GFLOP/s. */
+int tpb_speed_source_measured(tpb_speed_source_t s);
+
+/**
+ * Name tables for the option parser: the names of an enum's values in order
+ * (index i names the value the parser returns for it), and their count.
+ */
+typedef struct {
+    const char *const *names;
+    const unsigned *values;
+    int count;
+    const char *accepted; /**< how --help and errors list them ("row and/or col") */
+} tpb_name_table_t;
+
+extern const tpb_name_table_t tpb_backend_kinds, tpb_splits, tpb_policies, tpb_colcolls,
+    tpb_comm_kinds;
+
+/** The value named s in t; TPB_ERR_INVALID (no message) if none. Pure. */
+tpb_status_t tpb_name_parse(const tpb_name_table_t *t, const char *s, unsigned *value);
+
+#endif /* TPB_TYPES_H */

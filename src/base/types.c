@@ -1,0 +1,83 @@
+/* types.c - names of the shared vocabulary. */
+#include "base/tpb_types.h"
+
+#include <string.h>
+
+static const char *const backend_names[] = {"auto", "host", "cuda"};
+static const unsigned backend_values[] = {TPB_BACKEND_AUTO, TPB_BACKEND_HOST, TPB_BACKEND_CUDA};
+static const char *const split_names[] = {"row", "col"};
+static const unsigned split_values[] = {TPB_SPLIT_ROW, TPB_SPLIT_COL};
+static const char *const policy_names[] = {"even", "weighted"};
+static const unsigned policy_values[] = {TPB_POLICY_EVEN, TPB_POLICY_WEIGHTED};
+static const char *const colcoll_names[] = {"allgather", "allreduce"};
+static const unsigned colcoll_values[] = {TPB_COLCOLL_ALLGATHER, TPB_COLCOLL_ALLREDUCE};
+static const char *const comm_names[] = {"nccl", "mpi"};
+static const unsigned comm_values[] = {TPB_COMM_NCCL, TPB_COMM_MPI};
+
+const tpb_name_table_t tpb_backend_kinds = {backend_names, backend_values, 3, "auto, host or cuda"};
+const tpb_name_table_t tpb_splits = {split_names, split_values, 2, "row and/or col (e.g. row,col)"};
+const tpb_name_table_t tpb_policies = {policy_names, policy_values, 2,
+                                       "even and/or weighted (e.g. even,weighted)"};
+const tpb_name_table_t tpb_colcolls = {colcoll_names, colcoll_values, 2, "allgather or allreduce"};
+const tpb_name_table_t tpb_comm_kinds = {comm_names, comm_values, 2, "nccl or mpi"};
+
+static const char *name_of(const tpb_name_table_t *t, unsigned v)
+{
+    for (int i = 0; i < t->count; i++)
+        if (t->values[i] == v)
+            return t->names[i];
+    return "?";
+}
+
+tpb_status_t tpb_name_parse(const tpb_name_table_t *t, const char *s, unsigned *value)
+{
+    for (int i = 0; i < t->count; i++) {
+        if (strcmp(s, t->names[i]) == 0) {
+            *value = t->values[i];
+            return TPB_OK;
+        }
+    }
+    return TPB_ERR_INVALID;
+}
+
+const char *tpb_backend_kind_name(tpb_backend_kind_t k)
+{
+    return name_of(&tpb_backend_kinds, (unsigned)k);
+}
+
+const char *tpb_split_name(tpb_split_t s)
+{
+    return name_of(&tpb_splits, (unsigned)s);
+}
+
+const char *tpb_policy_name(tpb_policy_t p)
+{
+    return name_of(&tpb_policies, (unsigned)p);
+}
+
+const char *tpb_colcoll_name(tpb_colcoll_t c)
+{
+    return name_of(&tpb_colcolls, (unsigned)c);
+}
+
+const char *tpb_comm_kind_name(tpb_comm_kind_t c)
+{
+    return name_of(&tpb_comm_kinds, (unsigned)c);
+}
+
+const char *tpb_speed_source_name(tpb_speed_source_t s)
+{
+    static const char *const names[] = {"none", "calibration", "file", "speeds"};
+    return (unsigned)s < 4 ? names[s] : "?";
+}
+
+const char *tpb_check_name(tpb_check_t c)
+{
+    static const char *const names[] = {"off", "pass", "fail"};
+    return (unsigned)c < 3 ? names[c] : "?";
+}
+
+int tpb_speed_source_measured(tpb_speed_source_t s)
+{
+    return s == TPB_SPEEDS_CALIBRATION || s == TPB_SPEEDS_FILE;
+}

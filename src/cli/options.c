@@ -1,0 +1,327 @@
+/* options.c - the option table and command-line parsing into tpb_options_t (pure). */
+#include "cli/optparse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void tpb_options_init(tpb_options_t *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->backend = TPB_BACKEND_AUTO;
+    o->iters = 20;
+    o->warmup = 5;
+    o->timeline = 1;
+    o->inject_delay.rank = -1;
+    o->inject_clock.rank = -1;
+    o->seed = 42;
+    o->timeout_s = 300.0;
+}
+
+void tpb_options_free(tpb_options_t *o)
+{
+    free(o->speeds);
+    free(o->emulate);
+    free(o->gpu_map);
+    o->speeds = o->emulate = NULL;
+    o->gpu_map = NULL;
+}
+
+/* ---- the option table ---- */
+
+enum {
+    OPT_BACKEND,
+    OPT_TP,
+    OPT_SPLIT,
+    OPT_POLICY,
+    OPT_M,
+    OPT_N,
+    OPT_K,
+    OPT_SHAPE,
+    OPT_PRESET,
+    OPT_DTYPE,
+    OPT_ITERS,
+    OPT_WARMUP,
+    OPT_SPEEDS,
+    OPT_CALFILE,
+    OPT_EMULATE,
+    OPT_GRAN,
+    OPT_CHECK,
+    OPT_OUT,
+    OPT_COLCOLL,
+    OPT_COMM,
+    OPT_GPUMAP,
+    OPT_BIND,
+    OPT_TIMEOUT,
+    OPT_TIMELINE,
+    OPT_INJ_DELAY,
+    OPT_INJ_CLOCK,
+    OPT_SEED,
+    OPT_QUIET,
+    OPT_HELP,
+    OPT_VERSION
+};
+
+/* One entry per flag: parsing and --help come from this table alone. */
+typedef struct {
+    const char *name;
+    char short_name;
+    const char *arg; /**< the value's name in --help, NULL for a flag without value */
+    int id;
+    const char *section; /**< starts a --help section when not NULL */
+    const char *label;   /**< the whole --help left column when not "  -x, --name ARG" */
+    const char *help;    /**< lines separated by \n; NULL: listed with the entry before */
+} opt_spec;
+
+static const opt_spec opt_table[] = {
+    {"backend", 0, "auto|host|cuda", OPT_BACKEND, "What to run", "  --backend auto|host|cuda",
+     "auto: cuda when a GPU is visible and built, else host"},
+    {"tp", 't', "LIST", OPT_TP, NULL, NULL, "TP degrees (default: powers of two dividing P)"},
+    {"split", 's', "LIST", OPT_SPLIT, NULL, NULL,
+     "row (K split + all-reduce), col (N split + all-gather)"},
+    {"policy", 'p', "LIST", OPT_POLICY, NULL, NULL, "even, weighted (default: both)"},
+    {"m", 'm', "LIST", OPT_M, NULL, "  -m, -n, -k LIST",
+     "shape lists, combined as a grid (M tokens, N out, K in)"},
+    {"n", 'n', "LIST", OPT_N, NULL, NULL, NULL},
+    {"k", 'k', "LIST", OPT_K, NULL, NULL, NULL},
+    {"shape", 0, "MxNxK[,...]", OPT_SHAPE, NULL, NULL, "explicit shapes"},
+    {"preset", 0, "NAME|PATH", OPT_PRESET, NULL, NULL,
+     "shape file (bench/presets/NAME.shapes): llama3-8b,\nllama3-70b, llama3-405b, gpt3-175b, "
+     "llama3-8b-cpu"},
+    {"dtype", 'd', "T", OPT_DTYPE, NULL, NULL,
+     "fp32 | fp64 (host); fp32 | tf32 | fp16 | bf16 | fp8 (cuda)"},
+    {"iters", 'i', "N", OPT_ITERS, NULL, NULL, "measured iterations per config (default 20)"},
+    {"warmup", 'w', "N", OPT_WARMUP, NULL, NULL, "warm-up iterations per config (default 5)"},
+    {"granularity", 'g', "G", OPT_GRAN, NULL, NULL, "shard size unit (default 1 host, 64 cuda)"},
+    {"col-collective", 0, "C", OPT_COLCOLL, NULL, NULL,
+     "col split collective: allgather (default) | allreduce"},
+    {"speeds", 0, "LIST", OPT_SPEEDS,
+     "Speeds for the weighted policy\n"
+     "      (default)              calibrate: all ranks at once time GEMMs at their\n"
+     "                             even shard until the medians are stable",
+     NULL, "one relative speed per rank"},
+    {"calibration-file", 0, "F", OPT_CALFILE, NULL, NULL,
+     "reuse calibrated speeds from F, calibrate and add\nthe missing ones (CSV)"},
+    {"emulate-speed", 0, "LIST", OPT_EMULATE, NULL, NULL,
+     "one factor per rank in (0,1]: slow a rank down on\npurpose (the weighted policy learns it "
+     "only by\ncalibration)"},
+    {"check", 'c', NULL, OPT_CHECK, "Checking and output", NULL,
+     "verify Y against a single-rank reference on seeded\ninputs; exit code 3 if any config "
+     "fails"},
+    {"out", 'o', "DIR", OPT_OUT, NULL, NULL,
+     "write results.jsonl, results.csv, ranks.csv and\ntrace-NNN.json (Perfetto) into DIR"},
+    {"timeline", 0, "on|off", OPT_TIMELINE, NULL, NULL,
+     "record per-iteration timelines (default on)"},
+    {"seed", 0, "N", OPT_SEED, NULL, NULL, "input generator seed (default 42)"},
+    {"quiet", 'q', NULL, OPT_QUIET, NULL, NULL, "no progress lines"},
+    {"comm", 0, "nccl|mpi", OPT_COMM, "GPU options (cuda backend)", NULL,
+     "collectives by NCCL (default) or MPI through pinned\nhost buffers (several ranks may share "
+     "a GPU)"},
+    {"gpu-map", 0, "LIST", OPT_GPUMAP, NULL, NULL, "device index per node-local rank"},
+    {"bind", 0, "none|gpu", OPT_BIND, NULL, NULL,
+     "bind each rank to the cores near its GPU (hwloc)"},
+    {"timeout", 0, "SECONDS", OPT_TIMEOUT, NULL, NULL,
+     "end a hung collective after this long (default 300)"},
+    {"inject-delay", 0, "RANK:US[:EVERY]", OPT_INJ_DELAY,
+     "Fault injection, for testing tpbal itself", "      --inject-delay RANK:US[:EVERY]",
+     "extra delay in RANK's compute phase"},
+    {"inject-clock-offset", 0, "RANK:US", OPT_INJ_CLOCK, NULL,
+     "      --inject-clock-offset RANK:US", "add US to RANK's clock before clock sync"},
+    {"help", 'h', NULL, OPT_HELP, "", NULL, "this text"},
+    {"version", 'V', NULL, OPT_VERSION, NULL, NULL, "version and the backends built"},
+};
+
+#define NOPTS (sizeof(opt_table) / sizeof(opt_table[0]))
+
+static const char *const bind_names[] = {"none", "gpu"};
+static const char *const onoff_names[] = {"off", "on"};
+
+/* One named value of table t into *out. */
+static tpb_status_t set_name(const char *flag, const char *v, const tpb_name_table_t *t,
+                             unsigned *out)
+{
+    if (tpb_name_parse(t, v, out) != TPB_OK)
+        return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected %s", flag, v, t->accepted);
+    return TPB_OK;
+}
+
+/* The left column of an entry in --help. */
+static void usage_label(const opt_spec *o, char *out, size_t cap)
+{
+    if (o->label) {
+        snprintf(out, cap, "%s", o->label);
+        return;
+    }
+    char shortf[8] = "    ";
+    if (o->short_name)
+        snprintf(shortf, sizeof(shortf), "-%c, ", o->short_name);
+    snprintf(out, cap, "  %s--%s%s%s", shortf, o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+}
+
+void tpb_options_usage(FILE *f)
+{
+    fputs("Usage: mpirun -np P tpbal [options]      (or srun -n P tpbal, or a singleton)\n"
+          "\n"
+          "Tensor-parallel GEMM + collective sweeps: Y[MxN] = X[MxK] W[KxN] split over the\n"
+          "t ranks of each TP group (groups of consecutive ranks, all running at once),\n"
+          "with an even split against a split weighted by each rank's measured speed.\n",
+          f);
+    for (size_t i = 0; i < NOPTS; i++) {
+        const opt_spec *o = &opt_table[i];
+        if (o->section)
+            fprintf(f, "\n%s%s", o->section, o->section[0] ? "\n" : "");
+        if (!o->help)
+            continue;
+        char label[64];
+        usage_label(o, label, sizeof(label));
+        fprintf(f, strlen(label) < 28 ? "%-28s " : "%-37s ", label); /* two columns */
+        for (const char *h = o->help; *h; h++) {
+            fputc(*h, f);
+            if (*h == '\n')
+                fprintf(f, "%29s", "");
+        }
+        fputc('\n', f);
+    }
+    fputs("\nExit codes: 0 success, 2 bad input or environment (one line on rank 0 says what\n"
+          "to change), 3 --check failed, 1 other failures. Metrics: see doc/METRICS.md.\n",
+          f);
+}
+
+static tpb_status_t set_int(const char *flag, const char *v, long min, int *out)
+{
+    long x;
+    TPB_CHECK_RET(tpb_opt_long(flag, v, min, &x));
+    if (x > 1000000000L)
+        return tpb_err_set(TPB_ERR_INVALID, "%s '%s': too large", flag, v);
+    *out = (int)x;
+    return TPB_OK;
+}
+
+static tpb_status_t set_tp(tpb_options_t *o, const char *flag, const char *v)
+{
+    long tmp[TPB_MAX_TP];
+    int n;
+    TPB_CHECK_RET(tpb_opt_long_list(flag, v, 1, tmp, TPB_MAX_TP, &n));
+    for (int i = 0; i < n; i++)
+        o->tp[i] = (int)tmp[i];
+    o->ntp = n;
+    return TPB_OK;
+}
+
+static tpb_status_t set_gpu_map(tpb_options_t *o, const char *flag, const char *v)
+{
+    long tmp[TPB_MAX_SHAPES];
+    int n;
+    TPB_CHECK_RET(tpb_opt_long_list(flag, v, 0, tmp, TPB_MAX_SHAPES, &n));
+    int *map = malloc((size_t)n * sizeof(*map));
+    if (!map)
+        return tpb_err_set(TPB_ERR_NOMEM, "%s: out of memory", flag);
+    for (int i = 0; i < n; i++)
+        map[i] = (int)tmp[i];
+    free(o->gpu_map);
+    o->gpu_map = map;
+    o->ngpu_map = n;
+    return TPB_OK;
+}
+
+static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char *v)
+{
+    unsigned u = 0;
+    switch (id) {
+    case OPT_BACKEND:
+        TPB_CHECK_RET(set_name(flag, v, &tpb_backend_kinds, &u));
+        o->backend = (tpb_backend_kind_t)u;
+        return TPB_OK;
+    case OPT_TP: return set_tp(o, flag, v);
+    case OPT_SPLIT: return tpb_opt_name_set(flag, v, &tpb_splits, &o->splits);
+    case OPT_POLICY: return tpb_opt_name_set(flag, v, &tpb_policies, &o->policies);
+    case OPT_M: return tpb_opt_long_list(flag, v, 1, o->m_list, TPB_MAX_SHAPES, &o->nm);
+    case OPT_N: return tpb_opt_long_list(flag, v, 1, o->n_list, TPB_MAX_SHAPES, &o->nn);
+    case OPT_K: return tpb_opt_long_list(flag, v, 1, o->k_list, TPB_MAX_SHAPES, &o->nk);
+    case OPT_SHAPE: return tpb_opt_shapes(flag, v, o->shapes, &o->nshapes);
+    case OPT_PRESET: return tpb_opt_string(flag, v, o->preset, sizeof(o->preset));
+    case OPT_DTYPE: o->dtype_set = 1; return tpb_dtype_parse(v, &o->dtype);
+    case OPT_ITERS: return set_int(flag, v, 1, &o->iters);
+    case OPT_WARMUP: return set_int(flag, v, 0, &o->warmup);
+    case OPT_SPEEDS: return tpb_opt_double_list(flag, v, &o->speeds, &o->nspeeds);
+    case OPT_CALFILE:
+        return tpb_opt_string(flag, v, o->calibration_file, sizeof(o->calibration_file));
+    case OPT_EMULATE: return tpb_opt_double_list(flag, v, &o->emulate, &o->nemulate);
+    case OPT_GRAN: return tpb_opt_long(flag, v, 1, &o->granularity);
+    case OPT_CHECK: o->check = 1; return TPB_OK;
+    case OPT_OUT: return tpb_opt_string(flag, v, o->out_dir, sizeof(o->out_dir));
+    case OPT_COLCOLL:
+        TPB_CHECK_RET(set_name(flag, v, &tpb_colcolls, &u));
+        o->col_collective = (tpb_colcoll_t)u;
+        return TPB_OK;
+    case OPT_COMM:
+        TPB_CHECK_RET(set_name(flag, v, &tpb_comm_kinds, &u));
+        o->comm = (tpb_comm_kind_t)u;
+        return TPB_OK;
+    case OPT_GPUMAP: return set_gpu_map(o, flag, v);
+    case OPT_BIND: return tpb_opt_choice(flag, v, bind_names, 2, "none or gpu", &o->bind_gpu);
+    case OPT_TIMEOUT:
+        TPB_CHECK_RET(tpb_opt_double(flag, v, &o->timeout_s));
+        if (o->timeout_s < 0)
+            return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected seconds >= 0", flag, v);
+        return TPB_OK;
+    case OPT_TIMELINE: return tpb_opt_choice(flag, v, onoff_names, 2, "on or off", &o->timeline);
+    case OPT_INJ_DELAY: return tpb_opt_inject(flag, v, 1, &o->inject_delay);
+    case OPT_INJ_CLOCK: return tpb_opt_inject(flag, v, 0, &o->inject_clock);
+    case OPT_SEED: {
+        long s;
+        TPB_CHECK_RET(tpb_opt_long(flag, v, 0, &s));
+        o->seed = (uint64_t)s;
+        return TPB_OK;
+    }
+    case OPT_QUIET: o->quiet = 1; return TPB_OK;
+    case OPT_HELP: o->help = 1; return TPB_OK;
+    case OPT_VERSION: o->version = 1; return TPB_OK;
+    }
+    return tpb_err_set(TPB_ERR_INVALID, "%s: internal error (unhandled option)", flag);
+}
+
+static const opt_spec *find_long(const char *name, size_t len)
+{
+    for (size_t i = 0; i < NOPTS; i++)
+        if (strlen(opt_table[i].name) == len && strncmp(opt_table[i].name, name, len) == 0)
+            return &opt_table[i];
+    return NULL;
+}
+
+static const opt_spec *find_short(char c)
+{
+    for (size_t i = 0; i < NOPTS; i++)
+        if (opt_table[i].short_name == c)
+            return &opt_table[i];
+    return NULL;
+}
+
+tpb_status_t tpb_options_parse(tpb_options_t *o, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const opt_spec *spec = NULL;
+        const char *value = NULL;
+        char flag[80];
+        if (strncmp(arg, "--", 2) == 0 && arg[2]) {
+            const char *eq = strchr(arg + 2, '=');
+            size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+            spec = find_long(arg + 2, len);
+            value = eq ? eq + 1 : NULL;
+        } else if (arg[0] == '-' && arg[1] && !arg[2]) {
+            spec = find_short(arg[1]);
+        }
+        if (!spec)
+            return tpb_err_set(TPB_ERR_INVALID, "unknown option '%s': see tpbal --help", arg);
+        snprintf(flag, sizeof(flag), "%s%s", spec->name[1] ? "--" : "-", spec->name);
+        if (spec->arg && !value) {
+            if (i + 1 >= argc)
+                return tpb_err_set(TPB_ERR_INVALID, "%s needs a value: see tpbal --help", flag);
+            value = argv[++i];
+        } else if (!spec->arg && value) {
+            return tpb_err_set(TPB_ERR_INVALID, "%s takes no value", flag);
+        }
+        TPB_CHECK_RET(apply(o, spec->id, flag, value));
+    }
+    return TPB_OK;
+}

@@ -1,0 +1,95 @@
+/*
+ * options.h - the command line of tpbal as one struct passed by pointer. The
+ * main header of src/cli/ (options, parsing, presets, --help): cli/ includes
+ * base/ and backend/ only (see base/tpb_types.h for the layering rules).
+ *
+ * tpb_options_parse() is pure (no MPI, no files): every rank parses the same
+ * argv and reaches the same verdict, so bad input is agreed on without
+ * communication. Checks that need the world size or the backend are done by
+ * tpb_options_resolve().
+ */
+#ifndef TPB_OPTIONS_H
+#define TPB_OPTIONS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/dtype.h"
+#include "base/tpb_types.h"
+#include "backend/backend.h"
+
+#define TPB_MAX_TP 64      /**< entries of a --tp list */
+#define TPB_MAX_SHAPES 256 /**< shapes of a sweep */
+
+/** A fault injected for testing (documented as such in --help). */
+typedef struct {
+    int rank;  /**< -1: none */
+    double us; /**< delay or clock offset in microseconds */
+    int every; /**< delay only every k-th iteration (1: always) */
+} tpb_inject_t;
+
+typedef struct {
+    tpb_backend_kind_t backend;
+    int tp[TPB_MAX_TP];
+    int ntp;           /**< 0: every power of two dividing the world size */
+    unsigned splits;   /**< TPB_SPLIT_* mask; 0: row and col */
+    unsigned policies; /**< TPB_POLICY_* mask; 0: even and weighted */
+    tpb_shape_t shapes[TPB_MAX_SHAPES];
+    int nshapes; /**< 0: the backend's default shape */
+    long m_list[TPB_MAX_SHAPES], n_list[TPB_MAX_SHAPES], k_list[TPB_MAX_SHAPES];
+    int nm, nn, nk;   /**< -m/-n/-k lists, combined by tpb_options_resolve */
+    char preset[256]; /**< --preset name or path ("" if none) */
+    tpb_dtype_t dtype;
+    int dtype_set; /**< 0: the backend's default dtype */
+    int iters, warmup;
+    double *speeds; /**< --speeds, one per world rank (owned) */
+    int nspeeds;
+    double *emulate; /**< --emulate-speed factors (owned) */
+    int nemulate;
+    char calibration_file[1024];
+    long granularity; /**< 0: the backend's default */
+    int check;
+    char out_dir[1024];
+    tpb_colcoll_t col_collective;
+    tpb_comm_kind_t comm;
+    int *gpu_map; /**< --gpu-map, device per node-local rank (owned) */
+    int ngpu_map;
+    int bind_gpu;     /**< --bind gpu */
+    double timeout_s; /**< collective watchdog (CUDA), 0 = off */
+    int timeline;     /**< record and write timelines (default on) */
+    tpb_inject_t inject_delay;
+    tpb_inject_t inject_clock;
+    uint64_t seed;
+    int quiet;
+    int help, version;
+} tpb_options_t;
+
+/** Defaults for every field (no allocation). */
+void tpb_options_init(tpb_options_t *o);
+
+/** Free what parsing allocated; the struct may be parsed again after tpb_options_init. */
+void tpb_options_free(tpb_options_t *o);
+
+/**
+ * Parse argv into o (which must come from tpb_options_init). On error returns
+ * TPB_ERR_INVALID with a one-line message naming the flag and what it accepts.
+ */
+tpb_status_t tpb_options_parse(tpb_options_t *o, int argc, char **argv);
+
+/**
+ * Complete the options for a world of `world` ranks and the backend chosen
+ * (with its default granularity, dtype and shape): combine -m/-n/-k lists,
+ * check list lengths against the world size, and fill the default TP list.
+ * A single --tp that does not divide the world is an error; in a list it is
+ * kept (the sweep skips it with a message).
+ */
+tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, tpb_backend_kind_t backend,
+                                 const tpb_backend_defaults_t *defaults);
+
+/** Print the --help text to f. */
+void tpb_options_usage(FILE *f);
+
+/** Parse "MxNxK" into a shape; TPB_ERR_INVALID otherwise. */
+tpb_status_t tpb_shape_parse(const char *s, tpb_shape_t *shape);
+
+#endif /* TPB_OPTIONS_H */

@@ -1,0 +1,92 @@
+/* options_resolve.c - completing the options against the world size and the backend. */
+#include <string.h>
+
+#include "cli/optparse.h"
+
+static tpb_status_t resolve_shapes(tpb_options_t *o, const tpb_shape_t *def)
+{
+    int lists = o->nm || o->nn || o->nk;
+    if (lists && o->nshapes)
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "-m/-n/-k and --shape/--preset both given: use one way to set shapes");
+    if (!lists) {
+        if (!o->nshapes) {
+            o->shapes[0] = *def;
+            o->nshapes = 1;
+        }
+        return TPB_OK;
+    }
+    long dm = def->m, dn = def->n, dk = def->k;
+    int nm = o->nm ? o->nm : 1, nn = o->nn ? o->nn : 1, nk = o->nk ? o->nk : 1;
+    if ((long)nm * nn * nk > TPB_MAX_SHAPES)
+        return tpb_err_set(TPB_ERR_INVALID, "-m/-n/-k give %d shapes: at most %d", nm * nn * nk,
+                           TPB_MAX_SHAPES);
+    int s = 0;
+    for (int a = 0; a < nm; a++)
+        for (int b = 0; b < nn; b++)
+            for (int c = 0; c < nk; c++, s++) {
+                memset(&o->shapes[s], 0, sizeof(o->shapes[s]));
+                o->shapes[s].m = o->nm ? o->m_list[a] : dm;
+                o->shapes[s].n = o->nn ? o->n_list[b] : dn;
+                o->shapes[s].k = o->nk ? o->k_list[c] : dk;
+            }
+    o->nshapes = s;
+    return TPB_OK;
+}
+
+static tpb_status_t resolve_tp(tpb_options_t *o, int world)
+{
+    if (o->ntp == 0) {
+        for (int t = 1; t <= world && o->ntp < TPB_MAX_TP; t *= 2)
+            if (world % t == 0)
+                o->tp[o->ntp++] = t;
+        return TPB_OK;
+    }
+    if (o->ntp == 1 && (o->tp[0] > world || world % o->tp[0] != 0))
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "--tp %d does not divide the %d ranks: use a TP degree that divides "
+                           "the number of ranks",
+                           o->tp[0], world);
+    return TPB_OK;
+}
+
+static tpb_status_t check_per_rank(const char *flag, int n, int world)
+{
+    if (n && n != world)
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "%s has %d values but there are %d ranks: give one value per rank", flag,
+                           n, world);
+    return TPB_OK;
+}
+
+static tpb_status_t check_inject(const char *flag, const tpb_inject_t *inj, int world)
+{
+    if (inj->rank >= world)
+        return tpb_err_set(TPB_ERR_INVALID, "%s: rank %d does not exist (%d ranks)", flag,
+                           inj->rank, world);
+    return TPB_OK;
+}
+
+tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, tpb_backend_kind_t backend,
+                                 const tpb_backend_defaults_t *defaults)
+{
+    o->backend = backend;
+    if (!o->splits)
+        o->splits = TPB_SPLIT_ROW | TPB_SPLIT_COL;
+    if (!o->policies)
+        o->policies = TPB_POLICY_EVEN | TPB_POLICY_WEIGHTED;
+    if (!o->dtype_set)
+        o->dtype = defaults->dtype;
+    if (!o->granularity)
+        o->granularity = defaults->granularity;
+    if (o->nspeeds && o->calibration_file[0])
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "--speeds and --calibration-file both given: use one source of speeds");
+    TPB_CHECK_RET(check_per_rank("--speeds", o->nspeeds, world));
+    TPB_CHECK_RET(check_per_rank("--emulate-speed", o->nemulate, world));
+    TPB_CHECK_RET(check_inject("--inject-delay", &o->inject_delay, world));
+    TPB_CHECK_RET(check_inject("--inject-clock-offset", &o->inject_clock, world));
+    TPB_CHECK_RET(resolve_tp(o, world));
+    tpb_shape_t def = {.m = defaults->m, .n = defaults->n, .k = defaults->k};
+    return resolve_shapes(o, &def);
+}

@@ -1,0 +1,110 @@
+/* preset.c - reading named shape files. */
+#include "cli/preset.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tpb_config.h"
+
+static int readable(const char *p)
+{
+    return access(p, R_OK) == 0;
+}
+
+tpb_status_t tpb_preset_find(const char *name, char *path, size_t cap)
+{
+    if (strchr(name, '/')) {
+        snprintf(path, cap, "%s", name);
+        if (readable(path))
+            return TPB_OK;
+        return tpb_err_set(TPB_ERR_INVALID, "--preset '%s': file not readable", name);
+    }
+    const char *dirs[3] = {getenv("TPBAL_PRESET_DIR"), TPB_SRC_PRESET_DIR, TPB_DATA_PRESET_DIR};
+    for (int i = 0; i < 3; i++) {
+        if (!dirs[i] || !dirs[i][0])
+            continue;
+        snprintf(path, cap, "%s/%s.shapes", dirs[i], name);
+        if (readable(path))
+            return TPB_OK;
+    }
+    return tpb_err_set(TPB_ERR_INVALID,
+                       "--preset '%s': no %s.shapes in $TPBAL_PRESET_DIR, %s or %s "
+                       "(ls bench/presets for the names)",
+                       name, name, TPB_SRC_PRESET_DIR, TPB_DATA_PRESET_DIR);
+}
+
+static tpb_status_t parse_line(char *line, const char *origin, int lineno, tpb_shape_t *s)
+{
+    char name[48], split[16] = "";
+    long m, n, k;
+    int got = sscanf(line, "%47s %ld %ld %ld %15s", name, &m, &n, &k, split);
+    if (got < 4 || m < 1 || n < 1 || k < 1 ||
+        (got == 5 && strcmp(split, "row") != 0 && strcmp(split, "col") != 0))
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "%s:%d: expected 'name M N K [row|col]' with positive sizes", origin,
+                           lineno);
+    memset(s, 0, sizeof(*s));
+    memcpy(s->name, name, sizeof(s->name));
+    s->m = m;
+    s->n = n;
+    s->k = k;
+    s->splits = got < 5 ? 0 : strcmp(split, "row") == 0 ? TPB_SPLIT_ROW : TPB_SPLIT_COL;
+    return TPB_OK;
+}
+
+tpb_status_t tpb_preset_parse(const char *text, const char *origin, tpb_shape_t *shapes, int max,
+                              int *n)
+{
+    int count = 0, lineno = 0;
+    const char *p = text;
+    while (*p) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        char line[512];
+        lineno++;
+        if (len >= sizeof(line))
+            return tpb_err_set(TPB_ERR_INVALID, "%s:%d: line too long", origin, lineno);
+        memcpy(line, p, len);
+        line[len] = '\0';
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        if (strspn(line, " \t\r") != strlen(line)) {
+            if (count == max)
+                return tpb_err_set(TPB_ERR_INVALID, "%s: more than %d shapes", origin, max);
+            TPB_CHECK_RET(parse_line(line, origin, lineno, &shapes[count]));
+            count++;
+        }
+        p += len + (eol ? 1 : 0);
+    }
+    if (count == 0)
+        return tpb_err_set(TPB_ERR_INVALID, "%s: no shapes in the file", origin);
+    *n = count;
+    return TPB_OK;
+}
+
+tpb_status_t tpb_preset_load(tpb_options_t *o)
+{
+    if (!o->preset[0])
+        return TPB_OK;
+    if (o->nshapes)
+        return tpb_err_set(TPB_ERR_INVALID, "--preset and --shape both given: use one");
+    char path[1300];
+    TPB_CHECK_RET(tpb_preset_find(o->preset, path, sizeof(path)));
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return tpb_err_set(TPB_ERR_INVALID, "--preset: cannot open %s", path);
+    char *text = calloc(1, 1 << 20);
+    size_t len = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
+    int err = ferror(f);
+    fclose(f);
+    if (!text || err) {
+        free(text);
+        return tpb_err_set(TPB_ERR_INVALID, "--preset: cannot read %s", path);
+    }
+    text[len] = '\0';
+    tpb_status_t st = tpb_preset_parse(text, path, o->shapes, TPB_MAX_SHAPES, &o->nshapes);
+    free(text);
+    return st;
+}

@@ -1,0 +1,295 @@
+/* record.c - rank 0's outputs: header, per-config records, result files and traces. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "out/record.h"
+
+#include "base/metrics.h"
+#include "out/outfile.h"
+#include "out/report.h"
+#include "out/trace.h"
+#include "tpb_config.h"
+
+void tpb_record_init(tpb_record_t *r, const tpb_run_info_t *run, const tpb_clock_sample_t *sync0,
+                     const tpb_clock_sample_t *sync1)
+{
+    memset(r, 0, sizeof(*r));
+    r->run = *run;
+    r->sync0 = sync0;
+    r->sync1 = sync1;
+    r->t0_us = sync0[0].at_us;
+}
+
+void tpb_record_free(tpb_record_t *r)
+{
+    for (int i = 0; i < r->nhist; i++)
+        free(r->hist[i].t1_rank);
+    free(r->hist);
+    tpb_buf_free(&r->jsonl);
+    tpb_buf_free(&r->csv);
+    tpb_buf_free(&r->ranks_csv);
+    memset(r, 0, sizeof(*r));
+}
+
+/* The MPI library's version up to the first of the characters in stop. */
+static void mpi_version(const tpb_record_t *r, const char *stop, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", r->run.mpi_version ? r->run.mpi_version : "");
+    out[strcspn(out, stop)] = '\0';
+}
+
+void tpb_record_header(const tpb_record_t *s)
+{
+    const tpb_run_info_t *o = &s->run;
+    char ver[512];
+    mpi_version(s, "\n,", ver, sizeof(ver));
+    fprintf(o->table,
+            "# tpbal %s: backend %s, %d ranks on %d hosts, dtype %s, %d+%d iters, "
+            "granularity %ld\n",
+            PACKAGE_VERSION, o->backend, o->topo->size, o->topo->nhosts, tpb_dtype_name(o->dtype),
+            o->warmup, o->iters, o->granularity);
+    fprintf(o->table, "# versions: %s; %s\n", ver, o->devices[0].versions);
+    for (int r = 0; r < o->topo->size; r++) {
+        const tpb_device_info_t *d = &o->devices[r];
+        fprintf(o->table,
+                "#   rank %3d  host %-16s dev %2d  %s  units %d/%d  mem %.1f GiB%s%s%s%s%s%s\n", r,
+                o->topo->hosts[r], d->index, d->name, d->sm_count, d->sm_total,
+                d->mem_bytes / 1073741824.0, d->bus_id[0] ? "  bus " : "", d->bus_id,
+                d->uuid[0] ? "  " : "", d->uuid, strcmp(d->emulation, "none") ? "  emulation " : "",
+                strcmp(d->emulation, "none") ? d->emulation : "");
+    }
+    double worst = 0;
+    for (int q = 0; q < o->topo->size; q++)
+        worst = fmax(worst, fabs(s->sync0[q].offset_us) + 0.5 * s->sync0[q].rtt_us);
+    fprintf(o->table, "# clock sync: %d ping-pongs per rank, max |offset| + rtt/2 = %.1f us\n",
+            o->clock_exchanges, worst);
+    tpb_buf_t b = TPB_BUF_INIT;
+    tpb_report_table_header(&b);
+    fputs(tpb_buf_str(&b), o->table);
+    tpb_buf_free(&b);
+    fflush(o->table);
+}
+
+static void json_clock(tpb_buf_t *b, const char *key, const tpb_clock_sample_t *v, int n,
+                       double t0_us)
+{
+    tpb_json_key(b, key);
+    tpb_json_arr_begin(b);
+    for (int r = 0; r < n; r++) {
+        tpb_json_obj_begin(b);
+        tpb_json_kv_num(b, "offset_us", v[r].offset_us);
+        tpb_json_kv_num(b, "rtt_us", v[r].rtt_us);
+        tpb_json_kv_num(b, "uncertainty_us", 0.5 * v[r].rtt_us);
+        tpb_json_kv_num(b, "at_us", v[r].at_us - t0_us); /* from the run start */
+        tpb_json_obj_end(b);
+    }
+    tpb_json_arr_end(b);
+}
+
+static void json_devices(tpb_buf_t *b, const tpb_run_info_t *s)
+{
+    tpb_json_key(b, "ranks");
+    tpb_json_arr_begin(b);
+    for (int r = 0; r < s->topo->size; r++) {
+        const tpb_device_info_t *d = &s->devices[r];
+        tpb_json_obj_begin(b);
+        tpb_json_kv_int(b, "rank", r);
+        tpb_json_kv_str(b, "host", s->topo->hosts[r]);
+        tpb_json_kv_int(b, "device", d->index);
+        tpb_json_kv_str(b, "name", d->name);
+        tpb_json_kv_str(b, "bus_id", d->bus_id);
+        tpb_json_kv_str(b, "uuid", d->uuid);
+        tpb_json_kv_int(b, "sm_count", d->sm_count);
+        tpb_json_kv_int(b, "sm_total", d->sm_total);
+        tpb_json_kv_num(b, "mem_bytes", d->mem_bytes);
+        tpb_json_kv_num(b, "emulate_speed", s->emulate ? s->emulate[r] : 1.0);
+        tpb_json_kv_str(b, "emulation", d->emulation);
+        tpb_json_obj_end(b);
+    }
+    tpb_json_arr_end(b);
+}
+
+/* The run-metadata JSON object (one line). */
+static void metadata(const tpb_record_t *s, tpb_buf_t *b, int finished)
+{
+    const tpb_run_info_t *o = &s->run;
+    char ver[512];
+    mpi_version(s, "\n", ver, sizeof(ver));
+    tpb_json_obj_begin(b);
+    tpb_json_kv_str(b, "type", "run");
+    tpb_json_kv_int(b, "schema", TPB_SCHEMA_VERSION);
+    tpb_json_kv_str(b, "tool", "tpbal");
+    tpb_json_kv_str(b, "version", PACKAGE_VERSION);
+    tpb_json_kv_str(b, "command_line", o->command_line);
+    tpb_json_kv_str(b, "backend", o->backend);
+    tpb_json_kv_int(b, "world_size", o->topo->size);
+    tpb_json_kv_int(b, "nhosts", o->topo->nhosts);
+    tpb_json_kv_str(b, "mpi_version", ver);
+    tpb_json_kv_str(b, "backend_versions", o->devices[0].versions);
+    tpb_json_kv_str(b, "dtype", tpb_dtype_name(o->dtype));
+    tpb_json_kv_int(b, "iters", o->iters);
+    tpb_json_kv_int(b, "warmup", o->warmup);
+    tpb_json_kv_int(b, "granularity", o->granularity);
+    tpb_json_kv_int(b, "seed", (long long)o->seed);
+    tpb_json_kv_str(b, "timeline", o->timeline ? "on" : "off");
+    tpb_json_kv_int(b, "inject_delay_rank", o->inject_delay_rank);
+    tpb_json_kv_int(b, "inject_clock_rank", o->inject_clock_rank);
+    json_devices(b, o);
+    tpb_json_key(b, "clock");
+    tpb_json_obj_begin(b);
+    tpb_json_kv_str(b, "method", "min-RTT ping-pong with rank 0, linear drift correction");
+    tpb_json_kv_int(b, "exchanges", o->clock_exchanges);
+    json_clock(b, "start", s->sync0, o->topo->size, s->t0_us);
+    if (finished)
+        json_clock(b, "end", s->sync1, o->topo->size, s->t0_us);
+    tpb_json_obj_end(b);
+    tpb_json_kv_int(b, "configs", s->nhist);
+    tpb_json_kv_int(b, "skipped", s->skipped);
+    tpb_json_kv_str(b, "status", finished ? "finished" : "running");
+    tpb_json_obj_end(b);
+    tpb_buf_puts(b, "\n");
+}
+
+/* --timeline off: only the loop's span per rank is known. */
+static void loop_only_stats(const tpb_result_t *res, const tpb_mark_t *marks,
+                            tpb_rank_stats_t *ranks, tpb_config_stats_t *st)
+{
+    int iters = res->iters, size = res->world;
+    double lo = INFINITY, hi = -INFINITY;
+    memset(st, 0, sizeof(*st));
+    for (int r = 0; r < size; r++) {
+        lo = fmin(lo, marks[(size_t)r * iters].c0);
+        hi = fmax(hi, marks[(size_t)r * iters].x1);
+        ranks[r] = (tpb_rank_stats_t){NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0, NAN, NAN};
+    }
+    st->step_med = st->step_p95 = st->step_min = st->step_max = (hi - lo) / iters;
+    st->xfer_med = st->xfer_free_med = NAN;
+    st->straggler_rank = -1;
+}
+
+static tpb_status_t push_hist(tpb_record_t *s, const tpb_result_t *res)
+{
+    if (s->nhist == s->cap_hist) {
+        int cap = s->cap_hist ? 2 * s->cap_hist : 32;
+        tpb_history_t *h = realloc(s->hist, (size_t)cap * sizeof(*h));
+        if (!h)
+            return tpb_err_set(TPB_ERR_NOMEM, "out of memory");
+        s->hist = h;
+        s->cap_hist = cap;
+    }
+    double *t1 = NULL;
+    if (res->tp == 1) {
+        t1 = malloc((size_t)res->world * sizeof(double));
+        if (!t1)
+            return tpb_err_set(TPB_ERR_NOMEM, "out of memory");
+        for (int r = 0; r < res->world; r++)
+            t1[r] = res->ranks[r].compute_med;
+    }
+    s->hist[s->nhist++] = (tpb_history_t){.tp = res->tp,
+                                          .split = res->split,
+                                          .policy = res->policy,
+                                          .m = res->m,
+                                          .n = res->n,
+                                          .k = res->k,
+                                          .coll = res->coll,
+                                          .coll_bytes = res->coll_bytes,
+                                          .step_med = res->stats.step_med,
+                                          .xfer_med = res->stats.xfer_med,
+                                          .t1_rank = t1};
+    return TPB_OK;
+}
+
+static tpb_status_t write_trace(const tpb_record_t *s, const tpb_result_t *res,
+                                const tpb_mark_t *marks)
+{
+    char name[64];
+    tpb_outstream_t os;
+    tpb_trace_name(res->id, name, sizeof(name));
+    TPB_CHECK_RET(tpb_outstream_open(&os, s->run.out_dir, name));
+    tpb_status_t st = tpb_trace_write(os.f, res, marks, s->t0_us, s->run.topo);
+    if (st != TPB_OK) {
+        tpb_outstream_abort(&os);
+        return st;
+    }
+    return tpb_outstream_commit(&os);
+}
+
+/* The table row and the records of a finished config. */
+static void append(tpb_record_t *s, const tpb_result_t *res)
+{
+    int size = res->world;
+    tpb_buf_t row = TPB_BUF_INIT;
+    tpb_report_table_row(&row, res);
+    fputs(tpb_buf_str(&row), s->run.table);
+    fflush(s->run.table);
+    tpb_buf_free(&row);
+    tpb_report_json(&s->jsonl, res);
+    tpb_report_csv_row(&s->csv, res);
+    const char *hosts[size], *devs[size];
+    for (int r = 0; r < size; r++) {
+        hosts[r] = s->run.topo->hosts[r];
+        devs[r] = s->run.devices[r].name;
+    }
+    tpb_report_ranks_rows(&s->ranks_csv, res, hosts, devs);
+}
+
+tpb_status_t tpb_record_config(tpb_record_t *s, const tpb_result_t *in, const tpb_mark_t *marks)
+{
+    tpb_result_t res = *in;
+    int size = res.world;
+    tpb_rank_stats_t *ranks = calloc((size_t)size, sizeof(*ranks));
+    if (!ranks)
+        return tpb_err_set(TPB_ERR_NOMEM, "out of memory for %d rank statistics", size);
+    tpb_status_t st = TPB_OK;
+    if (s->run.timeline)
+        st = tpb_timeline_analyse(marks, size, res.tp, res.iters, ranks, &res.stats);
+    else
+        loop_only_stats(&res, marks, ranks, &res.stats);
+    res.ranks = ranks;
+    if (st == TPB_OK) {
+        tpb_result_finish(&res, s->hist, s->nhist, s->run.check);
+        s->check_failed |= res.check == TPB_CHECK_FAIL;
+        append(s, &res);
+        st = push_hist(s, &res);
+    }
+    if (st == TPB_OK && s->run.out_dir[0]) {
+        st = tpb_record_write(s, 0);
+        if (st == TPB_OK && s->run.timeline)
+            st = write_trace(s, &res, marks);
+    }
+    free(ranks);
+    return st;
+}
+
+void tpb_record_skip(tpb_record_t *s, const char *why)
+{
+    s->skipped++;
+    fprintf(s->run.table, "# skipped: %s\n", why);
+    fflush(s->run.table);
+}
+
+tpb_status_t tpb_record_write(tpb_record_t *s, int finished)
+{
+    if (!s->run.out_dir[0])
+        return TPB_OK;
+    tpb_buf_t b = TPB_BUF_INIT;
+    metadata(s, &b, finished);
+    tpb_buf_puts(&b, tpb_buf_str(&s->jsonl));
+    tpb_status_t st = tpb_buf_ok(&b) && tpb_buf_ok(&s->jsonl)
+                          ? tpb_outfile_replace(s->run.out_dir, "results.jsonl", b.data, b.len)
+                          : tpb_err_set(TPB_ERR_NOMEM, "out of memory for results.jsonl");
+    tpb_buf_reset(&b);
+    tpb_report_csv_header(&b);
+    tpb_buf_puts(&b, tpb_buf_str(&s->csv));
+    if (st == TPB_OK)
+        st = tpb_outfile_replace(s->run.out_dir, "results.csv", b.data, b.len);
+    tpb_buf_reset(&b);
+    tpb_report_ranks_header(&b);
+    tpb_buf_puts(&b, tpb_buf_str(&s->ranks_csv));
+    if (st == TPB_OK)
+        st = tpb_outfile_replace(s->run.out_dir, "ranks.csv", b.data, b.len);
+    tpb_buf_free(&b);
+    return st;
+}

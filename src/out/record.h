@@ -1,0 +1,81 @@
+/*
+ * record.h - what rank 0 writes about a run: the header, one table row and one
+ * record per config, the result files and traces, and the summary. It
+ * receives plain result data (out/result.h) and the run's facts; it never
+ * reads the sweep's internals.
+ *
+ * The main header of src/out/: out/ includes base/ and backend/ (device
+ * facts) only (see base/tpb_types.h for the layering rules).
+ */
+#ifndef TPB_RECORD_H
+#define TPB_RECORD_H
+
+#include <stdio.h>
+
+#include "backend/backend.h"
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/topo.h"
+#include "out/result.h"
+
+/** Version of the result files' schema (the run record's "schema"). */
+#define TPB_SCHEMA_VERSION 1
+
+/** The facts of a run that the record writes (all borrowed, as plain data). */
+typedef struct {
+    const char *command_line;
+    const char *backend;     /**< the backend's name */
+    const char *mpi_version; /**< MPI_Get_library_version's text */
+    const tpb_topo_t *topo;
+    const tpb_device_info_t *devices; /**< world entries */
+    const double *emulate;            /**< --emulate-speed per rank, or NULL */
+    tpb_dtype_t dtype;
+    int iters, warmup;
+    long granularity;
+    unsigned long long seed;
+    int timeline, check;
+    int inject_delay_rank, inject_clock_rank;
+    int clock_exchanges;
+    const char *out_dir; /**< "" for no files */
+    FILE *table;         /**< where the table goes (stdout) */
+} tpb_run_info_t;
+
+typedef struct {
+    tpb_run_info_t run;
+    const tpb_clock_sample_t *sync0; /**< offsets at the start (world entries, borrowed) */
+    const tpb_clock_sample_t *sync1; /**< offsets at the latest re-sync (borrowed) */
+    double t0_us;                    /**< run start on rank 0's clock */
+    tpb_buf_t jsonl, csv, ranks_csv;
+    tpb_history_t *hist;
+    int nhist, cap_hist;
+    int skipped;      /**< configs skipped, with a line in the table */
+    int check_failed; /**< a config's --check failed */
+} tpb_record_t;
+
+/** Start the record of a run; the clock samples are read when written. */
+void tpb_record_init(tpb_record_t *r, const tpb_run_info_t *run, const tpb_clock_sample_t *sync0,
+                     const tpb_clock_sample_t *sync1);
+
+void tpb_record_free(tpb_record_t *r);
+
+/** Print the run header (backend, versions, one line per rank, clock sync, table head). */
+void tpb_record_header(const tpb_record_t *r);
+
+/**
+ * One measured config: analyse its timelines (marks: world x iters, on rank 0's
+ * clock), derive its metrics with tpb_result_finish, print its table row,
+ * append its records and rewrite the result files and its trace. res->ranks and
+ * res->stats are filled here.
+ */
+tpb_status_t tpb_record_config(tpb_record_t *r, const tpb_result_t *res, const tpb_mark_t *marks);
+
+/** A config that was not measured: one line in the table, counted. */
+void tpb_record_skip(tpb_record_t *r, const char *why);
+
+/** Rewrite results.jsonl, results.csv and ranks.csv atomically (no-op without out_dir). */
+tpb_status_t tpb_record_write(tpb_record_t *r, int finished);
+
+/** Print and record T(N) = T_comp/N + T_comm + T_idle per TP degree and the fitted comm model. */
+void tpb_record_summary(tpb_record_t *r);
+
+#endif /* TPB_RECORD_H */

@@ -1,0 +1,296 @@
+/* report.c - table, JSON and CSV formatting of results. */
+#include "out/report.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Largest per-rank value of a field. */
+static double max_field(const tpb_result_t *res, size_t off)
+{
+    double m = -INFINITY;
+    for (int r = 0; r < res->world; r++)
+        m = fmax(m, *(const double *)((const char *)&res->ranks[r] + off));
+    return m;
+}
+
+#define RANK_MAX(res, field) max_field((res), offsetof(tpb_rank_stats_t, field))
+
+void tpb_report_table_header(tpb_buf_t *b)
+{
+    tpb_buf_printf(b,
+                   "#%4s %3s %-5s %-8s %7s %7s %7s %-5s %10s %10s %10s %9s %9s %5s %5s %5s "
+                   "%8s %8s %9s %8s %8s %5s\n",
+                   "id", "tp", "split", "policy", "M", "N", "K", "dtype", "step(us)", "p95(us)",
+                   "comp(us)", "wait(us)", "comm(us)", "LB", "U", "E", "TFLOP/s", "busbw",
+                   "straggler", "late(us)", "spikes", "check");
+    tpb_buf_printf(b,
+                   "#%4s %3s %-5s %-8s %7s %7s %7s %-5s %10s %10s %10s %9s %9s %5s %5s %5s "
+                   "%8s %8s %9s %8s %8s %5s\n",
+                   "", "", "", "", "", "", "", "", "median", "", "max rank", "max rank", "xfer", "",
+                   "", "", "group", "GB/s", "rank:%last", "mean", "n@rank", "");
+}
+
+static void fmt_opt(char *out, size_t cap, const char *fmt, double v)
+{
+    if (isfinite(v))
+        snprintf(out, cap, fmt, v);
+    else
+        snprintf(out, cap, "-");
+}
+
+/* "n@rank" for the spikes: their count and the rank blamed most often. */
+static void fmt_spikes(char *out, size_t cap, const tpb_config_stats_t *s)
+{
+    if (s->nspikes == 0) {
+        snprintf(out, cap, "0");
+        return;
+    }
+    int best = -1, best_n = 0, kept = s->nspikes < TPB_MAX_SPIKES ? s->nspikes : TPB_MAX_SPIKES;
+    for (int i = 0; i < kept; i++) {
+        int n = 0;
+        for (int j = 0; j < kept; j++)
+            n += s->spikes[j].rank == s->spikes[i].rank;
+        if (n > best_n) {
+            best_n = n;
+            best = s->spikes[i].rank;
+        }
+    }
+    snprintf(out, cap, "%d@%d", s->nspikes, best);
+}
+
+void tpb_report_table_row(tpb_buf_t *b, const tpb_result_t *res)
+{
+    char e[16], bw[16], strag[24], late[16], spikes[24];
+    const tpb_config_stats_t *s = &res->stats;
+    fmt_opt(e, sizeof(e), "%.2f", res->e);
+    fmt_opt(bw, sizeof(bw), "%.2f", res->busbw_gbs);
+    fmt_spikes(spikes, sizeof(spikes), s);
+    if (s->straggler_rank >= 0) {
+        snprintf(strag, sizeof(strag), "%d:%.0f%%", s->straggler_rank, 100.0 * s->straggler_frac);
+        snprintf(late, sizeof(late), "%.1f", s->straggler_late_us);
+    } else {
+        snprintf(strag, sizeof(strag), "-");
+        snprintf(late, sizeof(late), "-");
+    }
+    tpb_buf_printf(b,
+                   " %4d %3d %-5s %-8s %7ld %7ld %7ld %-5s %10.1f %10.1f %10.1f %9.1f %9.1f "
+                   "%5.2f %5.2f %5s %8.3f %8s %9s %8s %8s %5s\n",
+                   res->id, res->tp, tpb_split_name(res->split), tpb_policy_name(res->policy),
+                   res->m, res->n, res->k, tpb_dtype_name(res->dtype), s->step_med, s->step_p95,
+                   RANK_MAX(res, compute_med), RANK_MAX(res, wait_med), s->xfer_med, res->lb,
+                   res->u, e, res->tflops, bw, strag, late, spikes, tpb_check_name(res->check));
+}
+
+/* A per-rank array of one double field of the rank info or stats. */
+static void kv_rank_field(tpb_buf_t *b, const char *key, const tpb_result_t *res, const void *base,
+                          size_t stride, size_t off)
+{
+    tpb_json_key(b, key);
+    tpb_json_arr_begin(b);
+    for (int r = 0; r < res->world; r++)
+        tpb_json_num(b, *(const double *)((const char *)base + r * stride + off));
+    tpb_json_arr_end(b);
+}
+
+#define KV_STATS(b, key, res, field)                                                               \
+    kv_rank_field(b, key, res, (res)->ranks, sizeof(tpb_rank_stats_t),                             \
+                  offsetof(tpb_rank_stats_t, field))
+#define KV_INFO(b, key, res, field)                                                                \
+    kv_rank_field(b, key, res, (res)->info, sizeof(tpb_rank_info_t),                               \
+                  offsetof(tpb_rank_info_t, field))
+
+static void json_straggler(tpb_buf_t *b, const tpb_result_t *res)
+{
+    const tpb_config_stats_t *s = &res->stats;
+    tpb_json_key(b, "straggler");
+    tpb_json_obj_begin(b);
+    tpb_json_kv_int(b, "rank", s->straggler_rank);
+    tpb_json_kv_num(b, "last_frac", s->straggler_rank >= 0 ? s->straggler_frac : NAN);
+    tpb_json_kv_num(b, "lateness_us", s->straggler_rank >= 0 ? s->straggler_late_us : NAN);
+    tpb_json_obj_end(b);
+    tpb_json_kv_int(b, "nspikes", s->nspikes);
+    tpb_json_key(b, "spikes");
+    tpb_json_arr_begin(b);
+    for (int i = 0; i < s->nspikes && i < TPB_MAX_SPIKES; i++) {
+        tpb_json_obj_begin(b);
+        tpb_json_kv_int(b, "iter", s->spikes[i].iter);
+        tpb_json_kv_int(b, "rank", s->spikes[i].rank);
+        tpb_json_kv_num(b, "step_us", s->spikes[i].step_us);
+        tpb_json_obj_end(b);
+    }
+    tpb_json_arr_end(b);
+}
+
+static void json_identity(tpb_buf_t *b, const tpb_result_t *res)
+{
+    tpb_json_kv_str(b, "type", "config");
+    tpb_json_kv_int(b, "id", res->id);
+    tpb_json_kv_str(b, "backend", res->backend);
+    tpb_json_kv_int(b, "world_size", res->world);
+    tpb_json_kv_int(b, "tp", res->tp);
+    tpb_json_kv_str(b, "split", tpb_split_name(res->split));
+    tpb_json_kv_str(b, "policy", tpb_policy_name(res->policy));
+    tpb_json_kv_str(b, "col_collective", tpb_colcoll_name(res->colcoll));
+    tpb_json_kv_str(b, "shape", res->shape_name);
+    tpb_json_kv_int(b, "m", res->m);
+    tpb_json_kv_int(b, "n", res->n);
+    tpb_json_kv_int(b, "k", res->k);
+    tpb_json_kv_str(b, "dtype", tpb_dtype_name(res->dtype));
+    tpb_json_kv_int(b, "iters", res->iters);
+    tpb_json_kv_int(b, "warmup", res->warmup);
+}
+
+void tpb_report_json(tpb_buf_t *b, const tpb_result_t *res)
+{
+    long shards[res->world];
+    for (int r = 0; r < res->world; r++)
+        shards[r] = (long)res->info[r].shard;
+    tpb_json_obj_begin(b);
+    json_identity(b, res);
+    tpb_json_kv_longs(b, "shards", shards, (size_t)res->world);
+    tpb_json_kv_str(b, "speed_source", tpb_speed_source_name(res->speed_source));
+    KV_INFO(b, "speeds", res, speed);
+    KV_INFO(b, "speed_spread", res, speed_spread);
+    KV_INFO(b, "speed_samples", res, speed_samples);
+    KV_INFO(b, "fractions", res, fraction);
+    tpb_json_key(b, "step_us");
+    tpb_json_obj_begin(b);
+    tpb_json_kv_num(b, "median", res->stats.step_med);
+    tpb_json_kv_num(b, "p95", res->stats.step_p95);
+    tpb_json_kv_num(b, "min", res->stats.step_min);
+    tpb_json_kv_num(b, "max", res->stats.step_max);
+    tpb_json_obj_end(b);
+    KV_STATS(b, "compute_us", res, compute_med);
+    KV_STATS(b, "compute_p95_us", res, compute_p95);
+    KV_STATS(b, "wait_us", res, wait_med);
+    KV_STATS(b, "comm_us", res, comm_med);
+    KV_STATS(b, "wait_free_us", res, wait_free_med);
+    tpb_json_kv_num(b, "xfer_us", res->stats.xfer_med);
+    tpb_json_kv_num(b, "xfer_free_us", res->stats.xfer_free_med);
+    tpb_json_kv_num(b, "lb", res->lb);
+    tpb_json_kv_num(b, "u", res->u);
+    tpb_json_kv_num(b, "e", res->e);
+    tpb_json_kv_num(b, "e_het", res->e_het);
+    tpb_json_kv_num(b, "t1_us", res->t1_us);
+    tpb_json_kv_num(b, "r", res->r);
+    tpb_json_kv_num(b, "tflops", res->tflops);
+    tpb_json_kv_num(b, "algbw_gbs", res->algbw_gbs);
+    tpb_json_kv_num(b, "busbw_gbs", res->busbw_gbs);
+    tpb_json_kv_num(b, "predicted_speedup", res->predicted_speedup);
+    tpb_json_kv_num(b, "speedup", res->speedup);
+    tpb_json_kv_int(b, "straggler_rank", res->stats.straggler_rank);
+    json_straggler(b, res);
+    tpb_json_kv_int(b, "causality_violations", res->stats.causality_violations);
+    tpb_json_kv_str(b, "check", tpb_check_name(res->check));
+    tpb_json_kv_num(b, "max_rel_err", res->max_rel_err);
+    tpb_json_obj_end(b);
+    tpb_buf_puts(b, "\n");
+}
+
+static const char csv_header[] =
+    "id,backend,world_size,tp,split,policy,col_collective,shape,m,n,k,dtype,iters,shards,"
+    "speeds,speed_source,step_us_median,step_us_p95,step_us_min,step_us_max,compute_us,"
+    "wait_us,comm_us,xfer_us,xfer_free_us,lb,u,e,e_het,r,tflops,algbw_gbs,busbw_gbs,"
+    "predicted_speedup,speedup,straggler_rank,straggler_last_frac,straggler_lateness_us,"
+    "nspikes,causality_violations,check,max_rel_err\n";
+
+void tpb_report_csv_header(tpb_buf_t *b)
+{
+    tpb_buf_puts(b, csv_header);
+}
+
+static void csv_rank_list(tpb_buf_t *b, const tpb_result_t *res, const void *base, size_t stride,
+                          size_t off)
+{
+    for (int r = 0; r < res->world; r++) {
+        if (r)
+            tpb_buf_puts(b, ";");
+        tpb_csv_num(b, *(const double *)((const char *)base + r * stride + off));
+    }
+    tpb_buf_puts(b, ",");
+}
+
+#define CSV_STATS(b, res, f)                                                                       \
+    csv_rank_list(b, res, (res)->ranks, sizeof(tpb_rank_stats_t), offsetof(tpb_rank_stats_t, f))
+#define CSV_INFO(b, res, f)                                                                        \
+    csv_rank_list(b, res, (res)->info, sizeof(tpb_rank_info_t), offsetof(tpb_rank_info_t, f))
+
+static void csv_nums(tpb_buf_t *b, const double *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        tpb_csv_num(b, v[i]);
+        tpb_buf_puts(b, ",");
+    }
+}
+
+void tpb_report_csv_row(tpb_buf_t *b, const tpb_result_t *res)
+{
+    tpb_buf_printf(b, "%d,%s,%d,%d,%s,%s,%s,", res->id, res->backend, res->world, res->tp,
+                   tpb_split_name(res->split), tpb_policy_name(res->policy),
+                   tpb_colcoll_name(res->colcoll));
+    tpb_csv_field(b, res->shape_name);
+    tpb_buf_printf(b, ",%ld,%ld,%ld,%s,%d,", res->m, res->n, res->k, tpb_dtype_name(res->dtype),
+                   res->iters);
+    CSV_INFO(b, res, shard);
+    CSV_INFO(b, res, speed);
+    tpb_buf_printf(b, "%s,", tpb_speed_source_name(res->speed_source));
+    const tpb_config_stats_t *s = &res->stats;
+    double steps[4] = {s->step_med, s->step_p95, s->step_min, s->step_max};
+    csv_nums(b, steps, 4);
+    CSV_STATS(b, res, compute_med);
+    CSV_STATS(b, res, wait_med);
+    CSV_STATS(b, res, comm_med);
+    double m[11] = {s->xfer_med,
+                    s->xfer_free_med,
+                    res->lb,
+                    res->u,
+                    res->e,
+                    res->e_het,
+                    res->r,
+                    res->tflops,
+                    res->algbw_gbs,
+                    res->busbw_gbs,
+                    res->predicted_speedup};
+    csv_nums(b, m, 11);
+    tpb_csv_num(b, res->speedup);
+    tpb_buf_printf(b, ",%d,", s->straggler_rank);
+    double st[2] = {s->straggler_rank >= 0 ? s->straggler_frac : NAN,
+                    s->straggler_rank >= 0 ? s->straggler_late_us : NAN};
+    csv_nums(b, st, 2);
+    tpb_buf_printf(b, "%d,%d,%s,", s->nspikes, s->causality_violations, tpb_check_name(res->check));
+    tpb_csv_num(b, res->max_rel_err);
+    tpb_buf_puts(b, "\n");
+}
+
+void tpb_report_ranks_header(tpb_buf_t *b)
+{
+    tpb_buf_puts(b, "id,tp,split,policy,m,n,k,dtype,rank,host,device,speed,shard,"
+                    "compute_med_us,compute_p95_us,wait_med_us,wait_p95_us,comm_med_us,"
+                    "comm_p95_us,last_count,last_frac,lateness_us,score,mem_bytes\n");
+}
+
+void tpb_report_ranks_rows(tpb_buf_t *b, const tpb_result_t *res, const char *const *hosts,
+                           const char *const *devices)
+{
+    for (int r = 0; r < res->world; r++) {
+        const tpb_rank_stats_t *s = &res->ranks[r];
+        tpb_buf_printf(b, "%d,%d,%s,%s,%ld,%ld,%ld,%s,%d,", res->id, res->tp,
+                       tpb_split_name(res->split), tpb_policy_name(res->policy), res->m, res->n,
+                       res->k, tpb_dtype_name(res->dtype), r);
+        tpb_csv_field(b, hosts[r]);
+        tpb_buf_puts(b, ",");
+        tpb_csv_field(b, devices[r]);
+        tpb_buf_puts(b, ",");
+        double v[9] = {res->info[r].speed, res->info[r].shard, s->compute_med,
+                       s->compute_p95,     s->wait_med,        s->wait_p95,
+                       s->comm_med,        s->comm_p95,        0};
+        csv_nums(b, v, 8);
+        tpb_buf_printf(b, "%d,", s->last_count);
+        double w[3] = {(double)s->last_count / res->iters, s->lateness_us, s->score};
+        csv_nums(b, w, 3);
+        tpb_csv_num(b, res->info[r].mem);
+        tpb_buf_puts(b, "\n");
+    }
+}

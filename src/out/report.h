@@ -1,0 +1,31 @@
+/*
+ * report.h - formatting of results: the stdout table (nccl-tests style), the
+ * results.jsonl object, the results.csv row and the ranks.csv rows. Pure:
+ * everything is appended to a tpb_buf_t, nothing is printed or written here.
+ */
+#ifndef TPB_REPORT_H
+#define TPB_REPORT_H
+
+#include "base/buf.h"
+#include "out/result.h"
+
+/** The two '#' lines naming the table's columns. */
+void tpb_report_table_header(tpb_buf_t *b);
+
+/** One table row (with newline). */
+void tpb_report_table_row(tpb_buf_t *b, const tpb_result_t *res);
+
+/** The results.jsonl object of a config (one line, with newline). */
+void tpb_report_json(tpb_buf_t *b, const tpb_result_t *res);
+
+/** results.csv: header line and one row per config (arrays joined by ';'). */
+void tpb_report_csv_header(tpb_buf_t *b);
+void tpb_report_csv_row(tpb_buf_t *b, const tpb_result_t *res);
+
+/** ranks.csv: header and one row per rank of a config. hosts and devices are
+ *  per-rank names (world entries). */
+void tpb_report_ranks_header(tpb_buf_t *b);
+void tpb_report_ranks_rows(tpb_buf_t *b, const tpb_result_t *res, const char *const *hosts,
+                           const char *const *devices);
+
+#endif /* TPB_REPORT_H */

@@ -1,0 +1,105 @@
+/* result.c - metrics of a config from its timeline statistics. */
+#include "out/result.h"
+
+#include <math.h>
+
+#include "base/metrics.h"
+
+/* lb, u, e_het and predicted speed-up of group g; worst values are kept. */
+static void group_metrics(tpb_result_t *res, int g, double flop_total)
+{
+    int t = res->tp;
+    double tc[t], s[t];
+    int have_speeds = 1;
+    for (int i = 0; i < t; i++) {
+        tc[i] = res->ranks[g * t + i].compute_med;
+        s[i] = res->info[g * t + i].speed;
+        have_speeds &= s[i] > 0.0;
+    }
+    res->lb = fmin(res->lb, tpb_load_balance(tc, (size_t)t));
+    res->u = fmin(res->u, tpb_utilisation(tc, (size_t)t));
+    if (!have_speeds)
+        return;
+    double pred = tpb_predicted_speedup(s, (size_t)t);
+    res->predicted_speedup =
+        isnan(res->predicted_speedup) ? pred : fmax(res->predicted_speedup, pred);
+    if (tpb_speed_source_measured(res->speed_source)) {
+        /* calibrated speeds are GFLOP/s = 1e3 FLOP per microsecond */
+        double sf[t];
+        for (int i = 0; i < t; i++)
+            sf[i] = s[i] * 1e3;
+        double eh = tpb_efficiency_het(flop_total, sf, (size_t)t, res->stats.step_med);
+        res->e_het = isnan(res->e_het) ? eh : fmin(res->e_het, eh);
+    }
+}
+
+void tpb_result_derive(tpb_result_t *res, double t1_us)
+{
+    double flop_total = 2.0 * res->m * res->n * res->k;
+    double step = res->stats.step_med;
+    res->lb = res->u = INFINITY;
+    res->e_het = res->predicted_speedup = NAN;
+    for (int g = 0; g < res->world / res->tp; g++)
+        group_metrics(res, g, flop_total);
+    res->t1_us = t1_us;
+    res->e = tpb_efficiency(t1_us, (size_t)res->tp, step);
+    double tmax = 0.0;
+    for (int r = 0; r < res->world; r++)
+        tmax = fmax(tmax, res->ranks[r].compute_med);
+    res->r = res->stats.xfer_med > 0.0 ? tmax / res->stats.xfer_med : NAN;
+    res->tflops = tpb_tflops(flop_total, step);
+    double bytes = res->coll_bytes;
+    double xfer = res->tp > 1 ? res->stats.xfer_med : NAN;
+    res->algbw_gbs = res->tp > 1 ? tpb_algbw_gbs(bytes, xfer) : NAN;
+    res->busbw_gbs = res->tp > 1 ? tpb_busbw_gbs(res->coll, bytes, res->tp, xfer) : NAN;
+}
+
+/* The first config in hist of res's shape and split at TP degree tp (and policy, unless 0). */
+static const tpb_history_t *find_hist(const tpb_history_t *hist, int nhist, const tpb_result_t *res,
+                                      int tp, tpb_policy_t policy)
+{
+    for (int i = 0; i < nhist; i++) {
+        const tpb_history_t *h = &hist[i];
+        if (h->tp == tp && h->split == res->split && h->m == res->m && h->n == res->n &&
+            h->k == res->k && (policy == 0 || h->policy == policy))
+            return h;
+    }
+    return NULL;
+}
+
+/* The fastest rank's compute time (T_1 at TP = 1). */
+static double min_compute(const tpb_rank_stats_t *ranks, int n)
+{
+    double m = INFINITY;
+    for (int r = 0; r < n; r++)
+        m = fmin(m, ranks[r].compute_med);
+    return m;
+}
+
+static void judge_check(tpb_result_t *res, int check_on)
+{
+    res->max_rel_err = NAN;
+    res->check = TPB_CHECK_OFF;
+    if (!check_on)
+        return;
+    double worst = 0.0;
+    for (int r = 0; r < res->world; r++)
+        if (!isnan(res->info[r].max_err))
+            worst = fmax(worst, res->info[r].max_err);
+    res->max_rel_err = worst;
+    res->check = worst <= tpb_dtype_tolerance(res->dtype) ? TPB_CHECK_PASS : TPB_CHECK_FAIL;
+}
+
+void tpb_result_finish(tpb_result_t *res, const tpb_history_t *hist, int nhist, int check_on)
+{
+    const tpb_history_t *t1 = res->tp == 1 ? NULL : find_hist(hist, nhist, res, 1, 0);
+    double t1_us = res->tp == 1        ? min_compute(res->ranks, res->world)
+                   : t1 && t1->t1_rank ? tpb_min(t1->t1_rank, (size_t)res->world)
+                                       : NAN;
+    tpb_result_derive(res, t1_us);
+    const tpb_history_t *ev = res->policy == TPB_POLICY_WEIGHTED
+                                  ? find_hist(hist, nhist, res, res->tp, TPB_POLICY_EVEN)
+                                  : NULL;
+    res->speedup = ev ? ev->step_med / res->stats.step_med : NAN;
+    judge_check(res, check_on);
+}

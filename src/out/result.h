@@ -1,0 +1,87 @@
+/*
+ * result.h - everything measured and derived for one config, as plain data,
+ * and the pure functions that derive the metrics of doc/METRICS.md from the
+ * timeline statistics and the configs measured before. The writers (report.h,
+ * trace.h, record.h) only format a tpb_result_t.
+ */
+#ifndef TPB_RESULT_H
+#define TPB_RESULT_H
+
+#include "base/dtype.h"
+#include "base/metrics.h"
+#include "base/timeline.h"
+#include "base/tpb_types.h"
+
+/** Per-rank facts gathered to rank 0 besides the marks. */
+typedef struct {
+    double shard;         /**< elements of the split dimension */
+    double speed;         /**< speed used by the policy (NaN if none) */
+    double fraction;      /**< intended fraction (weighted) or shard / total */
+    double flop;          /**< this rank's GEMM FLOPs */
+    double mem;           /**< bytes allocated for the config */
+    double max_err;       /**< --check max relative error (NaN if not checked) */
+    double speed_spread;  /**< relative IQR of the calibrated speed (NaN if not calibrated) */
+    double speed_samples; /**< GEMMs timed by the calibration (0 if none) */
+} tpb_rank_info_t;
+
+typedef struct {
+    int id; /**< config index in the run, from 0 */
+    const char *backend;
+    int world, tp, iters, warmup;
+    tpb_split_t split;
+    tpb_policy_t policy;
+    tpb_colcoll_t colcoll;
+    long m, n, k;
+    tpb_dtype_t dtype;
+    char shape_name[48];
+    tpb_speed_source_t speed_source;
+    tpb_coll_t coll;   /**< the collective's kind (bus-bandwidth factor) */
+    double coll_bytes; /**< bytes of the collective's whole result (nccl-tests' S) */
+    /* per rank (world entries, borrowed) */
+    const tpb_rank_info_t *info;
+    const tpb_rank_stats_t *ranks;
+    tpb_config_stats_t stats;
+    /* derived */
+    double lb, u;    /**< worst group */
+    double e, e_het; /**< NaN when unknown */
+    double r;        /**< compute / comm */
+    double tflops;   /**< per group: layer FLOP / median step */
+    double busbw_gbs, algbw_gbs;
+    double predicted_speedup; /**< mean(s)/min(s) of the worst group (NaN without speeds) */
+    double speedup;           /**< T_even / T_weighted, on the weighted row (else NaN) */
+    double t1_us;             /**< T_1 used for e (NaN if no TP=1 point) */
+    tpb_check_t check;
+    double max_rel_err;
+} tpb_result_t;
+
+/**
+ * Derive lb, u, e, e_het, r, tflops, bandwidths and predicted_speedup from
+ * res->info, res->ranks and res->stats (which must be set). t1_us is the
+ * TP=1 step time of the same shape and split (NaN if unknown). Pure.
+ */
+void tpb_result_derive(tpb_result_t *res, double t1_us);
+
+/** A finished config, as later configs and the summary need it. */
+typedef struct {
+    int tp;
+    tpb_split_t split;
+    tpb_policy_t policy;
+    long m, n, k;
+    tpb_coll_t coll;
+    double coll_bytes;
+    double step_med, xfer_med;
+    double *t1_rank; /**< TP=1 only: each rank's time for the whole layer (owned) */
+} tpb_history_t;
+
+/**
+ * Everything a config's record needs beyond its own measurements, in one pure
+ * function: T_1 (its own fastest rank at TP = 1, else the fastest rank of the
+ * TP = 1 config of the same shape and split in hist), the metrics of
+ * tpb_result_derive, the speed-up over the even config of the same (tp, shape,
+ * split) in hist (weighted rows only), and the --check verdict from every
+ * rank's max_err (TPB_CHECK_OFF when check_on is 0; the tolerance is the
+ * dtype's). res->ranks and res->stats must be set.
+ */
+void tpb_result_finish(tpb_result_t *res, const tpb_history_t *hist, int nhist, int check_on);
+
+#endif /* TPB_RESULT_H */

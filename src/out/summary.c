@@ -1,0 +1,156 @@
+/* summary.c - the end of a run's record: T(N) = T_comp/N + T_comm(N) + T_idle(N)
+ * per TP degree, the fastest degree, and the fitted communication model. */
+#include <math.h>
+
+#include "base/metrics.h"
+#include "out/record.h"
+
+/* Ideal compute time of the worst group at TP degree tp from each rank's TP = 1
+ * time: 1 / sum_r (1 / T1_r), which is T_1 / N when the ranks are alike. */
+static double ideal_compute(const double *t1_rank, int world, int tp)
+{
+    double worst = 0.0;
+    for (int g = 0; g < world / tp; g++) {
+        double rate = 0.0;
+        for (int r = g * tp; r < (g + 1) * tp; r++)
+            rate += 1.0 / t1_rank[r];
+        worst = fmax(worst, 1.0 / rate);
+    }
+    return worst;
+}
+
+static void json_decomp(tpb_buf_t *js, const tpb_history_t *h, const tpb_decomp_t *d)
+{
+    tpb_json_obj_begin(js);
+    tpb_json_kv_str(js, "split", tpb_split_name(h->split));
+    tpb_json_kv_str(js, "policy", tpb_policy_name(h->policy));
+    tpb_json_kv_int(js, "m", h->m);
+    tpb_json_kv_int(js, "n", h->n);
+    tpb_json_kv_int(js, "k", h->k);
+    tpb_json_kv_int(js, "tp", h->tp);
+    tpb_json_kv_num(js, "comp_us", d->comp_us);
+    tpb_json_kv_num(js, "comm_us", d->comm_us);
+    tpb_json_kv_num(js, "idle_us", d->idle_us);
+    tpb_json_kv_num(js, "step_us", h->step_med);
+    tpb_json_obj_end(js);
+}
+
+static void summary_series(tpb_record_t *s, const tpb_history_t *base, tpb_buf_t *js)
+{
+    const tpb_history_t *t1 = NULL;
+    int world = s->run.topo->size;
+    FILE *out = s->run.table;
+    for (int i = 0; i < s->nhist; i++) {
+        const tpb_history_t *h = &s->hist[i];
+        if (h->tp == 1 && h->split == base->split && h->m == base->m && h->n == base->n &&
+            h->k == base->k && h->t1_rank)
+            t1 = h;
+    }
+    if (!t1)
+        return;
+    fprintf(out, "# %-5s %-8s %ldx%ldx%ld\n", tpb_split_name(base->split),
+            tpb_policy_name(base->policy), base->m, base->n, base->k);
+    int best = -1;
+    for (int i = 0; i < s->nhist; i++) {
+        const tpb_history_t *h = &s->hist[i];
+        if (h->split != base->split || h->m != base->m || h->n != base->n || h->k != base->k ||
+            (h->tp > 1 && h->policy != base->policy))
+            continue;
+        double comp = ideal_compute(t1->t1_rank, world, h->tp);
+        tpb_decomp_t d =
+            tpb_decompose(comp * h->tp, h->tp, h->tp > 1 ? h->xfer_med : 0.0, h->step_med);
+        fprintf(out, "#   tp %3d  T_comp/N %10.1f  T_comm %10.1f  T_idle %10.1f  T %10.1f\n", h->tp,
+                d.comp_us, d.comm_us, d.idle_us, h->step_med);
+        if (best < 0 || h->step_med < s->hist[best].step_med)
+            best = i;
+        json_decomp(js, h, &d);
+    }
+    if (best >= 0)
+        fprintf(out, "#   fastest: tp %d\n", s->hist[best].tp);
+}
+
+/* The TP degrees of the history, in the order they were first measured. */
+static int tp_degrees(const tpb_record_t *s, int *tps)
+{
+    int n = 0;
+    for (int i = 0; i < s->nhist; i++) {
+        int seen = 0;
+        for (int j = 0; j < n && !seen; j++)
+            seen = tps[j] == s->hist[i].tp;
+        if (!seen)
+            tps[n++] = s->hist[i].tp;
+    }
+    return n;
+}
+
+/* The fit of one (split, tp) series of transfer times, if it has two sizes. */
+static void comm_model_row(tpb_record_t *s, tpb_split_t split, int tp, tpb_buf_t *js)
+{
+    double v[s->nhist], x[s->nhist];
+    int n = 0;
+    tpb_coll_t coll = TPB_COLL_ALLREDUCE;
+    for (int i = 0; i < s->nhist; i++) {
+        const tpb_history_t *h = &s->hist[i];
+        if (h->tp != tp || h->split != split || isnan(h->xfer_med))
+            continue;
+        coll = h->coll;
+        v[n] = h->coll_bytes;
+        x[n++] = h->xfer_med;
+    }
+    tpb_comm_fit_t fit;
+    if (tpb_comm_model_fit(v, x, (size_t)n, 1, &fit) != 0)
+        return;
+    const char *name = coll == TPB_COLL_ALLREDUCE ? "all-reduce" : "all-gather";
+    fprintf(s->run.table,
+            "# comm model %s tp %d: T = L + V/B, L %.1f us, B %.2f GB/s, R^2 %.3f (%d points)\n",
+            name, tp, fit.latency_us, fit.bandwidth_gbs, fit.r2, n);
+    tpb_json_obj_begin(js);
+    tpb_json_kv_str(js, "collective", name);
+    tpb_json_kv_int(js, "tp", tp);
+    tpb_json_kv_num(js, "latency_us", fit.latency_us);
+    tpb_json_kv_num(js, "bandwidth_gbs", fit.bandwidth_gbs);
+    tpb_json_kv_num(js, "r2", fit.r2);
+    tpb_json_kv_int(js, "points", n);
+    tpb_json_obj_end(js);
+}
+
+/* One fit per split and TP degree > 1 with at least two message sizes. */
+static void summary_comm_model(tpb_record_t *s, tpb_buf_t *js)
+{
+    int tps[s->nhist > 0 ? s->nhist : 1], ntp = tp_degrees(s, tps);
+    const tpb_split_t splits[2] = {TPB_SPLIT_ROW, TPB_SPLIT_COL};
+    for (int c = 0; c < 2; c++)
+        for (int t = 0; t < ntp; t++)
+            if (tps[t] > 1)
+                comm_model_row(s, splits[c], tps[t], js);
+}
+
+void tpb_record_summary(tpb_record_t *s)
+{
+    tpb_buf_t js = TPB_BUF_INIT;
+    tpb_json_obj_begin(&js);
+    tpb_json_kv_str(&js, "type", "summary");
+    tpb_json_key(&js, "decomposition");
+    tpb_json_arr_begin(&js);
+    if (s->nhist)
+        fprintf(s->run.table, "# T(N) = T_comp/N + T_comm(N) + T_idle(N) per TP degree\n");
+    for (int i = 0; i < s->nhist; i++) { /* one series per (split, shape, policy) */
+        const tpb_history_t *h = &s->hist[i];
+        int seen = h->tp == 1;
+        for (int j = 0; j < i && !seen; j++)
+            seen = s->hist[j].tp > 1 && s->hist[j].split == h->split && s->hist[j].m == h->m &&
+                   s->hist[j].n == h->n && s->hist[j].k == h->k && s->hist[j].policy == h->policy;
+        if (!seen)
+            summary_series(s, h, &js);
+    }
+    tpb_json_arr_end(&js);
+    tpb_json_key(&js, "comm_model");
+    tpb_json_arr_begin(&js);
+    summary_comm_model(s, &js);
+    tpb_json_arr_end(&js);
+    tpb_json_obj_end(&js);
+    tpb_buf_puts(&js, "\n");
+    tpb_buf_puts(&s->jsonl, tpb_buf_str(&js));
+    tpb_buf_free(&js);
+    fflush(s->run.table);
+}

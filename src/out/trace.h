@@ -1,0 +1,27 @@
+/*
+ * trace.h - the timelines of a config as a Chrome trace-event JSON file, which
+ * Perfetto UI and chrome://tracing open: one process per host, one thread per
+ * rank (named "rank R"), and per measured iteration the spans compute
+ * [c0, c1], wait [c1, A] and comm [A, x1], in microseconds from the run start.
+ */
+#ifndef TPB_TRACE_H
+#define TPB_TRACE_H
+
+#include <stdio.h>
+
+#include "out/result.h"
+#include "base/timeline.h"
+#include "base/topo.h"
+
+/**
+ * Write the whole trace of one config to f. marks[world * iters] are on rank
+ * 0's clock; t0_us is the run's start on that clock. Returns TPB_ERR_IO if the
+ * stream reports an error.
+ */
+tpb_status_t tpb_trace_write(FILE *f, const tpb_result_t *res, const tpb_mark_t *marks,
+                             double t0_us, const tpb_topo_t *topo);
+
+/** File name of config id's trace: "trace-%03d.json". */
+void tpb_trace_name(int id, char *out, size_t cap);
+
+#endif /* TPB_TRACE_H */

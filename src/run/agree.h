@@ -1,0 +1,21 @@
+/*
+ * agree.h - every rank reaches the same verdict. A status seen on some ranks
+ * is turned into the same status on every rank, with the message of the
+ * lowest failing rank, so that rank 0 can print one line and all ranks exit
+ * alike without anyone hanging in a collective.
+ */
+#ifndef TPB_AGREE_H
+#define TPB_AGREE_H
+
+#include <mpi.h>
+
+#include "base/tpb_status.h"
+
+/**
+ * Collective over comm. Returns TPB_OK if local is TPB_OK everywhere; else
+ * the status of the lowest failing rank, whose message becomes every rank's
+ * recorded message (tpb_err_msg()).
+ */
+tpb_status_t tpb_agree(MPI_Comm comm, tpb_status_t local);
+
+#endif /* TPB_AGREE_H */

@@ -1,0 +1,209 @@
+/* layer.c - buffers, one timed iteration and verification of a TP layer. */
+#include "run/layer_impl.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/partition.h"
+#include "base/rng.h"
+
+/* Elements of X, W, the partial output and Y on this rank. */
+static void sizes(const tpb_layer_desc_t *d, long len, double *nx, double *nw, double *np,
+                  double *ny)
+{
+    tpb_split_ops(d->split, d->colcoll)->sizes(d, len, nx, nw, np);
+    *ny = (double)d->m * (double)d->n;
+}
+
+double tpb_layer_bytes(const tpb_layer_desc_t *d)
+{
+    double nx, nw, np, ny;
+    sizes(d, d->shards[d->group_rank], &nx, &nw, &np, &ny);
+    return (nx + nw) * (double)tpb_dtype_in_size(d->dtype) +
+           (np + ny) * (double)tpb_dtype_out_size(d->dtype);
+}
+
+double tpb_layer_rank_flop(const tpb_layer_desc_t *d)
+{
+    return tpb_split_ops(d->split, d->colcoll)->flop(d, d->shards[d->group_rank]);
+}
+
+tpb_status_t tpb_layer_fill(tpb_layer_t *l, void *dst, long rows, long cols, long row0, long col0,
+                            int id)
+{
+    return tpb_backend_fill(l->ops, l->be, dst, rows, cols, row0, col0, l->d.seed, (uint32_t)id,
+                            id == TPB_MAT_W ? 1.0 / sqrt((double)l->d.k) : 1.0, l->d.dtype);
+}
+
+static tpb_status_t check_fits(tpb_layer_t *l)
+{
+    double need = tpb_layer_bytes(&l->d), avail;
+    TPB_CHECK_RET(l->ops->mem_free(l->be, &avail));
+    if (need > avail)
+        return tpb_err_set(TPB_ERR_NOMEM,
+                           "shape %ldx%ldx%ld (%s, tp %d) needs %.0f bytes on a rank but %.0f "
+                           "are free: use a smaller shape or a larger --tp",
+                           l->d.m, l->d.n, l->d.k, tpb_dtype_name(l->d.dtype), l->d.tp, need,
+                           avail);
+    return TPB_OK;
+}
+
+static tpb_status_t alloc_buffers(tpb_layer_t *l)
+{
+    double nx, nw, np, ny;
+    size_t in = tpb_dtype_in_size(l->d.dtype), out = tpb_dtype_out_size(l->d.dtype);
+    sizes(&l->d, l->len, &nx, &nw, &np, &ny);
+    TPB_CHECK_RET(l->ops->alloc(l->be, (size_t)nx * in, &l->x));
+    TPB_CHECK_RET(l->ops->alloc(l->be, (size_t)nw * in, &l->w));
+    TPB_CHECK_RET(l->ops->alloc(l->be, (size_t)np * out, &l->part));
+    return l->ops->alloc(l->be, (size_t)ny * out, &l->y);
+}
+
+/* Inputs and the GEMM of this rank's shard. */
+static tpb_status_t setup_shard(tpb_layer_t *l)
+{
+    l->gemm.m = l->d.m;
+    l->gemm.dtype = l->d.dtype;
+    l->gemm.a = l->x;
+    l->gemm.b = l->w;
+    return l->split->setup(l);
+}
+
+/* All-gather-v blocks (in elements) and this rank's shard. */
+static void plan_blocks(tpb_layer_t *l)
+{
+    const tpb_layer_desc_t *d = &l->d;
+    long offs[d->tp];
+    tpb_partition_offsets(d->shards, d->tp, offs);
+    for (int r = 0; r < d->tp; r++) {
+        l->counts[r] = (size_t)d->m * (size_t)d->shards[r];
+        l->displs[r] = (size_t)d->m * (size_t)offs[r];
+    }
+    l->off = offs[d->group_rank];
+    l->len = d->shards[d->group_rank];
+}
+
+tpb_status_t tpb_layer_create(const tpb_backend_ops_t *ops, tpb_backend_t *be, tpb_comm_t *comm,
+                              const tpb_layer_desc_t *d, tpb_layer_t **out)
+{
+    tpb_status_t st = TPB_ERR_NOMEM;
+    tpb_layer_t *l = calloc(1, sizeof(*l));
+    if (!l)
+        return tpb_err_set(TPB_ERR_NOMEM, "layer: out of memory");
+    l->ops = ops;
+    l->be = be;
+    l->comm = comm;
+    l->split = tpb_split_ops(d->split, d->colcoll);
+    l->d = *d;
+    l->shards = malloc((size_t)d->tp * sizeof(long));
+    l->counts = malloc((size_t)d->tp * sizeof(size_t));
+    l->displs = malloc((size_t)d->tp * sizeof(size_t));
+    if (!l->shards || !l->counts || !l->displs) {
+        st = tpb_err_set(TPB_ERR_NOMEM, "layer: out of memory");
+        goto err;
+    }
+    memcpy(l->shards, d->shards, (size_t)d->tp * sizeof(long));
+    l->d.shards = l->shards;
+    plan_blocks(l);
+    TPB_CHECK_GOTO(check_fits(l), st, err);
+    TPB_CHECK_GOTO(alloc_buffers(l), st, err);
+    TPB_CHECK_GOTO(setup_shard(l), st, err);
+    /* one untimed GEMM: a backend's per-shape set-up (cuBLASLt's heuristic) and
+     * its errors happen here, where every rank agrees on them, not in a timed loop */
+    TPB_CHECK_GOTO(ops->gemm(be, &l->gemm), st, err);
+    *out = l;
+    return TPB_OK;
+err:
+    tpb_layer_destroy(l);
+    return st;
+}
+
+void tpb_layer_destroy(tpb_layer_t *l)
+{
+    if (!l)
+        return;
+    void *bufs[4] = {l->x, l->w, l->part, l->y};
+    for (int i = 0; i < 4; i++)
+        if (bufs[i])
+            l->ops->free(l->be, bufs[i]);
+    free(l->shards);
+    free(l->counts);
+    free(l->displs);
+    free(l);
+}
+
+tpb_status_t tpb_layer_iter(tpb_layer_t *l, size_t slot, double delay_us, int record)
+{
+    const tpb_backend_ops_t *ops = l->ops;
+    l->gemm.delay_us = delay_us;
+    if (record)
+        TPB_CHECK_RET(ops->mark(l->be, 3 * slot));
+    TPB_CHECK_RET(ops->gemm(l->be, &l->gemm));
+    if (record)
+        TPB_CHECK_RET(ops->mark(l->be, 3 * slot + 1));
+    TPB_CHECK_RET(l->split->collect(l));
+    return record ? ops->mark(l->be, 3 * slot + 2) : TPB_OK;
+}
+
+/* Reference Y = X W (= X (W^T)^T) in fp64 from the same (quantised) generated inputs. */
+static tpb_status_t reference(const tpb_layer_desc_t *d, double *ref)
+{
+    size_t nx = (size_t)d->m * d->k, nw = (size_t)d->k * d->n;
+    double *x = malloc(nx * sizeof(double)), *w = malloc(nw * sizeof(double));
+    void *q = malloc((nx > nw ? nx : nw) * tpb_dtype_in_size(d->dtype));
+    tpb_status_t st = TPB_OK;
+    if (!x || !w || !q) {
+        st = tpb_err_set(TPB_ERR_NOMEM, "--check: no host memory for the reference of %ldx%ldx%ld",
+                         d->m, d->n, d->k);
+        goto out;
+    }
+    tpb_rng_fill(x, d->m, d->k, d->k, 0, 0, d->seed, TPB_MAT_X, 1.0);
+    tpb_rng_fill(w, d->n, d->k, d->k, 0, 0, d->seed, TPB_MAT_W, 1.0 / sqrt((double)d->k));
+    tpb_dtype_encode(d->dtype, x, q, nx);
+    tpb_dtype_decode(d->dtype, q, x, nx);
+    tpb_dtype_encode(d->dtype, w, q, nw);
+    tpb_dtype_decode(d->dtype, q, w, nw);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)d->m, (int)d->n, (int)d->k, 1.0, x,
+                (int)d->k, w, (int)d->k, 0.0, ref, (int)d->n);
+out:
+    free(x);
+    free(w);
+    free(q);
+    return st;
+}
+
+tpb_status_t tpb_layer_check(tpb_layer_t *l, double *max_rel_err)
+{
+    const tpb_layer_desc_t *d = &l->d;
+    size_t mn = (size_t)d->m * d->n, osz = tpb_dtype_out_size(d->dtype);
+    double *ref = malloc(mn * sizeof(double)), *y = malloc(mn * sizeof(double));
+    void *raw = malloc(mn * osz);
+    long *offs = malloc((size_t)d->tp * sizeof(long));
+    tpb_status_t st;
+    if (!ref || !y || !raw || !offs) {
+        st = tpb_err_set(TPB_ERR_NOMEM, "--check: no host memory for %zu outputs", mn);
+        goto out;
+    }
+    TPB_CHECK_GOTO(l->ops->copy(l->be, raw, l->y, mn * osz, TPB_COPY_TO_HOST), st,
+                   out); /* waits for Y */
+    tpb_dtype_decode(tpb_dtype_out(d->dtype), raw, y, mn);
+    TPB_CHECK_GOTO(reference(d, ref), st, out);
+    tpb_partition_offsets(l->shards, d->tp, offs);
+    double max_err = 0.0, max_ref = 0.0;
+    for (long i = 0; i < d->m; i++)
+        for (long j = 0; j < d->n; j++) {
+            double r = ref[i * d->n + j];
+            max_ref = fmax(max_ref, fabs(r));
+            double e = fabs(l->split->y_at(l, y, i, j, offs) - r);
+            max_err = isnan(e) ? INFINITY : fmax(max_err, e);
+        }
+    *max_rel_err = max_ref > 0.0 ? max_err / max_ref : max_err;
+out:
+    free(ref);
+    free(y);
+    free(raw);
+    free(offs);
+    return st;
+}

@@ -1,0 +1,31 @@
+/*
+ * layer_impl.h - the layer's state, shared by layer.c and the split
+ * orientations (split_*.c) only.
+ */
+#ifndef TPB_LAYER_IMPL_H
+#define TPB_LAYER_IMPL_H
+
+#include "run/layer.h"
+#include "run/split.h"
+
+enum { TPB_MAT_X = 1, TPB_MAT_W = 2 };
+
+struct tpb_layer {
+    const tpb_backend_ops_t *ops;
+    tpb_backend_t *be;
+    tpb_comm_t *comm;
+    const tpb_split_ops_t *split;
+    tpb_layer_desc_t d;
+    long *shards;  /* copy of d.shards */
+    long off, len; /* this rank's shard */
+    void *x, *w, *part, *y;
+    size_t *counts, *displs; /* all-gather-v blocks, in elements */
+    tpb_gemm_t gemm;
+};
+
+/** Rows x cols of seeded matrix id at (row0, col0) into backend memory dst (W is
+ *  scaled by 1/sqrt(K) so that Y stays of order 1 for every K). */
+tpb_status_t tpb_layer_fill(tpb_layer_t *l, void *dst, long rows, long cols, long row0, long col0,
+                            int id);
+
+#endif /* TPB_LAYER_IMPL_H */

@@ -1,0 +1,80 @@
+/*
+ * sweep.h - the whole run: every (tp, shape, split, policy) config, measured
+ * on every rank, gathered to rank 0 and handed to its record (out/record.h).
+ *
+ * The main header of src/run/ (sweep, TP layer, split orientations,
+ * calibration, clock sync, topology, agreement): run/ may include every layer
+ * below it; nothing below run/ includes run/ (see base/tpb_types.h).
+ */
+#ifndef TPB_SWEEP_H
+#define TPB_SWEEP_H
+
+#include <stdio.h>
+
+#include "backend/backend.h"
+#include "base/clock.h"
+#include "base/topo.h"
+#include "cli/options.h"
+#include "out/record.h"
+#include "run/calibrate.h"
+
+/** One config of the sweep: a TP degree, shape, split and policy. */
+typedef struct tpb_point {
+    int tp;
+    MPI_Comm group;
+    tpb_comm_t *comm;
+    const tpb_shape_t *shape;
+    tpb_split_t split;
+    tpb_policy_t policy;
+    const double *speeds;       /**< group speeds (NaN-free) or NULL */
+    const tpb_cal_speed_t *cal; /**< the same with their spread and sample count, or NULL */
+    tpb_speed_source_t speed_source;
+} tpb_point_t;
+
+/** The measuring context of a run (every rank); rank 0 also holds the record. */
+typedef struct {
+    MPI_Comm world;
+    const tpb_options_t *o;
+    const tpb_backend_ops_t *ops;
+    tpb_backend_t *be;
+    const tpb_topo_t *topo;
+    const tpb_clock_t *clock;
+    const char *command_line;
+    FILE *out; /**< the table (stdout) */
+    /* rank 0 only */
+    tpb_record_t rec;           /**< what rank 0 writes */
+    tpb_device_info_t *devices; /**< world entries */
+    tpb_clock_sample_t *sync0;  /**< offsets at the start */
+    tpb_clock_sample_t *sync1;  /**< offsets at the latest re-sync */
+    char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
+    tpb_cal_table_t cal;
+    double progress_at;
+    /* all ranks */
+    int nconfigs, total_configs, check_failed;
+    /** A rank failed inside a timed loop and the others may be stuck in it:
+     *  main must abort the job rather than finalize. */
+    int fatal;
+} tpb_sweep_t;
+
+/**
+ * Set up a sweep (collective): gather device facts and clock offsets to rank 0,
+ * print the header, load the calibration file. On error nothing is kept.
+ */
+tpb_status_t tpb_sweep_init(tpb_sweep_t *s);
+
+/** Run every config (collective). On error s->fatal says whether the ranks agree. */
+tpb_status_t tpb_sweep_run(tpb_sweep_t *s);
+
+/** Final clock sync, metadata and summary (collective). */
+tpb_status_t tpb_sweep_finish(tpb_sweep_t *s);
+
+void tpb_sweep_free(tpb_sweep_t *s);
+
+/**
+ * Speeds of this rank's TP group for point c (group entries, collective over
+ * the world): --speeds, the calibration file, or a calibration GEMM at each
+ * rank's even shard (added to the file). Sets c->speed_source.
+ */
+tpb_status_t tpb_sweep_speeds(tpb_sweep_t *s, tpb_point_t *c, tpb_cal_speed_t *speeds);
+
+#endif /* TPB_SWEEP_H */

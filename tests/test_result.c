@@ -1,0 +1,205 @@
+/* test_result.c - result records (JSON, CSV, ranks.csv) and the pure derivation of a
+ * config's metrics from the configs before it (tpb_result_finish). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "out/outfile.h"
+#include "out/report.h"
+#include "out/result.h"
+#include "tpb_test.h"
+
+static void sample_result(tpb_result_t *r, tpb_rank_info_t *info, tpb_rank_stats_t *ranks)
+{
+    memset(r, 0, sizeof(*r));
+    for (int i = 0; i < 2; i++) {
+        info[i] = (tpb_rank_info_t){.shard = 100 + i,
+                                    .speed = 1.0 + i,
+                                    .fraction = 0.5,
+                                    .flop = 1e6,
+                                    .mem = 4096,
+                                    .max_err = 1e-7,
+                                    .speed_spread = 0.02,
+                                    .speed_samples = 8};
+        memset(&ranks[i], 0, sizeof(ranks[i]));
+        ranks[i].compute_med = 10.0 * (i + 1);
+        ranks[i].wait_med = 10.0 * (1 - i);
+        ranks[i].comm_med = 2.0;
+    }
+    r->id = 3;
+    r->backend = "host";
+    r->world = r->tp = 2;
+    r->iters = 10;
+    r->split = TPB_SPLIT_COL;
+    r->policy = TPB_POLICY_WEIGHTED;
+    r->m = 4;
+    r->n = 201;
+    r->k = 8;
+    r->dtype = TPB_DTYPE_FP32;
+    snprintf(r->shape_name, sizeof(r->shape_name), "qkv,\"proj\"");
+    r->speed_source = TPB_SPEEDS_CALIBRATION;
+    r->coll = TPB_COLL_ALLGATHER;
+    r->coll_bytes = 4.0 * 201 * 4;
+    r->info = info;
+    r->ranks = ranks;
+    r->stats.step_med = 22;
+    r->stats.straggler_rank = 1;
+    r->stats.straggler_frac = 1.0;
+    r->stats.nspikes = 1;
+    r->stats.spikes[0] = (tpb_spike_t){4, 1, 50.0};
+    r->check = TPB_CHECK_PASS;
+    r->speedup = NAN;
+}
+
+START_TEST(result_records)
+{
+    tpb_result_t r;
+    tpb_rank_info_t info[2];
+    tpb_rank_stats_t ranks[2];
+    sample_result(&r, info, ranks);
+    tpb_buf_t b = TPB_BUF_INIT;
+    tpb_report_json(&b, &r);
+    const char *keys[] = {"\"backend\":\"host\"",
+                          "\"world_size\":2",
+                          "\"tp\":2",
+                          "\"split\":\"col\"",
+                          "\"policy\":\"weighted\"",
+                          "\"m\":4",
+                          "\"n\":201",
+                          "\"k\":8",
+                          "\"dtype\":\"fp32\"",
+                          "\"iters\":10",
+                          "\"shards\":[100,101]",
+                          "\"speeds\":[1,2]",
+                          "\"step_us\":{\"median\":22",
+                          "\"compute_us\":[10,20]",
+                          "\"comm_us\":[2,2]",
+                          "\"wait_us\":[10,0]",
+                          "\"lb\":",
+                          "\"u\":",
+                          "\"e\":",
+                          "\"tflops\":",
+                          "\"busbw_gbs\":",
+                          "\"straggler_rank\":1",
+                          "\"check\":\"pass\"",
+                          "\"speedup\":null",
+                          "\"spikes\":[{\"iter\":4,\"rank\":1,\"step_us\":50}]",
+                          "\"shape\":\"qkv,\\\"proj\\\"\""};
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        ck_assert_msg(strstr(tpb_buf_str(&b), keys[i]), "missing %s", keys[i]);
+    ck_assert_int_eq(strchr(tpb_buf_str(&b), '\n') - tpb_buf_str(&b), (long)b.len - 1);
+    /* the table row: straggler "1:100%", its lateness, spikes "1@1", check */
+    tpb_buf_t t = TPB_BUF_INIT;
+    r.stats.straggler_late_us = 1234.5;
+    tpb_report_table_row(&t, &r);
+    ck_assert_ptr_nonnull(strstr(tpb_buf_str(&t), " 1:100%   1234.5      1@1  pass\n"));
+    tpb_buf_free(&t);
+    /* CSV: as many fields in the row as in the header, after unquoting */
+    tpb_buf_t h = TPB_BUF_INIT, row = TPB_BUF_INIT;
+    tpb_report_csv_header(&h);
+    tpb_report_csv_row(&row, &r);
+    char *hl = strdup(tpb_buf_str(&h)), *rl = strdup(tpb_buf_str(&row)), *f1[64], *f2[64];
+    hl[strcspn(hl, "\n")] = '\0';
+    rl[strlen(rl) - 1] = '\0';
+    int nh = tpb_csv_split(hl, f1, 64), nr = tpb_csv_split(rl, f2, 64);
+    ck_assert_int_gt(nh, 20);
+    ck_assert_int_eq(nh, nr);
+    ck_assert_str_eq(f2[7], "qkv,\"proj\"");
+    ck_assert_str_eq(f2[13], "100;101");
+    free(hl);
+    free(rl);
+    tpb_buf_free(&h);
+    tpb_buf_free(&row);
+    tpb_buf_free(&b);
+}
+END_TEST
+
+/* A 2-rank result of tp t whose ranks computed for c0 and c1 us, with a step of step us. */
+static void tiny(tpb_result_t *r, tpb_rank_info_t *info, tpb_rank_stats_t *ranks, int tp,
+                 tpb_policy_t policy, double c0, double c1, double step)
+{
+    memset(r, 0, sizeof(*r));
+    memset(ranks, 0, 2 * sizeof(*ranks));
+    for (int i = 0; i < 2; i++)
+        info[i] = (tpb_rank_info_t){
+            .shard = 32, .speed = NAN, .max_err = 1e-9 * (i + 1), .speed_spread = NAN};
+    ranks[0].compute_med = c0;
+    ranks[1].compute_med = c1;
+    r->world = 2;
+    r->tp = tp;
+    r->iters = 5;
+    r->split = TPB_SPLIT_ROW;
+    r->policy = policy;
+    r->m = r->n = r->k = 64;
+    r->dtype = TPB_DTYPE_FP32;
+    r->coll = TPB_COLL_ALLREDUCE;
+    r->coll_bytes = 64.0 * 64 * 4;
+    r->info = info;
+    r->ranks = ranks;
+    r->stats.step_med = step;
+    r->stats.xfer_med = 10.0;
+}
+
+START_TEST(finish_t1_speedup_check)
+{
+    tpb_rank_info_t info[2];
+    tpb_rank_stats_t ranks[2];
+    tpb_result_t r;
+    double t1[2] = {400.0, 500.0};
+    tpb_history_t hist[2] = {{.tp = 1,
+                              .split = TPB_SPLIT_ROW,
+                              .policy = TPB_POLICY_EVEN,
+                              .m = 64,
+                              .n = 64,
+                              .k = 64,
+                              .step_med = 400.0,
+                              .t1_rank = t1},
+                             {.tp = 2,
+                              .split = TPB_SPLIT_ROW,
+                              .policy = TPB_POLICY_EVEN,
+                              .m = 64,
+                              .n = 64,
+                              .k = 64,
+                              .step_med = 300.0}};
+    /* TP = 1: T_1 is its own fastest rank; no speed-up; check off */
+    tiny(&r, info, ranks, 1, TPB_POLICY_EVEN, 400.0, 500.0, 500.0);
+    tpb_result_finish(&r, NULL, 0, 0);
+    ck_assert_double_eq_tol(r.t1_us, 400.0, 1e-9);
+    ck_assert(isnan(r.speedup));
+    ck_assert_int_eq(r.check, TPB_CHECK_OFF);
+    ck_assert(isnan(r.max_rel_err));
+    /* weighted at TP = 2: T_1 from the TP = 1 history, speed-up over the even row */
+    tiny(&r, info, ranks, 2, TPB_POLICY_WEIGHTED, 190.0, 200.0, 240.0);
+    tpb_result_finish(&r, hist, 2, 1);
+    ck_assert_double_eq_tol(r.t1_us, 400.0, 1e-9);
+    ck_assert_double_eq_tol(r.e, 400.0 / (2 * 240.0), 1e-12);
+    ck_assert_double_eq_tol(r.speedup, 300.0 / 240.0, 1e-12);
+    ck_assert_double_eq_tol(r.lb, 0.95, 1e-12);
+    ck_assert_int_eq(r.check, TPB_CHECK_PASS);
+    ck_assert_double_eq_tol(r.max_rel_err, 2e-9, 1e-18);
+    /* the worst rank's error decides the verdict */
+    info[1].max_err = 1.0;
+    tpb_result_finish(&r, hist, 2, 1);
+    ck_assert_int_eq(r.check, TPB_CHECK_FAIL);
+    /* no history of another shape: T_1 and speed-up unknown */
+    r.m = 128;
+    tpb_result_finish(&r, hist, 2, 0);
+    ck_assert(isnan(r.t1_us) && isnan(r.e) && isnan(r.speedup));
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("result");
+    TCase *tc = tcase_create("result");
+    tcase_add_test(tc, result_records);
+    tcase_add_test(tc, finish_t1_speedup_check);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+TPB_TEST_MAIN(suite)
