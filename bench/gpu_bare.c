@@ -1,74 +1,164 @@
 /*
- * gpu_bare.c - a bare cuBLAS loop (cublasGemmEx, no tpbal code) on the same
- * shape and layout as tpbal's compute phase (C = A B^T, B stored n x k), to
- * compare tpbal's GEMM TFLOP/s with in the same run (bench/gpu-check.sh).
- * Usage: bench/gpu_bare M N K fp32|tf32|fp16|bf16 [ITERS]
- * Prints "bare_tflops <value>".
+ * gpu_bare.c - bare loops of the calls tpbal makes on a GPU, with no tpbal code
+ * in the timed part, to compare with tpbal in the same run (bench/gpu-check.sh):
+ *   gpu_bare gemm M N K DTYPE [ITERS]     cuBLASLt, the same TN layout and the same
+ *                                         seeded random inputs as tpbal's compute phase
+ *   mpirun -np G gpu_bare allreduce BYTES [ITERS]   ncclAllReduce of fp32 on G GPUs
+ * Prints "bare_tflops X" or "bare_allreduce_us X busbw_gbs Y".
  */
-#include <cublas_v2.h>
+#include <cublasLt.h>
 #include <cuda_runtime.h>
+#include <math.h>
+#include <mpi.h>
+#include <nccl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/dtype.h"
+#include "base/rng.h"
 
 #define CHECK(x)                                                                                   \
     do {                                                                                           \
         int rc_ = (int)(x);                                                                        \
         if (rc_ != 0) {                                                                            \
             fprintf(stderr, "gpu_bare: %s failed (%d)\n", #x, rc_);                                \
-            return 1;                                                                              \
+            exit(1);                                                                               \
         }                                                                                          \
     } while (0)
 
-int main(int argc, char **argv)
+/* rows x cols of tpbal's seeded matrix id, encoded as dt's input type, on the GPU. */
+static void *seeded(long rows, long cols, unsigned id, double scale, tpb_dtype_t dt)
 {
-    if (argc < 5) {
-        fprintf(stderr, "usage: gpu_bare M N K fp32|tf32|fp16|bf16 [ITERS]\n");
-        return 2;
+    size_t n = (size_t)rows * cols, bytes = n * tpb_dtype_in_size(dt);
+    double *d = malloc(n * sizeof(double));
+    void *h = malloc(bytes), *g = NULL;
+    tpb_rng_fill(d, rows, cols, cols, 0, 0, 42, id, scale);
+    tpb_dtype_encode(dt, d, h, n);
+    CHECK(cudaMalloc(&g, bytes));
+    CHECK(cudaMemcpy(g, h, bytes, cudaMemcpyHostToDevice));
+    free(d);
+    free(h);
+    return g;
+}
+
+static void types(tpb_dtype_t dt, cudaDataType_t *in, cudaDataType_t *out, cublasComputeType_t *ct)
+{
+    *in = *out = CUDA_R_32F;
+    *ct = CUBLAS_COMPUTE_32F;
+    if (dt == TPB_DTYPE_TF32)
+        *ct = CUBLAS_COMPUTE_32F_FAST_TF32;
+    else if (dt == TPB_DTYPE_FP16)
+        *in = *out = CUDA_R_16F;
+    else if (dt == TPB_DTYPE_BF16)
+        *in = *out = CUDA_R_16BF;
+    else if (dt == TPB_DTYPE_FP8) {
+        *in = CUDA_R_8F_E4M3;
+        *out = CUDA_R_16BF;
     }
-    long m = atol(argv[1]), n = atol(argv[2]), k = atol(argv[3]);
-    int iters = argc > 5 ? atoi(argv[5]) : 50;
-    cudaDataType_t t = CUDA_R_32F;
-    cublasComputeType_t ct = CUBLAS_COMPUTE_32F;
-    size_t es = 4;
-    if (strcmp(argv[4], "tf32") == 0)
-        ct = CUBLAS_COMPUTE_32F_FAST_TF32;
-    else if (strcmp(argv[4], "fp16") == 0)
-        t = CUDA_R_16F, es = 2;
-    else if (strcmp(argv[4], "bf16") == 0)
-        t = CUDA_R_16BF, es = 2;
-    else if (strcmp(argv[4], "fp32") != 0) {
-        fprintf(stderr, "gpu_bare: dtype %s not supported by cublasGemmEx here\n", argv[4]);
-        return 2;
+}
+
+static int gemm(long m, long n, long k, tpb_dtype_t dt, int iters)
+{
+    cudaDataType_t in, out;
+    cublasComputeType_t ct;
+    types(dt, &in, &out, &ct);
+    void *a = seeded(m, k, 1, 1.0, dt), *b = seeded(n, k, 2, 1.0 / sqrt((double)k), dt), *c, *ws;
+    size_t wsb = 32u << 20;
+    CHECK(cudaMalloc(&c, (size_t)m * n * tpb_dtype_out_size(dt)));
+    CHECK(cudaMalloc(&ws, wsb));
+    cublasLtHandle_t lt;
+    cublasLtMatmulDesc_t op;
+    cublasLtMatrixLayout_t la, lb, lc;
+    cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    CHECK(cublasLtCreate(&lt));
+    CHECK(cublasLtMatmulDescCreate(&op, ct, CUDA_R_32F));
+    CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
+    CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
+    CHECK(cublasLtMatrixLayoutCreate(&la, in, (uint64_t)k, (uint64_t)n, k));
+    CHECK(cublasLtMatrixLayoutCreate(&lb, in, (uint64_t)k, (uint64_t)m, k));
+    CHECK(cublasLtMatrixLayoutCreate(&lc, out, (uint64_t)n, (uint64_t)m, n));
+    cublasLtMatmulPreference_t pref;
+    cublasLtMatmulHeuristicResult_t res;
+    int found = 0;
+    CHECK(cublasLtMatmulPreferenceCreate(&pref));
+    CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb,
+                                               sizeof(wsb)));
+    CHECK(cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, lc, pref, 1, &res, &found));
+    if (!found) {
+        fprintf(stderr, "gpu_bare: no cuBLASLt algorithm\n");
+        return 1;
     }
-    void *a, *b, *c;
-    cublasHandle_t h;
+    float one = 1.0f, zero = 0.0f;
     cudaEvent_t e0, e1;
-    CHECK(cudaMalloc(&a, (size_t)m * k * es));
-    CHECK(cudaMalloc(&b, (size_t)n * k * es));
-    CHECK(cudaMalloc(&c, (size_t)m * n * es));
-    CHECK(cudaMemset(a, 0x3c, (size_t)m * k * es)); /* non-zero bytes: no zero fast path */
-    CHECK(cudaMemset(b, 0x3c, (size_t)n * k * es));
-    CHECK(cublasCreate(&h));
     CHECK(cudaEventCreate(&e0));
     CHECK(cudaEventCreate(&e1));
-    float one = 1.0f, zero = 0.0f;
     for (int i = -5; i < iters; i++) {
         if (i == 0)
             CHECK(cudaEventRecord(e0, 0));
-        CHECK(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, b, t, (int)k,
-                           a, t, (int)k, &zero, c, t, (int)n, ct, CUBLAS_GEMM_DEFAULT));
+        CHECK(
+            cublasLtMatmul(lt, op, &one, b, la, a, lb, &zero, c, lc, c, lc, &res.algo, ws, wsb, 0));
     }
     CHECK(cudaEventRecord(e1, 0));
     CHECK(cudaEventSynchronize(e1));
     float ms;
     CHECK(cudaEventElapsedTime(&ms, e0, e1));
     double us = 1e3 * ms / iters;
-    printf("gpu_bare: %ldx%ldx%ld %s %.1f us/GEMM\n", m, n, k, argv[4], us);
+    printf("gpu_bare: gemm %ldx%ldx%ld %s %.1f us/GEMM\n", m, n, k, tpb_dtype_name(dt), us);
     printf("bare_tflops %.3f\n", 2.0 * m * n * k / (us * 1e6));
-    cublasDestroy(h);
-    cudaFree(a);
-    cudaFree(b);
-    cudaFree(c);
     return 0;
+}
+
+static int allreduce(size_t bytes, int iters)
+{
+    int rank, size, ndev = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    CHECK(cudaGetDeviceCount(&ndev));
+    CHECK(cudaSetDevice(rank % ndev));
+    ncclUniqueId id;
+    if (rank == 0)
+        CHECK(ncclGetUniqueId(&id));
+    MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
+    ncclComm_t comm;
+    CHECK(ncclCommInitRank(&comm, size, id, rank));
+    size_t count = bytes / 4;
+    void *buf;
+    cudaStream_t s;
+    cudaEvent_t e0, e1;
+    CHECK(cudaMalloc(&buf, count * 4));
+    CHECK(cudaMemset(buf, 0, count * 4));
+    CHECK(cudaStreamCreate(&s));
+    CHECK(cudaEventCreate(&e0));
+    CHECK(cudaEventCreate(&e1));
+    for (int i = -5; i < iters; i++) {
+        if (i == 0)
+            CHECK(cudaEventRecord(e0, s));
+        CHECK(ncclAllReduce(buf, buf, count, ncclFloat32, ncclSum, comm, s));
+    }
+    CHECK(cudaEventRecord(e1, s));
+    CHECK(cudaEventSynchronize(e1));
+    float ms;
+    CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    double us = 1e3 * ms / iters, bw = (double)bytes / (us * 1e3) * 2.0 * (size - 1) / size;
+    if (rank == 0)
+        printf("bare_allreduce_us %.1f busbw_gbs %.2f\n", us, bw);
+    ncclCommDestroy(comm);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rc = 2;
+    tpb_dtype_t dt;
+    if (argc >= 6 && strcmp(argv[1], "gemm") == 0 && tpb_dtype_parse(argv[5], &dt) == TPB_OK)
+        rc = gemm(atol(argv[2]), atol(argv[3]), atol(argv[4]), dt, argc > 6 ? atoi(argv[6]) : 50);
+    else if (argc >= 3 && strcmp(argv[1], "allreduce") == 0)
+        rc = allreduce((size_t)atol(argv[2]), argc > 3 ? atoi(argv[3]) : 50);
+    else
+        fprintf(stderr, "usage: gpu_bare gemm M N K DTYPE [ITERS] | gpu_bare allreduce BYTES "
+                        "[ITERS]\n");
+    MPI_Finalize();
+    return rc;
 }

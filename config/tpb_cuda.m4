@@ -27,8 +27,13 @@ AC_DEFUN([TPB_CHECK_CUDA], [
     AC_CHECK_HEADERS([cuda_runtime.h cuda.h cublasLt.h nccl.h], [],
       [tpb_cuda_missing="$tpb_cuda_missing $ac_header"])
     AS_UNSET([ac_cv_lib_cudart_cudaMalloc])
-    AC_CHECK_LIB([cudart], [cudaGetDriverEntryPointByVersion], [],
-      [tpb_cuda_missing="$tpb_cuda_missing libcudart(cudaGetDriverEntryPointByVersion)"])
+    dnl CUDA 12.x compiles too (green contexts from 12.4; the by-version entry point
+    dnl from 12.5, else the plain one: src/backend/cuda/cuda_green.c)
+    AC_CHECK_LIB([cudart], [cudaGetDriverEntryPoint], [],
+      [tpb_cuda_missing="$tpb_cuda_missing libcudart(cudaGetDriverEntryPoint)"])
+    tpb_cudart=`sed -n '/^#define CUDART_VERSION/s/[^0-9]//gp' "$tpb_cuda_dir/include/cuda_runtime_api.h" 2>/dev/null`
+    AS_IF([test -n "$tpb_cudart" && test "$tpb_cudart" -lt 12000],
+      [tpb_cuda_missing="$tpb_cuda_missing CUDA>=12.0(found $tpb_cudart)"])
     AC_CHECK_LIB([cublas], [cublasCreate_v2], [],
       [tpb_cuda_missing="$tpb_cuda_missing libcublas"])
     AC_CHECK_LIB([cublasLt], [cublasLtMatmul], [],
@@ -41,7 +46,7 @@ AC_DEFUN([TPB_CHECK_CUDA], [
     AS_IF([test -z "$tpb_cuda_missing"], [
       tpb_have_cuda=yes
       CUDA_LIBS="-lnccl -lcublasLt -lcublas -lcudart"
-      tpb_cuda_summary="$tpb_cuda_dir"
+      tpb_cuda_summary="$tpb_cuda_dir (CUDA runtime `expr ${tpb_cudart:-0} / 1000`.`expr ${tpb_cudart:-0} % 1000 / 10`)"
     ], [test "x$with_cuda" = xcheck], [
       AC_MSG_WARN([CUDA backend not built, missing in $tpb_cuda_dir:$tpb_cuda_missing])
       tpb_cuda_summary="not found in $tpb_cuda_dir:$tpb_cuda_missing"

@@ -11,6 +11,7 @@
 #include "cli/preset.h"
 #include "out/outfile.h"
 #include "run/agree.h"
+#include "run/signals.h"
 #include "run/sweep.h"
 #include "run/topology.h"
 #include "tpb_config.h"
@@ -59,6 +60,12 @@ static tpb_status_t setup_options(MPI_Comm world, const tpb_topo_t *topo, int ar
         st = (*ops)->check_dtype(o->dtype);
     if (st == TPB_OK && topo->rank == 0 && o->out_dir[0])
         st = tpb_outdir_prepare(o->out_dir);
+    if (st == TPB_OK && topo->rank == 0 && o->out_dir[0] && !o->force &&
+        tpb_outdir_has_results(o->out_dir))
+        st = tpb_err_set(TPB_ERR_IO,
+                         "--out %s holds the results of an earlier run: use a new directory, or "
+                         "add --force to replace them once this run has its first config",
+                         o->out_dir);
     return tpb_agree(world, st);
 }
 
@@ -76,7 +83,8 @@ static tpb_status_t start_backend(MPI_Comm world, const tpb_topo_t *topo, const 
                                     .gpu_map = o->gpu_map,
                                     .ngpu_map = o->ngpu_map,
                                     .bind_gpu = o->bind_gpu,
-                                    .timeout_s = o->timeout_s},
+                                    .timeout_s = o->timeout_s,
+                                    .emulate_mode = o->emulate_mode},
                             .clock = clock,
                             .emulate_factor = 1.0};
     if (o->nemulate)
@@ -106,13 +114,18 @@ static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o,
     if (st == TPB_OK)
         st = tpb_sweep_run(&s);
     if (s.fatal) { /* a rank failed inside a timed loop: the others may be stuck in it */
+        tpb_sweep_close(&s, st);
         fprintf(stderr, "tpbal: error on rank %d: %s\n", topo->rank, tpb_err_msg());
         fflush(stderr);
-        MPI_Abort(world, 1);
+        MPI_Abort(world, tpb_status_exit_code(st));
     }
     if (st == TPB_OK)
         st = tpb_sweep_finish(&s);
+    if (st != TPB_OK)
+        tpb_sweep_close(&s, st);
     int code = st != TPB_OK ? fail(topo->rank, st) : 0;
+    if (st == TPB_ERR_INTERRUPTED && tpb_signal_received())
+        code = 128 + tpb_signal_received();
     if (code == 0 && s.check_failed) {
         if (topo->rank == 0)
             fprintf(stderr, "tpbal: error: --check failed for at least one config (see the "
@@ -128,6 +141,7 @@ static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o,
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    tpb_signals_install();
     MPI_Comm world = MPI_COMM_WORLD;
     tpb_topo_t topo;
     tpb_options_t o;

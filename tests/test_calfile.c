@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "run/calibrate.h"
+#include "out/calfile.h"
 #include "tpb_test.h"
 
 START_TEST(calibration_file)

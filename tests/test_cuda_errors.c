@@ -47,6 +47,19 @@ START_TEST(macro_evaluates_once)
 }
 END_TEST
 
+START_TEST(driver_symbol_versions)
+{
+    /* each symbol is asked for at the version that introduced it (cudaTypedefs.h): asked
+     * at 12.4, cuGreenCtxStreamCreate (12.5) returned no pointer and green contexts never
+     * engaged */
+    ck_assert_int_eq(tpb_cuda_driver_symbol_version("cuGreenCtxStreamCreate"), 12050);
+    ck_assert_int_eq(tpb_cuda_driver_symbol_version("cuGreenCtxCreate"), 12040);
+    ck_assert_int_eq(tpb_cuda_driver_symbol_version("cuDevSmResourceSplitByCount"), 12040);
+    ck_assert_int_eq(tpb_cuda_driver_symbol_version("cuCtxPushCurrent"), 4000);
+    ck_assert_int_eq(tpb_cuda_driver_symbol_version("cuNoSuchThing"), 0);
+}
+END_TEST
+
 START_TEST(init_without_gpu)
 {
     if (tpb_cuda_device_count() > 0)
@@ -71,6 +84,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, translation);
     tcase_add_test(tc, macro_evaluates_once);
+    tcase_add_test(tc, driver_symbol_versions);
     tcase_add_test(tc, init_without_gpu);
     suite_add_tcase(s, tc);
     return s;

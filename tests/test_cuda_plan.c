@@ -3,6 +3,7 @@
 
 #include "backend/backend.h"
 #include "backend/cuda/cuda_plan.h"
+#include "base/partition.h"
 #include "tpb_test.h"
 
 START_TEST(pick_device)
@@ -28,18 +29,16 @@ END_TEST
 
 START_TEST(sharing)
 {
-    /* memory shares: 8 local ranks on 4 GPUs -> 2 each; a map can stack them */
-    ck_assert_int_eq(tpb_cuda_ranks_on_device(8, 4, NULL, 0, 1), 2);
-    ck_assert_int_eq(tpb_cuda_ranks_on_device(3, 1, NULL, 0, 0), 3);
-    int stack[4] = {0, 0, 0, 1};
-    ck_assert_int_eq(tpb_cuda_ranks_on_device(4, 2, stack, 4, 0), 3);
-    ck_assert_int_eq(tpb_cuda_ranks_on_device(4, 2, stack, 4, 1), 1);
-    int host[3] = {0, 0, 1}, dev[3] = {0, 1, 0};
-    ck_assert_int_eq(tpb_cuda_check_sharing(host, dev, 3, TPB_COMM_NCCL), TPB_OK);
-    dev[1] = 0;
-    ck_assert_int_eq(tpb_cuda_check_sharing(host, dev, 3, TPB_COMM_NCCL), TPB_ERR_INVALID);
+    /* GPUs are told apart by UUID: with per-task CUDA_VISIBLE_DEVICES every rank says
+     * device 0, yet the GPUs differ */
+    char ids[3][TPB_CUDA_ID_LEN] = {"GPU-aaa", "GPU-bbb", "GPU-aaa"};
+    ck_assert_int_eq(tpb_cuda_ranks_sharing(ids, 3, 0), 2);
+    ck_assert_int_eq(tpb_cuda_ranks_sharing(ids, 3, 1), 1);
+    ck_assert_int_eq(tpb_cuda_check_sharing(ids, 2, TPB_COMM_NCCL), TPB_OK);
+    ck_assert_int_eq(tpb_cuda_check_sharing(ids, 3, TPB_COMM_NCCL), TPB_ERR_INVALID);
     ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "--comm mpi"));
-    ck_assert_int_eq(tpb_cuda_check_sharing(host, dev, 3, TPB_COMM_MPI), TPB_OK);
+    ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "share GPU GPU-aaa"));
+    ck_assert_int_eq(tpb_cuda_check_sharing(ids, 3, TPB_COMM_MPI), TPB_OK);
 }
 END_TEST
 
@@ -51,13 +50,13 @@ START_TEST(sm_request_and_repeat)
     ck_assert_int_eq(tpb_cuda_sm_request(100, 0.33, 2, 2), 34);
     int full;
     long extra;
-    tpb_cuda_repeat_plan(0.5, 1000, &full, &extra);
+    tpb_repeat_plan(0.5, 1000, &full, &extra);
     ck_assert_int_eq(full, 2);
     ck_assert_int_eq(extra, 0);
-    tpb_cuda_repeat_plan(0.4, 1000, &full, &extra);
+    tpb_repeat_plan(0.4, 1000, &full, &extra);
     ck_assert_int_eq(full, 2);
     ck_assert_int_eq(extra, 500);
-    tpb_cuda_repeat_plan(1.0, 64, &full, &extra);
+    tpb_repeat_plan(1.0, 64, &full, &extra);
     ck_assert_int_eq(full, 1);
     ck_assert_int_eq(extra, 0);
 }
@@ -65,9 +64,6 @@ END_TEST
 
 START_TEST(blocks_and_build)
 {
-    size_t eq[3] = {8, 8, 8}, uneq[3] = {8, 16, 8};
-    ck_assert_int_eq(tpb_cuda_blocks_equal(eq, 3), 1);
-    ck_assert_int_eq(tpb_cuda_blocks_equal(uneq, 3), 0);
     /* auto picks cuda only when it is built and a GPU is visible */
     int gpu = tpb_backend_cuda.built && tpb_backend_cuda.device_count() > 0;
     const tpb_backend_ops_t *chosen = tpb_backend_select(TPB_BACKEND_AUTO);

@@ -115,8 +115,13 @@ START_TEST(bad_input)
     assert_error(parse("-n -5"), "-n '-5'");
     assert_error(parse("--tp 2,x"), "--tp 'x'");
     assert_error(parse("--tp 2,,4"), "empty item");
+    assert_error(parse("--tp ,2"), "empty item"); /* found by fuzz_shapes */
+    assert_error(parse("--shape ,1x4x4,1x3x4"), "empty item");
+    assert_error(parse("--tp 4294967296"), "expected an integer from 1 to 1048576");
+    assert_error(parse("--emulate-speed 1,1.5"), "outside");
     assert_error(parse("--split rows"), "--split 'rows': expected row and/or col");
-    assert_error(parse("--policy evne"), "--policy 'evne': expected even and/or weighted");
+    assert_error(parse("--policy evne"),
+                 "--policy 'evne': expected even, weighted and/or adaptive");
     assert_error(parse("--dtype fp23"), "--dtype 'fp23': expected one of");
     assert_error(parse("--backend gpu"), "--backend 'gpu': expected auto, host or cuda");
     assert_error(parse("--emulate-speed 1,0"), "--emulate-speed '0': every value must be > 0");

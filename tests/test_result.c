@@ -181,6 +181,14 @@ START_TEST(finish_t1_speedup_check)
     ck_assert_double_eq_tol(r.lb, 0.95, 1e-12);
     ck_assert_int_eq(r.check, TPB_CHECK_PASS);
     ck_assert_double_eq_tol(r.max_rel_err, 2e-9, 1e-18);
+    /* percent of peak: the group's rate over the sum of the peaks; per rank, its own */
+    info[0].peak_gflops = info[1].peak_gflops = 1.0;
+    info[0].flop = 190e3; /* 190e3 FLOP in 190 us = 1 GFLOP/s: 100 % of a 1 GFLOP/s peak */
+    tpb_result_finish(&r, hist, 2, 1);
+    ck_assert_double_eq_tol(tpb_result_rank_pct_peak(&r, 0), 100.0, 1e-9);
+    ck_assert_double_eq_tol(r.pct_peak, 100.0 * r.tflops * 1e3 / 2.0, 1e-9);
+    info[1].peak_gflops = 0.0; /* unknown peak: unknown percent */
+    ck_assert(isnan(tpb_result_rank_pct_peak(&r, 1)));
     /* the worst rank's error decides the verdict */
     info[1].max_err = 1.0;
     tpb_result_finish(&r, hist, 2, 1);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/rng.h"
+#include "base/sizes.h"
 
 const tpb_backend_ops_t *const tpb_backends[] = {&tpb_backend_cuda, &tpb_backend_host, NULL};
 
@@ -22,8 +23,12 @@ tpb_status_t tpb_backend_fill(const tpb_backend_ops_t *ops, tpb_backend_t *be, v
                               long cols, long row0, long col0, uint64_t seed, uint32_t id,
                               double scale, tpb_dtype_t dt)
 {
-    size_t n = (size_t)rows * (size_t)cols, bytes = n * tpb_dtype_in_size(dt);
-    double *tmp = malloc(n * sizeof(double) + 1);
+    size_t n = 0, bytes = 0, dbytes = 0;
+    if (!tpb_size_mul3(rows, cols, 1, &n) ||
+        !tpb_size_mul3(rows, cols, tpb_dtype_in_size(dt), &bytes) ||
+        !tpb_size_mul3(rows, cols, sizeof(double), &dbytes))
+        return tpb_err_set(TPB_ERR_NOMEM, "a %ldx%ld input: size overflows", rows, cols);
+    double *tmp = malloc(dbytes + 1);
     void *enc = malloc(bytes + 1);
     tpb_status_t st = TPB_OK;
     if (!tmp || !enc)

@@ -31,8 +31,9 @@ typedef struct {
     tpb_comm_kind_t comm; /**< --comm */
     const int *gpu_map;   /**< --gpu-map, device per node-local rank (borrowed), or NULL */
     int ngpu_map;
-    int bind_gpu;     /**< --bind gpu */
-    double timeout_s; /**< collective watchdog, 0 = off */
+    int bind_gpu;                    /**< --bind gpu */
+    double timeout_s;                /**< collective watchdog, 0 = off */
+    tpb_emulate_mode_t emulate_mode; /**< --emulate-mode: how a slower device is imitated */
 } tpb_backend_cfg_t;
 
 /** What a backend is started with. */
@@ -52,6 +53,9 @@ typedef struct {
     long m, n, k;      /**< default shape */
 } tpb_backend_defaults_t;
 
+/** What a timer mark belongs to: the compute phase (c0, c1) or the collective (x1). */
+typedef enum { TPB_MARK_COMPUTE = 0, TPB_MARK_COMM = 1 } tpb_mark_phase_t;
+
 /** Direction of tpb_backend_ops_t.copy. */
 typedef enum { TPB_COPY_TO_BACKEND = 0, TPB_COPY_TO_HOST = 1 } tpb_copy_dir_t;
 
@@ -65,7 +69,11 @@ typedef struct {
     int sm_total;       /**< SMs of the whole device, cores on host */
     double mem_bytes;   /**< device (or host) memory */
     char emulation[64]; /**< how --emulate-speed is applied ("none", "green-context", ...) */
-    char versions[160]; /**< library versions ("cuBLAS 13.0, NCCL 2.28.9", "OpenBLAS ...") */
+    double
+        peak_gflops; /**< theoretical peak of this rank's device for the run's dtype (0: unknown) */
+    char peak_basis[96]; /**< how the peak was computed ("132 SMs x 1.98 GHz x 4096 FLOP/cycle") */
+    char advice[192];    /**< why GEMMs may run far below peak and what to do ("" if nothing) */
+    char versions[160];  /**< library versions ("cuBLAS 13.0, NCCL 2.28.9", "OpenBLAS ...") */
 } tpb_device_info_t;
 
 /** One GEMM: C[m x n] = A[m x k] * B^T, with B stored as n x k - the weight layout
@@ -119,14 +127,21 @@ typedef struct tpb_backend_ops {
                                const size_t *displs, tpb_dtype_t dt);
     /** Make room for n timer marks (outside timed loops). */
     tpb_status_t (*marks_prepare)(tpb_backend_t *be, size_t n);
-    /** Record mark `slot` at this point of the work stream. */
-    tpb_status_t (*mark)(tpb_backend_t *be, size_t slot);
+    /** Record mark `slot` at this point of the work of `phase`: a compute mark is
+     *  ordered with the GEMMs (before the next or after the last), a collective mark
+     *  after the last collective (GPUs run them on different streams). */
+    tpb_status_t (*mark)(tpb_backend_t *be, size_t slot, tpb_mark_phase_t phase);
     /** Wait for all work, then read marks [0, n) as microseconds on the clock.
      *  Called by every rank at the same point (the CUDA watchdog relies on it). */
     tpb_status_t (*marks_read)(tpb_backend_t *be, size_t n, double *us);
     /** Wait until all work submitted by this rank has finished. Called by every
      *  rank at the same point, like marks_read. */
     tpb_status_t (*sync)(tpb_backend_t *be);
+    /** Change this rank's emulated speed factor from now on (--emulate-schedule). */
+    tpb_status_t (*set_emulation)(tpb_backend_t *be, double factor);
+    /** Measure the slowdown the emulation achieves on GEMM g: *achieved = time without
+     *  emulation / time with it (1.0 when not emulating). Outside timed loops. */
+    tpb_status_t (*emulation_probe)(tpb_backend_t *be, const tpb_gemm_t *g, double *achieved);
 } tpb_backend_ops_t;
 
 /** The host backend (always built). */

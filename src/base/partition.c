@@ -99,3 +99,16 @@ long tpb_split_total(const tpb_shape_t *sh, tpb_split_t split)
 {
     return split == TPB_SPLIT_ROW ? sh->k : sh->n;
 }
+
+void tpb_repeat_plan(double f, long n, int *full, long *extra_cols)
+{
+    double work = (double)n / f; /* columns to compute in all */
+    *full = (int)floor(work / (double)n);
+    if (*full < 1)
+        *full = 1;
+    *extra_cols = lround(work - (double)*full * (double)n);
+    if (*extra_cols < 0)
+        *extra_cols = 0;
+    if (*extra_cols > n)
+        *extra_cols = n;
+}

@@ -35,4 +35,12 @@ void tpb_partition_offsets(const long *shards, int t, long *offsets);
 /** Length of the dimension that split cuts: K for row, N for col. */
 long tpb_split_total(const tpb_shape_t *sh, tpb_split_t split);
 
+/**
+ * Work-based emulation of speed factor f for a GEMM with n output columns: run
+ * it `full` times in all, plus one more over extra_cols columns, so that the
+ * work is about n / f columns (used by the host's --emulate-mode work and the
+ * GPU's fallback when green contexts are unavailable). Pure.
+ */
+void tpb_repeat_plan(double f, long n, int *full, long *extra_cols);
+
 #endif /* TPB_PARTITION_H */

@@ -23,6 +23,7 @@ const char *tpb_status_str(tpb_status_t st)
     case TPB_ERR_MPI: return "MPI error";
     case TPB_ERR_TIMEOUT: return "timeout";
     case TPB_ERR_CHECK: return "check failed";
+    case TPB_ERR_INTERRUPTED: return "interrupted";
     }
     return "unknown status";
 }
@@ -37,6 +38,8 @@ int tpb_status_exit_code(tpb_status_t st)
     case TPB_ERR_NOMEM:
     case TPB_ERR_IO: return 2;
     case TPB_ERR_CHECK: return 3;
+    case TPB_ERR_TIMEOUT: return 4;
+    case TPB_ERR_INTERRUPTED: return 130; /* 128 + SIGINT; main uses the signal received */
     default: return 1;
     }
 }

@@ -20,7 +20,8 @@ typedef enum {
     TPB_ERR_BACKEND,     /**< BLAS, CUDA, cuBLAS or NCCL call failed */
     TPB_ERR_MPI,         /**< an MPI call failed */
     TPB_ERR_TIMEOUT,     /**< a collective did not complete within --timeout */
-    TPB_ERR_CHECK        /**< --check found a wrong result */
+    TPB_ERR_CHECK,       /**< --check found a wrong result */
+    TPB_ERR_INTERRUPTED  /**< a signal asked the run to stop (SIGTERM, SIGINT, SIGUSR1) */
 } tpb_status_t;
 
 /** Short constant name of a status ("invalid argument", ...). */

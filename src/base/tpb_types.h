@@ -17,7 +17,7 @@
 
 typedef enum { TPB_BACKEND_AUTO = 0, TPB_BACKEND_HOST, TPB_BACKEND_CUDA } tpb_backend_kind_t;
 typedef enum { TPB_SPLIT_ROW = 1, TPB_SPLIT_COL = 2 } tpb_split_t;
-typedef enum { TPB_POLICY_EVEN = 1, TPB_POLICY_WEIGHTED = 2 } tpb_policy_t;
+typedef enum { TPB_POLICY_EVEN = 1, TPB_POLICY_WEIGHTED = 2, TPB_POLICY_ADAPTIVE = 4 } tpb_policy_t;
 typedef enum { TPB_COLCOLL_ALLGATHER = 0, TPB_COLCOLL_ALLREDUCE } tpb_colcoll_t;
 typedef enum { TPB_COMM_NCCL = 0, TPB_COMM_MPI } tpb_comm_kind_t;
 /** Where the weighted policy's speeds came from. */
@@ -27,6 +27,12 @@ typedef enum {
     TPB_SPEEDS_FILE,
     TPB_SPEEDS_GIVEN
 } tpb_speed_source_t;
+/** How --emulate-speed imitates a slower device. */
+typedef enum {
+    TPB_EMULATE_TIME = 0, /**< stretch the compute phase in time (host: spin; GPU: fewer SMs) */
+    TPB_EMULATE_WORK      /**< do more work: repeat (a fraction of) the GEMM */
+} tpb_emulate_mode_t;
+
 /** The --check verdict of a config. */
 typedef enum { TPB_CHECK_OFF = 0, TPB_CHECK_PASS, TPB_CHECK_FAIL } tpb_check_t;
 
@@ -41,12 +47,14 @@ typedef struct {
 const char *tpb_backend_kind_name(tpb_backend_kind_t k);
 /** "row", "col". */
 const char *tpb_split_name(tpb_split_t s);
-/** "even", "weighted". */
+/** "even", "weighted", "adaptive". */
 const char *tpb_policy_name(tpb_policy_t p);
 /** "allgather", "allreduce". */
 const char *tpb_colcoll_name(tpb_colcoll_t c);
 /** "nccl", "mpi". */
 const char *tpb_comm_kind_name(tpb_comm_kind_t c);
+/** "time", "work". */
+const char *tpb_emulate_mode_name(tpb_emulate_mode_t m);
 /** "none", "calibration", "file", "speeds". */
 const char *tpb_speed_source_name(tpb_speed_source_t s);
 /** "off", "pass", "fail". */
@@ -66,7 +74,7 @@ typedef struct {
 } tpb_name_table_t;
 
 extern const tpb_name_table_t tpb_backend_kinds, tpb_splits, tpb_policies, tpb_colcolls,
-    tpb_comm_kinds;
+    tpb_comm_kinds, tpb_emulate_modes;
 
 /** The value named s in t; TPB_ERR_INVALID (no message) if none. Pure. */
 tpb_status_t tpb_name_parse(const tpb_name_table_t *t, const char *s, unsigned *value);

@@ -7,19 +7,22 @@ static const char *const backend_names[] = {"auto", "host", "cuda"};
 static const unsigned backend_values[] = {TPB_BACKEND_AUTO, TPB_BACKEND_HOST, TPB_BACKEND_CUDA};
 static const char *const split_names[] = {"row", "col"};
 static const unsigned split_values[] = {TPB_SPLIT_ROW, TPB_SPLIT_COL};
-static const char *const policy_names[] = {"even", "weighted"};
-static const unsigned policy_values[] = {TPB_POLICY_EVEN, TPB_POLICY_WEIGHTED};
+static const char *const policy_names[] = {"even", "weighted", "adaptive"};
+static const unsigned policy_values[] = {TPB_POLICY_EVEN, TPB_POLICY_WEIGHTED, TPB_POLICY_ADAPTIVE};
 static const char *const colcoll_names[] = {"allgather", "allreduce"};
 static const unsigned colcoll_values[] = {TPB_COLCOLL_ALLGATHER, TPB_COLCOLL_ALLREDUCE};
 static const char *const comm_names[] = {"nccl", "mpi"};
+static const char *const emulate_names[] = {"time", "work"};
+static const unsigned emulate_values[] = {TPB_EMULATE_TIME, TPB_EMULATE_WORK};
 static const unsigned comm_values[] = {TPB_COMM_NCCL, TPB_COMM_MPI};
 
 const tpb_name_table_t tpb_backend_kinds = {backend_names, backend_values, 3, "auto, host or cuda"};
 const tpb_name_table_t tpb_splits = {split_names, split_values, 2, "row and/or col (e.g. row,col)"};
-const tpb_name_table_t tpb_policies = {policy_names, policy_values, 2,
-                                       "even and/or weighted (e.g. even,weighted)"};
+const tpb_name_table_t tpb_policies = {policy_names, policy_values, 3,
+                                       "even, weighted and/or adaptive (e.g. even,weighted)"};
 const tpb_name_table_t tpb_colcolls = {colcoll_names, colcoll_values, 2, "allgather or allreduce"};
 const tpb_name_table_t tpb_comm_kinds = {comm_names, comm_values, 2, "nccl or mpi"};
+const tpb_name_table_t tpb_emulate_modes = {emulate_names, emulate_values, 2, "time or work"};
 
 static const char *name_of(const tpb_name_table_t *t, unsigned v)
 {
@@ -63,6 +66,11 @@ const char *tpb_colcoll_name(tpb_colcoll_t c)
 const char *tpb_comm_kind_name(tpb_comm_kind_t c)
 {
     return name_of(&tpb_comm_kinds, (unsigned)c);
+}
+
+const char *tpb_emulate_mode_name(tpb_emulate_mode_t m)
+{
+    return name_of(&tpb_emulate_modes, (unsigned)m);
 }
 
 const char *tpb_speed_source_name(tpb_speed_source_t s)

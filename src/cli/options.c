@@ -1,6 +1,7 @@
 /* options.c - the option table and command-line parsing into tpb_options_t (pure). */
 #include "cli/optparse.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@ void tpb_options_init(tpb_options_t *o)
     o->inject_clock.rank = -1;
     o->seed = 42;
     o->timeout_s = 300.0;
+    o->rebalance_every = 5;
 }
 
 void tpb_options_free(tpb_options_t *o)
@@ -22,6 +24,8 @@ void tpb_options_free(tpb_options_t *o)
     free(o->speeds);
     free(o->emulate);
     free(o->gpu_map);
+    free(o->sched);
+    o->sched = NULL;
     o->speeds = o->emulate = NULL;
     o->gpu_map = NULL;
 }
@@ -44,9 +48,13 @@ enum {
     OPT_SPEEDS,
     OPT_CALFILE,
     OPT_EMULATE,
+    OPT_EMULATE_MODE,
+    OPT_SCHEDULE,
+    OPT_REBALANCE,
     OPT_GRAN,
     OPT_CHECK,
     OPT_OUT,
+    OPT_FORCE,
     OPT_COLCOLL,
     OPT_COMM,
     OPT_GPUMAP,
@@ -78,7 +86,11 @@ static const opt_spec opt_table[] = {
     {"tp", 't', "LIST", OPT_TP, NULL, NULL, "TP degrees (default: powers of two dividing P)"},
     {"split", 's', "LIST", OPT_SPLIT, NULL, NULL,
      "row (K split + all-reduce), col (N split + all-gather)"},
-    {"policy", 'p', "LIST", OPT_POLICY, NULL, NULL, "even, weighted (default: both)"},
+    {"policy", 'p', "LIST", OPT_POLICY, NULL, NULL,
+     "even, weighted, adaptive (default: even,weighted);\nadaptive re-balances from measured "
+     "compute times"},
+    {"rebalance-every", 0, "K", OPT_REBALANCE, NULL, NULL,
+     "adaptive: measured iterations per round (default 5)"},
     {"m", 'm', "LIST", OPT_M, NULL, "  -m, -n, -k LIST",
      "shape lists, combined as a grid (M tokens, N out, K in)"},
     {"n", 'n', "LIST", OPT_N, NULL, NULL, NULL},
@@ -102,13 +114,21 @@ static const opt_spec opt_table[] = {
     {"calibration-file", 0, "F", OPT_CALFILE, NULL, NULL,
      "reuse calibrated speeds from F, calibrate and add\nthe missing ones (CSV)"},
     {"emulate-speed", 0, "LIST", OPT_EMULATE, NULL, NULL,
-     "one factor per rank in (0,1]: slow a rank down on\npurpose (the weighted policy learns it "
+     "one factor per rank in [0.01,1]: slow a rank down on\npurpose (the weighted policy learns it "
      "only by\ncalibration)"},
+    {"emulate-mode", 0, "time|work", OPT_EMULATE_MODE, NULL, NULL,
+     "time: stretch the compute phase (host: spin; GPU:\nfewer SMs); work: repeat the GEMM "
+     "(default time)"},
+    {"emulate-schedule", 0, "ITER:LIST", OPT_SCHEDULE, NULL, NULL,
+     "from iteration ITER of the run on, these factors\n(a rank that slows down mid-run; host)"},
     {"check", 'c', NULL, OPT_CHECK, "Checking and output", NULL,
      "verify Y against a single-rank reference on seeded\ninputs; exit code 3 if any config "
      "fails"},
     {"out", 'o', "DIR", OPT_OUT, NULL, NULL,
      "write results.jsonl, results.csv, ranks.csv and\ntrace-NNN.json (Perfetto) into DIR"},
+    {"force", 0, NULL, OPT_FORCE, NULL, NULL,
+     "let --out DIR replace the results of an earlier run\n(removed when this run's first "
+     "config is written)"},
     {"timeline", 0, "on|off", OPT_TIMELINE, NULL, NULL,
      "record per-iteration timelines (default on)"},
     {"seed", 0, "N", OPT_SEED, NULL, NULL, "input generator seed (default 42)"},
@@ -123,7 +143,8 @@ static const opt_spec opt_table[] = {
      "end a hung collective after this long (default 300)"},
     {"inject-delay", 0, "RANK:US[:EVERY]", OPT_INJ_DELAY,
      "Fault injection, for testing tpbal itself", "      --inject-delay RANK:US[:EVERY]",
-     "extra delay in RANK's compute phase"},
+     "extra delay in RANK's compute phase (every EVERY-th\niteration of the run, warm-up "
+     "included)"},
     {"inject-clock-offset", 0, "RANK:US", OPT_INJ_CLOCK, NULL,
      "      --inject-clock-offset RANK:US", "add US to RANK's clock before clock sync"},
     {"help", 'h', NULL, OPT_HELP, "", NULL, "this text"},
@@ -186,12 +207,10 @@ void tpb_options_usage(FILE *f)
           f);
 }
 
-static tpb_status_t set_int(const char *flag, const char *v, long min, int *out)
+static tpb_status_t set_int(const char *flag, const char *v, long min, long max, int *out)
 {
     long x;
-    TPB_CHECK_RET(tpb_opt_long(flag, v, min, &x));
-    if (x > 1000000000L)
-        return tpb_err_set(TPB_ERR_INVALID, "%s '%s': too large", flag, v);
+    TPB_CHECK_RET(tpb_opt_long(flag, v, min, max, &x));
     *out = (int)x;
     return TPB_OK;
 }
@@ -200,7 +219,7 @@ static tpb_status_t set_tp(tpb_options_t *o, const char *flag, const char *v)
 {
     long tmp[TPB_MAX_TP];
     int n;
-    TPB_CHECK_RET(tpb_opt_long_list(flag, v, 1, tmp, TPB_MAX_TP, &n));
+    TPB_CHECK_RET(tpb_opt_long_list(flag, v, 1, TPB_MAX_TP_DEGREE, tmp, TPB_MAX_TP, &n));
     for (int i = 0; i < n; i++)
         o->tp[i] = (int)tmp[i];
     o->ntp = n;
@@ -211,7 +230,7 @@ static tpb_status_t set_gpu_map(tpb_options_t *o, const char *flag, const char *
 {
     long tmp[TPB_MAX_SHAPES];
     int n;
-    TPB_CHECK_RET(tpb_opt_long_list(flag, v, 0, tmp, TPB_MAX_SHAPES, &n));
+    TPB_CHECK_RET(tpb_opt_long_list(flag, v, 0, 65535, tmp, TPB_MAX_SHAPES, &n));
     int *map = malloc((size_t)n * sizeof(*map));
     if (!map)
         return tpb_err_set(TPB_ERR_NOMEM, "%s: out of memory", flag);
@@ -221,6 +240,38 @@ static tpb_status_t set_gpu_map(tpb_options_t *o, const char *flag, const char *
     o->gpu_map = map;
     o->ngpu_map = n;
     return TPB_OK;
+}
+
+/* Emulation factors in [TPB_MIN_EMULATE, 1], as --help says. */
+static tpb_status_t check_factors(const char *flag, const double *f, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (f[i] < TPB_MIN_EMULATE || f[i] > 1.0)
+            return tpb_err_set(TPB_ERR_INVALID,
+                               "%s: factor %g of rank %d is outside [%g, 1] (1 = full speed)", flag,
+                               f[i], i, TPB_MIN_EMULATE);
+    return TPB_OK;
+}
+
+static tpb_status_t set_emulate(tpb_options_t *o, const char *flag, const char *v)
+{
+    TPB_CHECK_RET(tpb_opt_double_list(flag, v, &o->emulate, &o->nemulate));
+    return check_factors(flag, o->emulate, o->nemulate);
+}
+
+/* ITER:F0,F1,...: the iteration of the run, then one factor per rank. */
+static tpb_status_t set_schedule(tpb_options_t *o, const char *flag, const char *v)
+{
+    const char *colon = strchr(v, ':');
+    char iter[32];
+    if (!colon || (size_t)(colon - v) >= sizeof(iter))
+        return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected ITER:F0,F1,... (e.g. 40:1,0.5)",
+                           flag, v);
+    memcpy(iter, v, (size_t)(colon - v));
+    iter[colon - v] = '\0';
+    TPB_CHECK_RET(tpb_opt_long(flag, iter, 0, LONG_MAX / 4, &o->sched_iter));
+    TPB_CHECK_RET(tpb_opt_double_list(flag, colon + 1, &o->sched, &o->nsched));
+    return check_factors(flag, o->sched, o->nsched);
 }
 
 static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char *v)
@@ -234,20 +285,30 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
     case OPT_TP: return set_tp(o, flag, v);
     case OPT_SPLIT: return tpb_opt_name_set(flag, v, &tpb_splits, &o->splits);
     case OPT_POLICY: return tpb_opt_name_set(flag, v, &tpb_policies, &o->policies);
-    case OPT_M: return tpb_opt_long_list(flag, v, 1, o->m_list, TPB_MAX_SHAPES, &o->nm);
-    case OPT_N: return tpb_opt_long_list(flag, v, 1, o->n_list, TPB_MAX_SHAPES, &o->nn);
-    case OPT_K: return tpb_opt_long_list(flag, v, 1, o->k_list, TPB_MAX_SHAPES, &o->nk);
+    case OPT_M:
+        return tpb_opt_long_list(flag, v, 1, TPB_MAX_DIM, o->m_list, TPB_MAX_SHAPES, &o->nm);
+    case OPT_N:
+        return tpb_opt_long_list(flag, v, 1, TPB_MAX_DIM, o->n_list, TPB_MAX_SHAPES, &o->nn);
+    case OPT_K:
+        return tpb_opt_long_list(flag, v, 1, TPB_MAX_DIM, o->k_list, TPB_MAX_SHAPES, &o->nk);
     case OPT_SHAPE: return tpb_opt_shapes(flag, v, o->shapes, &o->nshapes);
     case OPT_PRESET: return tpb_opt_string(flag, v, o->preset, sizeof(o->preset));
     case OPT_DTYPE: o->dtype_set = 1; return tpb_dtype_parse(v, &o->dtype);
-    case OPT_ITERS: return set_int(flag, v, 1, &o->iters);
-    case OPT_WARMUP: return set_int(flag, v, 0, &o->warmup);
+    case OPT_ITERS: return set_int(flag, v, 1, TPB_MAX_ITERS, &o->iters);
+    case OPT_WARMUP: return set_int(flag, v, 0, TPB_MAX_ITERS, &o->warmup);
     case OPT_SPEEDS: return tpb_opt_double_list(flag, v, &o->speeds, &o->nspeeds);
     case OPT_CALFILE:
         return tpb_opt_string(flag, v, o->calibration_file, sizeof(o->calibration_file));
-    case OPT_EMULATE: return tpb_opt_double_list(flag, v, &o->emulate, &o->nemulate);
-    case OPT_GRAN: return tpb_opt_long(flag, v, 1, &o->granularity);
+    case OPT_EMULATE: return set_emulate(o, flag, v);
+    case OPT_EMULATE_MODE:
+        TPB_CHECK_RET(set_name(flag, v, &tpb_emulate_modes, &u));
+        o->emulate_mode = (tpb_emulate_mode_t)u;
+        return TPB_OK;
+    case OPT_SCHEDULE: return set_schedule(o, flag, v);
+    case OPT_REBALANCE: return set_int(flag, v, 1, TPB_MAX_ITERS, &o->rebalance_every);
+    case OPT_GRAN: return tpb_opt_long(flag, v, 1, TPB_MAX_DIM, &o->granularity);
     case OPT_CHECK: o->check = 1; return TPB_OK;
+    case OPT_FORCE: o->force = 1; return TPB_OK;
     case OPT_OUT: return tpb_opt_string(flag, v, o->out_dir, sizeof(o->out_dir));
     case OPT_COLCOLL:
         TPB_CHECK_RET(set_name(flag, v, &tpb_colcolls, &u));
@@ -261,15 +322,15 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
     case OPT_BIND: return tpb_opt_choice(flag, v, bind_names, 2, "none or gpu", &o->bind_gpu);
     case OPT_TIMEOUT:
         TPB_CHECK_RET(tpb_opt_double(flag, v, &o->timeout_s));
-        if (o->timeout_s < 0)
-            return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected seconds >= 0", flag, v);
+        if (o->timeout_s < 0 || o->timeout_s > 1e7)
+            return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected seconds from 0 to 1e7", flag, v);
         return TPB_OK;
     case OPT_TIMELINE: return tpb_opt_choice(flag, v, onoff_names, 2, "on or off", &o->timeline);
     case OPT_INJ_DELAY: return tpb_opt_inject(flag, v, 1, &o->inject_delay);
     case OPT_INJ_CLOCK: return tpb_opt_inject(flag, v, 0, &o->inject_clock);
     case OPT_SEED: {
         long s;
-        TPB_CHECK_RET(tpb_opt_long(flag, v, 0, &s));
+        TPB_CHECK_RET(tpb_opt_long(flag, v, 0, LONG_MAX, &s));
         o->seed = (uint64_t)s;
         return TPB_OK;
     }

@@ -18,8 +18,11 @@
 #include "base/tpb_types.h"
 #include "backend/backend.h"
 
-#define TPB_MAX_TP 64      /**< entries of a --tp list */
-#define TPB_MAX_SHAPES 256 /**< shapes of a sweep */
+#define TPB_MAX_TP 64           /**< entries of a --tp list */
+#define TPB_MAX_SHAPES 256      /**< shapes of a sweep */
+#define TPB_MAX_ITERS 10000000L /**< --iters, --warmup */
+#define TPB_MAX_DIM 2147483647L /**< largest M, N or K: BLAS and cuBLAS take int dimensions */
+#define TPB_MIN_EMULATE 0.01    /**< slowest --emulate-speed factor (100x slower) */
 
 /** A fault injected for testing (documented as such in --help). */
 typedef struct {
@@ -46,10 +49,16 @@ typedef struct {
     int nspeeds;
     double *emulate; /**< --emulate-speed factors (owned) */
     int nemulate;
+    tpb_emulate_mode_t emulate_mode; /**< --emulate-mode */
+    long sched_iter; /**< --emulate-schedule ITER:LIST: from this iteration of the run ... */
+    double *sched;   /**< ... these factors (owned), one per rank */
+    int nsched;
+    int rebalance_every; /**< --rebalance-every: measured iterations per adaptive round */
     char calibration_file[1024];
     long granularity; /**< 0: the backend's default */
     int check;
     char out_dir[1024];
+    int force; /**< --force: replace an earlier run's results in out_dir */
     tpb_colcoll_t col_collective;
     tpb_comm_kind_t comm;
     int *gpu_map; /**< --gpu-map, device per node-local rank (owned) */

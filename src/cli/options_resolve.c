@@ -79,11 +79,15 @@ tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, tpb_backend_kind_t
         o->dtype = defaults->dtype;
     if (!o->granularity)
         o->granularity = defaults->granularity;
+    if ((o->policies & TPB_POLICY_ADAPTIVE) && !o->timeline)
+        return tpb_err_set(TPB_ERR_INVALID, "--policy adaptive re-balances from the per-iteration "
+                                            "timeline: drop --timeline off");
     if (o->nspeeds && o->calibration_file[0])
         return tpb_err_set(TPB_ERR_INVALID,
                            "--speeds and --calibration-file both given: use one source of speeds");
     TPB_CHECK_RET(check_per_rank("--speeds", o->nspeeds, world));
     TPB_CHECK_RET(check_per_rank("--emulate-speed", o->nemulate, world));
+    TPB_CHECK_RET(check_per_rank("--emulate-schedule", o->nsched, world));
     TPB_CHECK_RET(check_inject("--inject-delay", &o->inject_delay, world));
     TPB_CHECK_RET(check_inject("--inject-clock-offset", &o->inject_clock, world));
     TPB_CHECK_RET(resolve_tp(o, world));

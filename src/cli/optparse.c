@@ -2,18 +2,20 @@
 #include "cli/optparse.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-tpb_status_t tpb_opt_long(const char *flag, const char *s, long min, long *out)
+tpb_status_t tpb_opt_long(const char *flag, const char *s, long min, long max, long *out)
 {
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (errno || end == s || *end != '\0' || v < min)
-        return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected an integer >= %ld", flag, s, min);
+    if (errno || end == s || *end != '\0' || v < min || v > max)
+        return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected an integer from %ld to %ld", flag, s,
+                           min, max);
     *out = v;
     return TPB_OK;
 }
@@ -48,7 +50,7 @@ tpb_status_t tpb_opt_for_each(const char *flag, const char *s, tpb_opt_item_fn f
     strcpy(buf, s);
     int idx = 0;
     char *save = NULL;
-    if (buf[0] == '\0' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,"))
+    if (buf[0] == '\0' || buf[0] == ',' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,"))
         return tpb_err_set(TPB_ERR_INVALID, "%s '%s': empty item in the list", flag, s);
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
         TPB_CHECK_RET(fn(flag, tok, ctx, idx++));
@@ -84,23 +86,23 @@ tpb_status_t tpb_opt_double_list(const char *flag, const char *s, double **out, 
 
 typedef struct {
     long *v;
-    long min;
+    long min, max;
 } long_list_ctx;
 
 static tpb_status_t long_item(const char *flag, const char *item, void *ctx, int i)
 {
     long_list_ctx *c = ctx;
-    return tpb_opt_long(flag, item, c->min, &c->v[i]);
+    return tpb_opt_long(flag, item, c->min, c->max, &c->v[i]);
 }
 
-tpb_status_t tpb_opt_long_list(const char *flag, const char *s, long min, long *out, int max,
-                               int *n)
+tpb_status_t tpb_opt_long_list(const char *flag, const char *s, long min, long vmax, long *out,
+                               int max, int *n)
 {
     int cnt = tpb_opt_count(s);
     if (cnt > max)
         return tpb_err_set(TPB_ERR_INVALID, "%s: at most %d values", flag, max);
     long tmp[TPB_MAX_SHAPES];
-    long_list_ctx c = {tmp, min};
+    long_list_ctx c = {tmp, min, vmax};
     TPB_CHECK_RET(tpb_opt_for_each(flag, s, long_item, &c));
     memcpy(out, tmp, (size_t)cnt * sizeof(*out));
     *n = cnt;
@@ -152,11 +154,12 @@ tpb_status_t tpb_shape_parse(const char *s, tpb_shape_t *shape)
     for (int i = 0; i < 3; i++) {
         errno = 0;
         v[i] = strtol(p, &end, 10);
-        if (errno || end == p || v[i] < 1 || (i < 2 && *end != 'x') || (i == 2 && *end))
+        if (errno || end == p || v[i] < 1 || v[i] > TPB_MAX_DIM || (i < 2 && *end != 'x') ||
+            (i == 2 && *end))
             return tpb_err_set(TPB_ERR_INVALID,
-                               "--shape '%s': expected MxNxK with positive integers, "
+                               "--shape '%s': expected MxNxK with integers from 1 to %ld, "
                                "e.g. 4096x4096x4096",
-                               s);
+                               s, (long)TPB_MAX_DIM);
         p = end + 1;
     }
     memset(shape, 0, sizeof(*shape));
@@ -199,10 +202,15 @@ tpb_status_t tpb_opt_inject(const char *flag, const char *s, int every_allowed, 
     long rank, every = 1;
     double us;
     if (nf < 2 || (nf == 3 && !every_allowed) || strtok_r(NULL, ":", &save) ||
-        tpb_opt_long(flag, f[0], 0, &rank) != TPB_OK || tpb_opt_double(flag, f[1], &us) != TPB_OK ||
-        (nf == 3 && tpb_opt_long(flag, f[2], 1, &every) != TPB_OK) || (every_allowed && us < 0))
-        return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected RANK:MICROSECONDS%s", flag, s,
-                           every_allowed ? "[:EVERY] with a delay >= 0" : "");
+        tpb_opt_long(flag, f[0], 0, INT_MAX, &rank) != TPB_OK ||
+        tpb_opt_double(flag, f[1], &us) != TPB_OK ||
+        (nf == 3 && tpb_opt_long(flag, f[2], 1, INT_MAX, &every) != TPB_OK) ||
+        (every_allowed && us < 0) || fabs(us) > TPB_MAX_INJECT_US)
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "%s '%s': expected RANK:MICROSECONDS%s (rank and every at most %d, "
+                           "at most %.0f us)",
+                           flag, s, every_allowed ? "[:EVERY] with a delay >= 0" : "", INT_MAX,
+                           TPB_MAX_INJECT_US);
     inj->rank = (int)rank;
     inj->us = us;
     inj->every = (int)every;

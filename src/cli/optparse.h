@@ -10,8 +10,14 @@
 
 #include "cli/options.h"
 
-/** An integer >= min. */
-tpb_status_t tpb_opt_long(const char *flag, const char *s, long min, long *out);
+/** Largest TP degree. */
+#define TPB_MAX_TP_DEGREE 1048576L
+
+/** Longest injected delay or clock offset: a day. */
+#define TPB_MAX_INJECT_US 86400e6
+
+/** An integer in [min, max] (range-checked before any cast). */
+tpb_status_t tpb_opt_long(const char *flag, const char *s, long min, long max, long *out);
 /** A finite number. */
 tpb_status_t tpb_opt_double(const char *flag, const char *s, double *out);
 /** Number of comma-separated items of s. */
@@ -22,9 +28,9 @@ typedef tpb_status_t (*tpb_opt_item_fn)(const char *flag, const char *item, void
 tpb_status_t tpb_opt_for_each(const char *flag, const char *s, tpb_opt_item_fn fn, void *ctx);
 /** A list of numbers > 0 into a new array *out (freed and replaced). */
 tpb_status_t tpb_opt_double_list(const char *flag, const char *s, double **out, int *n);
-/** A list of at most max integers >= min. */
-tpb_status_t tpb_opt_long_list(const char *flag, const char *s, long min, long *out, int max,
-                               int *n);
+/** A list of at most max integers, each in [min, vmax]. */
+tpb_status_t tpb_opt_long_list(const char *flag, const char *s, long min, long vmax, long *out,
+                               int max, int *n);
 /** A list of names, each one of table t, into the mask of their values (bits). */
 tpb_status_t tpb_opt_name_set(const char *flag, const char *s, const tpb_name_table_t *t,
                               unsigned *mask);

@@ -39,11 +39,11 @@ static tpb_status_t parse_line(char *line, const char *origin, int lineno, tpb_s
     char name[48], split[16] = "";
     long m, n, k;
     int got = sscanf(line, "%47s %ld %ld %ld %15s", name, &m, &n, &k, split);
-    if (got < 4 || m < 1 || n < 1 || k < 1 ||
-        (got == 5 && strcmp(split, "row") != 0 && strcmp(split, "col") != 0))
+    if (got < 4 || m < 1 || n < 1 || k < 1 || m > TPB_MAX_DIM || n > TPB_MAX_DIM ||
+        k > TPB_MAX_DIM || (got == 5 && strcmp(split, "row") != 0 && strcmp(split, "col") != 0))
         return tpb_err_set(TPB_ERR_INVALID,
-                           "%s:%d: expected 'name M N K [row|col]' with positive sizes", origin,
-                           lineno);
+                           "%s:%d: expected 'name M N K [row|col]' with sizes from 1 to %ld",
+                           origin, lineno, TPB_MAX_DIM);
     memset(s, 0, sizeof(*s));
     memcpy(s->name, name, sizeof(s->name));
     s->m = m;

@@ -1,6 +1,7 @@
 /* outfile.c - write-then-rename result files. */
 #include "out/outfile.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,62 @@ tpb_status_t tpb_outdir_prepare(const char *dir)
     fclose(f);
     unlink(probe);
     return TPB_OK;
+}
+
+tpb_status_t tpb_outfile_check_writable(const char *path, const char *what)
+{
+    char dir[1200], probe[1300];
+    snprintf(dir, sizeof(dir), "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof(dir), ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    snprintf(probe, sizeof(probe), "%s/.tpbal-probe.%ld", dir, (long)getpid());
+    FILE *f = fopen(probe, "w");
+    if (!f)
+        return tpb_err_set(TPB_ERR_IO, "%s %s: cannot write in '%s': %s", what, path, dir,
+                           strerror(errno));
+    fclose(f);
+    unlink(probe);
+    return TPB_OK;
+}
+
+int tpb_outdir_has_results(const char *dir)
+{
+    char p[1200];
+    snprintf(p, sizeof(p), "%s/results.jsonl", dir);
+    return access(p, F_OK) == 0;
+}
+
+/* A file an earlier tpbal run writes in its --out directory. */
+static int is_ours(const char *name)
+{
+    size_t n = strlen(name);
+    return strcmp(name, "results.jsonl") == 0 || strcmp(name, "results.csv") == 0 ||
+           strcmp(name, "ranks.csv") == 0 ||
+           (strncmp(name, "trace-", 6) == 0 && n > 11 && strcmp(name + n - 5, ".json") == 0) ||
+           (name[0] == '.' && strstr(name, ".tmp."));
+}
+
+tpb_status_t tpb_outdir_clear(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return tpb_err_set(TPB_ERR_IO, "--out '%s': cannot list: %s", dir, strerror(errno));
+    tpb_status_t st = TPB_OK;
+    for (struct dirent *e = readdir(d); e && st == TPB_OK; e = readdir(d)) {
+        char p[1200];
+        if (!is_ours(e->d_name))
+            continue;
+        snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+        if (unlink(p) != 0 && errno != ENOENT)
+            st = tpb_err_set(TPB_ERR_IO, "--force: cannot remove %s: %s", p, strerror(errno));
+    }
+    closedir(d);
+    return st;
 }
 
 tpb_status_t tpb_outstream_open(tpb_outstream_t *s, const char *dir, const char *name)

@@ -16,6 +16,25 @@
 tpb_status_t tpb_outdir_prepare(const char *dir);
 
 /**
+ * Whether path could be replaced by tpb_outfile_replace: its directory exists
+ * and a file can be created in it (nothing is left behind). TPB_ERR_IO naming
+ * `what` and the path otherwise.
+ */
+tpb_status_t tpb_outfile_check_writable(const char *path, const char *what);
+
+/**
+ * Whether dir holds the results of an earlier run (a results.jsonl): 1 if so.
+ */
+int tpb_outdir_has_results(const char *dir);
+
+/**
+ * Remove the files an earlier run left in dir (results.jsonl, results.csv,
+ * ranks.csv, trace-*.json and temporary files of tpbal). Used with --force
+ * just before the first config of a new run is written.
+ */
+tpb_status_t tpb_outdir_clear(const char *dir);
+
+/**
  * Replace dir/name by data[len]: written to a temporary file in dir, flushed
  * to disk, then renamed over the target. On error the old file is untouched
  * and the temporary file is removed.

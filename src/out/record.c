@@ -40,6 +40,27 @@ static void mpi_version(const tpb_record_t *r, const char *stop, char *out, size
     out[strcspn(out, stop)] = '\0';
 }
 
+/* One "# warning:" line per distinct advice of the devices, naming the ranks. */
+static void print_advice(const tpb_run_info_t *o)
+{
+    for (int r = 0; r < o->topo->size; r++) {
+        const char *a = o->devices[r].advice;
+        int first = 1;
+        for (int q = 0; q < r && first; q++)
+            first = strcmp(o->devices[q].advice, a) != 0;
+        if (!a[0] || !first)
+            continue;
+        int n = 0;
+        for (int q = r; q < o->topo->size; q++)
+            n += strcmp(o->devices[q].advice, a) == 0;
+        if (n == o->topo->size)
+            fprintf(o->table, "# warning: all ranks: %s\n", a);
+        else
+            fprintf(o->table, "# warning: %d rank%s from rank %d: %s\n", n, n == 1 ? "" : "s", r,
+                    a);
+    }
+}
+
 void tpb_record_header(const tpb_record_t *s)
 {
     const tpb_run_info_t *o = &s->run;
@@ -54,12 +75,15 @@ void tpb_record_header(const tpb_record_t *s)
     for (int r = 0; r < o->topo->size; r++) {
         const tpb_device_info_t *d = &o->devices[r];
         fprintf(o->table,
-                "#   rank %3d  host %-16s dev %2d  %s  units %d/%d  mem %.1f GiB%s%s%s%s%s%s\n", r,
-                o->topo->hosts[r], d->index, d->name, d->sm_count, d->sm_total,
-                d->mem_bytes / 1073741824.0, d->bus_id[0] ? "  bus " : "", d->bus_id,
-                d->uuid[0] ? "  " : "", d->uuid, strcmp(d->emulation, "none") ? "  emulation " : "",
+                "#   rank %3d  host %-16s dev %2d  %s  units %d/%d  mem %.1f GiB  peak %.2f "
+                "TFLOP/s%s%s%s%s%s%s\n",
+                r, o->topo->hosts[r], d->index, d->name, d->sm_count, d->sm_total,
+                d->mem_bytes / 1073741824.0, d->peak_gflops * 1e-3, d->bus_id[0] ? "  bus " : "",
+                d->bus_id, d->uuid[0] ? "  " : "", d->uuid,
+                strcmp(d->emulation, "none") ? "  emulation " : "",
                 strcmp(d->emulation, "none") ? d->emulation : "");
     }
+    print_advice(o);
     double worst = 0;
     for (int q = 0; q < o->topo->size; q++)
         worst = fmax(worst, fabs(s->sync0[q].offset_us) + 0.5 * s->sync0[q].rtt_us);
@@ -106,13 +130,16 @@ static void json_devices(tpb_buf_t *b, const tpb_run_info_t *s)
         tpb_json_kv_num(b, "mem_bytes", d->mem_bytes);
         tpb_json_kv_num(b, "emulate_speed", s->emulate ? s->emulate[r] : 1.0);
         tpb_json_kv_str(b, "emulation", d->emulation);
+        tpb_json_kv_num(b, "peak_tflops", d->peak_gflops > 0 ? d->peak_gflops * 1e-3 : NAN);
+        tpb_json_kv_str(b, "peak_basis", d->peak_basis);
+        tpb_json_kv_str(b, "advice", d->advice);
         tpb_json_obj_end(b);
     }
     tpb_json_arr_end(b);
 }
 
 /* The run-metadata JSON object (one line). */
-static void metadata(const tpb_record_t *s, tpb_buf_t *b, int finished)
+static void metadata(const tpb_record_t *s, tpb_buf_t *b, tpb_run_status_t status)
 {
     const tpb_run_info_t *o = &s->run;
     char ver[512];
@@ -142,12 +169,12 @@ static void metadata(const tpb_record_t *s, tpb_buf_t *b, int finished)
     tpb_json_kv_str(b, "method", "min-RTT ping-pong with rank 0, linear drift correction");
     tpb_json_kv_int(b, "exchanges", o->clock_exchanges);
     json_clock(b, "start", s->sync0, o->topo->size, s->t0_us);
-    if (finished)
+    if (status != TPB_RUN_RUNNING)
         json_clock(b, "end", s->sync1, o->topo->size, s->t0_us);
     tpb_json_obj_end(b);
     tpb_json_kv_int(b, "configs", s->nhist);
     tpb_json_kv_int(b, "skipped", s->skipped);
-    tpb_json_kv_str(b, "status", finished ? "finished" : "running");
+    tpb_json_kv_str(b, "status", tpb_run_status_name(status));
     tpb_json_obj_end(b);
     tpb_buf_puts(b, "\n");
 }
@@ -162,7 +189,17 @@ static void loop_only_stats(const tpb_result_t *res, const tpb_mark_t *marks,
     for (int r = 0; r < size; r++) {
         lo = fmin(lo, marks[(size_t)r * iters].c0);
         hi = fmax(hi, marks[(size_t)r * iters].x1);
-        ranks[r] = (tpb_rank_stats_t){NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0, NAN, NAN};
+        ranks[r] = (tpb_rank_stats_t){.compute_med = NAN,
+                                      .compute_p95 = NAN,
+                                      .wait_med = NAN,
+                                      .wait_p95 = NAN,
+                                      .comm_med = NAN,
+                                      .comm_p95 = NAN,
+                                      .coll_med = NAN,
+                                      .wait_free_med = NAN,
+                                      .last_count = 0,
+                                      .lateness_us = NAN,
+                                      .score = NAN};
     }
     st->step_med = st->step_p95 = st->step_min = st->step_max = (hi - lo) / iters;
     st->xfer_med = st->xfer_free_med = NAN;
@@ -216,6 +253,17 @@ static tpb_status_t write_trace(const tpb_record_t *s, const tpb_result_t *res,
     return tpb_outstream_commit(&os);
 }
 
+/* Before this run's first file: with --force, remove what an earlier run left. */
+static tpb_status_t claim_dir(tpb_record_t *s)
+{
+    if (s->claimed)
+        return TPB_OK;
+    if (s->run.force)
+        TPB_CHECK_RET(tpb_outdir_clear(s->run.out_dir));
+    s->claimed = 1;
+    return TPB_OK;
+}
+
 /* The table row and the records of a finished config. */
 static void append(tpb_record_t *s, const tpb_result_t *res)
 {
@@ -248,17 +296,20 @@ tpb_status_t tpb_record_config(tpb_record_t *s, const tpb_result_t *in, const tp
     else
         loop_only_stats(&res, marks, ranks, &res.stats);
     res.ranks = ranks;
+    res.emulate_asked = s->run.emulate;
     if (st == TPB_OK) {
         tpb_result_finish(&res, s->hist, s->nhist, s->run.check);
         s->check_failed |= res.check == TPB_CHECK_FAIL;
         append(s, &res);
         st = push_hist(s, &res);
     }
-    if (st == TPB_OK && s->run.out_dir[0]) {
-        st = tpb_record_write(s, 0);
-        if (st == TPB_OK && s->run.timeline)
-            st = write_trace(s, &res, marks);
-    }
+    /* the trace first: no record ever names a config whose trace is missing */
+    if (st == TPB_OK && s->run.out_dir[0])
+        st = claim_dir(s);
+    if (st == TPB_OK && s->run.out_dir[0] && s->run.timeline)
+        st = write_trace(s, &res, marks);
+    if (st == TPB_OK)
+        st = tpb_record_write(s, TPB_RUN_RUNNING);
     free(ranks);
     return st;
 }
@@ -270,12 +321,18 @@ void tpb_record_skip(tpb_record_t *s, const char *why)
     fflush(s->run.table);
 }
 
-tpb_status_t tpb_record_write(tpb_record_t *s, int finished)
+const char *tpb_run_status_name(tpb_run_status_t st)
 {
-    if (!s->run.out_dir[0])
+    static const char *const names[] = {"running", "finished", "timeout", "interrupted", "failed"};
+    return (unsigned)st < 5 ? names[st] : "?";
+}
+
+tpb_status_t tpb_record_write(tpb_record_t *s, tpb_run_status_t status)
+{
+    if (!s->run.out_dir[0] || !s->claimed) /* nothing of this run yet: touch nothing */
         return TPB_OK;
     tpb_buf_t b = TPB_BUF_INIT;
-    metadata(s, &b, finished);
+    metadata(s, &b, status);
     tpb_buf_puts(&b, tpb_buf_str(&s->jsonl));
     tpb_status_t st = tpb_buf_ok(&b) && tpb_buf_ok(&s->jsonl)
                           ? tpb_outfile_replace(s->run.out_dir, "results.jsonl", b.data, b.len)

@@ -21,6 +21,18 @@
 /** Version of the result files' schema (the run record's "schema"). */
 #define TPB_SCHEMA_VERSION 1
 
+/** The run record's "status". */
+typedef enum {
+    TPB_RUN_RUNNING = 0, /**< configs are still being measured */
+    TPB_RUN_FINISHED,    /**< every config measured, summary written */
+    TPB_RUN_TIMEOUT,     /**< a collective did not complete within --timeout */
+    TPB_RUN_INTERRUPTED, /**< SIGTERM, SIGINT or SIGUSR1 (Slurm's time limit, scancel, Ctrl-C) */
+    TPB_RUN_FAILED       /**< another error after the first config */
+} tpb_run_status_t;
+
+/** "running", "finished", "timeout", "interrupted", "failed". */
+const char *tpb_run_status_name(tpb_run_status_t st);
+
 /** The facts of a run that the record writes (all borrowed, as plain data). */
 typedef struct {
     const char *command_line;
@@ -37,6 +49,7 @@ typedef struct {
     int inject_delay_rank, inject_clock_rank;
     int clock_exchanges;
     const char *out_dir; /**< "" for no files */
+    int force;           /**< --force: replace an earlier run's files at the first config */
     FILE *table;         /**< where the table goes (stdout) */
 } tpb_run_info_t;
 
@@ -50,6 +63,7 @@ typedef struct {
     int nhist, cap_hist;
     int skipped;      /**< configs skipped, with a line in the table */
     int check_failed; /**< a config's --check failed */
+    int claimed;      /**< this run has written into out_dir (after its first config) */
 } tpb_record_t;
 
 /** Start the record of a run; the clock samples are read when written. */
@@ -72,8 +86,12 @@ tpb_status_t tpb_record_config(tpb_record_t *r, const tpb_result_t *res, const t
 /** A config that was not measured: one line in the table, counted. */
 void tpb_record_skip(tpb_record_t *r, const char *why);
 
-/** Rewrite results.jsonl, results.csv and ranks.csv atomically (no-op without out_dir). */
-tpb_status_t tpb_record_write(tpb_record_t *r, int finished);
+/**
+ * Rewrite results.jsonl, results.csv and ranks.csv atomically with the run's
+ * status. A no-op without out_dir and before the run's first config: a run
+ * never touches an earlier run's files before it has a result of its own.
+ */
+tpb_status_t tpb_record_write(tpb_record_t *r, tpb_run_status_t status);
 
 /** Print and record T(N) = T_comp/N + T_comm + T_idle per TP degree and the fitted comm model. */
 void tpb_record_summary(tpb_record_t *r);

@@ -21,15 +21,15 @@ void tpb_report_table_header(tpb_buf_t *b)
 {
     tpb_buf_printf(b,
                    "#%4s %3s %-5s %-8s %7s %7s %7s %-5s %10s %10s %10s %9s %9s %5s %5s %5s "
-                   "%8s %8s %9s %8s %8s %5s\n",
+                   "%8s %5s %8s %9s %8s %8s %5s\n",
                    "id", "tp", "split", "policy", "M", "N", "K", "dtype", "step(us)", "p95(us)",
-                   "comp(us)", "wait(us)", "comm(us)", "LB", "U", "E", "TFLOP/s", "busbw",
+                   "comp(us)", "wait(us)", "comm(us)", "LB", "U", "E", "TFLOP/s", "%peak", "busbw",
                    "straggler", "late(us)", "spikes", "check");
     tpb_buf_printf(b,
                    "#%4s %3s %-5s %-8s %7s %7s %7s %-5s %10s %10s %10s %9s %9s %5s %5s %5s "
-                   "%8s %8s %9s %8s %8s %5s\n",
+                   "%8s %5s %8s %9s %8s %8s %5s\n",
                    "", "", "", "", "", "", "", "", "median", "", "max rank", "max rank", "xfer", "",
-                   "", "", "group", "GB/s", "rank:%last", "mean", "n@rank", "");
+                   "", "", "group", "group", "GB/s", "rank:%last", "mean", "n@rank", "");
 }
 
 static void fmt_opt(char *out, size_t cap, const char *fmt, double v)
@@ -62,10 +62,18 @@ static void fmt_spikes(char *out, size_t cap, const tpb_config_stats_t *s)
 
 void tpb_report_table_row(tpb_buf_t *b, const tpb_result_t *res)
 {
-    char e[16], bw[16], strag[24], late[16], spikes[24];
+    char e[16], bw[16], strag[24], late[16], spikes[24], comp[16], wait[16], xfer[16], lb[8], u[8],
+        pk[16];
     const tpb_config_stats_t *s = &res->stats;
+    /* unknown values (--timeline off, TP = 1) print "-" as JSON prints null */
     fmt_opt(e, sizeof(e), "%.2f", res->e);
     fmt_opt(bw, sizeof(bw), "%.2f", res->busbw_gbs);
+    fmt_opt(comp, sizeof(comp), "%.1f", RANK_MAX(res, compute_med));
+    fmt_opt(wait, sizeof(wait), "%.1f", RANK_MAX(res, wait_med));
+    fmt_opt(xfer, sizeof(xfer), "%.1f", s->xfer_med);
+    fmt_opt(lb, sizeof(lb), "%.2f", res->lb);
+    fmt_opt(u, sizeof(u), "%.2f", res->u);
+    fmt_opt(pk, sizeof(pk), "%.1f", res->pct_peak);
     fmt_spikes(spikes, sizeof(spikes), s);
     if (s->straggler_rank >= 0) {
         snprintf(strag, sizeof(strag), "%d:%.0f%%", s->straggler_rank, 100.0 * s->straggler_frac);
@@ -75,12 +83,12 @@ void tpb_report_table_row(tpb_buf_t *b, const tpb_result_t *res)
         snprintf(late, sizeof(late), "-");
     }
     tpb_buf_printf(b,
-                   " %4d %3d %-5s %-8s %7ld %7ld %7ld %-5s %10.1f %10.1f %10.1f %9.1f %9.1f "
-                   "%5.2f %5.2f %5s %8.3f %8s %9s %8s %8s %5s\n",
+                   " %4d %3d %-5s %-8s %7ld %7ld %7ld %-5s %10.1f %10.1f %10s %9s %9s "
+                   "%5s %5s %5s %8.3f %5s %8s %9s %8s %8s %5s\n",
                    res->id, res->tp, tpb_split_name(res->split), tpb_policy_name(res->policy),
                    res->m, res->n, res->k, tpb_dtype_name(res->dtype), s->step_med, s->step_p95,
-                   RANK_MAX(res, compute_med), RANK_MAX(res, wait_med), s->xfer_med, res->lb,
-                   res->u, e, res->tflops, bw, strag, late, spikes, tpb_check_name(res->check));
+                   comp, wait, xfer, lb, u, e, res->tflops, pk, bw, strag, late, spikes,
+                   tpb_check_name(res->check));
 }
 
 /* A per-rank array of one double field of the rank info or stats. */
@@ -123,6 +131,54 @@ static void json_straggler(tpb_buf_t *b, const tpb_result_t *res)
     tpb_json_arr_end(b);
 }
 
+/* Per-rank peaks (TFLOP/s), each rank's share of its peak, and the config's (%). */
+static void json_peak(tpb_buf_t *b, const tpb_result_t *res)
+{
+    tpb_json_key(b, "peak_tflops");
+    tpb_json_arr_begin(b);
+    for (int r = 0; r < res->world; r++)
+        tpb_json_num(b, res->info[r].peak_gflops > 0 ? res->info[r].peak_gflops * 1e-3 : NAN);
+    tpb_json_arr_end(b);
+    tpb_json_key(b, "pct_peak_rank");
+    tpb_json_arr_begin(b);
+    for (int r = 0; r < res->world; r++)
+        tpb_json_num(b, tpb_result_rank_pct_peak(res, r));
+    tpb_json_arr_end(b);
+    tpb_json_kv_num(b, "pct_peak", res->pct_peak);
+}
+
+/* What the emulation was asked for and what it achieved, per rank. */
+static void json_emulation(tpb_buf_t *b, const tpb_result_t *res)
+{
+    tpb_json_kv_str(b, "emulate_mode", tpb_emulate_mode_name(res->emulate_mode));
+    tpb_json_key(b, "emulate_asked");
+    tpb_json_arr_begin(b);
+    for (int r = 0; r < res->world; r++)
+        tpb_json_num(b, res->emulate_asked ? res->emulate_asked[r] : 1.0);
+    tpb_json_arr_end(b);
+    KV_INFO(b, "emulate_achieved", res, emulate_achieved);
+}
+
+/* The adaptive policy's rounds (empty for the other policies). */
+static void json_rounds(tpb_buf_t *b, const tpb_result_t *res)
+{
+    tpb_json_key(b, "rounds");
+    tpb_json_arr_begin(b);
+    for (int i = 0; i < res->nrounds; i++) {
+        const tpb_round_t *r = &res->rounds[i];
+        tpb_json_obj_begin(b);
+        tpb_json_kv_int(b, "iters", r->iters);
+        tpb_json_kv_longs(b, "shards", res->round_shards + (size_t)i * res->world,
+                          (size_t)res->world);
+        tpb_json_kv_num(b, "lb", r->lb);
+        tpb_json_kv_num(b, "step_us", r->step_us);
+        tpb_json_kv_num(b, "gain", r->gain);
+        tpb_json_kv_str(b, "rebalanced", r->rebalanced ? "yes" : "no");
+        tpb_json_obj_end(b);
+    }
+    tpb_json_arr_end(b);
+}
+
 static void json_identity(tpb_buf_t *b, const tpb_result_t *res)
 {
     tpb_json_kv_str(b, "type", "config");
@@ -154,6 +210,7 @@ void tpb_report_json(tpb_buf_t *b, const tpb_result_t *res)
     KV_INFO(b, "speeds", res, speed);
     KV_INFO(b, "speed_spread", res, speed_spread);
     KV_INFO(b, "speed_samples", res, speed_samples);
+    json_emulation(b, res);
     KV_INFO(b, "fractions", res, fraction);
     tpb_json_key(b, "step_us");
     tpb_json_obj_begin(b);
@@ -176,6 +233,7 @@ void tpb_report_json(tpb_buf_t *b, const tpb_result_t *res)
     tpb_json_kv_num(b, "t1_us", res->t1_us);
     tpb_json_kv_num(b, "r", res->r);
     tpb_json_kv_num(b, "tflops", res->tflops);
+    json_peak(b, res);
     tpb_json_kv_num(b, "algbw_gbs", res->algbw_gbs);
     tpb_json_kv_num(b, "busbw_gbs", res->busbw_gbs);
     tpb_json_kv_num(b, "predicted_speedup", res->predicted_speedup);
@@ -185,6 +243,7 @@ void tpb_report_json(tpb_buf_t *b, const tpb_result_t *res)
     tpb_json_kv_int(b, "causality_violations", res->stats.causality_violations);
     tpb_json_kv_str(b, "check", tpb_check_name(res->check));
     tpb_json_kv_num(b, "max_rel_err", res->max_rel_err);
+    json_rounds(b, res);
     tpb_json_obj_end(b);
     tpb_buf_puts(b, "\n");
 }
@@ -194,7 +253,7 @@ static const char csv_header[] =
     "speeds,speed_source,step_us_median,step_us_p95,step_us_min,step_us_max,compute_us,"
     "wait_us,comm_us,xfer_us,xfer_free_us,lb,u,e,e_het,r,tflops,algbw_gbs,busbw_gbs,"
     "predicted_speedup,speedup,straggler_rank,straggler_last_frac,straggler_lateness_us,"
-    "nspikes,causality_violations,check,max_rel_err\n";
+    "nspikes,causality_violations,check,max_rel_err,pct_peak\n";
 
 void tpb_report_csv_header(tpb_buf_t *b)
 {
@@ -261,6 +320,8 @@ void tpb_report_csv_row(tpb_buf_t *b, const tpb_result_t *res)
     csv_nums(b, st, 2);
     tpb_buf_printf(b, "%d,%d,%s,", s->nspikes, s->causality_violations, tpb_check_name(res->check));
     tpb_csv_num(b, res->max_rel_err);
+    tpb_buf_puts(b, ",");
+    tpb_csv_num(b, res->pct_peak);
     tpb_buf_puts(b, "\n");
 }
 
@@ -268,7 +329,8 @@ void tpb_report_ranks_header(tpb_buf_t *b)
 {
     tpb_buf_puts(b, "id,tp,split,policy,m,n,k,dtype,rank,host,device,speed,shard,"
                     "compute_med_us,compute_p95_us,wait_med_us,wait_p95_us,comm_med_us,"
-                    "comm_p95_us,last_count,last_frac,lateness_us,score,mem_bytes\n");
+                    "comm_p95_us,last_count,last_frac,lateness_us,score,mem_bytes,peak_gflops,"
+                    "pct_peak,emulate_achieved\n");
 }
 
 void tpb_report_ranks_rows(tpb_buf_t *b, const tpb_result_t *res, const char *const *hosts,
@@ -290,7 +352,10 @@ void tpb_report_ranks_rows(tpb_buf_t *b, const tpb_result_t *res, const char *co
         tpb_buf_printf(b, "%d,", s->last_count);
         double w[3] = {(double)s->last_count / res->iters, s->lateness_us, s->score};
         csv_nums(b, w, 3);
-        tpb_csv_num(b, res->info[r].mem);
+        double x[4] = {res->info[r].mem, res->info[r].peak_gflops, tpb_result_rank_pct_peak(res, r),
+                       res->info[r].emulate_achieved};
+        csv_nums(b, x, 3);
+        tpb_csv_num(b, x[3]);
         tpb_buf_puts(b, "\n");
     }
 }

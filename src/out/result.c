@@ -50,8 +50,19 @@ void tpb_result_derive(tpb_result_t *res, double t1_us)
     res->tflops = tpb_tflops(flop_total, step);
     double bytes = res->coll_bytes;
     double xfer = res->tp > 1 ? res->stats.xfer_med : NAN;
-    res->algbw_gbs = res->tp > 1 ? tpb_algbw_gbs(bytes, xfer) : NAN;
-    res->busbw_gbs = res->tp > 1 ? tpb_busbw_gbs(res->coll, bytes, res->tp, xfer) : NAN;
+    int known = xfer > 0.0; /* not with --timeline off, nor at TP = 1 */
+    res->algbw_gbs = known ? tpb_algbw_gbs(bytes, xfer) : NAN;
+    res->busbw_gbs = known ? tpb_busbw_gbs(res->coll, bytes, res->tp, xfer) : NAN;
+    if (!isfinite(res->lb)) /* no per-rank compute times: unknown, not infinite */
+        res->lb = res->u = NAN;
+    res->pct_peak = NAN;
+    for (int g = 0; g < res->world / res->tp; g++) {
+        double peak = 0.0;
+        for (int r = g * res->tp; r < (g + 1) * res->tp; r++)
+            peak += res->info[r].peak_gflops;
+        double pct = peak > 0.0 ? 100.0 * res->tflops * 1e3 / peak : NAN;
+        res->pct_peak = isnan(res->pct_peak) ? pct : fmin(res->pct_peak, pct);
+    }
 }
 
 /* The first config in hist of res's shape and split at TP degree tp (and policy, unless 0). */
@@ -102,4 +113,12 @@ void tpb_result_finish(tpb_result_t *res, const tpb_history_t *hist, int nhist, 
                                   : NULL;
     res->speedup = ev ? ev->step_med / res->stats.step_med : NAN;
     judge_check(res, check_on);
+}
+
+double tpb_result_rank_pct_peak(const tpb_result_t *res, int r)
+{
+    double t = res->ranks[r].compute_med, peak = res->info[r].peak_gflops;
+    if (!(t > 0.0) || !(peak > 0.0))
+        return NAN;
+    return 100.0 * res->info[r].flop / (t * 1e3) / peak;
 }

@@ -14,15 +14,26 @@
 
 /** Per-rank facts gathered to rank 0 besides the marks. */
 typedef struct {
-    double shard;         /**< elements of the split dimension */
-    double speed;         /**< speed used by the policy (NaN if none) */
-    double fraction;      /**< intended fraction (weighted) or shard / total */
-    double flop;          /**< this rank's GEMM FLOPs */
-    double mem;           /**< bytes allocated for the config */
-    double max_err;       /**< --check max relative error (NaN if not checked) */
-    double speed_spread;  /**< relative IQR of the calibrated speed (NaN if not calibrated) */
-    double speed_samples; /**< GEMMs timed by the calibration (0 if none) */
+    double shard;            /**< elements of the split dimension */
+    double speed;            /**< speed used by the policy (NaN if none) */
+    double fraction;         /**< intended fraction (weighted) or shard / total */
+    double flop;             /**< this rank's GEMM FLOPs */
+    double mem;              /**< bytes allocated for the config */
+    double max_err;          /**< --check max relative error (NaN if not checked) */
+    double speed_spread;     /**< relative IQR of the calibrated speed (NaN if not calibrated) */
+    double speed_samples;    /**< GEMMs timed by the calibration (0 if none) */
+    double peak_gflops;      /**< the device's theoretical peak for the dtype (0: unknown) */
+    double emulate_achieved; /**< slowdown the emulation achieved at set-up (1: none) */
 } tpb_rank_info_t;
+
+/** One round of the adaptive policy (world-wide view). */
+typedef struct {
+    int iters;      /**< measured iterations in the round */
+    double lb;      /**< worst group's LB over the round (median compute times) */
+    double step_us; /**< slowest rank's median span (compute + wait + collective) */
+    double gain;    /**< predicted gain of re-partitioning (rank 0's group) */
+    int rebalanced; /**< some group re-partitioned after this round */
+} tpb_round_t;
 
 typedef struct {
     int id; /**< config index in the run, from 0 */
@@ -35,6 +46,11 @@ typedef struct {
     tpb_dtype_t dtype;
     char shape_name[48];
     tpb_speed_source_t speed_source;
+    tpb_emulate_mode_t emulate_mode;
+    const double *emulate_asked; /**< --emulate-speed per rank (NULL: none) */
+    const tpb_round_t *rounds;   /**< adaptive policy: nrounds rounds (borrowed) */
+    const long *round_shards;    /**< nrounds x world shards */
+    int nrounds;
     tpb_coll_t coll;   /**< the collective's kind (bus-bandwidth factor) */
     double coll_bytes; /**< bytes of the collective's whole result (nccl-tests' S) */
     /* per rank (world entries, borrowed) */
@@ -46,6 +62,8 @@ typedef struct {
     double e, e_het; /**< NaN when unknown */
     double r;        /**< compute / comm */
     double tflops;   /**< per group: layer FLOP / median step */
+    double
+        pct_peak; /**< worst group: group GFLOP/s over the sum of its ranks' peaks (NaN: unknown) */
     double busbw_gbs, algbw_gbs;
     double predicted_speedup; /**< mean(s)/min(s) of the worst group (NaN without speeds) */
     double speedup;           /**< T_even / T_weighted, on the weighted row (else NaN) */
@@ -60,6 +78,9 @@ typedef struct {
  * TP=1 step time of the same shape and split (NaN if unknown). Pure.
  */
 void tpb_result_derive(tpb_result_t *res, double t1_us);
+
+/** Rank r's GEMM rate over its peak (NaN when the peak or the time is unknown). Pure. */
+double tpb_result_rank_pct_peak(const tpb_result_t *res, int r);
 
 /** A finished config, as later configs and the summary need it. */
 typedef struct {

@@ -1,16 +1,12 @@
 /*
- * calibrate.h - measured speeds for the weighted policy, and the calibration
- * file that saves them for reuse.
- *
- * The file is CSV with the header
- *   split,m,n,k,tp,dtype,rank,host,gflops,spread,samples
- * one line per rank and config key; a key is (split, m, n, k, tp, dtype).
- * Files of the first format (without spread and samples) are still read.
+ * calibrate.h - measured speeds for the weighted policy (the calibration file
+ * that saves them is out/calfile.h).
  */
 #ifndef TPB_CALIBRATE_H
 #define TPB_CALIBRATE_H
 
 #include "backend/backend.h"
+#include "out/calfile.h"
 
 /** A GEMM shape to calibrate: C[m x n] = A[m x k] B^T in dtype. */
 typedef struct {
@@ -34,13 +30,6 @@ typedef struct {
     ((tpb_cal_policy_t){                                                                           \
         .target_spread = 0.05, .min_samples = 8, .max_samples = 200, .budget_us = 2e6})
 
-/** One rank's calibrated speed and how much to trust it. */
-typedef struct {
-    double gflops; /**< FLOP of one GEMM / median time */
-    double spread; /**< relative interquartile range of the times, (q75 - q25) / median */
-    int samples;   /**< GEMMs timed (warm-up excluded) */
-} tpb_cal_speed_t;
-
 /**
  * Calibrate every rank of comm at once (collective): after one warm-up GEMM and
  * a barrier, all ranks time GEMMs of shape sh in lock-step rounds of
@@ -53,41 +42,5 @@ typedef struct {
 tpb_status_t tpb_calibrate_gemm(const tpb_backend_ops_t *ops, tpb_backend_t *be, MPI_Comm comm,
                                 const tpb_gemm_shape_t *sh, const tpb_cal_policy_t *p,
                                 tpb_cal_speed_t *out);
-
-typedef struct {
-    int split; /**< TPB_SPLIT_ROW or TPB_SPLIT_COL */
-    long m, n, k;
-    int tp;
-    tpb_dtype_t dtype;
-    int rank;
-    char host[64];
-    double gflops;
-    double spread; /**< relative IQR of the calibration (NaN if the file had none) */
-    int samples;   /**< GEMMs timed (0 if the file had none) */
-} tpb_cal_entry_t;
-
-typedef struct {
-    tpb_cal_entry_t *e;
-    int n, cap;
-} tpb_cal_table_t;
-
-/** Read path into t (empty table if the file does not exist). TPB_ERR_INVALID
- *  naming the file and line if it cannot be read or parsed. */
-tpb_status_t tpb_caltable_load(const char *path, tpb_cal_table_t *t);
-
-/** Parse CSV text (with header) into t. */
-tpb_status_t tpb_caltable_parse(char *text, const char *origin, tpb_cal_table_t *t);
-
-/** Speeds of ranks [r0, r0+count) for a key; returns 1 if all are present. */
-int tpb_caltable_lookup(const tpb_cal_table_t *t, int split, long m, long n, long k, int tp,
-                        tpb_dtype_t dt, int r0, int count, tpb_cal_speed_t *speeds);
-
-/** Add (or replace) one rank's speed for a key. */
-tpb_status_t tpb_caltable_put(tpb_cal_table_t *t, const tpb_cal_entry_t *e);
-
-/** Write the table to path atomically (write then rename). */
-tpb_status_t tpb_caltable_save(const char *path, const tpb_cal_table_t *t);
-
-void tpb_caltable_free(tpb_cal_table_t *t);
 
 #endif /* TPB_CALIBRATE_H */

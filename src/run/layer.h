@@ -46,6 +46,9 @@ tpb_status_t tpb_layer_create(const tpb_backend_ops_t *ops, tpb_backend_t *be, t
 
 void tpb_layer_destroy(tpb_layer_t *l);
 
+/** The layer's GEMM, as the backend runs it (for the emulation probe; borrowed). */
+const tpb_gemm_t *tpb_layer_gemm(const tpb_layer_t *l);
+
 /**
  * One iteration: mark 3*slot, GEMM (plus delay_us of injected delay), mark
  * 3*slot+1, collective, mark 3*slot+2. With record == 0 no marks are taken

@@ -33,6 +33,9 @@ typedef struct tpb_split_ops {
 
 extern const tpb_split_ops_t tpb_split_row, tpb_split_col_allgather, tpb_split_col_allreduce;
 
+/** Bytes of the whole M x N output: the collective's S for every orientation so far. */
+double tpb_split_output_bytes(const tpb_layer_desc_t *d);
+
 /** The orientation of a split and col collective (row ignores colcoll). */
 const tpb_split_ops_t *tpb_split_ops(tpb_split_t split, tpb_colcoll_t colcoll);
 

@@ -18,11 +18,6 @@ static double col_flop(const tpb_layer_desc_t *d, long len)
     return 2.0 * d->m * (double)len * d->k;
 }
 
-static double col_bytes(const tpb_layer_desc_t *d)
-{
-    return (double)d->m * d->n * (double)tpb_dtype_out_size(d->dtype);
-}
-
 static tpb_status_t col_setup(tpb_layer_t *l)
 {
     const tpb_layer_desc_t *d = &l->d;
@@ -57,7 +52,7 @@ const tpb_split_ops_t tpb_split_col_allgather = {
     .coll = TPB_COLL_ALLGATHER,
     .sizes = col_sizes,
     .flop = col_flop,
-    .coll_bytes = col_bytes,
+    .coll_bytes = tpb_split_output_bytes,
     .setup = col_setup,
     .collect = col_collect,
     .y_at = col_y_at,

@@ -17,11 +17,6 @@ static double colar_flop(const tpb_layer_desc_t *d, long len)
     return 2.0 * d->m * (double)len * d->k;
 }
 
-static double colar_bytes(const tpb_layer_desc_t *d)
-{
-    return (double)d->m * d->n * (double)tpb_dtype_out_size(d->dtype);
-}
-
 /* The GEMM writes its n_r columns at column off of the (zeroed) M x N buffer. */
 static tpb_status_t colar_setup(tpb_layer_t *l)
 {
@@ -54,7 +49,7 @@ const tpb_split_ops_t tpb_split_col_allreduce = {
     .coll = TPB_COLL_ALLREDUCE,
     .sizes = colar_sizes,
     .flop = colar_flop,
-    .coll_bytes = colar_bytes,
+    .coll_bytes = tpb_split_output_bytes,
     .setup = colar_setup,
     .collect = colar_collect,
     .y_at = colar_y_at,

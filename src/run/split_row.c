@@ -18,11 +18,6 @@ static double row_flop(const tpb_layer_desc_t *d, long len)
     return 2.0 * d->m * d->n * (double)len;
 }
 
-static double row_bytes(const tpb_layer_desc_t *d)
-{
-    return (double)d->m * d->n * (double)tpb_dtype_out_size(d->dtype);
-}
-
 /* W is generated and stored as W^T (N x K, [out, in]). */
 static tpb_status_t row_setup(tpb_layer_t *l)
 {
@@ -54,7 +49,7 @@ const tpb_split_ops_t tpb_split_row = {
     .coll = TPB_COLL_ALLREDUCE,
     .sizes = row_sizes,
     .flop = row_flop,
-    .coll_bytes = row_bytes,
+    .coll_bytes = tpb_split_output_bytes,
     .setup = row_setup,
     .collect = row_collect,
     .y_at = row_y_at,

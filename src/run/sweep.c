@@ -10,6 +10,7 @@
 #include "run/agree.h"
 #include "run/clocksync.h"
 #include "run/layer.h"
+#include "run/signals.h"
 #include "run/split.h"
 
 static int world_rank(const tpb_sweep_t *s)
@@ -17,85 +18,39 @@ static int world_rank(const tpb_sweep_t *s)
     return s->topo->rank;
 }
 
-static unsigned shape_splits(const tpb_sweep_t *s, const tpb_shape_t *sh)
+unsigned tpb_sweep_shape_splits(const tpb_sweep_t *s, const tpb_shape_t *sh)
 {
     return sh->splits ? sh->splits : s->o->splits;
 }
 
-static int tp_valid(const tpb_sweep_t *s, int tp)
+int tpb_sweep_tp_valid(const tpb_sweep_t *s, int tp)
 {
     return tp <= s->topo->size && s->topo->size % tp == 0;
 }
 
 static int policy_runs(int tp, tpb_policy_t p, unsigned policies)
 {
-    /* with one rank per group both policies give the same single shard */
-    return (policies & p) && (tp > 1 || p == TPB_POLICY_EVEN || !(policies & TPB_POLICY_EVEN));
+    /* with one rank per group every policy gives the same single shard: run the first */
+    unsigned first = policies & (unsigned)-(int)policies;
+    return (policies & p) && (tp > 1 || p == first);
 }
 
 static int count_configs(const tpb_sweep_t *s)
 {
     int n = 0;
     for (int t = 0; t < s->o->ntp; t++) {
-        if (!tp_valid(s, s->o->tp[t]))
+        if (!tpb_sweep_tp_valid(s, s->o->tp[t]))
             continue;
         for (int i = 0; i < s->o->nshapes; i++)
             for (unsigned sp = TPB_SPLIT_ROW; sp <= TPB_SPLIT_COL; sp <<= 1)
-                for (unsigned p = TPB_POLICY_EVEN; p <= TPB_POLICY_WEIGHTED; p <<= 1)
-                    n += (shape_splits(s, &s->o->shapes[i]) & sp) &&
+                for (unsigned p = TPB_POLICY_EVEN; p <= TPB_POLICY_ADAPTIVE; p <<= 1)
+                    n += (tpb_sweep_shape_splits(s, &s->o->shapes[i]) & sp) &&
                          policy_runs(s->o->tp[t], (tpb_policy_t)p, s->o->policies);
     }
     return n;
 }
 
 /* ---- one config ---- */
-
-static double inject_delay(const tpb_options_t *o, int rank, int slot)
-{
-    const tpb_inject_t *d = &o->inject_delay;
-    if (d->rank != rank || (slot + 1) % d->every != 0)
-        return 0.0;
-    return d->us;
-}
-
-/* Warm-up and measured iterations; marks of the measured ones into raw[iters]. */
-static tpb_status_t run_loop(tpb_sweep_t *s, tpb_layer_t *l, tpb_mark_t *raw)
-{
-    const tpb_options_t *o = s->o;
-    int n = o->warmup + o->iters, rank = world_rank(s), rec = o->timeline;
-    tpb_status_t st = s->ops->marks_prepare(s->be, (size_t)n * 3);
-    TPB_CHECK_RET(tpb_agree(s->world, st));
-    for (int i = 0; i < o->warmup && st == TPB_OK; i++)
-        st = tpb_layer_iter(l, (size_t)i, inject_delay(o, rank, i), 1);
-    if (st == TPB_OK)
-        st = s->ops->sync(s->be);
-    s->fatal = st != TPB_OK;
-    TPB_CHECK_RET(st);
-    MPI_Barrier(s->world);
-    if (!rec) { /* --timeline off: one span around the whole loop */
-        TPB_CHECK_RET(s->ops->mark(s->be, 3 * (size_t)o->warmup));
-        TPB_CHECK_RET(s->ops->mark(s->be, 3 * (size_t)o->warmup + 1));
-    }
-    for (int i = o->warmup; i < n && st == TPB_OK; i++)
-        st = tpb_layer_iter(l, (size_t)i, inject_delay(o, rank, i), rec);
-    if (st == TPB_OK && !rec)
-        st = s->ops->mark(s->be, 3 * (size_t)o->warmup + 2);
-    size_t nread = 3 * (size_t)(rec ? n : o->warmup + 1);
-    double *m = malloc(nread * sizeof(double));
-    if (st == TPB_OK && !m)
-        st = tpb_err_set(TPB_ERR_NOMEM, "no memory for %zu marks", nread);
-    if (st == TPB_OK)
-        st = s->ops->marks_read(s->be, nread, m);
-    s->fatal = st != TPB_OK;
-    for (int i = 0; st == TPB_OK && i < o->iters; i++) {
-        const double *p = m + 3 * (size_t)(o->warmup + (rec ? i : 0));
-        raw[i].c0 = p[0];
-        raw[i].c1 = p[1];
-        raw[i].x1 = p[2];
-    }
-    free(m);
-    return st;
-}
 
 /* Shards of the group, and this rank's facts for rank 0. */
 static tpb_status_t plan_shards(tpb_sweep_t *s, const tpb_point_t *c, long *shards,
@@ -104,17 +59,17 @@ static tpb_status_t plan_shards(tpb_sweep_t *s, const tpb_point_t *c, long *shar
     long total = tpb_split_total(c->shape, c->split);
     int gr = world_rank(s) % c->tp;
     double frac[c->tp];
+    int weighted = c->policy == TPB_POLICY_WEIGHTED || c->policy == TPB_POLICY_ADAPTIVE;
     tpb_status_t st =
-        c->policy == TPB_POLICY_WEIGHTED
-            ? tpb_partition_weighted(total, c->tp, s->o->granularity, c->speeds, shards, frac)
-            : tpb_partition_even(total, c->tp, s->o->granularity, shards);
+        weighted ? tpb_partition_weighted(total, c->tp, s->o->granularity, c->speeds, shards, frac)
+                 : tpb_partition_even(total, c->tp, s->o->granularity, shards);
     if (st != TPB_OK)
         return st;
     info->shard = (double)shards[gr];
     info->speed = c->speeds ? c->speeds[gr] : NAN;
     info->speed_spread = c->cal ? c->cal[gr].spread : NAN;
     info->speed_samples = c->cal ? c->cal[gr].samples : 0;
-    info->fraction = c->policy == TPB_POLICY_WEIGHTED ? frac[gr] : (double)shards[gr] / total;
+    info->fraction = weighted ? frac[gr] : (double)shards[gr] / total;
     return TPB_OK;
 }
 
@@ -181,6 +136,10 @@ static void describe(const tpb_sweep_t *s, const tpb_point_t *c, const tpb_rank_
     snprintf(res->shape_name, sizeof(res->shape_name), "%s", c->shape->name);
     res->speed_source = c->speeds ? c->speed_source : TPB_SPEEDS_NONE;
     res->info = infos;
+    res->emulate_mode = s->o->emulate_mode;
+    res->rounds = s->rounds;
+    res->nrounds = c->policy == TPB_POLICY_ADAPTIVE ? s->nrounds : 0;
+    res->round_shards = s->round_shards;
 }
 
 /* Measure config c on every rank; rank 0 reports it. */
@@ -189,7 +148,7 @@ static tpb_status_t run_config(tpb_sweep_t *s, const tpb_point_t *c)
     const tpb_options_t *o = s->o;
     int size = s->topo->size, root = world_rank(s) == 0;
     long shards[c->tp];
-    tpb_rank_info_t info = {.max_err = NAN, .speed_spread = NAN};
+    tpb_rank_info_t info = {.max_err = NAN, .speed_spread = NAN, .emulate_achieved = NAN};
     tpb_layer_t *l = NULL;
     tpb_mark_t *raw = calloc((size_t)o->iters, sizeof(*raw));
     tpb_mark_t *all = root ? calloc((size_t)size * o->iters, sizeof(*all)) : NULL;
@@ -197,6 +156,8 @@ static tpb_status_t run_config(tpb_sweep_t *s, const tpb_point_t *c)
     tpb_status_t st = (!raw || (root && (!all || !infos)))
                           ? tpb_err_set(TPB_ERR_NOMEM, "no memory for the timelines")
                           : TPB_OK;
+    if (st == TPB_OK) /* a stop request is honoured between configs, on every rank alike */
+        st = tpb_signal_agree(s->world);
     if (st == TPB_OK)
         st = plan_shards(s, c, shards, &info);
     TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
@@ -213,7 +174,13 @@ static tpb_status_t run_config(tpb_sweep_t *s, const tpb_point_t *c)
     info.flop = tpb_layer_rank_flop(&d);
     info.mem = tpb_layer_bytes(&d);
     TPB_CHECK_GOTO(tpb_agree(s->world, tpb_layer_create(s->ops, s->be, c->comm, &d, &l)), st, out);
-    TPB_CHECK_GOTO(run_loop(s, l, raw), st, out);
+    info.peak_gflops = s->peak_gflops;
+    st = s->ops->emulation_probe(s->be, tpb_layer_gemm(l), &info.emulate_achieved);
+    TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
+    TPB_CHECK_GOTO(tpb_measure(s, c, &l, &d, raw), st, out);
+    info.shard = (double)shards[d.group_rank]; /* the adaptive policy may have moved it */
+    if (c->policy == TPB_POLICY_ADAPTIVE)
+        info.fraction = info.shard / (double)tpb_split_total(c->shape, c->split);
     if (o->check && d.group_rank == 0)
         st = tpb_layer_check(l, &info.max_err);
     TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
@@ -269,7 +236,7 @@ static tpb_status_t run_split(tpb_sweep_t *s, tpb_point_t *c)
     c->speeds = NULL;
     c->cal = NULL;
     c->speed_source = TPB_SPEEDS_NONE;
-    if (c->tp > 1 && (pol & TPB_POLICY_WEIGHTED)) {
+    if (c->tp > 1 && (pol & (TPB_POLICY_WEIGHTED | TPB_POLICY_ADAPTIVE))) {
         long shards[c->tp];
         if (tpb_partition_even(tpb_split_total(c->shape, c->split), c->tp, s->o->granularity,
                                shards) != TPB_OK) {
@@ -282,7 +249,7 @@ static tpb_status_t run_split(tpb_sweep_t *s, tpb_point_t *c)
         c->speeds = speeds;
         c->cal = cal;
     }
-    for (unsigned p = TPB_POLICY_EVEN; p <= TPB_POLICY_WEIGHTED; p <<= 1) {
+    for (unsigned p = TPB_POLICY_EVEN; p <= TPB_POLICY_ADAPTIVE; p <<= 1) {
         if (!policy_runs(c->tp, (tpb_policy_t)p, pol))
             continue;
         c->policy = (tpb_policy_t)p;
@@ -309,7 +276,7 @@ static tpb_status_t run_tp(tpb_sweep_t *s, int tp)
     for (int i = 0; st == TPB_OK && i < s->o->nshapes; i++) {
         c.shape = &s->o->shapes[i];
         for (unsigned sp = TPB_SPLIT_ROW; st == TPB_OK && sp <= TPB_SPLIT_COL; sp <<= 1) {
-            if (!(shape_splits(s, c.shape) & sp))
+            if (!(tpb_sweep_shape_splits(s, c.shape) & sp))
                 continue;
             c.split = (tpb_split_t)sp;
             st = run_split(s, &c);
@@ -327,7 +294,7 @@ tpb_status_t tpb_sweep_run(tpb_sweep_t *s)
     s->total_configs = count_configs(s);
     for (int t = 0; t < s->o->ntp; t++) {
         int tp = s->o->tp[t];
-        if (!tp_valid(s, tp)) {
+        if (!tpb_sweep_tp_valid(s, tp)) {
             char why[128];
             snprintf(why, sizeof(why), "--tp %d does not divide the %d ranks", tp, s->topo->size);
             skip(s, why);
@@ -335,6 +302,12 @@ tpb_status_t tpb_sweep_run(tpb_sweep_t *s)
         }
         TPB_CHECK_RET(run_tp(s, tp));
     }
+    if (s->nconfigs == 0)
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "no config was measured: every one was skipped (see the '# skipped' "
+                           "lines): choose TP degrees that divide the %d ranks and shapes that "
+                           "can be split",
+                           s->topo->size);
     return TPB_OK;
 }
 
@@ -359,14 +332,17 @@ static tpb_run_info_t run_info(const tpb_sweep_t *s)
                             .inject_clock_rank = o->inject_clock.rank,
                             .clock_exchanges = TPB_CLOCK_EXCHANGES,
                             .out_dir = o->out_dir,
+                            .force = o->force,
                             .table = s->out};
 }
 
 tpb_status_t tpb_sweep_init(tpb_sweep_t *s)
 {
     int size = s->topo->size, root = world_rank(s) == 0;
+    TPB_CHECK_RET(tpb_sweep_preflight(s));
     tpb_device_info_t mine;
     s->ops->info(s->be, &mine);
+    s->peak_gflops = mine.peak_gflops;
     tpb_status_t st = TPB_OK;
     if (root) {
         s->devices = calloc((size_t)size, sizeof(*s->devices));
@@ -389,7 +365,6 @@ tpb_status_t tpb_sweep_init(tpb_sweep_t *s)
         tpb_run_info_t info = run_info(s);
         tpb_record_init(&s->rec, &info, s->sync0, s->sync1);
         tpb_record_header(&s->rec);
-        st = tpb_record_write(&s->rec, 0);
     }
     return tpb_agree(s->world, st);
 }
@@ -400,15 +375,30 @@ tpb_status_t tpb_sweep_finish(tpb_sweep_t *s)
     TPB_CHECK_RET(tpb_clock_sync(s->world, s->clock, TPB_CLOCK_EXCHANGES, s->sync1));
     if (world_rank(s) == 0) {
         tpb_record_summary(&s->rec);
-        st = tpb_record_write(&s->rec, 1);
+        st = tpb_record_write(&s->rec, TPB_RUN_FINISHED);
     }
     return tpb_agree(s->world, st);
+}
+
+void tpb_sweep_close(tpb_sweep_t *s, tpb_status_t why)
+{
+    if (world_rank(s) != 0 || !s->rec.run.topo)
+        return;
+    tpb_run_status_t rs = why == TPB_ERR_TIMEOUT       ? TPB_RUN_TIMEOUT
+                          : why == TPB_ERR_INTERRUPTED ? TPB_RUN_INTERRUPTED
+                                                       : TPB_RUN_FAILED;
+    char msg[1024];
+    snprintf(msg, sizeof(msg), "%s", tpb_err_msg()); /* writing must not lose the message */
+    tpb_record_write(&s->rec, rs);
+    tpb_err_set(why, "%s", msg);
 }
 
 void tpb_sweep_free(tpb_sweep_t *s)
 {
     if (world_rank(s) == 0)
         tpb_record_free(&s->rec);
+    free(s->rounds);
+    free(s->round_shards);
     free(s->devices);
     free(s->sync0);
     free(s->sync1);

@@ -17,6 +17,7 @@
 #include "cli/options.h"
 #include "out/record.h"
 #include "run/calibrate.h"
+#include "run/layer.h"
 
 /** One config of the sweep: a TP degree, shape, split and policy. */
 typedef struct tpb_point {
@@ -51,6 +52,12 @@ typedef struct {
     double progress_at;
     /* all ranks */
     int nconfigs, total_configs, check_failed;
+    long iter_base;     /**< iterations (warm-up included) run before this config */
+    double peak_gflops; /**< this rank's device peak for the run's dtype */
+    /* the adaptive policy's rounds of the current config (rank 0) */
+    tpb_round_t *rounds;
+    long *round_shards; /**< nrounds x world shards */
+    int nrounds, cap_rounds;
     /** A rank failed inside a timed loop and the others may be stuck in it:
      *  main must abort the job rather than finalize. */
     int fatal;
@@ -68,7 +75,38 @@ tpb_status_t tpb_sweep_run(tpb_sweep_t *s);
 /** Final clock sync, metadata and summary (collective). */
 tpb_status_t tpb_sweep_finish(tpb_sweep_t *s);
 
+/**
+ * Rank 0, after an error: rewrite the result files with the run's status
+ * ("timeout", "interrupted" or "failed") and the configs measured so far (a
+ * no-op before the first config). Not collective: safe when other ranks hang.
+ */
+void tpb_sweep_close(tpb_sweep_t *s, tpb_status_t why);
+
 void tpb_sweep_free(tpb_sweep_t *s);
+
+/** The splits to run for shape sh: its preset's natural split, else --split. */
+unsigned tpb_sweep_shape_splits(const tpb_sweep_t *s, const tpb_shape_t *sh);
+
+/** 1 if TP degree tp divides the world (else the sweep skips it). */
+int tpb_sweep_tp_valid(const tpb_sweep_t *s, int tp);
+
+/**
+ * Everything that can be checked before measuring, on every rank and agreed
+ * (collective): that every (tp, shape, split) fits in this rank's memory at the
+ * even split (the weighted split is checked again at its config), and that the
+ * calibration file can be written. Nothing is written; on error no file is touched.
+ */
+tpb_status_t tpb_sweep_preflight(tpb_sweep_t *s);
+
+/**
+ * The timed loop of config c (collective, run/measure.c): warm-up, then the
+ * measured iterations (in rounds of --rebalance-every for the adaptive policy,
+ * which may replace *l with a layer of new shards, written into d->shards).
+ * Marks of the measured iterations into raw[iters]. Sets s->fatal when a rank
+ * may be left inside the loop.
+ */
+tpb_status_t tpb_measure(tpb_sweep_t *s, const tpb_point_t *c, tpb_layer_t **l, tpb_layer_desc_t *d,
+                         tpb_mark_t *raw);
 
 /**
  * Speeds of this rank's TP group for point c (group entries, collective over

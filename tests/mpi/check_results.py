@@ -13,6 +13,10 @@ usage: check_results.py DIR CHECK [ARGS...]
                               violations anywhere
   spikes RANK ITER...         every config with tp > 1 lists a spike at each ITER blamed
                               on RANK
+  adaptive-converges N LB     adaptive: a round among the first N+1 reaches LB (from bad speeds)
+  adaptive-follows RANK       adaptive: re-partitions after RANK slows down mid-run
+  emulation MODE FACTOR       emulate_mode, emulate_asked [1, FACTOR], achieved within 2x
+  peak                        peak_tflops and pct_peak in (0, 100]
   calibrated                  calibrated configs record every rank's spread and samples
   source NAME                 every config with tp > 1 has speed_source NAME
   count N                     N config records
@@ -97,6 +101,60 @@ def emulate(cfgs, factor):
     assert seen, "no tp=2 configs"
 
 
+def adaptive_converges(cfgs, within, lb):
+    """From inverted speeds: some round among the first `within`+1 reaches LB >= lb, the
+    first round (the wrong shards) is unbalanced, and the config ends better than weighted."""
+    ad = [c for c in cfgs if c["policy"] == "adaptive" and c["tp"] == 2]
+    we = {(c["split"], c["m"]): c for c in cfgs if c["policy"] == "weighted" and c["tp"] == 2}
+    assert ad, "no adaptive config"
+    for c in ad:
+        lbs = [r["lb"] for r in c["rounds"]]
+        print("adaptive %s: rounds LB %s, shards %s -> %s; weighted LB %.3f" % (
+            c["split"], ["%.2f" % x for x in lbs], c["rounds"][0]["shards"], c["shards"],
+            we[(c["split"], c["m"])]["lb"]))
+        assert lbs[0] < 0.5, ("the first round should be unbalanced", lbs[0])
+        assert max(lbs[1:within + 1]) >= lb, ("no round reached LB %.2f" % lb, lbs)
+        assert c["shards"][0] > 2 * c["shards"][1], c["shards"]
+        assert c["lb"] > we[(c["split"], c["m"])]["lb"], "adaptive not better than weighted"
+
+
+def adaptive_follows(cfgs, slow):
+    """A rank slowed down mid-run: a round after the change re-partitions, the slowed rank
+    ends with the smaller shard, and the last round is balanced again (LB >= 0.7)."""
+    c = [c for c in cfgs if c["policy"] == "adaptive"][0]
+    lbs = [r["lb"] for r in c["rounds"]]
+    moves = [i for i, r in enumerate(c["rounds"]) if r["rebalanced"] == "yes"]
+    print("rounds LB %s, re-partitioned after rounds %s, final shards %s" % (
+        ["%.2f" % x for x in lbs], moves, c["shards"]))
+    assert any(i >= 2 for i in moves), ("no re-partition after the slowdown", moves)
+    fast = 1 - slow
+    assert c["shards"][fast] > 2 * c["shards"][slow], c["shards"]
+    assert max(lbs[-3:]) >= 0.7, lbs
+
+
+def emulation(cfgs, mode, factor):
+    """The emulation's mode and asked factors are recorded, and the achieved slowdown of the
+    emulated rank is within a factor of 2 of what was asked (1.0 on the other)."""
+    for c in cfgs:
+        got = c["emulate_achieved"]
+        print("config %d %s: asked %s, achieved %s" % (c["id"], c["emulate_mode"],
+                                                      c["emulate_asked"], got))
+        assert c["emulate_mode"] == mode
+        assert c["emulate_asked"] == [1.0, factor], c["emulate_asked"]
+        assert got[0] == 1.0, got
+        assert factor / 2 <= got[1] <= min(1.0, factor * 2), got
+
+
+def peak(cfgs):
+    """Every config has the peak of each rank and a percent of peak in (0, 100]."""
+    for c in cfgs:
+        print("config %d: peak %s TFLOP/s, %%peak %.2f, per rank %s" % (
+            c["id"], c["peak_tflops"], c["pct_peak"], c["pct_peak_rank"]))
+        assert all(p and p > 0 for p in c["peak_tflops"]), c["peak_tflops"]
+        assert 0 < c["pct_peak"] <= 100, c["pct_peak"]
+        assert all(0 < p <= 100 for p in c["pct_peak_rank"]), c["pct_peak_rank"]
+
+
 def calibrated(cfgs):
     """Every calibrated config records each rank's spread and sample count."""
     seen = 0
@@ -163,6 +221,14 @@ def main():
     elif what == "source":
         bad = [c["id"] for c in cfgs if c["tp"] > 1 and c["speed_source"] != args[0]]
         assert not bad, bad
+    elif what == "adaptive-converges":
+        adaptive_converges(cfgs, int(args[0]), float(args[1]))
+    elif what == "adaptive-follows":
+        adaptive_follows(cfgs, int(args[0]))
+    elif what == "emulation":
+        emulation(cfgs, args[0], float(args[1]))
+    elif what == "peak":
+        peak(cfgs)
     elif what == "calibrated":
         calibrated(cfgs)
     elif what == "count":

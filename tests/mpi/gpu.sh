@@ -6,6 +6,12 @@
 
 gpus=$("$TPBAL" --version | sed -n 's/^CUDA devices visible: //p')
 if [ "${gpus:-0}" -eq 0 ]; then
+    if [ -n "$gpus" ] && [ -r /proc/driver/nvidia/version ]; then
+        # a driver but no usable GPU: say why (driver too old...) and fail, never skip
+        tpbal 1 --backend cuda --tp 1 --shape 64x64x64 --iters 1
+        cat "$WORK/err"
+        fail "an NVIDIA driver is installed but no GPU is usable"
+    fi
     echo "SKIP: no GPU visible (or the CUDA backend is not built)"
     exit 77
 fi
@@ -28,6 +34,13 @@ expect_rc 0
 cat "$WORK/out"
 check_results "$d" all-pass
 grep -Eq "emulation (green-context|repeat)" "$WORK/out" || fail "emulation not reported"
+# green contexts exist from driver 550 (CUDA 12.4) on Volta and newer: then they must be used
+drv=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -1)
+cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1)
+if [ "${drv%%.*}" -ge 550 ] 2>/dev/null && [ "${cc%%.*}" -ge 7 ] 2>/dev/null; then
+    grep -q "emulation green-context" "$WORK/out" ||
+        fail "green contexts are available (driver $drv, sm $cc) but not used: $(grep -o 'emulation repeat.*' "$WORK/out" | head -1)"
+fi
 
 tpbal 2 --backend cuda --comm nccl --tp 2 --shape 256x256x256 --iters 2
 expect_rc 2

@@ -1,6 +1,6 @@
 /*
  * cuda_backend.c - one GPU per rank: device choice, memory, copies, timer marks
- * (CUDA events placed on the host clock by one anchor per stream) and the ops
+ * (CUDA events placed on the host clock by two anchors per stream) and the ops
  * table. GEMMs are in cuda_gemm.c, collectives in cuda_comm.c, SM partitions
  * in cuda_green.c; device-free decisions in cuda_plan.c.
  */
@@ -21,6 +21,29 @@ int tpb_cuda_device_count(void)
     if (cudaGetDeviceCount(&n) != cudaSuccess)
         return 0;
     return n;
+}
+
+/* Why no GPU can be used although a driver is installed ("" if there is no such reason):
+ * cudaErrorInsufficientDriver means "no driver" on a machine without one, and "driver too
+ * old for this runtime" on a machine with one. */
+static void driver_problem(char *why, size_t cap)
+{
+    int n = 0;
+    why[0] = '\0';
+    if (cudaGetDeviceCount(&n) != cudaErrorInsufficientDriver)
+        return;
+    FILE *f = fopen("/proc/driver/nvidia/version", "r");
+    if (!f)
+        return; /* no NVIDIA driver at all: plainly no GPU */
+    char line[256] = "";
+    if (!fgets(line, sizeof(line), f))
+        line[0] = '\0';
+    fclose(f);
+    line[strcspn(line, "\n")] = '\0';
+    snprintf(why, cap,
+             "--backend cuda: the NVIDIA driver is too old for the CUDA %d runtime of this build "
+             "(CUDA 13 needs a driver >= 580): update the driver (%.120s)",
+             CUDART_VERSION / 1000, line);
 }
 
 /* Before a device is chosen: every dtype of the table is a GPU dtype. */
@@ -69,11 +92,12 @@ static tpb_status_t setup_streams(tpb_backend_t *be)
     TPB_CUDA_RET(cudaStreamCreateWithFlags(&be->comm_stream, cudaStreamNonBlocking));
     be->gemm_stream = be->comm_stream;
     TPB_CHECK_RET(tpb_cuda_emulation_init(be, be->args.emulate_factor));
-    be->cur = be->gemm_stream;
     TPB_CHECK_RET(tpb_cuda_gemm_event(be, &be->gemm_done, cudaEventDisableTiming));
     TPB_CUDA_RET(cudaEventCreateWithFlags(&be->comm_done, cudaEventDisableTiming));
-    TPB_CHECK_RET(tpb_cuda_gemm_event(be, &be->anchor[0], cudaEventDefault));
-    TPB_CUDA_RET(cudaEventCreate(&be->anchor[1]));
+    for (int a = 0; a < 2; a++) {
+        TPB_CHECK_RET(tpb_cuda_gemm_event(be, &be->anchor[a][0], cudaEventDefault));
+        TPB_CUDA_RET(cudaEventCreate(&be->anchor[a][1]));
+    }
     TPB_CUBLAS_RET(cublasLtCreate(&be->lt));
     TPB_CUDA_RET(cudaMalloc(&be->workspace, TPB_CUDA_WORKSPACE));
     return TPB_OK;
@@ -81,38 +105,96 @@ static tpb_status_t setup_streams(tpb_backend_t *be)
 
 static void cuda_finalize(tpb_backend_t *be);
 
-static tpb_status_t cuda_init(const tpb_backend_args_t *args, tpb_backend_t **out)
+/* The device's UUID as nvidia-smi prints it ("GPU-xxxxxxxx-..."). */
+static void format_uuid(const struct cudaDeviceProp *p, char *out, size_t cap)
 {
-    const tpb_backend_cfg_t *o = &args->cfg;
-    int ndev = tpb_cuda_device_count(), dev;
-    TPB_CHECK_RET(tpb_cuda_pick_device(args->local_rank, ndev, o->gpu_map, o->ngpu_map, &dev));
-    tpb_backend_t *be = calloc(1, sizeof(*be));
-    if (!be)
-        return tpb_err_set(TPB_ERR_NOMEM, "cuda backend: out of memory");
-    be->args = *args;
-    be->device = dev;
-    tpb_status_t st = TPB_OK;
+    const unsigned char *u = (const unsigned char *)p->uuid.bytes;
+    snprintf(out, cap, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+             u[14], u[15]);
+}
+
+/* How many ranks of this node drive the GPU whose UUID is uuid ("" for none). GPUs are
+ * told apart by UUID, never by ordinal: with per-task CUDA_VISIBLE_DEVICES every rank
+ * calls its GPU 0. Collective over the node: every rank calls it, failed or not. */
+static int node_sharing(MPI_Comm world, const char *uuid)
+{
+    MPI_Comm node;
+    int n = 1, size, rank;
+    if (world == MPI_COMM_NULL ||
+        MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+        return 1;
+    MPI_Comm_size(node, &size);
+    MPI_Comm_rank(node, &rank);
+    char(*all)[TPB_CUDA_ID_LEN] = calloc((size_t)size, TPB_CUDA_ID_LEN);
+    char me[TPB_CUDA_ID_LEN] = {0};
+    snprintf(me, sizeof(me), "%s", uuid);
+    if (all &&
+        MPI_Allgather(me, TPB_CUDA_ID_LEN, MPI_CHAR, all, TPB_CUDA_ID_LEN, MPI_CHAR, node) ==
+            MPI_SUCCESS &&
+        me[0])
+        n = tpb_cuda_ranks_sharing(all, size, rank);
+    free(all);
+    MPI_Comm_free(&node);
+    return n;
+}
+
+/* Select and open the device (before the node-wide count of ranks per GPU). */
+static tpb_status_t open_device(tpb_backend_t *be, int dev)
+{
     cudaError_t e = cudaSetDevice(dev);
     if (e == cudaSuccess)
         e = cudaFree(NULL); /* create the primary context now, not in a timed loop */
     if (e == cudaSuccess)
         e = cudaGetDeviceProperties(&be->prop, dev);
     if (e != cudaSuccess)
-        st = tpb_cuda_err(e, "cudaSetDevice", __FILE__, __LINE__);
-    be->ranks_on_device =
-        tpb_cuda_ranks_on_device(args->local_size, ndev, o->gpu_map, o->ngpu_map, dev);
-    if (st == TPB_OK)
+        return tpb_cuda_err(e, "cudaSetDevice", __FILE__, __LINE__);
+    format_uuid(&be->prop, be->uuid, sizeof(be->uuid));
+    return TPB_OK;
+}
+
+static tpb_status_t cuda_init(const tpb_backend_args_t *args, tpb_backend_t **out)
+{
+    const tpb_backend_cfg_t *o = &args->cfg;
+    int ndev = tpb_cuda_device_count(), dev = -1;
+    tpb_backend_t *be = NULL;
+    char why[320];
+    tpb_status_t st = tpb_cuda_pick_device(args->local_rank, ndev, o->gpu_map, o->ngpu_map, &dev);
+    if (st == TPB_ERR_NO_DEVICE && (driver_problem(why, sizeof(why)), why[0]))
+        st = tpb_err_set(TPB_ERR_NO_DEVICE, "%s", why);
+    if (st == TPB_OK && !(be = calloc(1, sizeof(*be))))
+        st = tpb_err_set(TPB_ERR_NOMEM, "cuda backend: out of memory");
+    if (st == TPB_OK) {
+        be->args = *args;
+        be->device = dev;
+        st = open_device(be, dev);
+    }
+    int sharing = node_sharing(args->world, st == TPB_OK ? be->uuid : "");
+    if (st == TPB_OK) {
+        be->ranks_on_device = sharing;
         st = check_dtype(be, o->dtype, o->comm);
+    }
     if (st == TPB_OK && o->bind_gpu)
         st = bind_near_gpu(dev);
     if (st == TPB_OK)
         st = setup_streams(be);
     if (st != TPB_OK) {
-        cuda_finalize(be);
+        if (be)
+            cuda_finalize(be);
         return st;
     }
     *out = be;
     return TPB_OK;
+}
+
+/* The SM partition is made once, at start: a schedule of speeds is a host feature. */
+static tpb_status_t cuda_set_emulation(tpb_backend_t *be, double factor)
+{
+    if (factor == be->args.emulate_factor)
+        return TPB_OK;
+    return tpb_err_set(TPB_ERR_UNSUPPORTED,
+                       "--emulate-schedule: the cuda backend fixes each rank's SM partition at "
+                       "start; change speeds during a run on the host backend");
 }
 
 static void cuda_finalize(tpb_backend_t *be)
@@ -129,8 +211,9 @@ static void cuda_finalize(tpb_backend_t *be)
     free(be->ev[0]);
     free(be->ev[1]);
     free(be->event_stream);
-    cudaEvent_t ev[4] = {be->gemm_done, be->comm_done, be->anchor[0], be->anchor[1]};
-    for (int i = 0; i < 4; i++)
+    cudaEvent_t ev[6] = {be->gemm_done,    be->comm_done,    be->anchor[0][0],
+                         be->anchor[0][1], be->anchor[1][0], be->anchor[1][1]};
+    for (int i = 0; i < 6; i++)
         if (ev[i])
             cudaEventDestroy(ev[i]);
     if (be->lt)
@@ -149,11 +232,7 @@ static void cuda_info(tpb_backend_t *be, tpb_device_info_t *info)
     memset(info, 0, sizeof(*info));
     snprintf(info->name, sizeof(info->name), "%.127s", be->prop.name);
     cudaDeviceGetPCIBusId(info->bus_id, sizeof(info->bus_id), be->device);
-    const unsigned char *u = (const unsigned char *)be->prop.uuid.bytes;
-    snprintf(info->uuid, sizeof(info->uuid),
-             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
-             u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
-             u[15]);
+    snprintf(info->uuid, sizeof(info->uuid), "%.47s", be->uuid);
     info->index = be->device;
     info->sm_total = be->prop.multiProcessorCount;
     info->sm_count = be->green.sm_granted ? be->green.sm_granted : info->sm_total;
@@ -163,10 +242,28 @@ static void cuda_info(tpb_backend_t *be, tpb_device_info_t *info)
     cudaRuntimeGetVersion(&rt);
     cudaDriverGetVersion(&drv);
     ncclGetVersion(&nccl);
-    snprintf(info->versions, sizeof(info->versions),
-             "CUDA runtime %d.%d, driver %d.%d, cuBLASLt %zu, NCCL %d.%d.%d, sm_%d%d", rt / 1000,
-             rt % 1000 / 10, drv / 1000, drv % 1000 / 10, cublasLtGetVersion(), nccl / 10000,
-             nccl / 100 % 100, nccl % 100, be->prop.major, be->prop.minor);
+    snprintf(
+        info->versions, sizeof(info->versions),
+        "CUDA runtime %d.%d, driver %d.%d, cuBLASLt %zu, NCCL %d.%d.%d, sm_%d%d; all-gather-v: "
+        "grouped ncclBroadcast",
+        rt / 1000, rt % 1000 / 10, drv / 1000, drv % 1000 / 10, cublasLtGetVersion(), nccl / 10000,
+        nccl / 100 % 100, nccl % 100, be->prop.major, be->prop.minor);
+    int khz = 0,
+        fpc = tpb_cuda_flop_per_cycle_sm(be->prop.major, be->prop.minor, be->args.cfg.dtype);
+    if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, be->device) != cudaSuccess)
+        khz = 0;
+    info->peak_gflops = (double)info->sm_total * khz * 1e-6 * fpc;
+    snprintf(info->peak_basis, sizeof(info->peak_basis), "%d SMs x %.2f GHz x %d FLOP/cycle (%s)",
+             info->sm_total, khz * 1e-6, fpc, tpb_dtype_name(be->args.cfg.dtype));
+    if (be->ranks_on_device > 1)
+        snprintf(info->advice, sizeof(info->advice),
+                 "%d ranks share this GPU: they take turns on it, so its results are for "
+                 "correctness, not speed",
+                 be->ranks_on_device);
+    else if (be->args.cfg.comm == TPB_COMM_MPI)
+        snprintf(info->advice, sizeof(info->advice),
+                 "--comm mpi stages every collective through host memory and waits for the "
+                 "stream inside it: comm times include that round trip");
 }
 
 static tpb_status_t cuda_mem_free(tpb_backend_t *be, double *bytes)
@@ -203,8 +300,12 @@ static tpb_status_t cuda_copy(tpb_backend_t *be, void *dst, const void *src, siz
                               tpb_copy_dir_t dir)
 {
     TPB_CHECK_RET(tpb_cuda_wait(be, 0));
-    TPB_CUDA_RET(
-        cudaMemcpy(dst, src, bytes, dir ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice));
+    /* on the (non-blocking) stream, then waited for: a pageable cudaMemcpy may return
+     * before its DMA ends, and the non-blocking streams are not ordered after it */
+    TPB_CUDA_RET(cudaMemcpyAsync(
+        dst, src, bytes, dir == TPB_COPY_TO_HOST ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice,
+        be->comm_stream));
+    TPB_CUDA_RET(cudaStreamSynchronize(be->comm_stream));
     return TPB_OK;
 }
 
@@ -231,7 +332,6 @@ static tpb_status_t cuda_gemm_phase(tpb_backend_t *be, const tpb_gemm_t *g)
     tpb_cuda_green_enter(be);
     tpb_status_t st = gemm_phase(be, g);
     tpb_cuda_green_leave(be);
-    be->cur = be->gemm_stream;
     return st;
 }
 
@@ -255,34 +355,52 @@ static tpb_status_t grow_events(tpb_backend_t *be, size_t n)
     return TPB_OK;
 }
 
+/* Anchor a of both streams: an event recorded on the idle stream, its host time the
+ * midpoint of host reads before the record and after the wait (the wait's wake-up latency
+ * would otherwise make every mark late). */
+static tpb_status_t take_anchor(tpb_backend_t *be, int a)
+{
+    cudaStream_t s[2] = {be->gemm_stream, be->comm_stream};
+    for (int i = 0; i < 2; i++) {
+        if (i == 0)
+            tpb_cuda_green_enter(be);
+        double before = tpb_clock_now_us(be->args.clock);
+        cudaError_t e = cudaEventRecord(be->anchor[a][i], s[i]);
+        if (e == cudaSuccess)
+            e = cudaEventSynchronize(be->anchor[a][i]);
+        double after = tpb_clock_now_us(be->args.clock);
+        if (i == 0)
+            tpb_cuda_green_leave(be);
+        if (e != cudaSuccess)
+            return tpb_cuda_err(e, "cudaEventRecord(anchor)", __FILE__, __LINE__);
+        be->anchor_us[a][i] = 0.5 * (before + after);
+    }
+    return TPB_OK;
+}
+
 static tpb_status_t cuda_marks_prepare(tpb_backend_t *be, size_t n)
 {
     TPB_CHECK_RET(tpb_cuda_wait(be, 0));
     if (n > be->nevents)
         TPB_CHECK_RET(grow_events(be, n));
-    cudaStream_t s[2] = {be->gemm_stream, be->comm_stream};
-    for (int i = 0; i < 2; i++) { /* host time right after the anchor completes */
-        if (i == 0)
-            tpb_cuda_green_enter(be);
-        cudaError_t e = cudaEventRecord(be->anchor[i], s[i]);
-        if (e == cudaSuccess)
-            e = cudaEventSynchronize(be->anchor[i]);
-        be->anchor_us[i] = tpb_clock_now_us(be->args.clock);
-        if (i == 0)
-            tpb_cuda_green_leave(be);
-        if (e != cudaSuccess)
-            return tpb_cuda_err(e, "cudaEventRecord(anchor)", __FILE__, __LINE__);
-    }
-    return TPB_OK;
+    return take_anchor(be, 0);
 }
 
-static tpb_status_t cuda_mark(tpb_backend_t *be, size_t slot)
+/* Compute marks (c0, c1) on the GEMM stream, collective marks (x1) on the comm stream: with
+ * emulation the two differ, and c0 must be ordered before the GEMM, not after the last
+ * collective. */
+static tpb_status_t cuda_mark(tpb_backend_t *be, size_t slot, tpb_mark_phase_t phase)
 {
-    int s = be->cur == be->comm_stream && be->comm_stream != be->gemm_stream;
+    int s = phase == TPB_MARK_COMM && be->comm_stream != be->gemm_stream;
+    cudaStream_t stream = s ? be->comm_stream : be->gemm_stream;
     be->event_stream[slot] = (unsigned char)s;
     if (s == 0)
         tpb_cuda_green_enter(be);
-    cudaError_t e = cudaEventRecord(be->ev[s][slot], be->cur);
+    if (s == 0 && be->comm_pending) { /* c0 after the collective the GEMM waits for */
+        TPB_CUDA_RET(cudaStreamWaitEvent(be->gemm_stream, be->comm_done, 0));
+        be->comm_pending = 0;
+    }
+    cudaError_t e = cudaEventRecord(be->ev[s][slot], stream);
     if (s == 0)
         tpb_cuda_green_leave(be);
     if (e != cudaSuccess)
@@ -290,14 +408,24 @@ static tpb_status_t cuda_mark(tpb_backend_t *be, size_t slot)
     return TPB_OK;
 }
 
+/* Marks on the host clock: the GPU's elapsed time from the first anchor, scaled by the
+ * drift of the GPU timer against the host clock between the two anchors. */
 static tpb_status_t cuda_marks_read(tpb_backend_t *be, size_t n, double *us)
 {
     TPB_CHECK_RET(tpb_cuda_wait(be, 1));
+    TPB_CHECK_RET(take_anchor(be, 1)); /* the streams are idle now */
+    double scale[2];
+    for (int s = 0; s < 2; s++) {
+        float span = 0.0f;
+        TPB_CUDA_RET(cudaEventElapsedTime(&span, be->anchor[0][s], be->anchor[1][s]));
+        double host = be->anchor_us[1][s] - be->anchor_us[0][s];
+        scale[s] = span > 0.0f && host > 0.0 ? host / (1e3 * (double)span) : 1.0;
+    }
     for (size_t i = 0; i < n; i++) {
         float ms = 0.0f;
         int s = be->event_stream[i];
-        TPB_CUDA_RET(cudaEventElapsedTime(&ms, be->anchor[s], be->ev[s][i]));
-        us[i] = be->anchor_us[s] + 1e3 * (double)ms;
+        TPB_CUDA_RET(cudaEventElapsedTime(&ms, be->anchor[0][s], be->ev[s][i]));
+        us[i] = be->anchor_us[0][s] + 1e3 * (double)ms * scale[s];
     }
     return TPB_OK;
 }
@@ -330,4 +458,6 @@ const tpb_backend_ops_t tpb_backend_cuda = {
     .mark = cuda_mark,
     .marks_read = cuda_marks_read,
     .sync = cuda_sync,
+    .set_emulation = cuda_set_emulation,
+    .emulation_probe = tpb_cuda_emulation_probe,
 };

@@ -13,7 +13,6 @@
 
 #include "backend/cuda/cuda_internal.h"
 #include "backend/cuda/cuda_plan.h"
-#include "base/topo.h"
 
 #define TPB_TAG_ARRIVE 7300
 
@@ -27,29 +26,58 @@ static ncclDataType_t nccl_type(tpb_dtype_t dt)
     }
 }
 
-/* NCCL needs one GPU per rank: check the group's (host, device) pairs. */
+/* NCCL needs one GPU per rank: compare the group's GPU UUIDs. */
 static tpb_status_t check_group_devices(tpb_comm_t *c)
 {
-    char host[TPB_HOST_LEN] = {0};
-    gethostname(host, sizeof(host) - 1);
-    char(*hosts)[TPB_HOST_LEN] = calloc((size_t)c->size, TPB_HOST_LEN);
-    int *devs = calloc((size_t)c->size, sizeof(int)), *idx = calloc((size_t)c->size, sizeof(int));
+    char(*ids)[TPB_CUDA_ID_LEN] = calloc((size_t)c->size, TPB_CUDA_ID_LEN);
+    char me[TPB_CUDA_ID_LEN] = {0};
+    snprintf(me, sizeof(me), "%s", c->be->uuid);
     tpb_status_t st = TPB_OK;
-    if (!hosts || !devs || !idx)
+    if (!ids)
         st = tpb_err_set(TPB_ERR_NOMEM, "cuda backend: out of memory");
-    else if (MPI_Allgather(host, TPB_HOST_LEN, MPI_CHAR, hosts, TPB_HOST_LEN, MPI_CHAR, c->mpi) !=
-                 MPI_SUCCESS ||
-             MPI_Allgather(&c->be->device, 1, MPI_INT, devs, 1, MPI_INT, c->mpi) != MPI_SUCCESS)
-        st =
-            tpb_err_call(TPB_ERR_MPI, "MPI_Allgather", "devices of a TP group", __FILE__, __LINE__);
-    if (st == TPB_OK) {
-        tpb_topo_index_hosts(hosts, c->size, idx);
-        st = tpb_cuda_check_sharing(idx, devs, c->size, c->be->args.cfg.comm);
-    }
-    free(hosts);
-    free(devs);
-    free(idx);
+    else if (MPI_Allgather(me, TPB_CUDA_ID_LEN, MPI_CHAR, ids, TPB_CUDA_ID_LEN, MPI_CHAR, c->mpi) !=
+             MPI_SUCCESS)
+        st = tpb_err_call(TPB_ERR_MPI, "MPI_Allgather", "GPUs of a TP group", __FILE__, __LINE__);
+    if (st == TPB_OK)
+        st = tpb_cuda_check_sharing(ids, c->size, c->be->args.cfg.comm);
+    free(ids);
     return st;
+}
+
+/* Poll a non-blocking communicator until its last call finished, under --timeout: so a
+ * blocking step (ncclCommInitRank, the first collective making connections) cannot hang
+ * the rank unwatched. */
+static tpb_status_t nccl_settle(tpb_comm_t *c, const char *what)
+{
+    double start = tpb_clock_now_us(NULL), limit = c->be->args.cfg.timeout_s * 1e6;
+    ncclResult_t r = ncclInProgress;
+    while (r == ncclInProgress) {
+        if (ncclCommGetAsyncError(c->nccl, &r) != ncclSuccess)
+            break;
+        if (r == ncclInProgress && limit > 0 && tpb_clock_now_us(NULL) - start > limit) {
+            ncclCommAbort(c->nccl);
+            c->nccl = NULL; /* aborted: freed by NCCL, never destroyed again */
+            return tpb_err_set(TPB_ERR_TIMEOUT,
+                               "%s did not complete within --timeout %g s on rank %d (a rank of "
+                               "the TP group did not join)",
+                               what, c->be->args.cfg.timeout_s, c->be->args.world_rank);
+        }
+        if (r == ncclInProgress)
+            usleep(100);
+    }
+    if (r != ncclSuccess)
+        return tpb_nccl_err(r, what, __FILE__, __LINE__);
+    return TPB_OK;
+}
+
+/* The result of a call on a non-blocking communicator: in progress is not an error. */
+static tpb_status_t nccl_call(tpb_comm_t *c, ncclResult_t r, const char *what)
+{
+    if (r == ncclInProgress)
+        return nccl_settle(c, what);
+    if (r != ncclSuccess)
+        return tpb_nccl_err(r, what, __FILE__, __LINE__);
+    return TPB_OK;
 }
 
 static tpb_status_t nccl_open(tpb_comm_t *c)
@@ -66,13 +94,13 @@ static tpb_status_t nccl_open(tpb_comm_t *c)
     if (msg.rc != ncclSuccess)
         return tpb_nccl_err((ncclResult_t)msg.rc, "ncclGetUniqueId (on the group's rank 0)",
                             __FILE__, __LINE__);
-    ncclUniqueId id = msg.id;
-    TPB_NCCL_RET(ncclCommInitRank(&c->nccl, c->size, id, c->rank));
+    ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+    cfg.blocking = 0; /* every wait is polled under the watchdog */
+    TPB_CHECK_RET(nccl_call(c, ncclCommInitRankConfig(&c->nccl, c->size, msg.id, c->rank, &cfg),
+                            "ncclCommInitRankConfig"));
     tpb_backend_t *be = c->be;
-    if (be->nwatch < 8) {
-        be->watch[be->nwatch] = c->nccl;
-        be->watch_mpi[be->nwatch++] = c->mpi;
-    }
+    if (be->nwatch < 8)
+        be->watch[be->nwatch++] = c;
     return TPB_OK;
 }
 
@@ -105,15 +133,18 @@ void tpb_cuda_comm_close(tpb_comm_t *c)
         return;
     tpb_backend_t *be = c->be;
     for (int i = 0; i < be->nwatch; i++) {
-        if (be->watch_mpi[i] == c->mpi) {
-            be->watch[i] = be->watch[be->nwatch - 1];
-            be->watch_mpi[i] = be->watch_mpi[--be->nwatch];
+        if (be->watch[i] == c) {
+            be->watch[i] = be->watch[--be->nwatch];
             break;
         }
     }
-    if (c->nccl) {
+    if (c->nccl) { /* NULL after an abort: NCCL freed it */
         cudaStreamSynchronize(be->comm_stream);
-        ncclCommDestroy(c->nccl);
+        /* a non-blocking communicator is finalized (polled, under --timeout) first */
+        if (nccl_call(c, ncclCommFinalize(c->nccl), "ncclCommFinalize") == TPB_OK)
+            ncclCommDestroy(c->nccl);
+        else if (c->nccl)
+            ncclCommAbort(c->nccl);
     }
     MPI_Comm_free(&c->mpi);
     free(c);
@@ -139,7 +170,6 @@ static tpb_status_t comm_end(tpb_backend_t *be)
         TPB_CUDA_RET(cudaEventRecord(be->comm_done, be->comm_stream));
         be->comm_pending = 1;
     }
-    be->cur = be->comm_stream;
     return TPB_OK;
 }
 
@@ -184,34 +214,30 @@ tpb_status_t tpb_cuda_allreduce(tpb_comm_t *c, const void *send, void *recv, siz
     tpb_backend_t *be = c->be;
     TPB_CHECK_RET(comm_begin(be));
     if (c->nccl)
-        TPB_NCCL_RET(
-            ncclAllReduce(send, recv, count, nccl_type(dt), ncclSum, c->nccl, be->comm_stream));
+        TPB_CHECK_RET(nccl_call(
+            c, ncclAllReduce(send, recv, count, nccl_type(dt), ncclSum, c->nccl, be->comm_stream),
+            "ncclAllReduce"));
     else
         TPB_CHECK_RET(mpi_allreduce(c, send, recv, count, dt));
     return comm_end(be);
 }
 
+/* NCCL has no all-gather-v: one broadcast per rank, grouped. The even split takes the same
+ * path (never ncclAllGather), so that even and weighted compare one algorithm. */
 static tpb_status_t nccl_allgatherv(tpb_comm_t *c, const void *send, void *recv,
                                     const size_t *counts, const size_t *displs, tpb_dtype_t dt)
 {
     size_t esz = tpb_dtype_in_size(dt);
-    if (tpb_cuda_blocks_equal(counts, c->size)) {
-        TPB_NCCL_RET(
-            ncclAllGather(send, recv, counts[0], nccl_type(dt), c->nccl, c->be->comm_stream));
-        return TPB_OK;
-    }
-    /* NCCL has no all-gather-v: one broadcast per rank, grouped */
-    TPB_NCCL_RET(ncclGroupStart());
+    TPB_CHECK_RET(nccl_call(c, ncclGroupStart(), "ncclGroupStart"));
     for (int r = 0; r < c->size; r++) {
         ncclResult_t e = ncclBroadcast(r == c->rank ? send : NULL, (char *)recv + displs[r] * esz,
                                        counts[r], nccl_type(dt), r, c->nccl, c->be->comm_stream);
-        if (e != ncclSuccess) {
+        if (e != ncclSuccess && e != ncclInProgress) {
             ncclGroupEnd();
             return tpb_nccl_err(e, "ncclBroadcast", __FILE__, __LINE__);
         }
     }
-    TPB_NCCL_RET(ncclGroupEnd());
-    return TPB_OK;
+    return nccl_call(c, ncclGroupEnd(), "ncclGroupEnd (all-gather-v)");
 }
 
 static tpb_status_t mpi_allgatherv(tpb_comm_t *c, const void *send, void *recv,
@@ -264,7 +290,7 @@ static void arrivals_post(tpb_backend_t *be, arrivals_t *a)
     a->nreq = a->npeer = 0;
     if (!be->nwatch)
         return;
-    MPI_Comm g = be->watch_mpi[0];
+    MPI_Comm g = be->watch[0]->mpi;
     int rank, size;
     MPI_Comm_rank(g, &rank);
     MPI_Comm_size(g, &size);
@@ -287,10 +313,27 @@ static int streams_done(tpb_backend_t *be, cudaError_t *err)
     return a == cudaSuccess && b == cudaSuccess;
 }
 
+/* Requests still pending when the wait ends early: cancelled and freed, never left on the
+ * stack of a returned function. */
+static void arrivals_cancel(arrivals_t *a)
+{
+    for (int i = 0; i < a->nreq; i++) {
+        int done = 0;
+        if (a->req[i] == MPI_REQUEST_NULL)
+            continue;
+        MPI_Test(&a->req[i], &done, MPI_STATUS_IGNORE);
+        if (!done) {
+            MPI_Cancel(&a->req[i]);
+            MPI_Request_free(&a->req[i]);
+        }
+    }
+    a->nreq = 0;
+}
+
 static tpb_status_t timed_out(tpb_backend_t *be, arrivals_t *a)
 {
     char missing[256] = "";
-    MPI_Comm g = be->watch_mpi[0];
+    MPI_Comm g = be->watch[0]->mpi;
     int rank, world_rank = be->args.world_rank;
     MPI_Comm_rank(g, &rank);
     for (int i = 0, p = 0; i < a->npeer; i++, p++) {
@@ -303,13 +346,37 @@ static tpb_status_t timed_out(tpb_backend_t *be, arrivals_t *a)
                      world_rank - rank + p);
         }
     }
-    for (int i = 0; i < be->nwatch; i++)
-        ncclCommAbort(be->watch[i]);
+    arrivals_cancel(a);
+    for (int i = 0; i < be->nwatch; i++) { /* abort frees the comm: forget the handle */
+        if (be->watch[i]->nccl)
+            ncclCommAbort(be->watch[i]->nccl);
+        be->watch[i]->nccl = NULL;
+    }
     be->nwatch = 0;
     return tpb_err_set(TPB_ERR_TIMEOUT,
                        "a collective did not complete within --timeout %g s on rank %d; ranks "
                        "that did not arrive: %s",
                        be->args.cfg.timeout_s, world_rank, missing[0] ? missing : "unknown");
+}
+
+/* One poll: GPU streams, the arrival tokens and the NCCL comms' asynchronous errors. */
+static tpb_status_t poll_once(tpb_backend_t *be, arrivals_t *a, int *done_gpu, int *done_mpi)
+{
+    cudaError_t err;
+    if (!*done_gpu)
+        *done_gpu = streams_done(be, &err);
+    if (!*done_gpu && err != cudaSuccess)
+        return tpb_cuda_err(err, "cudaStreamQuery", __FILE__, __LINE__);
+    if (!*done_mpi)
+        MPI_Testall(a->nreq, a->req, done_mpi, MPI_STATUSES_IGNORE);
+    for (int i = 0; i < be->nwatch; i++) {
+        ncclResult_t async = ncclSuccess;
+        if (be->watch[i]->nccl)
+            ncclCommGetAsyncError(be->watch[i]->nccl, &async);
+        if (async != ncclSuccess && async != ncclInProgress)
+            return tpb_nccl_err(async, "ncclCommGetAsyncError", __FILE__, __LINE__);
+    }
+    return TPB_OK;
 }
 
 tpb_status_t tpb_cuda_wait(tpb_backend_t *be, int collective)
@@ -322,18 +389,10 @@ tpb_status_t tpb_cuda_wait(tpb_backend_t *be, int collective)
     double start = tpb_clock_now_us(NULL), limit = be->args.cfg.timeout_s * 1e6;
     int done_gpu = 0, done_mpi = a.nreq == 0;
     while (!done_gpu || !done_mpi) {
-        cudaError_t err;
-        if (!done_gpu)
-            done_gpu = streams_done(be, &err);
-        if (!done_gpu && err != cudaSuccess)
-            return tpb_cuda_err(err, "cudaStreamQuery", __FILE__, __LINE__);
-        if (!done_mpi)
-            MPI_Testall(a.nreq, a.req, &done_mpi, MPI_STATUSES_IGNORE);
-        for (int i = 0; i < be->nwatch; i++) {
-            ncclResult_t async = ncclSuccess;
-            ncclCommGetAsyncError(be->watch[i], &async);
-            if (async != ncclSuccess && async != ncclInProgress)
-                return tpb_nccl_err(async, "ncclCommGetAsyncError", __FILE__, __LINE__);
+        tpb_status_t st = poll_once(be, &a, &done_gpu, &done_mpi);
+        if (st != TPB_OK) {
+            arrivals_cancel(&a);
+            return st;
         }
         if (limit > 0 && tpb_clock_now_us(NULL) - start > limit)
             return timed_out(be, &a);

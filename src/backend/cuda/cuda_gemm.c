@@ -5,6 +5,7 @@
  * every dtype takes the same path. Plans (descriptors and the heuristic's
  * algorithm) are cached per shape.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,24 @@ void tpb_cuda_plans_free(tpb_backend_t *be)
         plan_destroy(&be->plans[i]);
 }
 
+/* The largest power of two (up to 256) dividing a pointer: cuBLASLt's alignment of it. */
+static int alignment(const void *ptr)
+{
+    uintptr_t v = (uintptr_t)ptr;
+    int a = 1;
+    while (a < 256 && v % (uintptr_t)(2 * a) == 0)
+        a *= 2;
+    return a;
+}
+
+/* The alignments of the GEMM's operands, as cuBLASLt sees them (A' = B, B' = A, C, D = C). */
+static void alignments(const tpb_gemm_t *g, int *al)
+{
+    al[0] = alignment(g->b);
+    al[1] = alignment(g->a);
+    al[2] = al[3] = alignment(g->c);
+}
+
 static tpb_status_t plan_build(tpb_backend_t *be, const tpb_gemm_t *g, tpb_cuda_plan_t *p)
 {
     gemm_types_t t = types_of(g->dtype);
@@ -60,6 +79,9 @@ static tpb_status_t plan_build(tpb_backend_t *be, const tpb_gemm_t *g, tpb_cuda_
         cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
     TPB_CUBLAS_RET(
         cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
+    if (be->green.sm_granted > 0) /* kernels sized for the SMs the green context grants */
+        TPB_CUBLAS_RET(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET,
+                                                      &be->green.sm_granted, sizeof(int)));
     /* column-major views: A' = B (k x n, ld ldb), B' = A (k x m, ld lda), C' = C (n x m) */
     TPB_CUBLAS_RET(cublasLtMatrixLayoutCreate(&p->a, t.in, (uint64_t)g->k, (uint64_t)g->n, g->ldb));
     TPB_CUBLAS_RET(cublasLtMatrixLayoutCreate(&p->b, t.in, (uint64_t)g->k, (uint64_t)g->m, g->lda));
@@ -72,6 +94,15 @@ static tpb_status_t plan_build(tpb_backend_t *be, const tpb_gemm_t *g, tpb_cuda_
     int found = 0;
     cublasStatus_t s = cublasLtMatmulPreferenceSetAttribute(
         pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws));
+    /* the real pointers' alignments: the col + all-reduce split writes C at an offset */
+    alignments(g, p->align);
+    const cublasLtMatmulPreferenceAttributes_t apref[4] = {
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
+    for (int i = 0; i < 4 && s == CUBLAS_STATUS_SUCCESS; i++) {
+        uint32_t v = (uint32_t)p->align[i];
+        s = cublasLtMatmulPreferenceSetAttribute(pref, apref[i], &v, sizeof(v));
+    }
     if (s == CUBLAS_STATUS_SUCCESS)
         s = cublasLtMatmulAlgoGetHeuristic(be->lt, p->op, p->a, p->b, p->c, p->c, pref, 1, &res,
                                            &found);
@@ -99,8 +130,11 @@ static tpb_status_t plan_get(tpb_backend_t *be, const tpb_gemm_t *g, tpb_cuda_pl
     int free_slot = -1;
     for (int i = 0; i < TPB_CUDA_PLANS; i++) {
         tpb_cuda_plan_t *p = &be->plans[i];
+        int al[4];
+        alignments(g, al);
         if (p->valid && p->m == g->m && p->n == g->n && p->k == g->k && p->lda == g->lda &&
-            p->ldb == g->ldb && p->ldc == g->ldc && p->dtype == g->dtype) {
+            p->ldb == g->ldb && p->ldc == g->ldc && p->dtype == g->dtype &&
+            memcmp(al, p->align, sizeof(al)) == 0) {
             *out = p;
             return TPB_OK;
         }
@@ -121,7 +155,7 @@ static tpb_status_t plan_get(tpb_backend_t *be, const tpb_gemm_t *g, tpb_cuda_pl
     return TPB_OK;
 }
 
-static tpb_status_t run_one(tpb_backend_t *be, const tpb_gemm_t *g)
+static tpb_status_t run_one_on(tpb_backend_t *be, const tpb_gemm_t *g, cudaStream_t stream)
 {
     tpb_cuda_plan_t *p;
     TPB_CHECK_RET(plan_get(be, g, &p));
@@ -130,9 +164,13 @@ static tpb_status_t run_one(tpb_backend_t *be, const tpb_gemm_t *g)
     int f64 = g->dtype == TPB_DTYPE_FP64;
     TPB_CUBLAS_RET(cublasLtMatmul(be->lt, p->op, f64 ? (void *)&one64 : (void *)&one32, g->b, p->a,
                                   g->a, p->b, f64 ? (void *)&zero64 : (void *)&zero32, g->c, p->c,
-                                  g->c, p->c, &p->algo, be->workspace, TPB_CUDA_WORKSPACE,
-                                  be->gemm_stream));
+                                  g->c, p->c, &p->algo, be->workspace, TPB_CUDA_WORKSPACE, stream));
     return TPB_OK;
+}
+
+static tpb_status_t run_one(tpb_backend_t *be, const tpb_gemm_t *g)
+{
+    return run_one_on(be, g, be->gemm_stream);
 }
 
 tpb_status_t tpb_cuda_gemm(tpb_backend_t *be, const tpb_gemm_t *g)
@@ -141,10 +179,43 @@ tpb_status_t tpb_cuda_gemm(tpb_backend_t *be, const tpb_gemm_t *g)
     for (int i = 0; i < be->repeat_full; i++)
         TPB_CHECK_RET(run_one(be, g));
     long extra = (long)(be->repeat_frac * (double)g->n);
+    if (g->dtype == TPB_DTYPE_FP8) /* fp8 GEMMs need widths in multiples of 16 */
+        extra = extra / 16 * 16;
     if (extra > 0) {
         tpb_gemm_t part = *g;
         part.n = extra;
         TPB_CHECK_RET(run_one(be, &part));
     }
+    return TPB_OK;
+}
+
+/* Median host time of 3 GEMMs, each waited for: emulated (green stream, repeats) or
+ * the plain GEMM on the primary context's stream with every SM. */
+static tpb_status_t time_gemm(tpb_backend_t *be, const tpb_gemm_t *g, int emulated, double *us)
+{
+    double t[3];
+    cudaStream_t s = emulated ? be->gemm_stream : be->comm_stream;
+    for (int i = 0; i < 3; i++) {
+        double t0 = tpb_clock_now_us(NULL);
+        TPB_CHECK_RET(emulated ? tpb_cuda_gemm(be, g) : run_one_on(be, g, s));
+        TPB_CUDA_RET(cudaStreamSynchronize(s));
+        t[i] = tpb_clock_now_us(NULL) - t0;
+    }
+    double lo = t[0] < t[1] ? t[0] : t[1], hi = t[0] < t[1] ? t[1] : t[0];
+    *us = t[2] < lo ? lo : t[2] > hi ? hi : t[2];
+    return TPB_OK;
+}
+
+tpb_status_t tpb_cuda_emulation_probe(tpb_backend_t *be, const tpb_gemm_t *g, double *achieved)
+{
+    double ref, emu;
+    if (!be->green.ctx && be->repeat_full <= 1 && be->repeat_frac <= 0.0) {
+        *achieved = 1.0;
+        return TPB_OK;
+    }
+    TPB_CUDA_RET(cudaDeviceSynchronize());
+    TPB_CHECK_RET(time_gemm(be, g, 0, &ref));
+    TPB_CHECK_RET(time_gemm(be, g, 1, &emu));
+    *achieved = emu > 0 ? ref / emu : 1.0;
     return TPB_OK;
 }

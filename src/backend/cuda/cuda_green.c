@@ -11,6 +11,7 @@
 
 #include "backend/cuda/cuda_internal.h"
 #include "backend/cuda/cuda_plan.h"
+#include "base/partition.h"
 
 typedef CUresult (*pfn_device_get)(CUdevice *, int);
 typedef CUresult (*pfn_get_resource)(CUdevice, CUdevResource *, CUdevResourceType);
@@ -24,13 +25,51 @@ typedef CUresult (*pfn_from_green)(CUcontext *, CUgreenCtx);
 typedef CUresult (*pfn_push)(CUcontext);
 typedef CUresult (*pfn_pop)(CUcontext *);
 
+/* Each driver symbol is asked for at the version that introduced it: the runtime returns
+ * no pointer when asked below that version (cuGreenCtxStreamCreate is 12.5, not 12.4). */
+static const struct {
+    const char *name;
+    int version;
+} driver_syms[] = {
+    {"cuDeviceGet", 2000},
+    {"cuDeviceGetDevResource", 12040},
+    {"cuDevSmResourceSplitByCount", 12040},
+    {"cuDevResourceGenerateDesc", 12040},
+    {"cuGreenCtxCreate", 12040},
+    {"cuGreenCtxStreamCreate", 12050},
+    {"cuGreenCtxDestroy", 12040},
+    {"cuCtxFromGreenCtx", 12040},
+    {"cuCtxPushCurrent", 4000},
+    {"cuCtxPopCurrent", 4000},
+};
+
+/* The version a driver symbol is asked for at (0 if not in the table). */
+int tpb_cuda_driver_symbol_version(const char *name)
+{
+    for (size_t i = 0; i < sizeof(driver_syms) / sizeof(driver_syms[0]); i++)
+        if (strcmp(driver_syms[i].name, name) == 0)
+            return driver_syms[i].version;
+    return 0;
+}
+
+static const char *missing_sym; /* the first symbol not found, for the fallback's reason */
+
 static void *driver_fn(const char *name)
 {
     void *fn = NULL;
     enum cudaDriverEntryPointQueryResult q;
-    if (cudaGetDriverEntryPointByVersion(name, &fn, 12040, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess)
+    int v = tpb_cuda_driver_symbol_version(name);
+#if CUDART_VERSION >= 12050 /* the one place that knows toolkit versions */
+    cudaError_t e = cudaGetDriverEntryPointByVersion(name, &fn, (unsigned)v, cudaEnableDefault, &q);
+#else
+    cudaError_t e = cudaGetDriverEntryPoint(name, &fn, cudaEnableDefault, &q);
+    (void)v;
+#endif
+    if (e != cudaSuccess || q != cudaDriverEntryPointSuccess) {
+        if (!missing_sym)
+            missing_sym = name;
         return NULL;
+    }
     return fn;
 }
 
@@ -43,8 +82,14 @@ static const char *green_try(tpb_backend_t *be, double f)
     pfn_gen_desc gen = (pfn_gen_desc)driver_fn("cuDevResourceGenerateDesc");
     pfn_green_create create = (pfn_green_create)driver_fn("cuGreenCtxCreate");
     pfn_green_stream mkstream = (pfn_green_stream)driver_fn("cuGreenCtxStreamCreate");
-    if (!dev_get || !get_res || !split || !gen || !create || !mkstream)
-        return "green contexts not available";
+    if (!dev_get || !get_res || !split || !gen || !create || !mkstream) {
+        static char why[96];
+        snprintf(why, sizeof(why), "green contexts not available: the driver lacks %s (CUDA %d.%d)",
+                 missing_sym ? missing_sym : "?",
+                 tpb_cuda_driver_symbol_version(missing_sym ? missing_sym : "") / 1000,
+                 tpb_cuda_driver_symbol_version(missing_sym ? missing_sym : "") % 1000 / 10);
+        return why;
+    }
     CUdevice dev;
     CUdevResource all, part, rest;
     CUdevResourceDesc desc;
@@ -94,11 +139,12 @@ tpb_status_t tpb_cuda_emulation_init(tpb_backend_t *be, double f)
     snprintf(be->green.how, sizeof(be->green.how), "none");
     if (!(f < 1.0))
         return TPB_OK;
-    const char *why = green_try(be, f);
+    const char *why =
+        be->args.cfg.emulate_mode == TPB_EMULATE_WORK ? "--emulate-mode work" : green_try(be, f);
     if (!why)
         return TPB_OK;
     long extra;
-    tpb_cuda_repeat_plan(f, 1000000, &be->repeat_full, &extra);
+    tpb_repeat_plan(f, 1000000, &be->repeat_full, &extra);
     be->repeat_frac = (double)extra / 1e6;
     snprintf(be->green.how, sizeof(be->green.how), "repeat x%.2f (%s)", 1.0 / f, why);
     return TPB_OK;

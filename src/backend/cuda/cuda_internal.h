@@ -12,6 +12,7 @@
 #include <nccl.h>
 
 #include "backend/backend.h"
+#include "backend/cuda/cuda_plan.h"
 
 #define TPB_CUDA_PLANS 16
 #define TPB_CUDA_WORKSPACE (32u << 20)
@@ -23,6 +24,7 @@ typedef struct {
     cublasLtMatmulDesc_t op;
     cublasLtMatrixLayout_t a, b, c;
     cublasLtMatmulAlgo_t algo;
+    int align[4]; /* operand alignments in bytes (A', B', C, D): part of the key */
     int valid;
 } tpb_cuda_plan_t;
 
@@ -38,11 +40,11 @@ typedef struct {
 struct tpb_backend {
     tpb_backend_args_t args;
     int device;
-    int ranks_on_device; /* node-local ranks sharing this GPU */
+    int ranks_on_device;        /* node-local ranks sharing this GPU (told apart by UUID) */
+    char uuid[TPB_CUDA_ID_LEN]; /* "GPU-..." */
     struct cudaDeviceProp prop;
     cudaStream_t gemm_stream; /* in the green context when emulating */
     cudaStream_t comm_stream; /* primary context (== gemm_stream without emulation) */
-    cudaStream_t cur;         /* stream of the last submitted work: marks go there */
     cudaEvent_t gemm_done, comm_done;
     int comm_pending; /* comm_done recorded and not yet waited on */
     cublasLtHandle_t lt;
@@ -56,14 +58,13 @@ struct tpb_backend {
     cudaEvent_t *ev[2];          /* [0]: GEMM stream's context, [1]: primary */
     unsigned char *event_stream; /* 0: gemm stream, 1: comm stream */
     size_t nevents;
-    cudaEvent_t anchor[2];
-    double anchor_us[2];
+    cudaEvent_t anchor[2][2]; /* [first, second][GEMM stream, comm stream] */
+    double anchor_us[2][2];
     /* --comm mpi staging and the collective watchdog */
     void *host_send, *host_recv;
     size_t host_bytes;
-    ncclComm_t watch[8]; /* NCCL communicators open, polled while waiting */
+    tpb_comm_t *watch[8]; /* the groups open, polled while waiting (their NCCL comms) */
     int nwatch;
-    MPI_Comm watch_mpi[8];
     unsigned wait_seq;
 };
 
@@ -73,6 +74,10 @@ struct tpb_comm {
     ncclComm_t nccl; /* NULL with --comm mpi */
     int rank, size;
 };
+
+/** The CUDA version (1000 x major + 10 x minor) at which cuda_green.c asks the
+ *  runtime for a driver symbol; 0 if the symbol is not one it uses. */
+int tpb_cuda_driver_symbol_version(const char *name);
 
 /** Number of CUDA devices visible to this process (0 without a GPU or a driver). */
 int tpb_cuda_device_count(void);
@@ -103,6 +108,9 @@ tpb_status_t tpb_nccl_err(ncclResult_t e, const char *call, const char *file, in
 
 /* ---- cuda_gemm.c ---- */
 tpb_status_t tpb_cuda_gemm(tpb_backend_t *be, const tpb_gemm_t *g);
+
+/** The slowdown the emulation achieves on g: full-device time / emulated time. */
+tpb_status_t tpb_cuda_emulation_probe(tpb_backend_t *be, const tpb_gemm_t *g, double *achieved);
 void tpb_cuda_plans_free(tpb_backend_t *be);
 
 /* ---- cuda_green.c ---- */

@@ -2,6 +2,7 @@
 #include "backend/cuda/cuda_plan.h"
 
 #include <math.h>
+#include <string.h>
 
 tpb_status_t tpb_cuda_pick_device(int local_rank, int ndev, const int *map, int nmap, int *dev)
 {
@@ -28,28 +29,25 @@ tpb_status_t tpb_cuda_pick_device(int local_rank, int ndev, const int *map, int 
     return TPB_OK;
 }
 
-int tpb_cuda_ranks_on_device(int local_size, int ndev, const int *map, int nmap, int dev)
+int tpb_cuda_ranks_sharing(const char (*ids)[TPB_CUDA_ID_LEN], int n, int me)
 {
-    int count = 0;
-    for (int l = 0; l < local_size; l++) {
-        int d = map && nmap ? (l < nmap ? map[l] : -1) : (ndev > 0 ? l % ndev : -1);
-        count += d == dev;
-    }
-    return count > 0 ? count : 1;
+    int k = 0;
+    for (int r = 0; r < n; r++)
+        k += strncmp(ids[r], ids[me], TPB_CUDA_ID_LEN) == 0;
+    return k > 0 ? k : 1;
 }
 
-tpb_status_t tpb_cuda_check_sharing(const int *host_index, const int *device, int t,
-                                    tpb_comm_kind_t comm)
+tpb_status_t tpb_cuda_check_sharing(const char (*ids)[TPB_CUDA_ID_LEN], int t, tpb_comm_kind_t comm)
 {
     if (comm != TPB_COMM_NCCL)
         return TPB_OK;
     for (int a = 0; a < t; a++)
         for (int b = a + 1; b < t; b++)
-            if (host_index[a] == host_index[b] && device[a] == device[b])
+            if (ids[a][0] && strncmp(ids[a], ids[b], TPB_CUDA_ID_LEN) == 0)
                 return tpb_err_set(TPB_ERR_INVALID,
-                                   "ranks %d and %d of a TP group share GPU %d: NCCL needs one "
+                                   "ranks %d and %d of a TP group share GPU %s: NCCL needs one "
                                    "GPU per rank, use --comm mpi to share GPUs",
-                                   a, b, device[a]);
+                                   a, b, ids[a]);
     return TPB_OK;
 }
 
@@ -65,23 +63,34 @@ int tpb_cuda_sm_request(int sm_total, double f, int min_sm, int step)
     return want;
 }
 
-void tpb_cuda_repeat_plan(double f, long n, int *full, long *extra_cols)
+int tpb_cuda_flop_per_cycle_sm(int major, int minor, tpb_dtype_t dt)
 {
-    double work = (double)n / f; /* columns to compute in all */
-    *full = (int)floor(work / (double)n);
-    if (*full < 1)
-        *full = 1;
-    *extra_cols = lround(work - (double)*full * (double)n);
-    if (*extra_cols < 0)
-        *extra_cols = 0;
-    if (*extra_cols > n)
-        *extra_cols = n;
-}
-
-int tpb_cuda_blocks_equal(const size_t *counts, int t)
-{
-    for (int r = 1; r < t; r++)
-        if (counts[r] != counts[0])
-            return 0;
-    return 1;
+    /* fp64, fp32 (CUDA cores), tf32, fp16/bf16, fp8: dense FLOP per cycle per SM */
+    static const struct {
+        int cc;
+        int fp64, fp32, tf32, half, fp8;
+    } t[] = {
+        {75, 4, 128, 0, 1024, 0},           /* T4 */
+        {80, 128, 128, 1024, 2048, 0},      /* A100: 312 TF bf16 = 108 SMs x 1.41 GHz x 2048 */
+        {86, 4, 256, 512, 1024, 0},         /* A40, RTX 30xx */
+        {89, 4, 256, 512, 1024, 2048},      /* L40S, RTX 40xx */
+        {90, 256, 256, 2048, 4096, 8192},   /* H100/H200: 989 TF bf16 = 132 x 1.83 x 4096 */
+        {100, 256, 256, 4096, 8192, 16384}, /* B200 */
+        {120, 4, 256, 1024, 2048, 4096},    /* RTX 50xx */
+    };
+    int cc = major * 10 + minor;
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        if (t[i].cc != cc)
+            continue;
+        switch (dt) {
+        case TPB_DTYPE_FP64: return t[i].fp64;
+        case TPB_DTYPE_FP32: return t[i].fp32;
+        case TPB_DTYPE_TF32: return t[i].tf32;
+        case TPB_DTYPE_FP16:
+        case TPB_DTYPE_BF16: return t[i].half;
+        case TPB_DTYPE_FP8: return t[i].fp8;
+        default: return 0;
+        }
+    }
+    return 0;
 }

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "base/dtype.h"
 #include "base/tpb_status.h"
 #include "base/tpb_types.h"
 
@@ -20,18 +21,19 @@
  */
 tpb_status_t tpb_cuda_pick_device(int local_rank, int ndev, const int *map, int nmap, int *dev);
 
-/**
- * How many of the node's local_size ranks drive device dev under the same rule
- * as tpb_cuda_pick_device (they share its memory). At least 1.
- */
-int tpb_cuda_ranks_on_device(int local_size, int ndev, const int *map, int nmap, int dev);
+/** Length of a GPU's identity string (UUID or PCI bus id, NUL included). */
+#define TPB_CUDA_ID_LEN 64
+
+/** How many of the n ids equal ids[me] (ranks driving the same GPU). At least 1. Pure. */
+int tpb_cuda_ranks_sharing(const char (*ids)[TPB_CUDA_ID_LEN], int n, int me);
 
 /**
- * NCCL needs one GPU per rank of a communicator. Given the host index and
- * device of each of the t ranks of a group, return TPB_ERR_INVALID (naming
- * the two ranks and suggesting --comm mpi) if two share a GPU and comm is NCCL.
+ * NCCL needs one GPU per rank of a communicator. Given the identity (UUID) of
+ * the GPU of each of the t ranks of a group, return TPB_ERR_INVALID (naming the
+ * two ranks and the GPU, suggesting --comm mpi) if two share a GPU and comm is
+ * NCCL. UUIDs are unique across hosts; ordinals are not even unique on a host.
  */
-tpb_status_t tpb_cuda_check_sharing(const int *host_index, const int *device, int t,
+tpb_status_t tpb_cuda_check_sharing(const char (*ids)[TPB_CUDA_ID_LEN], int t,
                                     tpb_comm_kind_t comm);
 
 /**
@@ -42,13 +44,11 @@ tpb_status_t tpb_cuda_check_sharing(const int *host_index, const int *device, in
 int tpb_cuda_sm_request(int sm_total, double f, int min_sm, int step);
 
 /**
- * Repeat-based emulation of speed factor f for a GEMM with n output columns:
- * the GEMM runs `full` times in all, plus one extra GEMM over extra_cols
- * columns, so that the work is about n / f columns.
+ * Dense FLOP per cycle of one SM for a dtype on compute capability major.minor
+ * (tensor cores where the dtype uses them; the datacenter parts' rates: GeForce
+ * parts run fp16/bf16 with fp32 accumulation at half these). 0 if unsupported or
+ * unknown. The one table of GPU peaks; the peak is SMs x clock x this.
  */
-void tpb_cuda_repeat_plan(double f, long n, int *full, long *extra_cols);
-
-/** 1 if all counts[t] are equal (ncclAllGather applies), else 0 (all-gather-v). */
-int tpb_cuda_blocks_equal(const size_t *counts, int t);
+int tpb_cuda_flop_per_cycle_sm(int major, int minor, tpb_dtype_t dt);
 
 #endif /* TPB_CUDA_PLAN_H */

@@ -85,7 +85,7 @@ static tpb_status_t stub_marks_prepare(tpb_backend_t *be, size_t n)
     return not_built();
 }
 
-static tpb_status_t stub_mark(tpb_backend_t *be, size_t slot)
+static tpb_status_t stub_mark(tpb_backend_t *be, size_t slot, tpb_mark_phase_t phase)
 {
     return not_built();
 }
@@ -96,6 +96,16 @@ static tpb_status_t stub_marks_read(tpb_backend_t *be, size_t n, double *us)
 }
 
 static tpb_status_t stub_sync(tpb_backend_t *be)
+{
+    return not_built();
+}
+
+static tpb_status_t stub_set_emulation(tpb_backend_t *be, double factor)
+{
+    return not_built();
+}
+
+static tpb_status_t stub_emulation_probe(tpb_backend_t *be, const tpb_gemm_t *g, double *achieved)
 {
     return not_built();
 }
@@ -123,4 +133,6 @@ const tpb_backend_ops_t tpb_backend_cuda = {
     .mark = stub_mark,
     .marks_read = stub_marks_read,
     .sync = stub_sync,
+    .set_emulation = stub_set_emulation,
+    .emulation_probe = stub_emulation_probe,
 };

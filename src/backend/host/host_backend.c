@@ -1,7 +1,9 @@
 /*
  * host_backend.c - the always-built backend: CPU BLAS for the GEMM, MPI for the
- * collectives, CLOCK_MONOTONIC for the marks. --emulate-speed f spins for
- * (1/f - 1) times the GEMM's own duration inside the compute phase.
+ * collectives (non-blocking, waited for under the --timeout watchdog of
+ * mpi_watch.h), CLOCK_MONOTONIC for the marks. --emulate-speed f spins for
+ * (1/f - 1) times the GEMM's own duration inside the compute phase
+ * (--emulate-mode time), or repeats the GEMM for 1/f of its work (work).
  */
 #include <cblas.h>
 #include <limits.h>
@@ -11,6 +13,10 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "backend/host/host_peak.h"
+#include "base/metrics.h"
+#include "base/partition.h"
+#include "backend/mpi_watch.h"
 
 struct tpb_backend {
     tpb_backend_args_t args;
@@ -20,6 +26,7 @@ struct tpb_backend {
 
 struct tpb_comm {
     MPI_Comm comm;
+    tpb_watch_t watch; /* --timeout over a side communicator */
 };
 
 static int host_device_count(void)
@@ -55,23 +62,41 @@ static void host_finalize(tpb_backend_t *be)
     free(be);
 }
 
-static void cpu_model(char *out, size_t cap)
+/* The CPU's model name, SIMD flags and clock from /proc/cpuinfo (and cpufreq). */
+static void cpu_facts(char *model, size_t cap, tpb_cpu_t *cpu)
 {
-    snprintf(out, cap, "CPU");
+    snprintf(model, cap, "CPU");
+    memset(cpu, 0, sizeof(*cpu));
     FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return;
-    char line[256];
-    while (fgets(line, sizeof(line), f)) {
+    char line[4096];
+    int have_model = 0, have_flags = 0;
+    while (f && fgets(line, sizeof(line), f) && !(have_model && have_flags && cpu->ghz > 0)) {
         char *colon = strchr(line, ':');
-        if (strncmp(line, "model name", 10) == 0 && colon) {
-            colon += 2;
-            colon[strcspn(colon, "\n")] = '\0';
-            snprintf(out, cap, "%s", colon);
-            break;
+        if (!colon)
+            continue;
+        char *val = colon + 1 + (colon[1] == ' ');
+        val[strcspn(val, "\n")] = '\0';
+        if (!have_model && strncmp(line, "model name", 10) == 0) {
+            snprintf(model, cap, "%s", val);
+            have_model = 1;
+            const char *at = strstr(val, "@ ");
+            if (at && cpu->ghz == 0)
+                cpu->ghz = atof(at + 2);
+        } else if (!have_flags && strncmp(line, "flags", 5) == 0) {
+            tpb_cpu_parse_flags(val, cpu);
+            have_flags = 1;
+        } else if (cpu->ghz == 0 && strncmp(line, "cpu MHz", 7) == 0) {
+            cpu->ghz = atof(val) / 1000.0;
         }
     }
-    fclose(f);
+    if (f)
+        fclose(f);
+    FILE *mx = fopen("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "r");
+    double khz = 0;
+    if (mx && fscanf(mx, "%lf", &khz) == 1 && khz > 0)
+        cpu->ghz = khz / 1e6;
+    if (mx)
+        fclose(mx);
 }
 
 static double meminfo_bytes(const char *key)
@@ -90,15 +115,21 @@ static double meminfo_bytes(const char *key)
 
 static void host_info(tpb_backend_t *be, tpb_device_info_t *info)
 {
+    tpb_cpu_t cpu;
     memset(info, 0, sizeof(*info));
-    cpu_model(info->name, sizeof(info->name));
+    cpu_facts(info->name, sizeof(info->name), &cpu);
     info->index = -1;
     info->sm_count = openblas_get_num_threads();
     info->sm_total = (int)sysconf(_SC_NPROCESSORS_ONLN);
     info->mem_bytes = meminfo_bytes("MemTotal");
     snprintf(info->emulation, sizeof(info->emulation), "%s",
-             be->args.emulate_factor != 1.0 ? "spin-throttle" : "none");
+             be->args.emulate_factor == 1.0                  ? "none"
+             : be->args.cfg.emulate_mode == TPB_EMULATE_WORK ? "repeat-work"
+                                                             : "spin-throttle");
     snprintf(info->versions, sizeof(info->versions), "%s", openblas_get_config());
+    info->peak_gflops = tpb_cpu_peak_gflops(&cpu, info->sm_count, be->args.cfg.dtype,
+                                            info->peak_basis, sizeof(info->peak_basis));
+    tpb_openblas_advice(&cpu, openblas_get_corename(), info->advice, sizeof(info->advice));
 }
 
 static tpb_status_t host_mem_free(tpb_backend_t *be, double *bytes)
@@ -129,22 +160,76 @@ static tpb_status_t host_copy(tpb_backend_t *be, void *dst, const void *src, siz
     return TPB_OK;
 }
 
-static tpb_status_t host_gemm(tpb_backend_t *be, const tpb_gemm_t *g)
+/* One BLAS call: C = A B^T over the first n columns. */
+static tpb_status_t blas_gemm(const tpb_gemm_t *g, long n)
 {
-    double f = be->args.emulate_factor;
-    double t0 = f < 1.0 ? tpb_clock_now_us(NULL) : 0.0;
     if (g->dtype == TPB_DTYPE_FP64)
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->m, (int)g->n, (int)g->k, 1.0,
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->m, (int)n, (int)g->k, 1.0,
                     g->a, (int)g->lda, g->b, (int)g->ldb, 0.0, g->c, (int)g->ldc);
     else if (g->dtype == TPB_DTYPE_FP32)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->m, (int)g->n, (int)g->k, 1.0f,
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->m, (int)n, (int)g->k, 1.0f,
                     g->a, (int)g->lda, g->b, (int)g->ldb, 0.0f, g->c, (int)g->ldc);
     else
         return tpb_err_set(TPB_ERR_UNSUPPORTED, "host backend: dtype %s is not supported",
                            tpb_dtype_name(g->dtype));
-    if (f < 1.0)
-        tpb_spin_us((tpb_clock_now_us(NULL) - t0) * (1.0 / f - 1.0));
+    return TPB_OK;
+}
+
+/* The GEMM slowed down to factor f: spun out in time, or repeated as more work. */
+static tpb_status_t emulated_gemm(tpb_backend_t *be, const tpb_gemm_t *g, double f)
+{
+    if (f >= 1.0)
+        return blas_gemm(g, g->n);
+    if (be->args.cfg.emulate_mode == TPB_EMULATE_WORK) {
+        int full;
+        long extra;
+        tpb_repeat_plan(f, g->n, &full, &extra);
+        for (int i = 0; i < full; i++)
+            TPB_CHECK_RET(blas_gemm(g, g->n)); /* the same result each time */
+        return extra > 0 ? blas_gemm(g, extra) : TPB_OK;
+    }
+    double t0 = tpb_clock_now_us(NULL);
+    TPB_CHECK_RET(blas_gemm(g, g->n));
+    tpb_spin_us((tpb_clock_now_us(NULL) - t0) * (1.0 / f - 1.0));
+    return TPB_OK;
+}
+
+static tpb_status_t host_gemm(tpb_backend_t *be, const tpb_gemm_t *g)
+{
+    TPB_CHECK_RET(emulated_gemm(be, g, be->args.emulate_factor));
     tpb_stall_us(g->delay_us);
+    return TPB_OK;
+}
+
+static tpb_status_t host_set_emulation(tpb_backend_t *be, double factor)
+{
+    be->args.emulate_factor = factor;
+    return TPB_OK;
+}
+
+/* Median time of reps GEMMs at factor f. */
+static tpb_status_t time_gemm(tpb_backend_t *be, const tpb_gemm_t *g, double f, double *us)
+{
+    double t[3];
+    for (int i = 0; i < 3; i++) {
+        double t0 = tpb_clock_now_us(NULL);
+        TPB_CHECK_RET(emulated_gemm(be, g, f));
+        t[i] = tpb_clock_now_us(NULL) - t0;
+    }
+    *us = tpb_median(t, 3);
+    return TPB_OK;
+}
+
+static tpb_status_t host_emulation_probe(tpb_backend_t *be, const tpb_gemm_t *g, double *achieved)
+{
+    double ref, emu, f = be->args.emulate_factor;
+    if (f >= 1.0) {
+        *achieved = 1.0;
+        return TPB_OK;
+    }
+    TPB_CHECK_RET(time_gemm(be, g, 1.0, &ref));
+    TPB_CHECK_RET(time_gemm(be, g, f, &emu));
+    *achieved = emu > 0 ? ref / emu : 1.0;
     return TPB_OK;
 }
 
@@ -157,6 +242,12 @@ static tpb_status_t host_comm_open(tpb_backend_t *be, MPI_Comm group, tpb_comm_t
         free(c);
         return tpb_err_call(TPB_ERR_MPI, "MPI_Comm_dup", "TP group", __FILE__, __LINE__);
     }
+    tpb_status_t st = tpb_watch_open(&c->watch, group, be->args.world_rank, be->args.cfg.timeout_s);
+    if (st != TPB_OK) {
+        MPI_Comm_free(&c->comm);
+        free(c);
+        return st;
+    }
     *comm = c;
     return TPB_OK;
 }
@@ -165,6 +256,7 @@ static void host_comm_close(tpb_comm_t *comm)
 {
     if (!comm)
         return;
+    tpb_watch_close(&comm->watch);
     MPI_Comm_free(&comm->comm);
     free(comm);
 }
@@ -180,10 +272,11 @@ static tpb_status_t host_allreduce(tpb_comm_t *comm, const void *send, void *rec
     if (count > INT_MAX)
         return tpb_err_set(TPB_ERR_UNSUPPORTED, "all-reduce of %zu elements: at most %d", count,
                            INT_MAX);
-    int rc = MPI_Allreduce(send, recv, (int)count, mpi_type(dt), MPI_SUM, comm->comm);
+    MPI_Request req;
+    int rc = MPI_Iallreduce(send, recv, (int)count, mpi_type(dt), MPI_SUM, comm->comm, &req);
     if (rc != MPI_SUCCESS)
-        return tpb_err_call(TPB_ERR_MPI, "MPI_Allreduce", "TP group", __FILE__, __LINE__);
-    return TPB_OK;
+        return tpb_err_call(TPB_ERR_MPI, "MPI_Iallreduce", "TP group", __FILE__, __LINE__);
+    return tpb_watch_wait(&comm->watch, &req, "all-reduce");
 }
 
 static tpb_status_t host_allgatherv(tpb_comm_t *comm, const void *send, void *recv,
@@ -200,10 +293,12 @@ static tpb_status_t host_allgatherv(tpb_comm_t *comm, const void *send, void *re
         ic[r] = (int)counts[r];
         id[r] = (int)displs[r];
     }
-    int rc = MPI_Allgatherv(send, ic[rank], mpi_type(dt), recv, ic, id, mpi_type(dt), comm->comm);
+    MPI_Request req;
+    int rc =
+        MPI_Iallgatherv(send, ic[rank], mpi_type(dt), recv, ic, id, mpi_type(dt), comm->comm, &req);
     if (rc != MPI_SUCCESS)
-        return tpb_err_call(TPB_ERR_MPI, "MPI_Allgatherv", "TP group", __FILE__, __LINE__);
-    return TPB_OK;
+        return tpb_err_call(TPB_ERR_MPI, "MPI_Iallgatherv", "TP group", __FILE__, __LINE__);
+    return tpb_watch_wait(&comm->watch, &req, "all-gather-v");
 }
 
 static tpb_status_t host_marks_prepare(tpb_backend_t *be, size_t n)
@@ -218,7 +313,7 @@ static tpb_status_t host_marks_prepare(tpb_backend_t *be, size_t n)
     return TPB_OK;
 }
 
-static tpb_status_t host_mark(tpb_backend_t *be, size_t slot)
+static tpb_status_t host_mark(tpb_backend_t *be, size_t slot, tpb_mark_phase_t phase)
 {
     be->marks[slot] = tpb_clock_now_us(be->args.clock);
     return TPB_OK;
@@ -258,4 +353,6 @@ const tpb_backend_ops_t tpb_backend_host = {
     .mark = host_mark,
     .marks_read = host_marks_read,
     .sync = host_sync,
+    .set_emulation = host_set_emulation,
+    .emulation_probe = host_emulation_probe,
 };

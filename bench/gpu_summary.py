@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""One summary line of a tpbal result directory for bench/gpu-check.sh, from named fields
+of results.jsonl (never from table columns).
+
+usage: gpu_summary.py DIR [bare_tflops]
+  prints: configs N, check C (max_rel_err E), compute TFLOP/s T (%peak P), emulation
+          asked/achieved, comm path; with bare_tflops also the ratio tpbal/bare.
+"""
+import json
+import os
+import sys
+
+
+def main():
+    d = sys.argv[1]
+    bare = float(sys.argv[2]) if len(sys.argv) > 2 else None
+    recs = [json.loads(line) for line in open(os.path.join(d, "results.jsonl"))]
+    run = [r for r in recs if r["type"] == "run"][0]
+    cfgs = [r for r in recs if r["type"] == "config"]
+    if not cfgs:
+        print("no config measured")
+        return 1
+    c = cfgs[0]
+    # the compute phase alone: the layer's FLOP on the slowest rank's median compute time
+    comp = max(t for t in c["compute_us"] if t is not None)
+    flop = 2.0 * c["m"] * c["n"] * c["k"] / c["tp"]
+    tflops = flop / (comp * 1e6)
+    peak = c["peak_tflops"][0]
+    parts = ["configs %d" % len(cfgs),
+             "check %s%s" % (c["check"], "" if c["max_rel_err"] is None
+                             else " (max rel err %.1e)" % c["max_rel_err"]),
+             "compute %.3g TFLOP/s" % tflops]
+    if peak:
+        parts.append("%.0f%% of the peak %.3g TFLOP/s" % (100.0 * tflops / peak, peak))
+    if any(a != 1.0 for a in c["emulate_asked"]):
+        parts.append("emulation %s asked %s achieved %s" % (
+            run["ranks"][1]["emulation"] if len(run["ranks"]) > 1 else run["ranks"][0]["emulation"],
+            c["emulate_asked"], ["%.2f" % x for x in c["emulate_achieved"]]))
+    if c["tp"] > 1 and c["busbw_gbs"] is not None:
+        parts.append("busbw %.1f GB/s" % c["busbw_gbs"])
+    if bare:
+        ratio = tflops / bare
+        parts.append("bare %.1f TFLOP/s, ratio %.3f (goal >= 0.97) %s" % (
+            bare, ratio, "pass" if ratio >= 0.97 else "FAIL"))
+    print(", ".join(parts))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

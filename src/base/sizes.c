@@ -1,0 +1,18 @@
+/* sizes.c - overflow-checked size products. */
+#include "base/sizes.h"
+
+#include <stdint.h>
+
+int tpb_size_mul3(long a, long b, size_t c, size_t *out)
+{
+    if (a < 0 || b < 0)
+        return 0;
+    size_t x = (size_t)a, y = (size_t)b, r;
+    if (x && y > SIZE_MAX / x)
+        return 0;
+    r = x * y;
+    if (r && c > SIZE_MAX / r)
+        return 0;
+    *out = r * c;
+    return 1;
+}

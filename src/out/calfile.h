@@ -1,0 +1,60 @@
+/*
+ * calfile.h - the calibration file: calibrated speeds saved for reuse.
+ *
+ * The file is CSV with the header
+ *   split,m,n,k,tp,dtype,rank,host,gflops,spread,samples
+ * one line per rank and config key; a key is (split, m, n, k, tp, dtype).
+ * Files of the first format (without spread and samples) are still read.
+ * Parsing is pure and refuses every value out of range in its own type.
+ */
+#ifndef TPB_CALFILE_H
+#define TPB_CALFILE_H
+
+#include "base/dtype.h"
+#include "base/tpb_status.h"
+#include "base/tpb_types.h"
+
+/** One rank's calibrated speed and how much to trust it. */
+typedef struct {
+    double gflops; /**< FLOP of one GEMM / median time */
+    double spread; /**< relative interquartile range of the times, (q75 - q25) / median */
+    int samples;   /**< GEMMs timed (warm-up excluded) */
+} tpb_cal_speed_t;
+
+typedef struct {
+    int split; /**< TPB_SPLIT_ROW or TPB_SPLIT_COL */
+    long m, n, k;
+    int tp;
+    tpb_dtype_t dtype;
+    int rank;
+    char host[64];
+    double gflops;
+    double spread; /**< relative IQR of the calibration (NaN if the file had none) */
+    int samples;   /**< GEMMs timed (0 if the file had none) */
+} tpb_cal_entry_t;
+
+typedef struct {
+    tpb_cal_entry_t *e;
+    int n, cap;
+} tpb_cal_table_t;
+
+/** Read path into t (empty table if the file does not exist). TPB_ERR_INVALID
+ *  naming the file and line if it cannot be read or parsed. */
+tpb_status_t tpb_caltable_load(const char *path, tpb_cal_table_t *t);
+
+/** Parse CSV text (with header) into t. */
+tpb_status_t tpb_caltable_parse(char *text, const char *origin, tpb_cal_table_t *t);
+
+/** Speeds of ranks [r0, r0+count) for a key; returns 1 if all are present. */
+int tpb_caltable_lookup(const tpb_cal_table_t *t, int split, long m, long n, long k, int tp,
+                        tpb_dtype_t dt, int r0, int count, tpb_cal_speed_t *speeds);
+
+/** Add (or replace) one rank's speed for a key. */
+tpb_status_t tpb_caltable_put(tpb_cal_table_t *t, const tpb_cal_entry_t *e);
+
+/** Write the table to path atomically (write then rename). */
+tpb_status_t tpb_caltable_save(const char *path, const tpb_cal_table_t *t);
+
+void tpb_caltable_free(tpb_cal_table_t *t);
+
+#endif /* TPB_CALFILE_H */

@@ -1,0 +1,111 @@
+# faults.sh - hostile input and faults (issue "Faults and hostile input"): huge
+# numbers are refused in their own type before any cast, a rerun never loses an
+# earlier run's results, a stalled rank is named by the watchdog, a signal stops
+# the run between configs with its results kept, and a sweep that measures
+# nothing fails. Every case: one line on stderr, the right exit code, no hang.
+. "$(dirname "$0")/lib.sh"
+
+refused() { # refused "EXPECTED TEXT" ARGS...: exit 2, one line naming the problem
+    local want=$1
+    shift
+    tpbal 2 "$@"
+    expect_rc 2
+    one_error_line "$*"
+    grep -q -- "$want" "$WORK/err" || fail "stderr lacks '$want' for $*"
+}
+
+# ---- sizes and integer ranges (no crash, no wrap-around, no silent change) ----
+refused "--shape '2147483648x2147483648x4294967296': expected MxNxK with integers from 1 to 2147483647" \
+    --tp 2 --split row --policy weighted --shape 2147483648x2147483648x4294967296
+refused "--shape '3037000500x1x3037000500'" --shape 3037000500x1x3037000500
+refused "-m '9223372036854775807': expected an integer from 1 to 2147483647" -m 9223372036854775807
+refused "--tp '4294967296': expected an integer from 1 to 1048576" --tp 4294967296 --shape 64x64x64
+refused "--tp '4294967298'" --tp 4294967298
+refused "--tp '2147483648'" --tp 2147483648
+refused "--inject-delay '1:10:4294967296'" --inject-delay 1:10:4294967296
+refused "--inject-delay '4294967296:10'" --inject-delay 4294967296:10
+refused "--emulate-speed: factor 1.5 of rank 1 is outside" --emulate-speed 1,1.5
+refused "--emulate-speed: factor 1e-09 of rank 1 is outside" --emulate-speed 1,1e-9
+# the largest dimensions parse, and are refused by the memory check before any allocation
+refused "needs [0-9]* bytes on rank [0-9] but [0-9]* are free" \
+    --tp 2 --split row --policy weighted --shape 2147483647x2147483647x2147483647
+
+# ---- a sweep that measures nothing fails (3 ranks: neither 2 nor 4 divides) ----
+tpbal 3 --tp 2,4 --shape 32x32x32
+expect_rc 2
+one_error_line "nothing measured"
+grep -q "no config was measured" "$WORK/err" || fail "nothing-measured message"
+
+# ---- reruns keep results ----
+d="$WORK/re"
+tpbal 2 --tp 2 --shape 32x64x64 --iters 3 --out "$d"
+expect_rc 0
+check_results "$d" count 4
+sum_before=$(cd "$d" && cat results.jsonl results.csv ranks.csv trace-*.json | md5sum)
+refused "holds the results of an earlier run" --tp 2 --shape 32x64x64 --iters 3 --out "$d"
+refused "needs [0-9]* bytes on rank" --shape 100000x100000x100000 --out "$d" --force
+refused "--calibration-file /proc/no/such/dir/cal.csv: cannot write" --tp 2 --shape 32x64x64 \
+    --policy weighted --calibration-file /proc/no/such/dir/cal.csv --out "$d" --force
+sum_after=$(cd "$d" && cat results.jsonl results.csv ranks.csv trace-*.json | md5sum)
+[ "$sum_before" = "$sum_after" ] || fail "a rejected rerun changed the earlier results"
+[ "$(ls -A "$d" | grep -c '^trace-')" -eq 4 ] || fail "traces changed: $(ls -A "$d")"
+# --force with a valid run: the earlier run's files are replaced, no stale traces remain
+tpbal 2 --tp 2 --shape 32x64x64 --split row --policy even --iters 3 --out "$d" --force
+expect_rc 0
+check_results "$d" count 1
+check_results "$d" fields
+[ "$(ls -A "$d" | tr '\n' ' ')" = "ranks.csv results.csv results.jsonl trace-000.json " ] ||
+    fail "stale files after --force: $(ls -A "$d")"
+
+# ---- the watchdog: a rank stalled inside compute in the second config ----
+w="$WORK/watch"
+start=$(date +%s)
+tpbal 2 --tp 2 --shape 32x64x64 --split row,col --policy even --iters 10 --warmup 0 \
+    --inject-delay 1:600000000:15 --timeout 3 --out "$w"
+took=$(($(date +%s) - start))
+expect_rc 4
+grep -q "^tpbal: error on rank 0: rank 0 (.*) waited 3 s in the .* of its TP group; rank 1 (.*) did not arrive" \
+    "$WORK/err" || fail "watchdog message"
+[ "$took" -lt 30 ] || fail "the job took $took s to end after a 3 s timeout"
+grep -q '"status":"timeout"' "$w/results.jsonl" || fail "run status is not timeout"
+check_results "$w" count 1
+check_results "$w" fields
+
+# ---- the watchdog: a rank stopped from outside (SIGSTOP) ----
+w="$WORK/stopped"
+( timeout 60 $MPIRUN -np 2 "$TPBAL" --tp 2 --shape 32x64x64 --split row --policy even \
+    --iters 400000 --warmup 0 --timeout 3 >"$WORK/out" 2>"$WORK/err"; echo $? >"$WORK/rc" ) &
+sleep 3 # both ranks are in their timed loop by now
+victim=$(pgrep -n -f "^$TPBAL --tp 2 --shape 32x64x64 --split row --policy even --iters 400000")
+[ -n "$victim" ] || fail "no rank to stop"
+kill -STOP "$victim"
+wait
+[ "$(cat "$WORK/rc")" -eq 4 ] || fail "exit code $(cat "$WORK/rc") after SIGSTOP, expected 4"
+grep -q "did not arrive (--timeout 3 s)" "$WORK/err" || fail "no rank named after SIGSTOP"
+kill -CONT "$victim" 2>/dev/null || true
+
+# ---- signals: SIGTERM and SIGUSR1 (Slurm's --signal) to mpirun stop between configs ----
+for sig in TERM USR1; do
+    s="$WORK/sig$sig"
+    ( $MPIRUN -np 2 "$TPBAL" --tp 2 -n 512 -k 512 -m 128,256,384,512,640,768,896,1024 \
+        --iters 50 --out "$s" >"$WORK/out" 2>"$WORK/err"; echo $? >"$WORK/rc" ) &
+    for _ in $(seq 100); do [ -f "$s/results.jsonl" ] && break; sleep 0.1; done
+    [ -f "$s/results.jsonl" ] || fail "no config measured before the signal"
+    kill -"$sig" "$(pgrep -x -n "$(basename "${MPIRUN%% *}")")"
+    t0=$(date +%s)
+    wait
+    [ $(($(date +%s) - t0)) -le 10 ] || fail "SIG$sig: took more than 10 s to stop"
+    [ "$(cat "$WORK/rc")" -ne 0 ] || fail "SIG$sig: exit code 0"
+    grep -q "^tpbal: error: interrupted by signal" "$WORK/err" || fail "SIG$sig: no line"
+    grep -q '"status":"interrupted"' "$s/results.jsonl" || fail "SIG$sig: status not interrupted"
+    check_results "$s" fields
+    n=$(grep -c '"type":"config"' "$s/results.jsonl")
+    [ "$(ls "$s" | grep -c '^trace-')" -eq "$n" ] || fail "SIG$sig: traces and records differ"
+    [ -z "$(ls -A "$s" | grep '^\.')" ] || fail "SIG$sig: temporary files left"
+done
+
+# ---- --timeline off prints no inf or nan ----
+tpbal 2 --tp 2 --shape 32x64x64 --timeline off --iters 3
+expect_rc 0
+if grep -Ei '(^|[^a-z])(-?inf|nan)([^a-z]|$)' "$WORK/out"; then fail "inf or nan in the table"; fi
+echo "faults: ok"

@@ -1,0 +1,72 @@
+/* test_peak.c - theoretical peaks (CPU from SIMD flags and clock; the GPU table)
+ * and the OpenBLAS kernel advice. */
+#include <string.h>
+
+#include "backend/cuda/cuda_plan.h"
+#include "backend/host/host_peak.h"
+#include "tpb_test.h"
+
+START_TEST(cpu_flags_and_peak)
+{
+    tpb_cpu_t c = {0};
+    tpb_cpu_parse_flags("fpu sse2 avx avx2 fma avx512f avx512bw", &c);
+    ck_assert(c.avx512 && c.avx2 && c.fma && c.avx);
+    ck_assert_int_eq(tpb_cpu_flop_per_cycle(&c, TPB_DTYPE_FP32), 64);
+    ck_assert_int_eq(tpb_cpu_flop_per_cycle(&c, TPB_DTYPE_FP64), 32);
+    ck_assert_int_eq(tpb_cpu_flop_per_cycle(&c, TPB_DTYPE_BF16), 0);
+    c.ghz = 2.3;
+    char basis[96];
+    ck_assert_double_eq_tol(tpb_cpu_peak_gflops(&c, 2, TPB_DTYPE_FP32, basis, sizeof(basis)),
+                            2 * 2.3 * 64, 1e-9);
+    ck_assert_ptr_nonnull(strstr(basis, "2 cores x 2.30 GHz x 64 FLOP/cycle (AVX-512"));
+    /* words, not substrings: "avx512f" is not "avx" and "fma4" is not "fma" */
+    tpb_cpu_t d = {0};
+    tpb_cpu_parse_flags("sse2 avx512fx fma4 avx2", &d);
+    ck_assert(!d.avx512 && !d.fma && d.avx2 && !d.avx);
+    ck_assert_int_eq(tpb_cpu_flop_per_cycle(&d, TPB_DTYPE_FP32), 16); /* AVX2 without FMA */
+    tpb_cpu_t sse = {0};
+    ck_assert_int_eq(tpb_cpu_flop_per_cycle(&sse, TPB_DTYPE_FP64), 4);
+    ck_assert_double_eq(tpb_cpu_peak_gflops(&sse, 1, TPB_DTYPE_FP64, basis, sizeof(basis)), 0.0);
+}
+END_TEST
+
+START_TEST(openblas_advice)
+{
+    tpb_cpu_t c = {.avx512 = 1, .avx2 = 1, .fma = 1, .avx = 1, .ghz = 2.3};
+    char a[192];
+    tpb_openblas_advice(&c, "Prescott", a, sizeof(a));
+    ck_assert_ptr_nonnull(strstr(a, "Prescott kernels (SSE) on a CPU with AVX-512"));
+    ck_assert_ptr_nonnull(strstr(a, "OPENBLAS_CORETYPE=SkylakeX"));
+    tpb_openblas_advice(&c, "SkylakeX", a, sizeof(a));
+    ck_assert_str_eq(a, "");
+    tpb_openblas_advice(&c, "SomethingNew", a, sizeof(a)); /* unknown: say nothing */
+    ck_assert_str_eq(a, "");
+    tpb_cpu_t h = {.avx2 = 1, .fma = 1, .avx = 1};
+    tpb_openblas_advice(&h, "sandybridge", a, sizeof(a));
+    ck_assert_ptr_nonnull(strstr(a, "OPENBLAS_CORETYPE=Haswell"));
+}
+END_TEST
+
+START_TEST(gpu_table)
+{
+    /* H100/H200: 989 TFLOP/s bf16 dense = 132 SMs x 1.83 GHz x 4096 */
+    ck_assert_int_eq(tpb_cuda_flop_per_cycle_sm(9, 0, TPB_DTYPE_BF16), 4096);
+    ck_assert_int_eq(tpb_cuda_flop_per_cycle_sm(9, 0, TPB_DTYPE_FP8), 8192);
+    ck_assert_int_eq(tpb_cuda_flop_per_cycle_sm(8, 0, TPB_DTYPE_TF32), 1024);
+    ck_assert_int_eq(tpb_cuda_flop_per_cycle_sm(8, 0, TPB_DTYPE_FP8), 0);  /* no fp8 on A100 */
+    ck_assert_int_eq(tpb_cuda_flop_per_cycle_sm(7, 0, TPB_DTYPE_FP32), 0); /* not in the table */
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("peak");
+    TCase *tc = tcase_create("peak");
+    tcase_add_test(tc, cpu_flags_and_peak);
+    tcase_add_test(tc, openblas_advice);
+    tcase_add_test(tc, gpu_table);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+TPB_TEST_MAIN(suite)
