@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "base/slurm.h"
 #include "cli/preset.h"
 #include "out/outfile.h"
 #include "run/agree.h"
@@ -93,7 +94,7 @@ static tpb_status_t start_backend(MPI_Comm world, const tpb_topo_t *topo, const 
 }
 
 static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o,
-               const tpb_backend_ops_t *ops, const char *cmdline)
+               const tpb_backend_ops_t *ops, const char *cmdline, const tpb_slurm_t *slurm)
 {
     tpb_clock_t clock = {o->inject_clock.rank == topo->rank ? o->inject_clock.us : 0.0};
     tpb_backend_t *be = NULL;
@@ -109,6 +110,7 @@ static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o,
     s.topo = topo;
     s.clock = &clock;
     s.command_line = cmdline;
+    s.slurm = slurm;
     s.out = stdout;
     st = tpb_sweep_init(&s);
     if (st == TPB_OK)
@@ -138,8 +140,42 @@ static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o,
     return code;
 }
 
+static const char *env(const char *name)
+{
+    return getenv(name);
+}
+
+/* Launch mistakes seen before MPI_Init: srun with several tasks but no PMI for MPI (every
+ * task would be a singleton, or Open MPI aborts inside MPI_Init). Task 0 says it once. */
+static void check_launch(void)
+{
+    int tasks = 0;
+    if (!tpb_slurm_missing_pmi(env, &tasks))
+        return;
+    const char *id = getenv("SLURM_PROCID");
+    if (id && strcmp(id, "0") == 0)
+        fprintf(stderr,
+                "tpbal: error: srun started %d tasks without a PMI for MPI, so each would run "
+                "alone: launch with srun --mpi=pmix (srun --mpi=list shows what this Slurm "
+                "has), or with mpirun inside the allocation\n",
+                tasks);
+    exit(tpb_status_exit_code(TPB_ERR_INVALID));
+}
+
+/* After MPI_Init: Slurm started more tasks than MPI sees (a PMI that does not match MPI). */
+static tpb_status_t check_world(const tpb_slurm_t *sl, int world)
+{
+    if (!tpb_slurm_world_mismatch(sl, world) || getenv("OMPI_COMM_WORLD_SIZE"))
+        return TPB_OK;
+    return tpb_err_set(TPB_ERR_INVALID,
+                       "Slurm started %d tasks but MPI sees a world of 1: each task runs alone; "
+                       "launch with srun --mpi=pmix (or the PMI your MPI was built with)",
+                       sl->ntasks);
+}
+
 int main(int argc, char **argv)
 {
+    check_launch();
     MPI_Init(&argc, &argv);
     tpb_signals_install();
     MPI_Comm world = MPI_COMM_WORLD;
@@ -154,8 +190,15 @@ int main(int argc, char **argv)
     tpb_err_context(topo.rank, topo.host);
     const tpb_backend_ops_t *ops = NULL;
     int code;
-    st = setup_options(world, &topo, argc, argv, &o, &ops);
-    if (st != TPB_OK) {
+    tpb_slurm_t slurm;
+    tpb_slurm_from_env(&slurm, env);
+    st = check_world(&slurm, topo.size);
+    if (st != TPB_OK) { /* singletons: only Slurm's task 0 speaks */
+        const char *id = getenv("SLURM_PROCID");
+        if (id && strcmp(id, "0") == 0)
+            fprintf(stderr, "tpbal: error: %s\n", tpb_err_msg());
+        code = tpb_status_exit_code(st);
+    } else if ((st = setup_options(world, &topo, argc, argv, &o, &ops)) != TPB_OK) {
         code = fail(topo.rank, st);
     } else if (o.help || o.version) {
         if (topo.rank == 0)
@@ -164,7 +207,7 @@ int main(int argc, char **argv)
     } else {
         char cmdline[4096];
         join_args(argc, argv, cmdline, sizeof(cmdline));
-        code = run(world, &topo, &o, ops, cmdline);
+        code = run(world, &topo, &o, ops, cmdline, &slurm);
     }
     tpb_options_free(&o);
     tpb_topo_free(&topo);

@@ -40,6 +40,26 @@ static void mpi_version(const tpb_record_t *r, const char *stop, char *out, size
     out[strcspn(out, stop)] = '\0';
 }
 
+static const char *or_dash(const char *v)
+{
+    return v[0] ? v : "-";
+}
+
+/* The Slurm job step the run is part of, in one header line. */
+static void print_slurm(FILE *f, const tpb_slurm_t *sl)
+{
+    fprintf(f, "# slurm: job %s step %s, cluster %s, partition %s, nodes %s, tasks per node %s",
+            sl->job_id, or_dash(sl->step_id), or_dash(sl->cluster), or_dash(sl->partition),
+            or_dash(sl->nodelist), or_dash(sl->tasks_per_node));
+    if (sl->cpus_per_task)
+        fprintf(f, ", cpus per task %d", sl->cpus_per_task);
+    if (sl->gpus_per_task[0])
+        fprintf(f, ", gpus per task %s", sl->gpus_per_task);
+    if (sl->gpus_per_node[0])
+        fprintf(f, ", gpus per node %s", sl->gpus_per_node);
+    fputc('\n', f);
+}
+
 /* One "# warning:" line per distinct advice of the devices, naming the ranks. */
 static void print_advice(const tpb_run_info_t *o)
 {
@@ -84,6 +104,8 @@ void tpb_record_header(const tpb_record_t *s)
                 strcmp(d->emulation, "none") ? d->emulation : "");
     }
     print_advice(o);
+    if (o->slurm && o->slurm->present)
+        print_slurm(o->table, o->slurm);
     double worst = 0;
     for (int q = 0; q < o->topo->size; q++)
         worst = fmax(worst, fabs(s->sync0[q].offset_us) + 0.5 * s->sync0[q].rtt_us);
@@ -138,6 +160,47 @@ static void json_devices(tpb_buf_t *b, const tpb_run_info_t *s)
     tpb_json_arr_end(b);
 }
 
+/* Empty strings are unknown: null, never invented. */
+static void kv_str_or_null(tpb_buf_t *b, const char *key, const char *v)
+{
+    tpb_json_kv_str(b, key, v && v[0] ? v : NULL);
+}
+
+/* Slurm's facts about the job step, or null outside Slurm. */
+static void json_slurm(tpb_buf_t *b, const tpb_slurm_t *sl)
+{
+    tpb_json_key(b, "slurm");
+    if (!sl || !sl->present) {
+        tpb_json_str(b, NULL);
+        return;
+    }
+    tpb_json_obj_begin(b);
+    kv_str_or_null(b, "job_id", sl->job_id);
+    kv_str_or_null(b, "step_id", sl->step_id);
+    kv_str_or_null(b, "cluster", sl->cluster);
+    kv_str_or_null(b, "partition", sl->partition);
+    kv_str_or_null(b, "nodelist", sl->nodelist);
+    static char names[TPB_SLURM_MAX_NODES][TPB_SLURM_NAME_LEN];
+    int n = sl->nodelist[0] ? tpb_hostlist_expand(sl->nodelist, names, TPB_SLURM_MAX_NODES) : -1;
+    tpb_json_key(b, "nodes");
+    if (n < 0) {
+        tpb_json_str(b, NULL);
+    } else {
+        tpb_json_arr_begin(b);
+        for (int i = 0; i < n; i++)
+            tpb_json_str(b, names[i]);
+        tpb_json_arr_end(b);
+    }
+    kv_str_or_null(b, "tasks_per_node", sl->tasks_per_node);
+    tpb_json_key(b, "ntasks");
+    sl->ntasks ? tpb_json_int(b, sl->ntasks) : tpb_json_str(b, NULL);
+    tpb_json_key(b, "cpus_per_task");
+    sl->cpus_per_task ? tpb_json_int(b, sl->cpus_per_task) : tpb_json_str(b, NULL);
+    kv_str_or_null(b, "gpus_per_task", sl->gpus_per_task);
+    kv_str_or_null(b, "gpus_per_node", sl->gpus_per_node);
+    tpb_json_obj_end(b);
+}
+
 /* The run-metadata JSON object (one line). */
 static void metadata(const tpb_record_t *s, tpb_buf_t *b, tpb_run_status_t status)
 {
@@ -161,6 +224,7 @@ static void metadata(const tpb_record_t *s, tpb_buf_t *b, tpb_run_status_t statu
     tpb_json_kv_int(b, "granularity", o->granularity);
     tpb_json_kv_int(b, "seed", (long long)o->seed);
     tpb_json_kv_str(b, "timeline", o->timeline ? "on" : "off");
+    json_slurm(b, o->slurm);
     tpb_json_kv_int(b, "inject_delay_rank", o->inject_delay_rank);
     tpb_json_kv_int(b, "inject_clock_rank", o->inject_clock_rank);
     json_devices(b, o);

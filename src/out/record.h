@@ -15,6 +15,7 @@
 #include "backend/backend.h"
 #include "base/buf.h"
 #include "base/clock.h"
+#include "base/slurm.h"
 #include "base/topo.h"
 #include "out/result.h"
 
@@ -48,9 +49,10 @@ typedef struct {
     int timeline, check;
     int inject_delay_rank, inject_clock_rank;
     int clock_exchanges;
-    const char *out_dir; /**< "" for no files */
-    int force;           /**< --force: replace an earlier run's files at the first config */
-    FILE *table;         /**< where the table goes (stdout) */
+    const tpb_slurm_t *slurm; /**< Slurm's facts, or NULL (written as null) */
+    const char *out_dir;      /**< "" for no files */
+    int force;                /**< --force: replace an earlier run's files at the first config */
+    FILE *table;              /**< where the table goes (stdout) */
 } tpb_run_info_t;
 
 typedef struct {

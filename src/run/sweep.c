@@ -333,6 +333,7 @@ static tpb_run_info_t run_info(const tpb_sweep_t *s)
                             .clock_exchanges = TPB_CLOCK_EXCHANGES,
                             .out_dir = o->out_dir,
                             .force = o->force,
+                            .slurm = s->slurm,
                             .table = s->out};
 }
 

@@ -13,6 +13,7 @@
 
 #include "backend/backend.h"
 #include "base/clock.h"
+#include "base/slurm.h"
 #include "base/topo.h"
 #include "cli/options.h"
 #include "out/record.h"
@@ -41,7 +42,8 @@ typedef struct {
     const tpb_topo_t *topo;
     const tpb_clock_t *clock;
     const char *command_line;
-    FILE *out; /**< the table (stdout) */
+    const tpb_slurm_t *slurm; /**< what Slurm says about the job (present = 0 without it) */
+    FILE *out;                /**< the table (stdout) */
     /* rank 0 only */
     tpb_record_t rec;           /**< what rank 0 writes */
     tpb_device_info_t *devices; /**< world entries */

@@ -17,6 +17,8 @@ usage: check_results.py DIR CHECK [ARGS...]
   adaptive-follows RANK       adaptive: re-partitions after RANK slows down mid-run
   emulation MODE FACTOR       emulate_mode, emulate_asked [1, FACTOR], achieved within 2x
   peak                        peak_tflops and pct_peak in (0, 100]
+  slurm NTASKS HOST           the run record's Slurm facts (job, step, nodes [HOST], tasks)
+  no-slurm                    outside Slurm the record says null, nothing invented
   calibrated                  calibrated configs record every rank's spread and samples
   source NAME                 every config with tp > 1 has speed_source NAME
   count N                     N config records
@@ -155,6 +157,19 @@ def peak(cfgs):
         assert all(0 < p <= 100 for p in c["pct_peak_rank"]), c["pct_peak_rank"]
 
 
+def slurm(run, ntasks, host):
+    """The run record carries Slurm's facts: job and step, the node list expanded, the task
+    count, and every rank's host among the nodes."""
+    sl = run["slurm"]
+    print("slurm: job %s step %s, nodes %s, ntasks %s" % (sl["job_id"], sl["step_id"],
+                                                         sl["nodes"], sl["ntasks"]))
+    assert sl["job_id"] and sl["step_id"] is not None, sl
+    assert sl["nodes"] == [host], sl["nodes"]
+    assert sl["ntasks"] == ntasks, sl["ntasks"]
+    assert run["world_size"] == ntasks
+    assert all(r["host"] in sl["nodes"] for r in run["ranks"]), run["ranks"]
+
+
 def calibrated(cfgs):
     """Every calibrated config records each rank's spread and sample count."""
     seen = 0
@@ -229,6 +244,10 @@ def main():
         emulation(cfgs, args[0], float(args[1]))
     elif what == "peak":
         peak(cfgs)
+    elif what == "slurm":
+        slurm(run, int(args[0]), args[1])
+    elif what == "no-slurm":
+        assert run["slurm"] is None, run["slurm"]
     elif what == "calibrated":
         calibrated(cfgs)
     elif what == "count":

@@ -87,15 +87,18 @@ kill -CONT "$victim" 2>/dev/null || true
 # ---- signals: SIGTERM and SIGUSR1 (Slurm's --signal) to mpirun stop between configs ----
 for sig in TERM USR1; do
     s="$WORK/sig$sig"
-    ( $MPIRUN -np 2 "$TPBAL" --tp 2 -n 512 -k 512 -m 128,256,384,512,640,768,896,1024 \
-        --iters 50 --out "$s" >"$WORK/out" 2>"$WORK/err"; echo $? >"$WORK/rc" ) &
+    # our own mpirun, by its PID (never another job's): launched directly in the background
+    $MPIRUN -np 2 "$TPBAL" --tp 2 -n 512 -k 512 -m 128,256,384,512,640,768,896,1024 \
+        --iters 50 --out "$s" >"$WORK/out" 2>"$WORK/err" &
+    mp=$!
     for _ in $(seq 100); do [ -f "$s/results.jsonl" ] && break; sleep 0.1; done
     [ -f "$s/results.jsonl" ] || fail "no config measured before the signal"
-    kill -"$sig" "$(pgrep -x -n "$(basename "${MPIRUN%% *}")")"
+    kill -"$sig" "$mp"
     t0=$(date +%s)
-    wait
+    rc=0
+    wait "$mp" || rc=$?
     [ $(($(date +%s) - t0)) -le 10 ] || fail "SIG$sig: took more than 10 s to stop"
-    [ "$(cat "$WORK/rc")" -ne 0 ] || fail "SIG$sig: exit code 0"
+    [ "$rc" -ne 0 ] || fail "SIG$sig: exit code 0"
     grep -q "^tpbal: error: interrupted by signal" "$WORK/err" || fail "SIG$sig: no line"
     grep -q '"status":"interrupted"' "$s/results.jsonl" || fail "SIG$sig: status not interrupted"
     check_results "$s" fields

@@ -6,6 +6,7 @@ d="$WORK/preset"
 tpbal 2 --preset tiny --iters 3 --out "$d"
 expect_rc 0
 check_results "$d" fields
+check_results "$d" no-slurm # outside Slurm: null, nothing invented
 check_results "$d" count 9 # tp 1: 3 shapes; tp 2: 3 shapes x 2 policies
 ls "$d"/trace-008.json >/dev/null || fail "no trace file for the last config"
 

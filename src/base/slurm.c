@@ -1,0 +1,147 @@
+/* slurm.c - Slurm's environment and hostlists (pure). */
+#include "base/slurm.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void copy_env(tpb_env_fn env, const char *name, char *dst, size_t cap)
+{
+    const char *v = env(name);
+    snprintf(dst, cap, "%s", v ? v : "");
+}
+
+static int int_env(tpb_env_fn env, const char *name)
+{
+    const char *v = env(name);
+    long x = v ? strtol(v, NULL, 10) : 0;
+    return x > 0 && x < 1 << 30 ? (int)x : 0;
+}
+
+void tpb_slurm_from_env(tpb_slurm_t *s, tpb_env_fn env)
+{
+    memset(s, 0, sizeof(*s));
+    if (!env("SLURM_JOB_ID"))
+        return;
+    s->present = 1;
+    copy_env(env, "SLURM_JOB_ID", s->job_id, sizeof(s->job_id));
+    copy_env(env, "SLURM_STEP_ID", s->step_id, sizeof(s->step_id));
+    copy_env(env, "SLURM_CLUSTER_NAME", s->cluster, sizeof(s->cluster));
+    copy_env(env, "SLURM_JOB_PARTITION", s->partition, sizeof(s->partition));
+    copy_env(env, "SLURM_JOB_NODELIST", s->nodelist, sizeof(s->nodelist));
+    copy_env(env, "SLURM_TASKS_PER_NODE", s->tasks_per_node, sizeof(s->tasks_per_node));
+    copy_env(env, "SLURM_GPUS_PER_TASK", s->gpus_per_task, sizeof(s->gpus_per_task));
+    copy_env(env, "SLURM_GPUS_PER_NODE", s->gpus_per_node, sizeof(s->gpus_per_node));
+    s->ntasks = int_env(env, "SLURM_STEP_NUM_TASKS");
+    if (!s->ntasks)
+        s->ntasks = int_env(env, "SLURM_NTASKS");
+    s->cpus_per_task = int_env(env, "SLURM_CPUS_PER_TASK");
+}
+
+/* Append prefix + the numbers of one range "03-07" (zero padding kept) to names. */
+static int expand_range(const char *prefix, const char *range, size_t len,
+                        char (*names)[TPB_SLURM_NAME_LEN], int n, int max)
+{
+    char buf[64];
+    if (len == 0 || len >= sizeof(buf))
+        return -1;
+    memcpy(buf, range, len);
+    buf[len] = '\0';
+    char *dash = strchr(buf, '-');
+    const char *a = buf, *b = dash ? dash + 1 : buf;
+    if (dash)
+        *dash = '\0';
+    for (const char *p = a; *p; p++)
+        if (!isdigit((unsigned char)*p))
+            return -1;
+    for (const char *p = b; *p; p++)
+        if (!isdigit((unsigned char)*p))
+            return -1;
+    if (!*a || !*b)
+        return -1;
+    long lo = strtol(a, NULL, 10), hi = strtol(b, NULL, 10);
+    int width = (int)strlen(a);
+    if (hi < lo || hi - lo > TPB_SLURM_MAX_NODES)
+        return -1;
+    for (long v = lo; v <= hi; v++) {
+        if (n >= max)
+            return -1;
+        if (snprintf(names[n], TPB_SLURM_NAME_LEN, "%s%0*ld", prefix, width, v) >=
+            TPB_SLURM_NAME_LEN)
+            return -1;
+        n++;
+    }
+    return n;
+}
+
+/* One hostlist entry: "name", or "prefix[ranges]suffix-free". */
+static int expand_one(const char *item, size_t len, char (*names)[TPB_SLURM_NAME_LEN], int n,
+                      int max)
+{
+    const char *open = memchr(item, '[', len);
+    if (!open) {
+        if (len == 0 || len >= TPB_SLURM_NAME_LEN || n >= max)
+            return -1;
+        memcpy(names[n], item, len);
+        names[n][len] = '\0';
+        return n + 1;
+    }
+    const char *close = memchr(open, ']', len - (size_t)(open - item));
+    if (!close || close != item + len - 1 || (size_t)(open - item) >= TPB_SLURM_NAME_LEN)
+        return -1;
+    char prefix[TPB_SLURM_NAME_LEN];
+    memcpy(prefix, item, (size_t)(open - item));
+    prefix[open - item] = '\0';
+    for (const char *p = open + 1; p < close && n >= 0;) {
+        const char *comma = memchr(p, ',', (size_t)(close - p));
+        const char *end = comma ? comma : close;
+        n = expand_range(prefix, p, (size_t)(end - p), names, n, max);
+        p = end + 1;
+    }
+    return n;
+}
+
+int tpb_hostlist_expand(const char *list, char (*names)[TPB_SLURM_NAME_LEN], int max)
+{
+    int n = 0, depth = 0;
+    const char *start = list;
+    if (!list || !*list)
+        return -1;
+    for (const char *p = list;; p++) {
+        if (*p == '[')
+            depth++;
+        else if (*p == ']')
+            depth--;
+        if (depth < 0 || depth > 1)
+            return -1;
+        if ((*p == ',' && depth == 0) || *p == '\0') {
+            n = expand_one(start, (size_t)(p - start), names, n, max);
+            if (n < 0)
+                return -1;
+            if (*p == '\0')
+                break;
+            start = p + 1;
+        }
+    }
+    return depth == 0 ? n : -1;
+}
+
+int tpb_slurm_missing_pmi(tpb_env_fn env, int *tasks)
+{
+    int n = int_env(env, "SLURM_STEP_NUM_TASKS");
+    *tasks = n;
+    if (n < 2 || !env("SLURM_PROCID"))
+        return 0; /* not a multi-task srun step */
+    static const char *const pmi[] = {"PMIX_RANK", "PMI_RANK", "PMI_FD", "PMI_ID",
+                                      "OMPI_COMM_WORLD_RANK"};
+    for (size_t i = 0; i < sizeof(pmi) / sizeof(pmi[0]); i++)
+        if (env(pmi[i]))
+            return 0;
+    return 1;
+}
+
+int tpb_slurm_world_mismatch(const tpb_slurm_t *s, int world_size)
+{
+    return s->present && s->step_id[0] && s->ntasks > 1 && world_size == 1;
+}

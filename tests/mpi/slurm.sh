@@ -1,0 +1,127 @@
+# slurm.sh - a real one-node Slurm started by the test (munged, slurmctld, slurmd in a
+# private directory, on ports of its own): tpbal under srun -n 2 and -n 4 with PMIx and as
+# an sbatch job from scripts/slurm/tpbal-cpu.sbatch; the Slurm facts in the results; srun
+# without PMI refused with one line. The daemons are stopped by their PIDs on every exit.
+# Skips (77) where Slurm and munge are not installed or the test is not root.
+. "$(dirname "$0")/lib.sh"
+top=${TPBAL_SRCDIR:?}
+for c in slurmctld slurmd munged srun sbatch squeue sinfo runuser; do
+    command -v "$c" >/dev/null 2>&1 || { echo "SKIP: $c not installed (Debian: slurm-wlm munge)"; exit 77; }
+done
+[ "$(id -u)" = 0 ] || { echo "SKIP: starting munged and slurmd needs root"; exit 77; }
+id munge >/dev/null 2>&1 || { echo "SKIP: no munge user"; exit 77; }
+
+D=$(mktemp -d /tmp/tpbal-slurm.XXXXXX)
+chmod 755 "$D"
+PIDS=""
+stop() {
+    for p in $PIDS; do kill "$p" 2>/dev/null; done
+    for p in $PIDS; do # at most ~5 s for each to go
+        for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    done
+    rm -rf "$D" "$WORK"
+}
+trap stop EXIT
+
+# ---- munge, as the munge user, on a socket in the private directory
+mkdir -p "$D/munge"
+chown munge:munge "$D/munge"
+dd if=/dev/urandom of="$D/munge/munge.key" bs=1024 count=1 2>/dev/null
+chown munge:munge "$D/munge/munge.key"
+chmod 400 "$D/munge/munge.key"
+runuser -u munge -- munged --socket="$D/munge/munge.socket.2" --key-file="$D/munge/munge.key" \
+    --pid-file="$D/munge/munged.pid" --log-file="$D/munge/munged.log" \
+    --seed-file="$D/munge/munge.seed" || fail "munged did not start: $(cat "$D/munge/munged.log")"
+for _ in $(seq 50); do [ -s "$D/munge/munged.pid" ] && break; sleep 0.1; done
+PIDS="$(cat "$D/munge/munged.pid")"
+
+# ---- slurm.conf: this host as the only node, 4 CPUs claimed (2 ranks per core is fine)
+host=$(hostname)
+port=$((20000 + $$ % 20000))
+mkdir -p "$D/state" "$D/spool"
+cat >"$D/slurm.conf" <<CONF
+ClusterName=tpbaltest
+SlurmctldHost=$host(127.0.0.1)
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$D/munge/munge.socket.2
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+MpiDefault=pmix
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+MailProg=/bin/true
+ReturnToService=2
+SlurmdParameters=config_overrides
+StateSaveLocation=$D/state
+SlurmdSpoolDir=$D/spool
+SlurmctldPidFile=$D/slurmctld.pid
+SlurmdPidFile=$D/slurmd.pid
+SlurmctldLogFile=$D/slurmctld.log
+SlurmdLogFile=$D/slurmd.log
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+NodeName=$host NodeAddr=127.0.0.1 CPUs=4 RealMemory=1000 State=UNKNOWN
+PartitionName=tpbal Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+CONF
+export SLURM_CONF="$D/slurm.conf"
+slurmctld -D -i >"$D/slurmctld.out" 2>&1 &
+PIDS="$PIDS $!"
+slurmd -D >"$D/slurmd.out" 2>&1 &
+PIDS="$PIDS $!"
+state=
+for _ in $(seq 150); do
+    state=$(sinfo -h -o %t 2>/dev/null | head -1)
+    [ "$state" = idle ] && break
+    sleep 0.2
+done
+[ "$state" = idle ] || fail "Slurm did not come up ($state): $(tail -5 "$D/slurmctld.log" "$D/slurmd.log")"
+echo "slurm: up (node $host, state $state)"
+
+srun_tpbal() { # NP ARGS...: srun with PMIx, stdout/err to $WORK/out, err
+    local np=$1
+    shift
+    echo "+ srun -n $np --mpi=pmix tpbal $*"
+    timeout 240 srun -n "$np" --mpi=pmix "$TPBAL" "$@" >"$WORK/out" 2>"$WORK/err"
+    RC=$?
+}
+
+# ---- srun, 2 and 4 ranks
+srun_tpbal 2 --tp 2 --shape 64x128x128 --policy even --iters 3 --out "$WORK/s2"
+expect_rc 0
+check_results "$WORK/s2" fields
+check_results "$WORK/s2" slurm 2 "$host"
+grep -q "^# slurm: job [0-9]* step 0, cluster tpbaltest, partition tpbal, nodes $host" "$WORK/out" ||
+    fail "no Slurm line in the header"
+srun_tpbal 4 --tp 2,4 --shape 64x128x128 --policy even --iters 3 --out "$WORK/s4"
+expect_rc 0
+check_results "$WORK/s4" slurm 4 "$host"
+check_results "$WORK/s4" count 4
+
+# ---- sbatch with the template; results in results/slurm-JOBID under the job's directory
+mkdir -p "$WORK/job"
+job=$(TPBAL="$TPBAL" TPBAL_ARGS="--tp 2 --shape 64x128x128 --policy even --iters 3" \
+    sbatch --parsable --nodes=1 --ntasks-per-node=2 --chdir="$WORK/job" \
+    "$top/scripts/slurm/tpbal-cpu.sbatch") || fail "sbatch refused the template"
+for _ in $(seq 300); do
+    [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break
+    sleep 0.5
+done
+[ -z "$(squeue -h -j "$job" 2>/dev/null)" ] || fail "job $job did not finish in 150 s"
+cat "$WORK/job/tpbal-$job.out"
+check_results "$WORK/job/results/slurm-$job" fields
+check_results "$WORK/job/results/slurm-$job" slurm 2 "$host"
+
+# ---- srun without PMI: one line, exit 2, not two singleton runs
+echo "+ srun -n 2 --mpi=none tpbal"
+timeout 120 srun -n 2 --mpi=none "$TPBAL" --shape 32x32x32 >"$WORK/out" 2>"$WORK/err"
+RC=$?
+[ $RC -ne 0 ] || fail "srun --mpi=none ran"
+[ "$(grep -c '^tpbal' "$WORK/err")" -eq 1 ] || { cat "$WORK/err"; fail "expected one tpbal line"; }
+grep -q "srun started 2 tasks without a PMI" "$WORK/err" || fail "no PMI message"
+[ ! -s "$WORK/out" ] || fail "tasks ran as singletons: $(head -3 "$WORK/out")"
+echo "slurm: ok"
