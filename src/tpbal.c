@@ -83,7 +83,7 @@ static tpb_status_t start_backend(MPI_Comm world, const tpb_topo_t *topo, const 
                                     .comm = o->comm,
                                     .gpu_map = o->gpu_map,
                                     .ngpu_map = o->ngpu_map,
-                                    .bind_gpu = o->bind_gpu,
+                                    .bind = o->bind,
                                     .timeout_s = o->timeout_s,
                                     .emulate_mode = o->emulate_mode},
                             .clock = clock,

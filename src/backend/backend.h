@@ -31,7 +31,7 @@ typedef struct {
     tpb_comm_kind_t comm; /**< --comm */
     const int *gpu_map;   /**< --gpu-map, device per node-local rank (borrowed), or NULL */
     int ngpu_map;
-    int bind_gpu;                    /**< --bind gpu */
+    tpb_bind_t bind;                 /**< --bind */
     double timeout_s;                /**< collective watchdog, 0 = off */
     tpb_emulate_mode_t emulate_mode; /**< --emulate-mode: how a slower device is imitated */
 } tpb_backend_cfg_t;
@@ -65,6 +65,7 @@ typedef struct {
     char bus_id[32];    /**< PCI bus id, "" on host */
     char uuid[48];      /**< device UUID, "" on host */
     int index;          /**< device ordinal, -1 on host */
+    int gpu_numa;       /**< the GPU's NUMA node (-1 unknown or on host) */
     int sm_count;       /**< SMs (granted, when emulating), cores on host */
     int sm_total;       /**< SMs of the whole device, cores on host */
     double mem_bytes;   /**< device (or host) memory */
@@ -73,7 +74,9 @@ typedef struct {
         peak_gflops; /**< theoretical peak of this rank's device for the run's dtype (0: unknown) */
     char peak_basis[96]; /**< how the peak was computed ("132 SMs x 1.98 GHz x 4096 FLOP/cycle") */
     char advice[192];    /**< why GEMMs may run far below peak and what to do ("" if nothing) */
-    char versions[160];  /**< library versions ("cuBLAS 13.0, NCCL 2.28.9", "OpenBLAS ...") */
+    char cpuset[64];     /**< the cores this rank may run on, after --bind ("0-3") */
+    int packages, numa_nodes, cores, pus; /**< this rank's node, as hwloc sees it */
+    char versions[160]; /**< library versions ("cuBLAS 13.0, NCCL 2.28.9", "OpenBLAS ...") */
 } tpb_device_info_t;
 
 /** One GEMM: C[m x n] = A[m x k] * B^T, with B stored as n x k - the weight layout

@@ -20,6 +20,12 @@ typedef enum { TPB_SPLIT_ROW = 1, TPB_SPLIT_COL = 2 } tpb_split_t;
 typedef enum { TPB_POLICY_EVEN = 1, TPB_POLICY_WEIGHTED = 2, TPB_POLICY_ADAPTIVE = 4 } tpb_policy_t;
 typedef enum { TPB_COLCOLL_ALLGATHER = 0, TPB_COLCOLL_ALLREDUCE } tpb_colcoll_t;
 typedef enum { TPB_COMM_NCCL = 0, TPB_COMM_MPI } tpb_comm_kind_t;
+/** How a rank is bound to CPU cores (--bind). */
+typedef enum { TPB_BIND_NONE = 0, TPB_BIND_CORE, TPB_BIND_NUMA, TPB_BIND_GPU } tpb_bind_t;
+
+/** How the ranks of a TP group are chosen (--tp-placement). */
+typedef enum { TPB_PLACE_PACKED = 1, TPB_PLACE_SPREAD = 2 } tpb_placement_t;
+
 /** Where the weighted policy's speeds came from. */
 typedef enum {
     TPB_SPEEDS_NONE = 0,
@@ -53,6 +59,10 @@ const char *tpb_policy_name(tpb_policy_t p);
 const char *tpb_colcoll_name(tpb_colcoll_t c);
 /** "nccl", "mpi". */
 const char *tpb_comm_kind_name(tpb_comm_kind_t c);
+/** "none", "core", "numa", "gpu". */
+const char *tpb_bind_name(tpb_bind_t b);
+/** "packed", "spread". */
+const char *tpb_placement_name(tpb_placement_t p);
 /** "time", "work". */
 const char *tpb_emulate_mode_name(tpb_emulate_mode_t m);
 /** "none", "calibration", "file", "speeds". */
@@ -74,7 +84,7 @@ typedef struct {
 } tpb_name_table_t;
 
 extern const tpb_name_table_t tpb_backend_kinds, tpb_splits, tpb_policies, tpb_colcolls,
-    tpb_comm_kinds, tpb_emulate_modes;
+    tpb_comm_kinds, tpb_emulate_modes, tpb_placements, tpb_binds;
 
 /** The value named s in t; TPB_ERR_INVALID (no message) if none. Pure. */
 tpb_status_t tpb_name_parse(const tpb_name_table_t *t, const char *s, unsigned *value);

@@ -12,6 +12,10 @@ static const unsigned policy_values[] = {TPB_POLICY_EVEN, TPB_POLICY_WEIGHTED, T
 static const char *const colcoll_names[] = {"allgather", "allreduce"};
 static const unsigned colcoll_values[] = {TPB_COLCOLL_ALLGATHER, TPB_COLCOLL_ALLREDUCE};
 static const char *const comm_names[] = {"nccl", "mpi"};
+static const char *const bind_names[] = {"none", "core", "numa", "gpu"};
+static const unsigned bind_values[] = {TPB_BIND_NONE, TPB_BIND_CORE, TPB_BIND_NUMA, TPB_BIND_GPU};
+static const char *const placement_names[] = {"packed", "spread"};
+static const unsigned placement_values[] = {TPB_PLACE_PACKED, TPB_PLACE_SPREAD};
 static const char *const emulate_names[] = {"time", "work"};
 static const unsigned emulate_values[] = {TPB_EMULATE_TIME, TPB_EMULATE_WORK};
 static const unsigned comm_values[] = {TPB_COMM_NCCL, TPB_COMM_MPI};
@@ -22,6 +26,9 @@ const tpb_name_table_t tpb_policies = {policy_names, policy_values, 3,
                                        "even, weighted and/or adaptive (e.g. even,weighted)"};
 const tpb_name_table_t tpb_colcolls = {colcoll_names, colcoll_values, 2, "allgather or allreduce"};
 const tpb_name_table_t tpb_comm_kinds = {comm_names, comm_values, 2, "nccl or mpi"};
+const tpb_name_table_t tpb_binds = {bind_names, bind_values, 4, "none, core, numa or gpu"};
+const tpb_name_table_t tpb_placements = {placement_names, placement_values, 2,
+                                         "packed and/or spread"};
 const tpb_name_table_t tpb_emulate_modes = {emulate_names, emulate_values, 2, "time or work"};
 
 static const char *name_of(const tpb_name_table_t *t, unsigned v)
@@ -66,6 +73,16 @@ const char *tpb_colcoll_name(tpb_colcoll_t c)
 const char *tpb_comm_kind_name(tpb_comm_kind_t c)
 {
     return name_of(&tpb_comm_kinds, (unsigned)c);
+}
+
+const char *tpb_bind_name(tpb_bind_t b)
+{
+    return name_of(&tpb_binds, (unsigned)b);
+}
+
+const char *tpb_placement_name(tpb_placement_t p)
+{
+    return name_of(&tpb_placements, (unsigned)p);
 }
 
 const char *tpb_emulate_mode_name(tpb_emulate_mode_t m)

@@ -51,6 +51,7 @@ enum {
     OPT_EMULATE_MODE,
     OPT_SCHEDULE,
     OPT_REBALANCE,
+    OPT_PLACEMENT,
     OPT_GRAN,
     OPT_CHECK,
     OPT_OUT,
@@ -89,6 +90,9 @@ static const opt_spec opt_table[] = {
     {"policy", 'p', "LIST", OPT_POLICY, NULL, NULL,
      "even, weighted, adaptive (default: even,weighted);\nadaptive re-balances from measured "
      "compute times"},
+    {"tp-placement", 0, "LIST", OPT_PLACEMENT, NULL, NULL,
+     "packed (a group's ranks consecutive, inside a node)\nand/or spread (one rank per node "
+     "per group)\n(default packed)"},
     {"rebalance-every", 0, "K", OPT_REBALANCE, NULL, NULL,
      "adaptive: measured iterations per round (default 5)"},
     {"m", 'm', "LIST", OPT_M, NULL, "  -m, -n, -k LIST",
@@ -137,8 +141,9 @@ static const opt_spec opt_table[] = {
      "collectives by NCCL (default) or MPI through pinned\nhost buffers (several ranks may share "
      "a GPU)"},
     {"gpu-map", 0, "LIST", OPT_GPUMAP, NULL, NULL, "device index per node-local rank"},
-    {"bind", 0, "none|gpu", OPT_BIND, NULL, NULL,
-     "bind each rank to the cores near its GPU (hwloc)"},
+    {"bind", 0, "none|core|numa|gpu", OPT_BIND, NULL, NULL,
+     "bind each rank (hwloc): a core, a NUMA node, or the\ncores near its GPU (cuda); "
+     "the cpuset is recorded"},
     {"timeout", 0, "SECONDS", OPT_TIMEOUT, NULL, NULL,
      "end a hung collective after this long (default 300)"},
     {"inject-delay", 0, "RANK:US[:EVERY]", OPT_INJ_DELAY,
@@ -153,7 +158,6 @@ static const opt_spec opt_table[] = {
 
 #define NOPTS (sizeof(opt_table) / sizeof(opt_table[0]))
 
-static const char *const bind_names[] = {"none", "gpu"};
 static const char *const onoff_names[] = {"off", "on"};
 
 /* One named value of table t into *out. */
@@ -305,6 +309,7 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
         o->emulate_mode = (tpb_emulate_mode_t)u;
         return TPB_OK;
     case OPT_SCHEDULE: return set_schedule(o, flag, v);
+    case OPT_PLACEMENT: return tpb_opt_name_set(flag, v, &tpb_placements, &o->placements);
     case OPT_REBALANCE: return set_int(flag, v, 1, TPB_MAX_ITERS, &o->rebalance_every);
     case OPT_GRAN: return tpb_opt_long(flag, v, 1, TPB_MAX_DIM, &o->granularity);
     case OPT_CHECK: o->check = 1; return TPB_OK;
@@ -319,7 +324,10 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
         o->comm = (tpb_comm_kind_t)u;
         return TPB_OK;
     case OPT_GPUMAP: return set_gpu_map(o, flag, v);
-    case OPT_BIND: return tpb_opt_choice(flag, v, bind_names, 2, "none or gpu", &o->bind_gpu);
+    case OPT_BIND:
+        TPB_CHECK_RET(set_name(flag, v, &tpb_binds, &u));
+        o->bind = (tpb_bind_t)u;
+        return TPB_OK;
     case OPT_TIMEOUT:
         TPB_CHECK_RET(tpb_opt_double(flag, v, &o->timeout_s));
         if (o->timeout_s < 0 || o->timeout_s > 1e7)

@@ -34,9 +34,10 @@ typedef struct {
 typedef struct {
     tpb_backend_kind_t backend;
     int tp[TPB_MAX_TP];
-    int ntp;           /**< 0: every power of two dividing the world size */
-    unsigned splits;   /**< TPB_SPLIT_* mask; 0: row and col */
-    unsigned policies; /**< TPB_POLICY_* mask; 0: even and weighted */
+    int ntp;             /**< 0: every power of two dividing the world size */
+    unsigned splits;     /**< TPB_SPLIT_* mask; 0: row and col */
+    unsigned policies;   /**< TPB_POLICY_* mask; 0: even and weighted */
+    unsigned placements; /**< TPB_PLACE_* mask; 0: packed */
     tpb_shape_t shapes[TPB_MAX_SHAPES];
     int nshapes; /**< 0: the backend's default shape */
     long m_list[TPB_MAX_SHAPES], n_list[TPB_MAX_SHAPES], k_list[TPB_MAX_SHAPES];
@@ -63,7 +64,7 @@ typedef struct {
     tpb_comm_kind_t comm;
     int *gpu_map; /**< --gpu-map, device per node-local rank (owned) */
     int ngpu_map;
-    int bind_gpu;     /**< --bind gpu */
+    tpb_bind_t bind;  /**< --bind */
     double timeout_s; /**< collective watchdog (CUDA), 0 = off */
     int timeline;     /**< record and write timelines (default on) */
     tpb_inject_t inject_delay;

@@ -73,6 +73,8 @@ tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, tpb_backend_kind_t
     o->backend = backend;
     if (!o->splits)
         o->splits = TPB_SPLIT_ROW | TPB_SPLIT_COL;
+    if (!o->placements)
+        o->placements = TPB_PLACE_PACKED;
     if (!o->policies)
         o->policies = TPB_POLICY_EVEN | TPB_POLICY_WEIGHTED;
     if (!o->dtype_set)

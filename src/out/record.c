@@ -6,6 +6,8 @@
 
 #include "out/record.h"
 
+#include "base/placement.h"
+
 #include "base/metrics.h"
 #include "out/outfile.h"
 #include "out/report.h"
@@ -96,10 +98,10 @@ void tpb_record_header(const tpb_record_t *s)
         const tpb_device_info_t *d = &o->devices[r];
         fprintf(o->table,
                 "#   rank %3d  host %-16s dev %2d  %s  units %d/%d  mem %.1f GiB  peak %.2f "
-                "TFLOP/s%s%s%s%s%s%s\n",
+                "TFLOP/s  cpus %s%s%s%s%s%s%s\n",
                 r, o->topo->hosts[r], d->index, d->name, d->sm_count, d->sm_total,
-                d->mem_bytes / 1073741824.0, d->peak_gflops * 1e-3, d->bus_id[0] ? "  bus " : "",
-                d->bus_id, d->uuid[0] ? "  " : "", d->uuid,
+                d->mem_bytes / 1073741824.0, d->peak_gflops * 1e-3, d->cpuset,
+                d->bus_id[0] ? "  bus " : "", d->bus_id, d->uuid[0] ? "  " : "", d->uuid,
                 strcmp(d->emulation, "none") ? "  emulation " : "",
                 strcmp(d->emulation, "none") ? d->emulation : "");
     }
@@ -146,6 +148,7 @@ static void json_devices(tpb_buf_t *b, const tpb_run_info_t *s)
         tpb_json_kv_int(b, "device", d->index);
         tpb_json_kv_str(b, "name", d->name);
         tpb_json_kv_str(b, "bus_id", d->bus_id);
+        tpb_json_kv_int(b, "gpu_numa_node", d->gpu_numa);
         tpb_json_kv_str(b, "uuid", d->uuid);
         tpb_json_kv_int(b, "sm_count", d->sm_count);
         tpb_json_kv_int(b, "sm_total", d->sm_total);
@@ -155,6 +158,14 @@ static void json_devices(tpb_buf_t *b, const tpb_run_info_t *s)
         tpb_json_kv_num(b, "peak_tflops", d->peak_gflops > 0 ? d->peak_gflops * 1e-3 : NAN);
         tpb_json_kv_str(b, "peak_basis", d->peak_basis);
         tpb_json_kv_str(b, "advice", d->advice);
+        tpb_json_kv_str(b, "cpuset", d->cpuset);
+        tpb_json_key(b, "node");
+        tpb_json_obj_begin(b);
+        tpb_json_kv_int(b, "packages", d->packages);
+        tpb_json_kv_int(b, "numa_nodes", d->numa_nodes);
+        tpb_json_kv_int(b, "cores", d->cores);
+        tpb_json_kv_int(b, "pus", d->pus);
+        tpb_json_obj_end(b);
         tpb_json_obj_end(b);
     }
     tpb_json_arr_end(b);
@@ -296,9 +307,30 @@ static tpb_status_t push_hist(tpb_record_t *s, const tpb_result_t *res)
                                           .k = res->k,
                                           .coll = res->coll,
                                           .coll_bytes = res->coll_bytes,
+                                          .placement = res->placement,
+                                          .group_nodes = res->max_group_nodes,
                                           .step_med = res->stats.step_med,
                                           .xfer_med = res->stats.xfer_med,
                                           .t1_rank = t1};
+    return TPB_OK;
+}
+
+/* The topology in the result's position order (hosts and host indices permuted), for the
+ * trace: one process per node, one thread per position. view->hosts is allocated. */
+static tpb_status_t placed_view(const tpb_topo_t *t, const tpb_result_t *res, tpb_topo_t *view)
+{
+    *view = *t;
+    view->hosts = calloc((size_t)t->size, sizeof(*view->hosts));
+    view->host_index = calloc((size_t)t->size, sizeof(int));
+    if (!view->hosts || !view->host_index) {
+        tpb_topo_free(view);
+        return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the trace of %d ranks", t->size);
+    }
+    for (int r = 0; r < t->size; r++) {
+        int w = tpb_result_world_rank(res, r);
+        memcpy(view->hosts[r], t->hosts[w], TPB_HOST_LEN);
+        view->host_index[r] = t->host_index[w];
+    }
     return TPB_OK;
 }
 
@@ -308,8 +340,15 @@ static tpb_status_t write_trace(const tpb_record_t *s, const tpb_result_t *res,
     char name[64];
     tpb_outstream_t os;
     tpb_trace_name(res->id, name, sizeof(name));
-    TPB_CHECK_RET(tpb_outstream_open(&os, s->run.out_dir, name));
-    tpb_status_t st = tpb_trace_write(os.f, res, marks, s->t0_us, s->run.topo);
+    tpb_topo_t view;
+    TPB_CHECK_RET(placed_view(s->run.topo, res, &view));
+    tpb_status_t st = tpb_outstream_open(&os, s->run.out_dir, name);
+    if (st != TPB_OK) {
+        tpb_topo_free(&view);
+        return st;
+    }
+    st = tpb_trace_write(os.f, res, marks, s->t0_us, &view);
+    tpb_topo_free(&view);
     if (st != TPB_OK) {
         tpb_outstream_abort(&os);
         return st;
@@ -328,6 +367,19 @@ static tpb_status_t claim_dir(tpb_record_t *s)
     return TPB_OK;
 }
 
+/* The most nodes any TP group of the config spans. */
+static int group_nodes(const tpb_topo_t *t, const tpb_result_t *res)
+{
+    int host_of_pos[res->world], most = 0;
+    for (int r = 0; r < res->world; r++)
+        host_of_pos[r] = t->host_index[tpb_result_world_rank(res, r)];
+    for (int g = 0; g < res->world / res->tp; g++) {
+        int n = tpb_placement_group_nodes(host_of_pos, res->tp, g);
+        most = n > most ? n : most;
+    }
+    return most;
+}
+
 /* The table row and the records of a finished config. */
 static void append(tpb_record_t *s, const tpb_result_t *res)
 {
@@ -341,8 +393,9 @@ static void append(tpb_record_t *s, const tpb_result_t *res)
     tpb_report_csv_row(&s->csv, res);
     const char *hosts[size], *devs[size];
     for (int r = 0; r < size; r++) {
-        hosts[r] = s->run.topo->hosts[r];
-        devs[r] = s->run.devices[r].name;
+        int w = tpb_result_world_rank(res, r);
+        hosts[r] = s->run.topo->hosts[w];
+        devs[r] = s->run.devices[w].name;
     }
     tpb_report_ranks_rows(&s->ranks_csv, res, hosts, devs);
 }
@@ -361,6 +414,7 @@ tpb_status_t tpb_record_config(tpb_record_t *s, const tpb_result_t *in, const tp
         loop_only_stats(&res, marks, ranks, &res.stats);
     res.ranks = ranks;
     res.emulate_asked = s->run.emulate;
+    res.max_group_nodes = group_nodes(s->run.topo, &res);
     if (st == TPB_OK) {
         tpb_result_finish(&res, s->hist, s->nhist, s->run.check);
         s->check_failed |= res.check == TPB_CHECK_FAIL;

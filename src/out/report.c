@@ -154,7 +154,8 @@ static void json_emulation(tpb_buf_t *b, const tpb_result_t *res)
     tpb_json_key(b, "emulate_asked");
     tpb_json_arr_begin(b);
     for (int r = 0; r < res->world; r++)
-        tpb_json_num(b, res->emulate_asked ? res->emulate_asked[r] : 1.0);
+        tpb_json_num(b,
+                     res->emulate_asked ? res->emulate_asked[tpb_result_world_rank(res, r)] : 1.0);
     tpb_json_arr_end(b);
     KV_INFO(b, "emulate_achieved", res, emulate_achieved);
 }
@@ -188,6 +189,13 @@ static void json_identity(tpb_buf_t *b, const tpb_result_t *res)
     tpb_json_kv_int(b, "tp", res->tp);
     tpb_json_kv_str(b, "split", tpb_split_name(res->split));
     tpb_json_kv_str(b, "policy", tpb_policy_name(res->policy));
+    tpb_json_kv_str(b, "placement", tpb_placement_name(res->placement));
+    tpb_json_kv_int(b, "group_nodes", res->max_group_nodes);
+    tpb_json_key(b, "world_ranks");
+    tpb_json_arr_begin(b);
+    for (int r = 0; r < res->world; r++)
+        tpb_json_int(b, tpb_result_world_rank(res, r));
+    tpb_json_arr_end(b);
     tpb_json_kv_str(b, "col_collective", tpb_colcoll_name(res->colcoll));
     tpb_json_kv_str(b, "shape", res->shape_name);
     tpb_json_kv_int(b, "m", res->m);
@@ -330,7 +338,7 @@ void tpb_report_ranks_header(tpb_buf_t *b)
     tpb_buf_puts(b, "id,tp,split,policy,m,n,k,dtype,rank,host,device,speed,shard,"
                     "compute_med_us,compute_p95_us,wait_med_us,wait_p95_us,comm_med_us,"
                     "comm_p95_us,last_count,last_frac,lateness_us,score,mem_bytes,peak_gflops,"
-                    "pct_peak,emulate_achieved\n");
+                    "pct_peak,emulate_achieved,world_rank,placement\n");
 }
 
 void tpb_report_ranks_rows(tpb_buf_t *b, const tpb_result_t *res, const char *const *hosts,
@@ -354,8 +362,8 @@ void tpb_report_ranks_rows(tpb_buf_t *b, const tpb_result_t *res, const char *co
         csv_nums(b, w, 3);
         double x[4] = {res->info[r].mem, res->info[r].peak_gflops, tpb_result_rank_pct_peak(res, r),
                        res->info[r].emulate_achieved};
-        csv_nums(b, x, 3);
-        tpb_csv_num(b, x[3]);
-        tpb_buf_puts(b, "\n");
+        csv_nums(b, x, 4);
+        tpb_buf_printf(b, "%d,%s\n", tpb_result_world_rank(res, r),
+                       tpb_placement_name(res->placement));
     }
 }

@@ -72,7 +72,8 @@ static const tpb_history_t *find_hist(const tpb_history_t *hist, int nhist, cons
     for (int i = 0; i < nhist; i++) {
         const tpb_history_t *h = &hist[i];
         if (h->tp == tp && h->split == res->split && h->m == res->m && h->n == res->n &&
-            h->k == res->k && (policy == 0 || h->policy == policy))
+            h->k == res->k &&
+            (policy == 0 || (h->policy == policy && h->placement == res->placement)))
             return h;
     }
     return NULL;

@@ -48,6 +48,10 @@ typedef struct {
     tpb_speed_source_t speed_source;
     tpb_emulate_mode_t emulate_mode;
     const double *emulate_asked; /**< --emulate-speed per rank (NULL: none) */
+    tpb_placement_t placement;   /**< how the TP groups were formed */
+    const int *rank_of;          /**< position -> world rank (NULL: identity); the per-rank
+                                      arrays of this result are by position */
+    int max_group_nodes;         /**< most nodes one TP group spans (set by the record) */
     const tpb_round_t *rounds;   /**< adaptive policy: nrounds rounds (borrowed) */
     const long *round_shards;    /**< nrounds x world shards */
     int nrounds;
@@ -79,6 +83,12 @@ typedef struct {
  */
 void tpb_result_derive(tpb_result_t *res, double t1_us);
 
+/** The world rank at position r (the identity without a placement order). */
+static inline int tpb_result_world_rank(const tpb_result_t *res, int r)
+{
+    return res->rank_of ? res->rank_of[r] : r;
+}
+
 /** Rank r's GEMM rate over its peak (NaN when the peak or the time is unknown). Pure. */
 double tpb_result_rank_pct_peak(const tpb_result_t *res, int r);
 
@@ -90,6 +100,8 @@ typedef struct {
     long m, n, k;
     tpb_coll_t coll;
     double coll_bytes;
+    tpb_placement_t placement;
+    int group_nodes; /**< most nodes one group spans */
     double step_med, xfer_med;
     double *t1_rank; /**< TP=1 only: each rank's time for the whole layer (owned) */
 } tpb_history_t;

@@ -48,13 +48,14 @@ static void summary_series(tpb_record_t *s, const tpb_history_t *base, tpb_buf_t
     }
     if (!t1)
         return;
-    fprintf(out, "# %-5s %-8s %ldx%ldx%ld\n", tpb_split_name(base->split),
-            tpb_policy_name(base->policy), base->m, base->n, base->k);
+    fprintf(out, "# %-5s %-8s %ldx%ldx%ld%s\n", tpb_split_name(base->split),
+            tpb_policy_name(base->policy), base->m, base->n, base->k,
+            base->placement == TPB_PLACE_SPREAD ? " (spread)" : "");
     int best = -1;
     for (int i = 0; i < s->nhist; i++) {
         const tpb_history_t *h = &s->hist[i];
         if (h->split != base->split || h->m != base->m || h->n != base->n || h->k != base->k ||
-            (h->tp > 1 && h->policy != base->policy))
+            (h->tp > 1 && (h->policy != base->policy || h->placement != base->placement)))
             continue;
         double comp = ideal_compute(t1->t1_rank, world, h->tp);
         tpb_decomp_t d =
@@ -91,7 +92,8 @@ static void comm_model_row(tpb_record_t *s, tpb_split_t split, int tp, tpb_buf_t
     tpb_coll_t coll = TPB_COLL_ALLREDUCE;
     for (int i = 0; i < s->nhist; i++) {
         const tpb_history_t *h = &s->hist[i];
-        if (h->tp != tp || h->split != split || isnan(h->xfer_med))
+        if (h->tp != tp || h->split != split || isnan(h->xfer_med) ||
+            h->placement != s->hist[0].placement) /* one placement's fit */
             continue;
         coll = h->coll;
         v[n] = h->coll_bytes;
@@ -125,6 +127,43 @@ static void summary_comm_model(tpb_record_t *s, tpb_buf_t *js)
                 comm_model_row(s, splits[c], tps[t], js);
 }
 
+/* Packed against spread for every config measured both ways: a group inside one node
+ * against a group across nodes (seed 2: keep communication in the fastest local domain). */
+static void summary_placement(tpb_record_t *s, tpb_buf_t *js)
+{
+    for (int i = 0; i < s->nhist; i++) {
+        const tpb_history_t *sp = &s->hist[i];
+        if (sp->placement != TPB_PLACE_SPREAD || sp->tp < 2)
+            continue;
+        for (int j = 0; j < s->nhist; j++) {
+            const tpb_history_t *pk = &s->hist[j];
+            if (pk->placement != TPB_PLACE_PACKED || pk->tp != sp->tp || pk->split != sp->split ||
+                pk->policy != sp->policy || pk->m != sp->m || pk->n != sp->n || pk->k != sp->k)
+                continue;
+            fprintf(s->run.table,
+                    "# placement tp %d %s %s %ldx%ldx%ld: packed (groups on %d node%s) %.1f us, "
+                    "spread (on %d node%s) %.1f us: spread/packed %.2f\n",
+                    sp->tp, tpb_split_name(sp->split), tpb_policy_name(sp->policy), sp->m, sp->n,
+                    sp->k, pk->group_nodes, pk->group_nodes == 1 ? "" : "s", pk->step_med,
+                    sp->group_nodes, sp->group_nodes == 1 ? "" : "s", sp->step_med,
+                    sp->step_med / pk->step_med);
+            tpb_json_obj_begin(js);
+            tpb_json_kv_int(js, "tp", sp->tp);
+            tpb_json_kv_str(js, "split", tpb_split_name(sp->split));
+            tpb_json_kv_str(js, "policy", tpb_policy_name(sp->policy));
+            tpb_json_kv_int(js, "m", sp->m);
+            tpb_json_kv_int(js, "n", sp->n);
+            tpb_json_kv_int(js, "k", sp->k);
+            tpb_json_kv_int(js, "packed_nodes", pk->group_nodes);
+            tpb_json_kv_num(js, "packed_step_us", pk->step_med);
+            tpb_json_kv_int(js, "spread_nodes", sp->group_nodes);
+            tpb_json_kv_num(js, "spread_step_us", sp->step_med);
+            tpb_json_obj_end(js);
+            break;
+        }
+    }
+}
+
 void tpb_record_summary(tpb_record_t *s)
 {
     tpb_buf_t js = TPB_BUF_INIT;
@@ -139,7 +178,8 @@ void tpb_record_summary(tpb_record_t *s)
         int seen = h->tp == 1;
         for (int j = 0; j < i && !seen; j++)
             seen = s->hist[j].tp > 1 && s->hist[j].split == h->split && s->hist[j].m == h->m &&
-                   s->hist[j].n == h->n && s->hist[j].k == h->k && s->hist[j].policy == h->policy;
+                   s->hist[j].n == h->n && s->hist[j].k == h->k && s->hist[j].policy == h->policy &&
+                   s->hist[j].placement == h->placement;
         if (!seen)
             summary_series(s, h, &js);
     }
@@ -147,6 +187,10 @@ void tpb_record_summary(tpb_record_t *s)
     tpb_json_key(&js, "comm_model");
     tpb_json_arr_begin(&js);
     summary_comm_model(s, &js);
+    tpb_json_arr_end(&js);
+    tpb_json_key(&js, "placement");
+    tpb_json_arr_begin(&js);
+    summary_placement(s, &js);
     tpb_json_arr_end(&js);
     tpb_json_obj_end(&js);
     tpb_buf_puts(&js, "\n");

@@ -11,8 +11,9 @@ void tpb_trace_name(int id, char *out, size_t cap)
     snprintf(out, cap, "trace-%03d.json", id);
 }
 
-static void write_names(FILE *f, const tpb_topo_t *topo, int world)
+static void write_names(FILE *f, const tpb_topo_t *topo, const tpb_result_t *res)
 {
+    int world = res->world;
     for (int h = 0; h < topo->nhosts; h++) {
         for (int r = 0; r < world; r++) {
             if (topo->host_index[r] != h)
@@ -32,7 +33,7 @@ static void write_names(FILE *f, const tpb_topo_t *topo, int world)
         fprintf(f,
                 ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
                 "\"args\":{\"name\":\"rank %d\"}}",
-                h, r, r);
+                h, r, tpb_result_world_rank(res, r)); /* tid: position; name: world rank */
         fprintf(f,
                 ",\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
                 "\"args\":{\"sort_index\":%d}}",
@@ -75,9 +76,13 @@ tpb_status_t tpb_trace_write(FILE *f, const tpb_result_t *res, const tpb_mark_t 
     fprintf(f,
             "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"tool\":\"tpbal\",\"config\":%d,"
             "\"tp\":%d,\"split\":\"%s\",\"policy\":\"%s\",\"m\":%ld,\"n\":%ld,\"k\":%ld,"
-            "\"dtype\":\"%s\",\"iters\":%d},\n\"traceEvents\":[\n",
+            "\"dtype\":\"%s\",\"iters\":%d,\"placement\":\"%s\",\"world_ranks\":[",
             res->id, res->tp, tpb_split_name(res->split), tpb_policy_name(res->policy), res->m,
-            res->n, res->k, tpb_dtype_name(res->dtype), res->iters);
+            res->n, res->k, tpb_dtype_name(res->dtype), res->iters,
+            tpb_placement_name(res->placement));
+    for (int r = 0; r < res->world; r++)
+        fprintf(f, "%s%d", r ? "," : "", tpb_result_world_rank(res, r));
+    fprintf(f, "]},\n\"traceEvents\":[\n");
     double first = marks[0].c0;
     for (int r = 1; r < res->world; r++)
         first = fmin(first, marks[(size_t)r * res->iters].c0);
@@ -86,7 +91,7 @@ tpb_status_t tpb_trace_write(FILE *f, const tpb_result_t *res, const tpb_mark_t 
             "\"pid\":0,\"tid\":0,\"ts\":%.3f}",
             res->id, res->tp, tpb_split_name(res->split), tpb_policy_name(res->policy), res->m,
             res->n, res->k, first - t0_us);
-    write_names(f, topo, res->world);
+    write_names(f, topo, res);
     for (int r = 0; r < res->world; r++)
         write_rank(f, res, marks, t0_us, topo, r);
     fprintf(f, "\n]}\n");

@@ -9,6 +9,9 @@
 
 #include "base/clock.h"
 
+/** A re-sync sample is kept only if its RTT is at most this many times the start's (+20 us). */
+#define TPB_CLOCK_RTT_SLACK 4.0
+
 /** Ping-pongs per rank and synchronisation. */
 #define TPB_CLOCK_EXCHANGES 50
 

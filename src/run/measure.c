@@ -30,7 +30,7 @@ static double inject_delay(const tpb_options_t *o, int rank, long it)
 static tpb_status_t iterate(tpb_sweep_t *s, tpb_layer_t *l, int from, int to, int rec)
 {
     const tpb_options_t *o = s->o;
-    int rank = s->topo->rank;
+    int rank = s->real_topo->rank; /* faults are injected into world ranks */
     tpb_status_t st = TPB_OK;
     for (int i = from; i < to && st == TPB_OK; i++) {
         long it = s->iter_base + i;

@@ -33,7 +33,7 @@ static tpb_status_t calibrate(tpb_sweep_t *s, const tpb_point_t *c, tpb_cal_spee
                 fprintf(s->out,
                         "# warning: calibration of rank %d (%s) did not settle: spread %.1f %% "
                         "after %d GEMMs (target %.0f %%); its weighted shard may be off\n",
-                        r, s->topo->hosts[r], 100.0 * world[r].spread, world[r].samples,
+                        s->rank_of[r], s->topo->hosts[r], 100.0 * world[r].spread, world[r].samples,
                         100.0 * pol.target_spread);
     return TPB_OK;
 }
@@ -44,9 +44,11 @@ static tpb_status_t lookup_file(tpb_sweep_t *s, const tpb_point_t *c, tpb_cal_sp
 {
     int size = s->topo->size;
     *found = 0;
-    if (s->topo->rank == 0)
+    /* the file is keyed by world rank; world[] is in placement order */
+    *found = s->topo->rank == 0;
+    for (int q = 0; q < size && *found && s->topo->rank == 0; q++)
         *found = tpb_caltable_lookup(&s->cal, c->split, c->shape->m, c->shape->n, c->shape->k,
-                                     c->tp, s->o->dtype, 0, size, world);
+                                     c->tp, s->o->dtype, s->rank_of[q], 1, &world[q]);
     if (MPI_Bcast(found, 1, MPI_INT, 0, s->world) != MPI_SUCCESS ||
         MPI_Bcast(world, (int)(size * sizeof(*world)), MPI_BYTE, 0, s->world) != MPI_SUCCESS)
         return tpb_err_call(TPB_ERR_MPI, "MPI_Bcast", "calibration file", __FILE__, __LINE__);
@@ -65,7 +67,7 @@ static tpb_status_t save_file(tpb_sweep_t *s, const tpb_point_t *c, const tpb_ca
                                  .k = c->shape->k,
                                  .tp = c->tp,
                                  .dtype = s->o->dtype,
-                                 .rank = r,
+                                 .rank = s->rank_of[r],
                                  .gflops = world[r].gflops,
                                  .spread = world[r].spread,
                                  .samples = world[r].samples};
@@ -85,7 +87,8 @@ tpb_status_t tpb_sweep_speeds(tpb_sweep_t *s, tpb_point_t *c, tpb_cal_speed_t *s
     tpb_cal_speed_t world[size];
     if (s->o->nspeeds) {
         for (int i = 0; i < c->tp; i++)
-            speeds[i] = (tpb_cal_speed_t){.gflops = s->o->speeds[g0 + i], .spread = NAN};
+            speeds[i] =
+                (tpb_cal_speed_t){.gflops = s->o->speeds[s->rank_of[g0 + i]], .spread = NAN};
         c->speed_source = TPB_SPEEDS_GIVEN;
         return TPB_OK;
     }

@@ -7,6 +7,7 @@
 
 #include "base/metrics.h"
 #include "base/partition.h"
+#include "base/placement.h"
 #include "run/agree.h"
 #include "run/clocksync.h"
 #include "run/layer.h"
@@ -47,7 +48,8 @@ static int count_configs(const tpb_sweep_t *s)
                     n += (tpb_sweep_shape_splits(s, &s->o->shapes[i]) & sp) &&
                          policy_runs(s->o->tp[t], (tpb_policy_t)p, s->o->policies);
     }
-    return n;
+    int places = !!(s->o->placements & TPB_PLACE_PACKED) + !!(s->o->placements & TPB_PLACE_SPREAD);
+    return n * places;
 }
 
 /* ---- one config ---- */
@@ -91,12 +93,14 @@ static tpb_status_t gather(tpb_sweep_t *s, const tpb_mark_t *raw, const tpb_rank
     return TPB_OK;
 }
 
-/* Move every rank's marks onto rank 0's clock (rank 0). */
+/* Move every rank's marks onto rank 0's clock (rank 0; marks by position, clock samples by
+ * world rank). */
 static void correct_marks(const tpb_sweep_t *s, tpb_mark_t *all)
 {
     int iters = s->o->iters;
     for (int r = 0; r < s->topo->size; r++) {
-        const tpb_clock_sample_t *a = &s->sync0[r], *b = &s->sync1[r];
+        int w = s->rank_of[r];
+        const tpb_clock_sample_t *a = &s->sync0[w], *b = &s->sync1[w];
         for (int i = 0; i < iters; i++) {
             tpb_mark_t *m = &all[(size_t)r * iters + i];
             m->c0 = tpb_clock_correct(a, b, m->c0);
@@ -104,6 +108,23 @@ static void correct_marks(const tpb_sweep_t *s, tpb_mark_t *all)
             m->x1 = tpb_clock_correct(a, b, m->x1);
         }
     }
+}
+
+/* A new clock sample per rank, kept only where it is about as certain as the start's: a
+ * sample taken in a noisy moment (RTT far above the start's) would bend the drift
+ * correction by its own error, so the previous one stays (collective; rank 0 keeps). */
+static tpb_status_t resync(tpb_sweep_t *s)
+{
+    int size = s->real_topo->size, root = s->real_topo->rank == 0;
+    tpb_clock_sample_t *fresh = root ? calloc((size_t)size, sizeof(*fresh)) : NULL;
+    tpb_status_t st = root && !fresh ? tpb_err_set(TPB_ERR_NOMEM, "out of memory") : TPB_OK;
+    TPB_CHECK_RET(tpb_agree(s->real_world, st));
+    st = tpb_clock_sync(s->real_world, s->clock, TPB_CLOCK_EXCHANGES, fresh);
+    for (int r = 0; root && st == TPB_OK && r < size; r++)
+        if (fresh[r].rtt_us <= TPB_CLOCK_RTT_SLACK * s->sync0[r].rtt_us + 20.0)
+            s->sync1[r] = fresh[r];
+    free(fresh);
+    return st;
 }
 
 /* The identity of config c's result; rank 0 derives the rest. */
@@ -140,6 +161,8 @@ static void describe(const tpb_sweep_t *s, const tpb_point_t *c, const tpb_rank_
     res->rounds = s->rounds;
     res->nrounds = c->policy == TPB_POLICY_ADAPTIVE ? s->nrounds : 0;
     res->round_shards = s->round_shards;
+    res->placement = s->placement;
+    res->rank_of = s->rank_of;
 }
 
 /* Measure config c on every rank; rank 0 reports it. */
@@ -185,7 +208,7 @@ static tpb_status_t run_config(tpb_sweep_t *s, const tpb_point_t *c)
         st = tpb_layer_check(l, &info.max_err);
     TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
     TPB_CHECK_GOTO(gather(s, raw, &info, all, infos), st, out);
-    TPB_CHECK_GOTO(tpb_clock_sync(s->world, s->clock, TPB_CLOCK_EXCHANGES, s->sync1), st, out);
+    TPB_CHECK_GOTO(resync(s), st, out);
     if (root) {
         tpb_result_t res;
         describe(s, c, infos, &res);
@@ -288,11 +311,46 @@ static tpb_status_t run_tp(tpb_sweep_t *s, int tp)
     return st;
 }
 
-tpb_status_t tpb_sweep_run(tpb_sweep_t *s)
+/* The world in placement p's order: a communicator, and a topology of positions. */
+static tpb_status_t place(tpb_sweep_t *s, tpb_placement_t p)
 {
-    s->fatal = 0;
-    s->total_configs = count_configs(s);
-    for (int t = 0; t < s->o->ntp; t++) {
+    const tpb_topo_t *t = s->real_topo;
+    int me = 0;
+    tpb_placement_order(p, t->host_index, t->size, s->rank_of);
+    while (s->rank_of[me] != t->rank)
+        me++;
+    tpb_topo_t *pt = &s->placed_topo;
+    *pt = *t;
+    pt->rank = me;
+    pt->hosts = calloc((size_t)t->size, sizeof(*pt->hosts));
+    pt->host_index = calloc((size_t)t->size, sizeof(int));
+    if (!pt->hosts || !pt->host_index)
+        return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the placement of %d ranks", t->size);
+    for (int q = 0; q < t->size; q++) {
+        memcpy(pt->hosts[q], t->hosts[s->rank_of[q]], TPB_HOST_LEN);
+        pt->host_index[q] = t->host_index[s->rank_of[q]];
+    }
+    if (MPI_Comm_split(s->real_world, 0, me, &s->world) != MPI_SUCCESS)
+        return tpb_err_call(TPB_ERR_MPI, "MPI_Comm_split", "placement", __FILE__, __LINE__);
+    s->topo = pt;
+    s->placement = p;
+    return TPB_OK;
+}
+
+static void unplace(tpb_sweep_t *s)
+{
+    if (s->world != s->real_world)
+        MPI_Comm_free(&s->world);
+    s->world = s->real_world;
+    s->topo = s->real_topo;
+    tpb_topo_free(&s->placed_topo);
+}
+
+/* Every TP degree in one placement. */
+static tpb_status_t run_placement(tpb_sweep_t *s, tpb_placement_t p)
+{
+    tpb_status_t st = place(s, p);
+    for (int t = 0; st == TPB_OK && t < s->o->ntp; t++) {
         int tp = s->o->tp[t];
         if (!tpb_sweep_tp_valid(s, tp)) {
             char why[128];
@@ -300,8 +358,19 @@ tpb_status_t tpb_sweep_run(tpb_sweep_t *s)
             skip(s, why);
             continue;
         }
-        TPB_CHECK_RET(run_tp(s, tp));
+        st = run_tp(s, tp);
     }
+    unplace(s);
+    return st;
+}
+
+tpb_status_t tpb_sweep_run(tpb_sweep_t *s)
+{
+    s->fatal = 0;
+    s->total_configs = count_configs(s);
+    for (unsigned p = TPB_PLACE_PACKED; p <= TPB_PLACE_SPREAD; p <<= 1)
+        if (s->o->placements & p)
+            TPB_CHECK_RET(run_placement(s, (tpb_placement_t)p));
     if (s->nconfigs == 0)
         return tpb_err_set(TPB_ERR_INVALID,
                            "no config was measured: every one was skipped (see the '# skipped' "
@@ -340,6 +409,14 @@ static tpb_run_info_t run_info(const tpb_sweep_t *s)
 tpb_status_t tpb_sweep_init(tpb_sweep_t *s)
 {
     int size = s->topo->size, root = world_rank(s) == 0;
+    s->real_world = s->world;
+    s->real_topo = s->topo;
+    s->placement = TPB_PLACE_PACKED;
+    s->rank_of = malloc((size_t)size * sizeof(int));
+    TPB_CHECK_RET(
+        tpb_agree(s->world, s->rank_of ? TPB_OK : tpb_err_set(TPB_ERR_NOMEM, "out of memory")));
+    for (int r = 0; r < size; r++)
+        s->rank_of[r] = r;
     TPB_CHECK_RET(tpb_sweep_preflight(s));
     tpb_device_info_t mine;
     s->ops->info(s->be, &mine);
@@ -373,7 +450,7 @@ tpb_status_t tpb_sweep_init(tpb_sweep_t *s)
 tpb_status_t tpb_sweep_finish(tpb_sweep_t *s)
 {
     tpb_status_t st = TPB_OK;
-    TPB_CHECK_RET(tpb_clock_sync(s->world, s->clock, TPB_CLOCK_EXCHANGES, s->sync1));
+    TPB_CHECK_RET(resync(s));
     if (world_rank(s) == 0) {
         tpb_record_summary(&s->rec);
         st = tpb_record_write(&s->rec, TPB_RUN_FINISHED);
@@ -400,6 +477,7 @@ void tpb_sweep_free(tpb_sweep_t *s)
         tpb_record_free(&s->rec);
     free(s->rounds);
     free(s->round_shards);
+    free(s->rank_of);
     free(s->devices);
     free(s->sync0);
     free(s->sync1);

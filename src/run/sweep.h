@@ -35,11 +35,16 @@ typedef struct tpb_point {
 
 /** The measuring context of a run (every rank); rank 0 also holds the record. */
 typedef struct {
-    MPI_Comm world;
+    MPI_Comm world; /**< the ranks in the current placement's order (MPI_COMM_WORLD at start) */
+    MPI_Comm real_world;         /**< MPI_COMM_WORLD: clock sync */
+    const tpb_topo_t *real_topo; /**< where every world rank runs */
+    tpb_placement_t placement;   /**< of the configs being measured */
+    int *rank_of;                /**< position -> world rank in that placement (every rank) */
+    tpb_topo_t placed_topo;      /**< the world in placement order (hosts permuted) */
     const tpb_options_t *o;
     const tpb_backend_ops_t *ops;
     tpb_backend_t *be;
-    const tpb_topo_t *topo;
+    const tpb_topo_t *topo; /**< the world in placement order (rank = position) */
     const tpb_clock_t *clock;
     const char *command_line;
     const tpb_slurm_t *slurm; /**< what Slurm says about the job (present = 0 without it) */

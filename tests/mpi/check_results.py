@@ -9,14 +9,16 @@ usage: check_results.py DIR CHECK [ARGS...]
   straggler RANK FRAC LO HI   in every config with tp > 1: RANK is the straggler in >= FRAC
                               of the iterations, and every other rank of its group waits
                               LO..HI us (median)
-  clock RANK OFFSET TOL       rank RANK's start offset is OFFSET +- TOL us; no causality
-                              violations anywhere
+  clock RANK OFFSET TOL [F]   rank RANK's offsets are OFFSET +- max(TOL, RTT/2) us; causality
+                              violations in at most F of (rank, iteration) pairs (default 0)
   spikes RANK ITER...         every config with tp > 1 lists a spike at each ITER blamed
                               on RANK
   adaptive-converges N LB     adaptive: a round among the first N+1 reaches LB (from bad speeds)
   adaptive-follows RANK       adaptive: re-partitions after RANK slows down mid-run
   emulation MODE FACTOR       emulate_mode, emulate_asked [1, FACTOR], achieved within 2x
   peak                        peak_tflops and pct_peak in (0, 100]
+  nodes H0,H1,...              ranks' nodes; groups span 1 node (packed tp 2) or 2
+  link-cost BYTES RATE        spread slower than packed, transfer ~ BYTES*8/RATE
   slurm NTASKS HOST           the run record's Slurm facts (job, step, nodes [HOST], tasks)
   no-slurm                    outside Slurm the record says null, nothing invented
   calibrated                  calibrated configs record every rank's spread and samples
@@ -170,6 +172,37 @@ def slurm(run, ntasks, host):
     assert all(r["host"] in sl["nodes"] for r in run["ranks"]), run["ranks"]
 
 
+def nodes(run, cfgs, hosts):
+    """Each rank's node as expected; packed groups of 2 stay on one node, spread ones and
+    groups of 4 span two; the per-rank world ranks follow the placement."""
+    got = [r["host"] for r in run["ranks"]]
+    print("ranks on %s (%d hosts)" % (got, run["nhosts"]))
+    assert got == hosts, got
+    assert run["nhosts"] == len(set(hosts))
+    for c in cfgs:
+        want = 1 if c["tp"] == 2 and c["placement"] == "packed" else 2
+        print("config %d tp %d %s: groups span %d node(s), world ranks %s" % (
+            c["id"], c["tp"], c["placement"], c["group_nodes"], c["world_ranks"]))
+        assert c["group_nodes"] == want, (c["id"], c["group_nodes"], want)
+        if c["placement"] == "spread":
+            assert c["world_ranks"] == [0, 2, 1, 3], c["world_ranks"]
+
+
+def link_cost(cfgs, nbytes, rate_bps):
+    """Over a rate-limited link a spread TP group is slower than a packed one, and its
+    transfer takes about what the link rate predicts (0.5x to 4x: TCP over tbf, measured
+    2.4x here)."""
+    by = {c["placement"]: c for c in cfgs if c["tp"] == 2}
+    pk, sp = by["packed"], by["spread"]
+    predicted = nbytes * 8 / rate_bps * 1e6
+    print("packed step %.0f us, spread step %.0f us (x%.1f); spread transfer %.0f us, "
+          "predicted %.0f us at %.0f Mbit/s" % (pk["step_us"]["median"], sp["step_us"]["median"],
+                                                sp["step_us"]["median"] / pk["step_us"]["median"],
+                                                sp["xfer_us"], predicted, rate_bps / 1e6))
+    assert sp["step_us"]["median"] > 3 * pk["step_us"]["median"]
+    assert 0.5 * predicted <= sp["xfer_us"] <= 4 * predicted, (sp["xfer_us"], predicted)
+
+
 def calibrated(cfgs):
     """Every calibrated config records each rank's spread and sample count."""
     seen = 0
@@ -197,14 +230,20 @@ def straggler(cfgs, rank, frac, lo, hi):
                 assert lo <= c["wait_us"][r] <= hi, (r, c["wait_us"][r])
 
 
-def clock(run, cfgs, rank, offset, tol):
-    got = run["clock"]["start"][rank]["offset_us"]
-    end = run["clock"]["end"][rank]["offset_us"]
-    print("rank %d offset: start %.3f us, end %.3f us (expected %.0f +- %.0f)" % (
-        rank, got, end, offset, tol))
-    assert abs(got - offset) <= tol and abs(end - offset) <= tol
+def clock(run, cfgs, rank, offset, tol, violations=0.0):
+    """Rank RANK's offset is recovered at the start and the end, within TOL or within the
+    sample's own stated uncertainty (RTT/2), whichever is larger; causality violations in at
+    most VIOLATIONS of the (rank, iteration) pairs (0: none; across TCP a collective can end
+    within the offsets' uncertainty of the last arrival)."""
+    a, b = run["clock"]["start"][rank], run["clock"]["end"][rank]
+    print("rank %d offset: start %.3f us (+- %.1f), end %.3f us (+- %.1f) (expected %.0f +- %.0f)"
+          % (rank, a["offset_us"], a["uncertainty_us"], b["offset_us"], b["uncertainty_us"],
+             offset, tol))
+    for smp in (a, b):
+        assert abs(smp["offset_us"] - offset) <= max(tol, smp["uncertainty_us"]), smp
     for c in cfgs:
-        assert c["causality_violations"] == 0, (c["id"], c["causality_violations"])
+        allowed = violations * c["world_size"] * c["iters"]
+        assert c["causality_violations"] <= allowed, (c["id"], c["causality_violations"])
 
 
 def spikes(cfgs, rank, iters):
@@ -230,7 +269,8 @@ def main():
     elif what == "straggler":
         straggler(cfgs, int(args[0]), float(args[1]), float(args[2]), float(args[3]))
     elif what == "clock":
-        clock(run, cfgs, int(args[0]), float(args[1]), float(args[2]))
+        clock(run, cfgs, int(args[0]), float(args[1]), float(args[2]),
+              float(args[3]) if len(args) > 3 else 0.0)
     elif what == "spikes":
         spikes(cfgs, int(args[0]), [int(a) for a in args[1:]])
     elif what == "source":
@@ -244,6 +284,10 @@ def main():
         emulation(cfgs, args[0], float(args[1]))
     elif what == "peak":
         peak(cfgs)
+    elif what == "nodes":
+        nodes(run, cfgs, args[0].split(","))
+    elif what == "link-cost":
+        link_cost(cfgs, float(args[0]), float(args[1]))
     elif what == "slurm":
         slurm(run, int(args[0]), args[1])
     elif what == "no-slurm":

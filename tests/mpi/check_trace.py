@@ -24,8 +24,9 @@ def check(path, world):
     assert procs, "no process names"
     if world:
         assert sorted(threads) == list(range(world)), threads
+    order = meta.get("world_ranks", list(range(len(threads))))  # position -> world rank
     for tid, name in threads.items():
-        assert name == "rank %d" % tid, name
+        assert name == "rank %d" % order[tid], (name, tid, order)
     spans = {}
     for e in ev:
         if e["ph"] != "X":

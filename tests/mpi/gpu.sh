@@ -44,7 +44,7 @@ fi
 
 tpbal 2 --backend cuda --comm nccl --tp 2 --shape 256x256x256 --iters 2
 expect_rc 2
-grep -q "share GPU" "$WORK/err" || fail "NCCL on a shared GPU not refused"
+grep -q "more ranks per node than GPUs" "$WORK/err" || fail "NCCL on a shared GPU not refused"
 
 d="$WORK/delay"
 tpbal 2 --backend cuda --comm mpi --dtype fp32 --tp 2 --inject-delay 1:2000 \

@@ -39,4 +39,20 @@ timeout 60 $MPIRUN -np 2 "$TPBAL" --help >"$WORK/out" 2>&1 || fail "--help"
 [ "$(grep -c '^Usage:' "$WORK/out")" -eq 1 ] || fail "--help printed by more than rank 0"
 grep -q -- "--inject-delay" "$WORK/out" || fail "--help lacks the fault injection options"
 "$TPBAL" --version | grep -q "^tpbal " || fail "--version"
+# --bind core: each rank on a core of its own, recorded; more ranks than cores refused
+d="$WORK/bind"
+tpbal 2 --bind core --tp 2 --shape 32x64x64 --split row --policy even --iters 2 --out "$d"
+expect_rc 0
+"$PY" - "$d" <<'PY' || fail "cpusets not recorded"
+import json, sys
+run = json.loads(open(sys.argv[1] + "/results.jsonl").readline())
+sets = [r["cpuset"] for r in run["ranks"]]
+print("cpusets", sets, "node", run["ranks"][0]["node"])
+assert len(set(sets)) == 2 and all("-" not in c and "," not in c for c in sets), sets
+assert run["ranks"][0]["node"]["cores"] >= 2
+PY
+cores=$(nproc)
+tpbal $((cores + 1)) --bind core --shape 32x32x32
+expect_rc 2
+grep -q "ranks on this node but it has $cores cores" "$WORK/err" || fail "--bind core over cores"
 echo "outputs: ok"

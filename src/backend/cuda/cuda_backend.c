@@ -6,11 +6,13 @@
  */
 #include <hwloc.h>
 #include <hwloc/cudart.h>
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/bind.h"
 #include "backend/cuda/cuda_defaults.h"
 #include "backend/cuda/cuda_internal.h"
 #include "backend/cuda/cuda_plan.h"
@@ -139,6 +141,36 @@ static int node_sharing(MPI_Comm world, const char *uuid)
     return n;
 }
 
+/* More ranks on a node than GPUs: NCCL cannot put two ranks on one GPU. */
+static tpb_status_t check_sharing(const tpb_backend_t *be)
+{
+    if (be->ranks_on_device < 2 || be->args.cfg.comm != TPB_COMM_NCCL)
+        return TPB_OK;
+    return tpb_err_set(TPB_ERR_INVALID,
+                       "%d ranks of this node drive GPU %s (more ranks per node than GPUs): "
+                       "start as many ranks per node as GPUs, or share GPUs with --comm mpi",
+                       be->ranks_on_device, be->uuid);
+}
+
+/* The NUMA node of the GPU at PCI bus id bus (-1 if the system does not say). */
+static int gpu_numa_node(const char *bus)
+{
+    char path[128], lower[32];
+    int node = -1;
+    snprintf(lower, sizeof(lower), "%s", bus);
+    for (char *p = lower; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    /* sysfs names the device with a 4-digit domain; CUDA prints 8 digits */
+    const char *short_id = strlen(lower) > 12 ? lower + strlen(lower) - 12 : lower;
+    snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/numa_node", short_id);
+    FILE *f = fopen(path, "r");
+    if (f && fscanf(f, "%d", &node) != 1)
+        node = -1;
+    if (f)
+        fclose(f);
+    return node;
+}
+
 /* Select and open the device (before the node-wide count of ranks per GPU). */
 static tpb_status_t open_device(tpb_backend_t *be, int dev)
 {
@@ -172,10 +204,15 @@ static tpb_status_t cuda_init(const tpb_backend_args_t *args, tpb_backend_t **ou
     int sharing = node_sharing(args->world, st == TPB_OK ? be->uuid : "");
     if (st == TPB_OK) {
         be->ranks_on_device = sharing;
-        st = check_dtype(be, o->dtype, o->comm);
+        be->isolated = args->local_size > 1 && ndev == 1 && sharing == 1;
+        st = check_sharing(be);
     }
-    if (st == TPB_OK && o->bind_gpu)
+    if (st == TPB_OK)
+        st = check_dtype(be, o->dtype, o->comm);
+    if (st == TPB_OK && o->bind == TPB_BIND_GPU)
         st = bind_near_gpu(dev);
+    else if (st == TPB_OK)
+        st = tpb_bind_apply(o->bind, args->local_rank, args->local_size);
     if (st == TPB_OK)
         st = setup_streams(be);
     if (st != TPB_OK) {
@@ -234,6 +271,7 @@ static void cuda_info(tpb_backend_t *be, tpb_device_info_t *info)
     cudaDeviceGetPCIBusId(info->bus_id, sizeof(info->bus_id), be->device);
     snprintf(info->uuid, sizeof(info->uuid), "%.47s", be->uuid);
     info->index = be->device;
+    info->gpu_numa = gpu_numa_node(info->bus_id);
     info->sm_total = be->prop.multiProcessorCount;
     info->sm_count = be->green.sm_granted ? be->green.sm_granted : info->sm_total;
     info->mem_bytes = (double)be->prop.totalGlobalMem;
@@ -248,6 +286,12 @@ static void cuda_info(tpb_backend_t *be, tpb_device_info_t *info)
         "grouped ncclBroadcast",
         rt / 1000, rt % 1000 / 10, drv / 1000, drv % 1000 / 10, cublasLtGetVersion(), nccl / 10000,
         nccl / 100 % 100, nccl % 100, be->prop.major, be->prop.minor);
+    tpb_node_topo_t node;
+    tpb_bind_report(info->cpuset, sizeof(info->cpuset), &node);
+    info->packages = node.packages;
+    info->numa_nodes = node.numa_nodes;
+    info->cores = node.cores;
+    info->pus = node.pus;
     int khz = 0,
         fpc = tpb_cuda_flop_per_cycle_sm(be->prop.major, be->prop.minor, be->args.cfg.dtype);
     if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, be->device) != cudaSuccess)
@@ -260,6 +304,11 @@ static void cuda_info(tpb_backend_t *be, tpb_device_info_t *info)
                  "%d ranks share this GPU: they take turns on it, so its results are for "
                  "correctness, not speed",
                  be->ranks_on_device);
+    else if (be->isolated)
+        snprintf(info->advice, sizeof(info->advice),
+                 "each rank sees only its own GPU (per-task CUDA_VISIBLE_DEVICES, "
+                 "--gpus-per-task): NCCL cannot use P2P/NVLink between the ranks of a node; "
+                 "request --gpus-per-node instead");
     else if (be->args.cfg.comm == TPB_COMM_MPI)
         snprintf(info->advice, sizeof(info->advice),
                  "--comm mpi stages every collective through host memory and waits for the "

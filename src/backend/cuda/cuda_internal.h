@@ -41,6 +41,7 @@ struct tpb_backend {
     tpb_backend_args_t args;
     int device;
     int ranks_on_device;        /* node-local ranks sharing this GPU (told apart by UUID) */
+    int isolated;               /* each local rank sees one GPU of its own (per-task binding) */
     char uuid[TPB_CUDA_ID_LEN]; /* "GPU-..." */
     struct cudaDeviceProp prop;
     cudaStream_t gemm_stream; /* in the green context when emulating */

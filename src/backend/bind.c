@@ -1,0 +1,60 @@
+/* bind.c - CPU binding and the topology summary through hwloc. */
+#include "backend/bind.h"
+
+#include <hwloc.h>
+#include <stdio.h>
+
+/* Objects of type t on the node (0 if hwloc cannot say). */
+static int count(hwloc_topology_t topo, hwloc_obj_type_t t)
+{
+    int n = hwloc_get_nbobjs_by_type(topo, t);
+    return n > 0 ? n : 0;
+}
+
+tpb_status_t tpb_bind_apply(tpb_bind_t kind, int local_rank, int local_size)
+{
+    if (kind != TPB_BIND_CORE && kind != TPB_BIND_NUMA)
+        return TPB_OK;
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0)
+        return tpb_err_set(TPB_ERR_BACKEND, "--bind: hwloc cannot read this node's topology");
+    hwloc_obj_type_t t = kind == TPB_BIND_CORE ? HWLOC_OBJ_CORE : HWLOC_OBJ_NUMANODE;
+    const char *what = kind == TPB_BIND_CORE ? "cores" : "NUMA nodes";
+    int n = count(topo, t);
+    tpb_status_t st = TPB_OK;
+    if (n < 1 || (kind == TPB_BIND_CORE && local_size > n)) /* NUMA nodes are shared */
+        st = tpb_err_set(TPB_ERR_INVALID,
+                         "--bind %s: %d ranks on this node but it has %d %s: use fewer ranks "
+                         "per node, --bind numa or --bind none",
+                         kind == TPB_BIND_CORE ? "core" : "numa", local_size, n, what);
+    hwloc_obj_t obj =
+        st == TPB_OK ? hwloc_get_obj_by_type(topo, t, (unsigned)(local_rank % n)) : NULL;
+    if (st == TPB_OK && (!obj || hwloc_set_cpubind(topo, obj->cpuset, HWLOC_CPUBIND_PROCESS) != 0))
+        st = tpb_err_set(TPB_ERR_BACKEND, "--bind %s: the OS refused to bind rank %d to %s %d",
+                         kind == TPB_BIND_CORE ? "core" : "numa", local_rank,
+                         kind == TPB_BIND_CORE ? "core" : "NUMA node", local_rank % (n ? n : 1));
+    hwloc_topology_destroy(topo);
+    return st;
+}
+
+void tpb_bind_report(char *cpuset, size_t cap, tpb_node_topo_t *node)
+{
+    hwloc_topology_t topo;
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    snprintf(cpuset, cap, "?");
+    *node = (tpb_node_topo_t){0, 0, 0, 0};
+    if (!set || hwloc_topology_init(&topo) != 0) {
+        hwloc_bitmap_free(set);
+        return;
+    }
+    if (hwloc_topology_load(topo) == 0) {
+        if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0)
+            hwloc_bitmap_list_snprintf(cpuset, cap, set);
+        node->packages = count(topo, HWLOC_OBJ_PACKAGE);
+        node->numa_nodes = count(topo, HWLOC_OBJ_NUMANODE);
+        node->cores = count(topo, HWLOC_OBJ_CORE);
+        node->pus = count(topo, HWLOC_OBJ_PU);
+    }
+    hwloc_bitmap_free(set);
+    hwloc_topology_destroy(topo);
+}

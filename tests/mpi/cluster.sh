@@ -1,0 +1,94 @@
+# cluster.sh - an emulated two-node cluster on this machine: two "nodes", each a network
+# and UTS namespace of its own (host names n1, n2), joined by veth pairs to a bridge in a
+# third namespace from which mpirun starts them (its launch agent enters the namespaces
+# instead of ssh). Ranks on one node talk through shared memory, across nodes over TCP
+# (198.18.0.0/24, the benchmarking range, only inside these namespaces). Checked: node
+# detection and per-node grouping in the results and traces, placement (packed groups on
+# one node, spread groups on two), cross-node clock sync with an injected offset, and,
+# with the links limited by tbf, a spread group slower than a packed one by about what
+# the link rate predicts. Every namespace is removed on exit, failure included.
+. "$(dirname "$0")/lib.sh"
+[ "$(id -u)" = 0 ] || { echo "SKIP: network namespaces need root"; exit 77; }
+for c in ip unshare tc; do
+    command -v "$c" >/dev/null 2>&1 || { echo "SKIP: $c not installed"; exit 77; }
+done
+P="tpb$$"
+NS="${P}h ${P}n1 ${P}n2"
+cleanup() {
+    for n in $NS; do ip netns del "$n" 2>/dev/null; done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+for n in $NS; do
+    ip netns add "$n" || { echo "SKIP: cannot create network namespaces here"; exit 77; }
+done
+ip -n "${P}h" link add br0 type bridge && ip -n "${P}h" link set br0 up &&
+    ip -n "${P}h" addr add 198.18.0.254/24 dev br0 && ip -n "${P}h" link set lo up ||
+    fail "cannot build the bridge"
+i=1
+for n in n1 n2; do
+    ip link add "v$n$P" netns "${P}h" type veth peer name eth0 netns "$P$n" &&
+        ip -n "${P}h" link set "v$n$P" master br0 up &&
+        ip -n "$P$n" addr add "198.18.0.$i/24" dev eth0 &&
+        ip -n "$P$n" link set eth0 up && ip -n "$P$n" link set lo up || fail "cannot link $n"
+    i=$((i + 1))
+done
+cat >"$WORK/agent" <<AGENT
+#!/bin/bash
+# mpirun's launch agent: run the command in the node's namespaces, under its host name
+host=\$1
+shift
+exec ip netns exec "$P\$host" unshare --uts bash -c 'hostname "\$0"; eval "\$*"' "\$host" "\$@"
+AGENT
+chmod +x "$WORK/agent"
+
+cl_tpbal() { # ARGS...: 4 ranks, 2 per node
+    echo "+ [n1:2,n2:2] mpirun -np 4 tpbal $*"
+    timeout 240 ip netns exec "${P}h" $MPIRUN --mca plm_rsh_agent "$WORK/agent" \
+        --host n1:2,n2:2 -np 4 --mca oob_tcp_if_include 198.18.0.0/24 \
+        --mca btl_tcp_if_include 198.18.0.0/24 "$TPBAL" "$@" >"$WORK/out" 2>"$WORK/err"
+    RC=$?
+    [ $RC -ne 124 ] || fail "tpbal hung on the emulated cluster"
+}
+
+# ---- nodes, per-node grouping, placement, traces (one process per node)
+d="$WORK/nodes"
+cl_tpbal --tp 2,4 --tp-placement packed,spread --shape 64x256x256 --policy even --split row \
+    --iters 10 --out "$d"
+expect_rc 0
+cat "$WORK/out"
+check_results "$d" fields
+check_results "$d" nodes n1,n1,n2,n2
+check_trace "$d" 4
+"$PY" - "$d" <<'PY' || fail "traces do not group ranks by node"
+import glob, json, sys
+for f in glob.glob(sys.argv[1] + "/trace-*.json"):
+    ev = json.load(open(f))["traceEvents"]
+    procs = {e["pid"]: e["args"]["name"] for e in ev if e.get("name") == "process_name"}
+    assert sorted(procs.values()) == ["n1", "n2"], procs
+print("traces: one process per node")
+PY
+
+# ---- cross-node clock sync: an injected 50 ms offset on rank 2 (node n2) is recovered
+d="$WORK/clock"
+cl_tpbal --tp 4 --inject-clock-offset 2:50000 --shape 32x128x128 --iters 10 --out "$d"
+expect_rc 0
+check_results "$d" clock 2 50000 1000 0.1
+
+# ---- a slow network: tbf at 200 Mbit/s on both ends of each link
+for n in n1 n2; do
+    tc -n "${P}h" qdisc add dev "v$n$P" root tbf rate 200mbit burst 64kb latency 100ms &&
+        tc -n "$P$n" qdisc add dev eth0 root tbf rate 200mbit burst 64kb latency 100ms ||
+        fail "tbf not available"
+done
+link() {
+    d="$WORK/link$1"
+    cl_tpbal --tp 2 --tp-placement packed,spread --shape 256x1024x512 --policy even \
+        --split row --iters 8 --warmup 2 --out "$d"
+    expect_rc 0
+    grep "^# placement" "$WORK/out"
+    # a 2-rank all-reduce of S bytes moves S per rank over the link: S / (200 Mbit/s)
+    timing_check "$d" link-cost $((256 * 1024 * 4)) 200e6
+}
+attempts "cluster link cost" link
+echo "cluster: ok"
