@@ -51,9 +51,9 @@ static double tpbal_round(const bench_t *b, const tpb_backend_ops_t *ops, tpb_ba
                           const tpb_gemm_t *g, double *marks)
 {
     for (int i = 0; i < b->iters; i++)
-        if (ops->mark(be, 2 * (size_t)i, TPB_MARK_COMPUTE) != TPB_OK ||
+        if (ops->mark(be, 2 * (size_t)i, TPB_MARK_COMPUTE_BEGIN) != TPB_OK ||
             ops->gemm(be, g) != TPB_OK ||
-            ops->mark(be, 2 * (size_t)i + 1, TPB_MARK_COMPUTE) != TPB_OK)
+            ops->mark(be, 2 * (size_t)i + 1, TPB_MARK_COMPUTE_END) != TPB_OK)
             MPI_Abort(MPI_COMM_WORLD, 1);
     if (ops->marks_read(be, 2 * (size_t)b->iters, marks) != TPB_OK)
         MPI_Abort(MPI_COMM_WORLD, 1);

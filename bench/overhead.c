@@ -133,7 +133,7 @@ int main(int argc, char **argv)
     double m0 = tpb_clock_now_us(NULL);
     for (int rep = 0; rep < 1000; rep++)
         for (size_t i = 0; i < nm; i++)
-            ops->mark(be, i, TPB_MARK_COMPUTE);
+            ops->mark(be, i, TPB_MARK_COMPUTE_END);
     double mark_us = (tpb_clock_now_us(NULL) - m0) / (1000.0 * (double)nm);
     if (b.rank == 0) {
         size_t n = (size_t)b.rounds;

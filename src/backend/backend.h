@@ -53,8 +53,13 @@ typedef struct {
     long m, n, k;      /**< default shape */
 } tpb_backend_defaults_t;
 
-/** What a timer mark belongs to: the compute phase (c0, c1) or the collective (x1). */
-typedef enum { TPB_MARK_COMPUTE = 0, TPB_MARK_COMM = 1 } tpb_mark_phase_t;
+/** What a timer mark belongs to: the compute phase's begin (c0) or end (c1), or the end of
+ *  the collective (x1). */
+typedef enum {
+    TPB_MARK_COMPUTE_BEGIN = 0,
+    TPB_MARK_COMPUTE_END = 1,
+    TPB_MARK_COMM = 2
+} tpb_mark_phase_t;
 
 /** Direction of tpb_backend_ops_t.copy. */
 typedef enum { TPB_COPY_TO_BACKEND = 0, TPB_COPY_TO_HOST = 1 } tpb_copy_dir_t;
@@ -130,9 +135,9 @@ typedef struct tpb_backend_ops {
                                const size_t *displs, tpb_dtype_t dt);
     /** Make room for n timer marks (outside timed loops). */
     tpb_status_t (*marks_prepare)(tpb_backend_t *be, size_t n);
-    /** Record mark `slot` at this point of the work of `phase`: a compute mark is
-     *  ordered with the GEMMs (before the next or after the last), a collective mark
-     *  after the last collective (GPUs run them on different streams). */
+    /** Record mark `slot` at this point of the work of `phase`: compute marks are
+     *  ordered with the GEMMs (begin: right before the next, end: after the last), a
+     *  collective mark after the last collective (GPUs run them on different streams). */
     tpb_status_t (*mark)(tpb_backend_t *be, size_t slot, tpb_mark_phase_t phase);
     /** Wait for all work, then read marks [0, n) as microseconds on the clock.
      *  Called by every rank at the same point (the CUDA watchdog relies on it). */

@@ -90,9 +90,6 @@ static const opt_spec opt_table[] = {
     {"policy", 'p', "LIST", OPT_POLICY, NULL, NULL,
      "even, weighted, adaptive (default: even,weighted);\nadaptive re-balances from measured "
      "compute times"},
-    {"tp-placement", 0, "LIST", OPT_PLACEMENT, NULL, NULL,
-     "packed (a group's ranks consecutive, inside a node)\nand/or spread (one rank per node "
-     "per group)\n(default packed)"},
     {"rebalance-every", 0, "K", OPT_REBALANCE, NULL, NULL,
      "adaptive: measured iterations per round (default 5)"},
     {"m", 'm', "LIST", OPT_M, NULL, "  -m, -n, -k LIST",
@@ -137,15 +134,18 @@ static const opt_spec opt_table[] = {
      "record per-iteration timelines (default on)"},
     {"seed", 0, "N", OPT_SEED, NULL, NULL, "input generator seed (default 42)"},
     {"quiet", 'q', NULL, OPT_QUIET, NULL, NULL, "no progress lines"},
-    {"comm", 0, "nccl|mpi", OPT_COMM, "GPU options (cuda backend)", NULL,
-     "collectives by NCCL (default) or MPI through pinned\nhost buffers (several ranks may share "
-     "a GPU)"},
-    {"gpu-map", 0, "LIST", OPT_GPUMAP, NULL, NULL, "device index per node-local rank"},
+    {"tp-placement", 0, "LIST", OPT_PLACEMENT, "Placement, binding and faults", NULL,
+     "packed (a group's ranks consecutive, inside a node)\nand/or spread (one rank per node "
+     "per group)\n(default packed)"},
     {"bind", 0, "none|core|numa|gpu", OPT_BIND, NULL, NULL,
      "bind each rank (hwloc): a core, a NUMA node, or the\ncores near its GPU (cuda); "
      "the cpuset is recorded"},
     {"timeout", 0, "SECONDS", OPT_TIMEOUT, NULL, NULL,
      "end a hung collective after this long (default 300)"},
+    {"comm", 0, "nccl|mpi", OPT_COMM, "GPU options (cuda backend)", NULL,
+     "collectives by NCCL (default) or MPI through pinned\nhost buffers (several ranks may share "
+     "a GPU)"},
+    {"gpu-map", 0, "LIST", OPT_GPUMAP, NULL, NULL, "device index per node-local rank"},
     {"inject-delay", 0, "RANK:US[:EVERY]", OPT_INJ_DELAY,
      "Fault injection, for testing tpbal itself", "      --inject-delay RANK:US[:EVERY]",
      "extra delay in RANK's compute phase (every EVERY-th\niteration of the run, warm-up "
@@ -198,7 +198,10 @@ void tpb_options_usage(FILE *f)
             continue;
         char label[64];
         usage_label(o, label, sizeof(label));
-        fprintf(f, strlen(label) < 28 ? "%-28s " : "%-37s ", label); /* two columns */
+        if (strlen(label) < 28) /* two columns; a long label has its text below */
+            fprintf(f, "%-28s ", label);
+        else
+            fprintf(f, "%s\n%29s", label, "");
         for (const char *h = o->help; *h; h++) {
             fputc(*h, f);
             if (*h == '\n')
@@ -207,7 +210,8 @@ void tpb_options_usage(FILE *f)
         fputc('\n', f);
     }
     fputs("\nExit codes: 0 success, 2 bad input or environment (one line on rank 0 says what\n"
-          "to change), 3 --check failed, 1 other failures. Metrics: see doc/METRICS.md.\n",
+          "to change), 3 --check failed, 4 a collective timed out (--timeout), 128+N stopped\n"
+          "by signal N (results kept), 1 other failures. Metrics: see doc/METRICS.md.\n",
           f);
 }
 

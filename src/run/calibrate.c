@@ -18,9 +18,9 @@ static tpb_status_t time_batch(const tpb_backend_ops_t *ops, tpb_backend_t *be, 
                                int batch, double *marks, double *dur)
 {
     for (int i = 0; i < batch; i++) {
-        TPB_CHECK_RET(ops->mark(be, (size_t)(2 * i), TPB_MARK_COMPUTE));
+        TPB_CHECK_RET(ops->mark(be, (size_t)(2 * i), TPB_MARK_COMPUTE_BEGIN));
         TPB_CHECK_RET(ops->gemm(be, g));
-        TPB_CHECK_RET(ops->mark(be, (size_t)(2 * i + 1), TPB_MARK_COMPUTE));
+        TPB_CHECK_RET(ops->mark(be, (size_t)(2 * i + 1), TPB_MARK_COMPUTE_END));
     }
     TPB_CHECK_RET(ops->marks_read(be, (size_t)(2 * batch), marks));
     for (int i = 0; i < batch; i++)

@@ -144,10 +144,10 @@ tpb_status_t tpb_layer_iter(tpb_layer_t *l, size_t slot, double delay_us, int re
     const tpb_backend_ops_t *ops = l->ops;
     l->gemm.delay_us = delay_us;
     if (record)
-        TPB_CHECK_RET(ops->mark(l->be, 3 * slot, TPB_MARK_COMPUTE));
+        TPB_CHECK_RET(ops->mark(l->be, 3 * slot, TPB_MARK_COMPUTE_BEGIN));
     TPB_CHECK_RET(ops->gemm(l->be, &l->gemm));
     if (record)
-        TPB_CHECK_RET(ops->mark(l->be, 3 * slot + 1, TPB_MARK_COMPUTE));
+        TPB_CHECK_RET(ops->mark(l->be, 3 * slot + 1, TPB_MARK_COMPUTE_END));
     TPB_CHECK_RET(l->split->collect(l));
     return record ? ops->mark(l->be, 3 * slot + 2, TPB_MARK_COMM) : TPB_OK;
 }

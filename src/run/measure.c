@@ -154,8 +154,8 @@ tpb_status_t tpb_measure(tpb_sweep_t *s, const tpb_point_t *c, tpb_layer_t **l, 
     TPB_CHECK_RET(st);
     MPI_Barrier(s->world);
     if (!rec) { /* --timeline off: one span around the whole loop */
-        TPB_CHECK_RET(s->ops->mark(s->be, 3 * (size_t)o->warmup, TPB_MARK_COMPUTE));
-        TPB_CHECK_RET(s->ops->mark(s->be, 3 * (size_t)o->warmup + 1, TPB_MARK_COMPUTE));
+        TPB_CHECK_RET(s->ops->mark(s->be, 3 * (size_t)o->warmup, TPB_MARK_COMPUTE_BEGIN));
+        TPB_CHECK_RET(s->ops->mark(s->be, 3 * (size_t)o->warmup + 1, TPB_MARK_COMPUTE_END));
     }
     for (int from = o->warmup; from < n && st == TPB_OK; from += round) {
         int to = from + round < n ? from + round : n;

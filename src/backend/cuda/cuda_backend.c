@@ -102,6 +102,7 @@ static tpb_status_t setup_streams(tpb_backend_t *be)
     }
     TPB_CUBLAS_RET(cublasLtCreate(&be->lt));
     TPB_CUDA_RET(cudaMalloc(&be->workspace, TPB_CUDA_WORKSPACE));
+    tpb_cuda_gate_init(be);
     return TPB_OK;
 }
 
@@ -256,6 +257,8 @@ static void cuda_finalize(tpb_backend_t *be)
     if (be->lt)
         cublasLtDestroy(be->lt);
     cudaFree(be->workspace);
+    if (be->gate_host)
+        cudaFreeHost((void *)be->gate_host);
     cudaFreeHost(be->host_send);
     cudaFreeHost(be->host_recv);
     tpb_cuda_emulation_free(be);
@@ -370,7 +373,9 @@ static tpb_status_t gemm_phase(tpb_backend_t *be, const tpb_gemm_t *g)
         TPB_CUDA_RET(cudaStreamWaitEvent(be->gemm_stream, be->comm_done, 0));
         be->comm_pending = 0;
     }
-    TPB_CHECK_RET(tpb_cuda_gemm(be, g));
+    tpb_status_t st = tpb_cuda_gemm(be, g);
+    tpb_cuda_gate_release(be); /* c0 and the GEMM are queued: the stream may run them */
+    TPB_CHECK_RET(st);
     if (g->delay_us > 0.0)
         TPB_CUDA_RET(cudaLaunchHostFunc(be->gemm_stream, stall_fn, (void *)(uintptr_t)g->delay_us));
     return TPB_OK;
@@ -442,6 +447,8 @@ static tpb_status_t cuda_mark(tpb_backend_t *be, size_t slot, tpb_mark_phase_t p
 {
     int s = phase == TPB_MARK_COMM && be->comm_stream != be->gemm_stream;
     cudaStream_t stream = s ? be->comm_stream : be->gemm_stream;
+    if (phase == TPB_MARK_COMPUTE_BEGIN) /* c0 on an idle stream: held until the GEMM is queued */
+        TPB_CHECK_RET(tpb_cuda_gate_arm(be));
     be->event_stream[slot] = (unsigned char)s;
     if (s == 0)
         tpb_cuda_green_enter(be);

@@ -381,6 +381,7 @@ static tpb_status_t poll_once(tpb_backend_t *be, arrivals_t *a, int *done_gpu, i
 
 tpb_status_t tpb_cuda_wait(tpb_backend_t *be, int collective)
 {
+    tpb_cuda_gate_release(be); /* never wait on a stream held by the gate */
     arrivals_t a = {.nreq = 0, .npeer = 0};
     if (collective) {
         be->wait_seq++;

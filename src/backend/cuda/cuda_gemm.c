@@ -219,3 +219,56 @@ tpb_status_t tpb_cuda_emulation_probe(tpb_backend_t *be, const tpb_gemm_t *g, do
     *achieved = emu > 0 ? ref / emu : 1.0;
     return TPB_OK;
 }
+
+/* ---- the start gate of the compute phase ----
+ * When the GEMM stream is idle at c0, the c0 event would run at once, while the host is
+ * still launching the matmul: c1 - c0 would include the launch time. So the idle stream is
+ * first made to wait for a value in mapped host memory; c0 and the GEMM are enqueued behind
+ * that wait, and only then is the value written: the GPU runs c0 and the GEMM back to back.
+ * Every wait for the GPU releases a gate still held (never a stream left waiting). */
+
+typedef CUresult (*pfn_wait_value)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+
+void tpb_cuda_gate_init(tpb_backend_t *be)
+{
+    void *host = NULL, *dev = NULL;
+    be->wait_value = tpb_cuda_driver_symbol("cuStreamWaitValue32");
+    if (!be->wait_value || cudaHostAlloc(&host, 64, cudaHostAllocMapped) != cudaSuccess)
+        goto off;
+    if (cudaHostGetDevicePointer(&dev, host, 0) != cudaSuccess) {
+        cudaFreeHost(host);
+        goto off;
+    }
+    be->gate_host = host;
+    *be->gate_host = 0;
+    be->gate_dev = (unsigned long long)(uintptr_t)dev;
+    return;
+off:
+    be->wait_value = NULL;
+}
+
+tpb_status_t tpb_cuda_gate_arm(tpb_backend_t *be)
+{
+    if (!be->wait_value || be->gate_armed || cudaStreamQuery(be->gemm_stream) != cudaSuccess)
+        return TPB_OK; /* no gate, already held, or busy: the GEMM will queue behind work */
+    unsigned next = be->gate_seq + 1;
+    tpb_cuda_green_enter(be);
+    CUresult r = ((pfn_wait_value)be->wait_value)(
+        (CUstream)be->gemm_stream, (CUdeviceptr)be->gate_dev, next, CU_STREAM_WAIT_VALUE_GEQ);
+    tpb_cuda_green_leave(be);
+    if (r != CUDA_SUCCESS) { /* unsupported here: run ungated from now on */
+        be->wait_value = NULL;
+        return TPB_OK;
+    }
+    be->gate_seq = next;
+    be->gate_armed = 1;
+    return TPB_OK;
+}
+
+void tpb_cuda_gate_release(tpb_backend_t *be)
+{
+    if (!be->gate_armed)
+        return;
+    __atomic_store_n(be->gate_host, be->gate_seq, __ATOMIC_SEQ_CST);
+    be->gate_armed = 0;
+}

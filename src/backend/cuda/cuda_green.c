@@ -41,6 +41,7 @@ static const struct {
     {"cuCtxFromGreenCtx", 12040},
     {"cuCtxPushCurrent", 4000},
     {"cuCtxPopCurrent", 4000},
+    {"cuStreamWaitValue32", 11070},
 };
 
 /* The version a driver symbol is asked for at (0 if not in the table). */
@@ -71,6 +72,11 @@ static void *driver_fn(const char *name)
         return NULL;
     }
     return fn;
+}
+
+void *tpb_cuda_driver_symbol(const char *name)
+{
+    return driver_fn(name);
 }
 
 /* Try the green context; 0 on success, else a reason for the fallback. */

@@ -40,8 +40,14 @@ typedef struct {
 struct tpb_backend {
     tpb_backend_args_t args;
     int device;
-    int ranks_on_device;        /* node-local ranks sharing this GPU (told apart by UUID) */
-    int isolated;               /* each local rank sees one GPU of its own (per-task binding) */
+    int ranks_on_device; /* node-local ranks sharing this GPU (told apart by UUID) */
+    int isolated;        /* each local rank sees one GPU of its own (per-task binding) */
+    /* the start gate: c0 and the GEMM are enqueued before the idle stream may run them */
+    void *wait_value;             /* cuStreamWaitValue32, or NULL: no gate */
+    volatile unsigned *gate_host; /* pinned, mapped: the value the stream waits for */
+    unsigned long long gate_dev;  /* its device address (CUdeviceptr) */
+    unsigned gate_seq;
+    int gate_armed;
     char uuid[TPB_CUDA_ID_LEN]; /* "GPU-..." */
     struct cudaDeviceProp prop;
     cudaStream_t gemm_stream; /* in the green context when emulating */
@@ -79,6 +85,18 @@ struct tpb_comm {
 /** The CUDA version (1000 x major + 10 x minor) at which cuda_green.c asks the
  *  runtime for a driver symbol; 0 if the symbol is not one it uses. */
 int tpb_cuda_driver_symbol_version(const char *name);
+
+/** A driver API function by name, asked at its own version (NULL if unavailable). */
+void *tpb_cuda_driver_symbol(const char *name);
+
+/** Set up the start gate of the compute phase (cuda_gemm.c; off if unavailable). */
+void tpb_cuda_gate_init(tpb_backend_t *be);
+
+/** Hold the idle GEMM stream before the compute phase's first mark (a no-op when busy). */
+tpb_status_t tpb_cuda_gate_arm(tpb_backend_t *be);
+
+/** Let the held GEMM stream go: the GEMM is enqueued behind the mark. */
+void tpb_cuda_gate_release(tpb_backend_t *be);
 
 /** Number of CUDA devices visible to this process (0 without a GPU or a driver). */
 int tpb_cuda_device_count(void);

@@ -232,18 +232,18 @@ static tpb_status_t time_gemm(tpb_backend_t *be, const tpb_gemm_t *g, double f, 
  * both halves of a pair alike; the median of the pairs' ratios. */
 static tpb_status_t host_emulation_probe(tpb_backend_t *be, const tpb_gemm_t *g, double *achieved)
 {
-    double f = be->args.emulate_factor, ratio[5];
+    double f = be->args.emulate_factor, ratio[7];
     if (f >= 1.0) {
         *achieved = 1.0;
         return TPB_OK;
     }
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 7; i++) { /* the order alternates: no half always runs first */
         double ref, emu;
-        TPB_CHECK_RET(time_gemm(be, g, 1.0, &ref));
-        TPB_CHECK_RET(time_gemm(be, g, f, &emu));
+        TPB_CHECK_RET(time_gemm(be, g, i % 2 ? f : 1.0, i % 2 ? &emu : &ref));
+        TPB_CHECK_RET(time_gemm(be, g, i % 2 ? 1.0 : f, i % 2 ? &ref : &emu));
         ratio[i] = emu > 0 ? ref / emu : 1.0;
     }
-    *achieved = tpb_median(ratio, 5);
+    *achieved = tpb_median(ratio, 7);
     return TPB_OK;
 }
 
