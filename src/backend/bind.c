@@ -37,23 +37,23 @@ tpb_status_t tpb_bind_apply(tpb_bind_t kind, int local_rank, int local_size)
     return st;
 }
 
-void tpb_bind_report(char *cpuset, size_t cap, tpb_node_topo_t *node)
+void tpb_bind_report(tpb_device_info_t *info)
 {
     hwloc_topology_t topo;
     hwloc_bitmap_t set = hwloc_bitmap_alloc();
-    snprintf(cpuset, cap, "?");
-    *node = (tpb_node_topo_t){0, 0, 0, 0};
+    snprintf(info->cpuset, sizeof(info->cpuset), "?");
+    info->packages = info->numa_nodes = info->cores = info->pus = 0;
     if (!set || hwloc_topology_init(&topo) != 0) {
         hwloc_bitmap_free(set);
         return;
     }
     if (hwloc_topology_load(topo) == 0) {
         if (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0)
-            hwloc_bitmap_list_snprintf(cpuset, cap, set);
-        node->packages = count(topo, HWLOC_OBJ_PACKAGE);
-        node->numa_nodes = count(topo, HWLOC_OBJ_NUMANODE);
-        node->cores = count(topo, HWLOC_OBJ_CORE);
-        node->pus = count(topo, HWLOC_OBJ_PU);
+            hwloc_bitmap_list_snprintf(info->cpuset, sizeof(info->cpuset), set);
+        info->packages = count(topo, HWLOC_OBJ_PACKAGE);
+        info->numa_nodes = count(topo, HWLOC_OBJ_NUMANODE);
+        info->cores = count(topo, HWLOC_OBJ_CORE);
+        info->pus = count(topo, HWLOC_OBJ_PU);
     }
     hwloc_bitmap_free(set);
     hwloc_topology_destroy(topo);

@@ -8,13 +8,7 @@
 
 #include <stddef.h>
 
-#include "base/tpb_status.h"
-#include "base/tpb_types.h"
-
-/** The node's topology as hwloc sees it. */
-typedef struct {
-    int packages, numa_nodes, cores, pus;
-} tpb_node_topo_t;
+#include "backend/backend.h"
 
 /**
  * Bind this process for kind (TPB_BIND_CORE: core local_rank, or
@@ -24,7 +18,8 @@ typedef struct {
  */
 tpb_status_t tpb_bind_apply(tpb_bind_t kind, int local_rank, int local_size);
 
-/** The cores this process may run on, as a list ("0-3,8"), and the node's topology. */
-void tpb_bind_report(char *cpuset, size_t cap, tpb_node_topo_t *node);
+/** Fill info's cpuset (the cores this process may run on, "0-3,8") and its node's
+ *  packages, NUMA nodes, cores and PUs ("?" and zeros if hwloc cannot say). */
+void tpb_bind_report(tpb_device_info_t *info);
 
 #endif /* TPB_BIND_H */

@@ -16,7 +16,7 @@ inverted() {
     cat "$WORK/out"
     check_results "$d" all-pass
     check_results "$d" fields
-    timing_check "$d" adaptive-converges 3 0.8
+    timing_check "$d" adaptive-converges 3 0.6
 }
 attempts "adaptive from inverted speeds" inverted
 

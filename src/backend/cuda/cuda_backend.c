@@ -289,12 +289,7 @@ static void cuda_info(tpb_backend_t *be, tpb_device_info_t *info)
         "grouped ncclBroadcast",
         rt / 1000, rt % 1000 / 10, drv / 1000, drv % 1000 / 10, cublasLtGetVersion(), nccl / 10000,
         nccl / 100 % 100, nccl % 100, be->prop.major, be->prop.minor);
-    tpb_node_topo_t node;
-    tpb_bind_report(info->cpuset, sizeof(info->cpuset), &node);
-    info->packages = node.packages;
-    info->numa_nodes = node.numa_nodes;
-    info->cores = node.cores;
-    info->pus = node.pus;
+    tpb_bind_report(info);
     int khz = 0,
         fpc = tpb_cuda_flop_per_cycle_sm(be->prop.major, be->prop.minor, be->args.cfg.dtype);
     if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, be->device) != cudaSuccess)

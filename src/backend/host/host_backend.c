@@ -136,12 +136,7 @@ static void host_info(tpb_backend_t *be, tpb_device_info_t *info)
     info->peak_gflops = tpb_cpu_peak_gflops(&cpu, info->sm_count, be->args.cfg.dtype,
                                             info->peak_basis, sizeof(info->peak_basis));
     tpb_openblas_advice(&cpu, openblas_get_corename(), info->advice, sizeof(info->advice));
-    tpb_node_topo_t node;
-    tpb_bind_report(info->cpuset, sizeof(info->cpuset), &node);
-    info->packages = node.packages;
-    info->numa_nodes = node.numa_nodes;
-    info->cores = node.cores;
-    info->pus = node.pus;
+    tpb_bind_report(info);
 }
 
 static tpb_status_t host_mem_free(tpb_backend_t *be, double *bytes)
