@@ -239,6 +239,7 @@ static void cuda_finalize(tpb_backend_t *be)
 {
     if (!be)
         return;
+    tpb_cuda_gate_release(be);
     if (be->comm_stream)
         cudaStreamSynchronize(be->comm_stream);
     tpb_cuda_plans_free(be);
@@ -338,6 +339,7 @@ static tpb_status_t cuda_alloc(tpb_backend_t *be, size_t bytes, void **ptr)
 
 static void cuda_free(tpb_backend_t *be, void *ptr)
 {
+    tpb_cuda_gate_release(be); /* never wait on a stream held by the gate */
     cudaStreamSynchronize(be->comm_stream);
     cudaStreamSynchronize(be->gemm_stream);
     cudaFree(ptr);
