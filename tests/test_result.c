@@ -61,6 +61,8 @@ START_TEST(result_records)
     tpb_rank_info_t info[2];
     tpb_rank_stats_t ranks[2];
     sample_result(&r, info, ranks);
+    r.whatif = (tpb_whatif_t){
+        .step_us = 17.6, .slowdown = 1.25, .straggler_step_us = NAN, .straggler_slowdown = NAN};
     tpb_buf_t b = TPB_BUF_INIT;
     tpb_report_json(&b, &r);
     const char *keys[] = {"\"backend\":\"host\"",
@@ -88,15 +90,18 @@ START_TEST(result_records)
                           "\"check\":\"pass\"",
                           "\"speedup\":null",
                           "\"spikes\":[{\"iter\":4,\"rank\":1,\"step_us\":50}]",
-                          "\"shape\":\"qkv,\\\"proj\\\"\""};
+                          "\"shape\":\"qkv,\\\"proj\\\"\"",
+                          "\"whatif_step_us\":17.6",
+                          "\"slowdown\":1.25",
+                          "\"slowdown_straggler\":null"};
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         ck_assert_msg(strstr(tpb_buf_str(&b), keys[i]), "missing %s", keys[i]);
     ck_assert_int_eq(strchr(tpb_buf_str(&b), '\n') - tpb_buf_str(&b), (long)b.len - 1);
-    /* the table row: straggler "1:100%", its lateness, spikes "1@1", check */
+    /* the table row: straggler "1:100%", its lateness, spikes "1@1", what-if S, check */
     tpb_buf_t t = TPB_BUF_INIT;
     r.stats.straggler_late_us = 1234.5;
     tpb_report_table_row(&t, &r);
-    ck_assert_ptr_nonnull(strstr(tpb_buf_str(&t), " 1:100%   1234.5      1@1  pass\n"));
+    ck_assert_ptr_nonnull(strstr(tpb_buf_str(&t), " 1:100%   1234.5      1@1  1.25  pass\n"));
     tpb_buf_free(&t);
     /* CSV: as many fields in the row as in the header, after unquoting */
     tpb_buf_t h = TPB_BUF_INIT, row = TPB_BUF_INIT;

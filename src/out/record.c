@@ -408,10 +408,14 @@ tpb_status_t tpb_record_config(tpb_record_t *s, const tpb_result_t *in, const tp
     if (!ranks)
         return tpb_err_set(TPB_ERR_NOMEM, "out of memory for %d rank statistics", size);
     tpb_status_t st = TPB_OK;
+    res.whatif = (tpb_whatif_t){NAN, NAN, NAN, NAN};
     if (s->run.timeline)
         st = tpb_timeline_analyse(marks, size, res.tp, res.iters, ranks, &res.stats);
     else
         loop_only_stats(&res, marks, ranks, &res.stats);
+    if (st == TPB_OK && s->run.timeline)
+        st = tpb_whatif_replay(marks, size, res.tp, res.iters, res.stats.straggler_rank,
+                               res.stats.step_med, &res.whatif);
     res.ranks = ranks;
     res.emulate_asked = s->run.emulate;
     res.max_group_nodes = group_nodes(s->run.topo, &res);

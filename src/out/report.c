@@ -21,15 +21,15 @@ void tpb_report_table_header(tpb_buf_t *b)
 {
     tpb_buf_printf(b,
                    "#%4s %3s %-5s %-8s %7s %7s %7s %-5s %10s %10s %10s %9s %9s %5s %5s %5s "
-                   "%8s %5s %8s %9s %8s %8s %5s\n",
+                   "%8s %5s %8s %9s %8s %8s %5s %5s\n",
                    "id", "tp", "split", "policy", "M", "N", "K", "dtype", "step(us)", "p95(us)",
                    "comp(us)", "wait(us)", "comm(us)", "LB", "U", "E", "TFLOP/s", "%peak", "busbw",
-                   "straggler", "late(us)", "spikes", "check");
+                   "straggler", "late(us)", "spikes", "S", "check");
     tpb_buf_printf(b,
                    "#%4s %3s %-5s %-8s %7s %7s %7s %-5s %10s %10s %10s %9s %9s %5s %5s %5s "
-                   "%8s %5s %8s %9s %8s %8s %5s\n",
+                   "%8s %5s %8s %9s %8s %8s %5s %5s\n",
                    "", "", "", "", "", "", "", "", "median", "", "max rank", "max rank", "xfer", "",
-                   "", "", "group", "group", "GB/s", "rank:%last", "mean", "n@rank", "");
+                   "", "", "group", "group", "GB/s", "rank:%last", "mean", "n@rank", "what-if", "");
 }
 
 static void fmt_opt(char *out, size_t cap, const char *fmt, double v)
@@ -63,7 +63,7 @@ static void fmt_spikes(char *out, size_t cap, const tpb_config_stats_t *s)
 void tpb_report_table_row(tpb_buf_t *b, const tpb_result_t *res)
 {
     char e[16], bw[16], strag[24], late[16], spikes[24], comp[16], wait[16], xfer[16], lb[8], u[8],
-        pk[16];
+        pk[16], slow[16];
     const tpb_config_stats_t *s = &res->stats;
     /* unknown values (--timeline off, TP = 1) print "-" as JSON prints null */
     fmt_opt(e, sizeof(e), "%.2f", res->e);
@@ -74,6 +74,7 @@ void tpb_report_table_row(tpb_buf_t *b, const tpb_result_t *res)
     fmt_opt(lb, sizeof(lb), "%.2f", res->lb);
     fmt_opt(u, sizeof(u), "%.2f", res->u);
     fmt_opt(pk, sizeof(pk), "%.1f", res->pct_peak);
+    fmt_opt(slow, sizeof(slow), "%.2f", res->whatif.slowdown);
     fmt_spikes(spikes, sizeof(spikes), s);
     if (s->straggler_rank >= 0) {
         snprintf(strag, sizeof(strag), "%d:%.0f%%", s->straggler_rank, 100.0 * s->straggler_frac);
@@ -84,10 +85,10 @@ void tpb_report_table_row(tpb_buf_t *b, const tpb_result_t *res)
     }
     tpb_buf_printf(b,
                    " %4d %3d %-5s %-8s %7ld %7ld %7ld %-5s %10.1f %10.1f %10s %9s %9s "
-                   "%5s %5s %5s %8.3f %5s %8s %9s %8s %8s %5s\n",
+                   "%5s %5s %5s %8.3f %5s %8s %9s %8s %8s %5s %5s\n",
                    res->id, res->tp, tpb_split_name(res->split), tpb_policy_name(res->policy),
                    res->m, res->n, res->k, tpb_dtype_name(res->dtype), s->step_med, s->step_p95,
-                   comp, wait, xfer, lb, u, e, res->tflops, pk, bw, strag, late, spikes,
+                   comp, wait, xfer, lb, u, e, res->tflops, pk, bw, strag, late, spikes, slow,
                    tpb_check_name(res->check));
 }
 
@@ -248,6 +249,10 @@ void tpb_report_json(tpb_buf_t *b, const tpb_result_t *res)
     tpb_json_kv_num(b, "speedup", res->speedup);
     tpb_json_kv_int(b, "straggler_rank", res->stats.straggler_rank);
     json_straggler(b, res);
+    tpb_json_kv_num(b, "whatif_step_us", res->whatif.step_us);
+    tpb_json_kv_num(b, "slowdown", res->whatif.slowdown);
+    tpb_json_kv_num(b, "whatif_straggler_step_us", res->whatif.straggler_step_us);
+    tpb_json_kv_num(b, "slowdown_straggler", res->whatif.straggler_slowdown);
     tpb_json_kv_int(b, "causality_violations", res->stats.causality_violations);
     tpb_json_kv_str(b, "check", tpb_check_name(res->check));
     tpb_json_kv_num(b, "max_rel_err", res->max_rel_err);
@@ -261,7 +266,7 @@ static const char csv_header[] =
     "speeds,speed_source,step_us_median,step_us_p95,step_us_min,step_us_max,compute_us,"
     "wait_us,comm_us,xfer_us,xfer_free_us,lb,u,e,e_het,r,tflops,algbw_gbs,busbw_gbs,"
     "predicted_speedup,speedup,straggler_rank,straggler_last_frac,straggler_lateness_us,"
-    "nspikes,causality_violations,check,max_rel_err,pct_peak\n";
+    "nspikes,causality_violations,check,max_rel_err,pct_peak,whatif_step_us,slowdown\n";
 
 void tpb_report_csv_header(tpb_buf_t *b)
 {
@@ -330,6 +335,10 @@ void tpb_report_csv_row(tpb_buf_t *b, const tpb_result_t *res)
     tpb_csv_num(b, res->max_rel_err);
     tpb_buf_puts(b, ",");
     tpb_csv_num(b, res->pct_peak);
+    tpb_buf_puts(b, ",");
+    tpb_csv_num(b, res->whatif.step_us);
+    tpb_buf_puts(b, ",");
+    tpb_csv_num(b, res->whatif.slowdown);
     tpb_buf_puts(b, "\n");
 }
 

@@ -10,6 +10,7 @@
 #include "base/dtype.h"
 #include "base/metrics.h"
 #include "base/timeline.h"
+#include "base/whatif.h"
 #include "base/tpb_types.h"
 
 /** Per-rank facts gathered to rank 0 besides the marks. */
@@ -61,6 +62,7 @@ typedef struct {
     const tpb_rank_info_t *info;
     const tpb_rank_stats_t *ranks;
     tpb_config_stats_t stats;
+    tpb_whatif_t whatif; /**< the replay with median compute (NaN with --timeline off) */
     /* derived */
     double lb, u;    /**< worst group */
     double e, e_het; /**< NaN when unknown */

@@ -60,11 +60,19 @@ def fields(d, run, cfgs):
             tot = sum(c["shards"][g * c["tp"]:(g + 1) * c["tp"]])
             dim = c["k"] if c["split"] == "row" else c["n"]
             assert tot == dim, ("shards do not add up", c["shards"], dim)
+        if c["whatif_step_us"] is not None:  # what-if replay: S = measured / replayed step
+            assert c["whatif_step_us"] > 0, c["whatif_step_us"]
+            assert math.isclose(c["slowdown"], c["step_us"]["median"] / c["whatif_step_us"])
+            assert (c["slowdown_straggler"] is None) == (c["tp"] == 1), c["slowdown_straggler"]
+        else:
+            assert run["timeline"] in ("off", False, 0), "what-if replay missing"
     rows = list(csv.DictReader(open(os.path.join(d, "results.csv"))))
     assert len(rows) == len(cfgs), (len(rows), len(cfgs))
     for row, c in zip(rows, cfgs):
         assert int(row["id"]) == c["id"] and row["policy"] == c["policy"]
         assert math.isclose(float(row["step_us_median"]), c["step_us"]["median"])
+        if c["slowdown"] is not None:
+            assert math.isclose(float(row["slowdown"]), c["slowdown"], rel_tol=1e-6)
     ranks = list(csv.DictReader(open(os.path.join(d, "ranks.csv"))))
     assert len(ranks) == sum(c["world_size"] for c in cfgs)
     left = [f for f in os.listdir(d) if f.startswith(".")]
@@ -95,7 +103,11 @@ def emulate(cfgs, factor):
               "(asked %.2f)" % (split, ev["lb"], ev["step_us"]["median"], we["lb"],
                                 we["step_us"]["median"], we["speedup"], we["predicted_speedup"],
                                 crit, cal, want))
+        print("%s: what-if slowdown S even %.2f, weighted %.2f" % (split, ev["slowdown"],
+                                                                   we["slowdown"]))
         assert ev["lb"] <= 0.35, ("even LB", ev["lb"])
+        # with LB <= 0.35, S = (8T + x) / (4.5T + x) >= 1.2 while the transfer x < 13 T
+        assert ev["slowdown"] >= 1.2, ("even what-if slowdown", ev["slowdown"])
         assert we["lb"] >= 0.4, ("weighted LB", we["lb"])
         assert crit <= 0.6, ("weighted/even critical compute", crit)
         assert we["step_us"]["median"] < ev["step_us"]["median"], "weighted step not shorter"
