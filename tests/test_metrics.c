@@ -89,6 +89,20 @@ START_TEST(comm_model_fit)
     double same[2] = {5, 5};
     ck_assert_int_eq(tpb_comm_model_fit(same, t, 2, 1, &fit), -1);
     ck_assert_int_eq(tpb_comm_model_fit(v, t, 1, 1, &fit), -1);
+    /* 4K..16M by 4 with L = 10 us, B = 3.3 GB/s, the largest 3 % slow: relative weights keep
+     * L at 9.96 us (an unweighted fit would say 2.8 us) and B at 3.28 GB/s (3.20) */
+    double vv[7], tt[7];
+    for (int i = 0; i < 7; i++) {
+        vv[i] = 4096.0 * pow(4.0, i);
+        tt[i] = 10.0 + vv[i] / 3300.0;
+    }
+    tt[6] *= 1.03;
+    ck_assert_int_eq(tpb_comm_model_fit(vv, tt, 7, 1, &fit), 0);
+    ck_assert_double_eq_tol(fit.latency_us, 9.964, 0.01);
+    ck_assert_double_eq_tol(fit.bandwidth_gbs, 3.276, 0.01);
+    ck_assert(fit.r2 > 0.99 && fit.r2 < 1.0);
+    tt[0] = 0.0; /* a time that is not positive cannot be weighted */
+    ck_assert_int_eq(tpb_comm_model_fit(vv, tt, 7, 1, &fit), -1);
 }
 END_TEST
 

@@ -176,6 +176,46 @@ START_TEST(presets)
 }
 END_TEST
 
+START_TEST(comm_only_sizes)
+{
+    /* a range as nccl-tests' -b 8 -e 256M -f 2, suffixes in 1024s */
+    ck_assert_int_eq(parse_resolve("--comm-only --comm-sizes 8:256M:2", 4), TPB_OK);
+    ck_assert_int_eq(o.ncomm_sizes, 26);
+    ck_assert_int_eq(o.comm_sizes[0], 8);
+    ck_assert_int_eq(o.comm_sizes[25], 256L << 20);
+    ck_assert_int_eq(o.nshapes, 26);
+    ck_assert(o.shapes[25].comm_only && o.shapes[25].m == 1 && o.shapes[25].n == 64L << 20);
+    ck_assert_str_eq(o.shapes[0].name, "comm-8");
+    ck_assert_int_eq(o.granularity, 1);
+    ck_assert_int_eq(o.ntp, 2); /* 2 and 4: tp 1 has no collective */
+    ck_assert_int_eq(o.tp[0], 2);
+    ck_assert_uint_eq(o.policies, TPB_POLICY_EVEN); /* weighted needs --speeds */
+    /* a list; a range whose MAX is not on the grid stops below it; KiB/MB spellings */
+    ck_assert_int_eq(parse_resolve("--comm-only --comm-sizes 64K,1MiB,16MB --dtype fp64", 2),
+                     TPB_OK);
+    ck_assert_int_eq(o.ncomm_sizes, 3);
+    ck_assert_int_eq(o.comm_sizes[1], 1L << 20);
+    ck_assert_int_eq(o.shapes[2].n, (16L << 20) / 8);
+    ck_assert_int_eq(parse_resolve("--comm-only --comm-sizes 1K:10K:3", 2), TPB_OK);
+    ck_assert_int_eq(o.ncomm_sizes, 3); /* 1K, 3K, 9K */
+    ck_assert_int_eq(o.comm_sizes[2], 9216);
+    /* defaults: 4K..16M by 4; weighted with --speeds */
+    ck_assert_int_eq(parse_resolve("--comm-only --speeds 1,2", 2), TPB_OK);
+    ck_assert_int_eq(o.ncomm_sizes, 7);
+    ck_assert_uint_eq(o.policies, TPB_POLICY_EVEN | TPB_POLICY_WEIGHTED);
+    assert_error(parse("--comm-only --comm-sizes 0"), "expected bytes from 1 to 16G");
+    assert_error(parse("--comm-only --comm-sizes 17G"), "expected bytes from 1 to 16G");
+    assert_error(parse("--comm-only --comm-sizes 4X"), "expected bytes");
+    assert_error(parse("--comm-only --comm-sizes 8:4"), "MAX is below MIN");
+    assert_error(parse("--comm-only --comm-sizes 8:16:1"), "expected an integer from 2");
+    assert_error(parse_resolve("--comm-only --check", 2), "drop --check");
+    assert_error(parse_resolve("--comm-only --policy weighted", 2), "needs --speeds");
+    assert_error(parse_resolve("--comm-only", 1), "at least 2 ranks");
+    assert_error(parse_resolve("--comm-sizes 4K", 2), "needs --comm-only");
+    assert_error(parse_resolve("--comm-only --comm-sizes 2", 2), "smaller than one fp32");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("options");
@@ -186,6 +226,7 @@ static Suite *suite(void)
     tcase_add_test(tc, bad_input);
     tcase_add_test(tc, resolve_against_world);
     tcase_add_test(tc, presets);
+    tcase_add_test(tc, comm_only_sizes);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -100,22 +100,33 @@ double tpb_tflops(double flop, double time_us)
     return time_us > 0.0 ? flop / (time_us * 1e6) : 0.0;
 }
 
+/* Weights 1/t^2: the fit minimises relative residuals, so that a few percent of noise on
+ * the largest messages (which dominate absolute residuals) does not swamp the latency that
+ * the small messages measure. */
 int tpb_comm_model_fit(const double *v, const double *t, size_t n, int r, tpb_comm_fit_t *fit)
 {
-    double mv = 0, mt = 0;
+    double sw = 0, mv = 0, mt = 0;
     for (size_t i = 0; i < n; i++) {
-        mv += v[i];
-        mt += t[i];
+        if (!(t[i] > 0.0))
+            return -1;
+        double w = 1.0 / (t[i] * t[i]);
+        sw += w;
+        mv += w * v[i];
+        mt += w * t[i];
     }
-    if (n < 2)
+    int distinct = 0;
+    for (size_t i = 1; i < n; i++)
+        distinct |= v[i] != v[0];
+    if (n < 2 || !distinct)
         return -1;
-    mv /= (double)n;
-    mt /= (double)n;
+    mv /= sw;
+    mt /= sw;
     double svv = 0, svt = 0, stt = 0;
     for (size_t i = 0; i < n; i++) {
-        svv += (v[i] - mv) * (v[i] - mv);
-        svt += (v[i] - mv) * (t[i] - mt);
-        stt += (t[i] - mt) * (t[i] - mt);
+        double w = 1.0 / (t[i] * t[i]);
+        svv += w * (v[i] - mv) * (v[i] - mv);
+        svt += w * (v[i] - mv) * (t[i] - mt);
+        stt += w * (t[i] - mt) * (t[i] - mt);
     }
     if (svv <= 0.0)
         return -1;

@@ -45,9 +45,10 @@ double tpb_busbw_gbs(tpb_coll_t coll, double bytes, int t, double time_us);
 /** Achieved TFLOP/s for flop floating-point operations in time_us microseconds. */
 double tpb_tflops(double flop, double time_us);
 
-/** Least-squares fit of T(V) = r*L + V/B over n points (v bytes, t microseconds):
- *  latency L in microseconds per message, bandwidth B in GB/s, coefficient of
- *  determination r2. Returns 0 on success, -1 if fewer than two distinct sizes. */
+/** Least-squares fit of T(V) = r*L + V/B over n points (v bytes, t microseconds), weighted
+ *  by 1/t^2 (relative residuals: sizes spanning decades all count): latency L in
+ *  microseconds per message, bandwidth B in GB/s, weighted coefficient of determination
+ *  r2. Returns 0 on success, -1 if fewer than two distinct sizes or a time is not > 0. */
 typedef struct {
     double latency_us;
     double bandwidth_gbs;

@@ -97,7 +97,7 @@ void tpb_partition_offsets(const long *shards, int t, long *offsets)
 
 long tpb_split_total(const tpb_shape_t *sh, tpb_split_t split)
 {
-    return split == TPB_SPLIT_ROW ? sh->k : sh->n;
+    return split == TPB_SPLIT_ROW && !sh->comm_only ? sh->k : sh->n;
 }
 
 void tpb_repeat_plan(double f, long n, int *full, long *extra_cols)

@@ -42,11 +42,13 @@ typedef enum {
 /** The --check verdict of a config. */
 typedef enum { TPB_CHECK_OFF = 0, TPB_CHECK_PASS, TPB_CHECK_FAIL } tpb_check_t;
 
-/** One layer shape; splits is the preset's natural split mask (0: use --split). */
+/** One layer shape; splits is the preset's natural split mask (0: use --split). A
+ *  collective-only shape (comm_only) is split along n for both splits. */
 typedef struct {
     long m, n, k;
     unsigned splits;
     char name[48];
+    int comm_only; /**< --comm-only: a message of 1 x n output elements, no GEMM */
 } tpb_shape_t;
 
 /** "auto", "host", "cuda". */

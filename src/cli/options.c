@@ -66,6 +66,8 @@ enum {
     OPT_INJ_CLOCK,
     OPT_SEED,
     OPT_QUIET,
+    OPT_COMM_ONLY,
+    OPT_COMM_SIZES,
     OPT_HELP,
     OPT_VERSION
 };
@@ -134,6 +136,14 @@ static const opt_spec opt_table[] = {
      "record per-iteration timelines (default on)"},
     {"seed", 0, "N", OPT_SEED, NULL, NULL, "input generator seed (default 42)"},
     {"quiet", 'q', NULL, OPT_QUIET, NULL, NULL, "no progress lines"},
+    {"comm-only", 0, NULL, OPT_COMM_ONLY, "Collective-only sweeps (no GEMM)", NULL,
+     "time the layer's collectives alone on the same TP\ngroups: all-reduce (row), all-gather-v "
+     "(col; even,\nor weighted blocks from --speeds); an alpha-beta fit\nper collective goes "
+     "into the summary"},
+    {"comm-sizes", 0, "LIST|MIN:MAX[:F]", OPT_COMM_SIZES, NULL,
+     "      --comm-sizes LIST|MIN:MAX[:F]",
+     "message sizes in bytes, suffixes K M G (1024s): a\nlist, or MIN, MIN*F, ... MAX as "
+     "nccl-tests' -b -e -f\n(default 4K:16M:4)"},
     {"tp-placement", 0, "LIST", OPT_PLACEMENT, "Placement, binding and faults", NULL,
      "packed (a group's ranks consecutive, inside a node)\nand/or spread (one rank per node "
      "per group)\n(default packed)"},
@@ -347,6 +357,9 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
         return TPB_OK;
     }
     case OPT_QUIET: o->quiet = 1; return TPB_OK;
+    case OPT_COMM_ONLY: o->comm_only = 1; return TPB_OK;
+    case OPT_COMM_SIZES:
+        return tpb_opt_byte_sizes(flag, v, o->comm_sizes, TPB_MAX_SHAPES, &o->ncomm_sizes);
     case OPT_HELP: o->help = 1; return TPB_OK;
     case OPT_VERSION: o->version = 1; return TPB_OK;
     }

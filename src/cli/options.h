@@ -70,6 +70,9 @@ typedef struct {
     tpb_inject_t inject_delay;
     tpb_inject_t inject_clock;
     uint64_t seed;
+    int comm_only;                   /**< --comm-only: collectives alone, no GEMM */
+    long comm_sizes[TPB_MAX_SHAPES]; /**< --comm-sizes in bytes */
+    int ncomm_sizes;                 /**< 0: the default range */
     int quiet;
     int help, version;
 } tpb_options_t;

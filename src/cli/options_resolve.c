@@ -1,4 +1,5 @@
 /* options_resolve.c - completing the options against the world size and the backend. */
+#include <stdio.h>
 #include <string.h>
 
 #include "cli/optparse.h"
@@ -67,10 +68,76 @@ static tpb_status_t check_inject(const char *flag, const tpb_inject_t *inj, int 
     return TPB_OK;
 }
 
+/* --comm-only: what it cannot do is refused; every size becomes a 1 x n "shape". */
+static tpb_status_t comm_only_refusals(const tpb_options_t *o)
+{
+    const char *bad = o->nshapes || o->nm || o->nn || o->nk ? "--shape, -m/-n/-k or --preset"
+                      : o->check                            ? "--check"
+                      : o->nemulate || o->nsched            ? "--emulate-speed/--emulate-schedule"
+                      : o->calibration_file[0]              ? "--calibration-file"
+                      : (o->policies & TPB_POLICY_ADAPTIVE) ? "--policy adaptive"
+                                                            : NULL;
+    if (bad)
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "--comm-only times collectives without GEMMs: drop %s (message sizes "
+                           "come from --comm-sizes, weighted blocks from --speeds)",
+                           bad);
+    if ((o->policies & TPB_POLICY_WEIGHTED) && !o->nspeeds)
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "--comm-only --policy weighted needs --speeds (one per rank) for the "
+                           "all-gather-v blocks: there is no GEMM to calibrate");
+    return TPB_OK;
+}
+
+static tpb_status_t resolve_comm_only(tpb_options_t *o, int world)
+{
+    if (!o->comm_only)
+        return o->ncomm_sizes ? tpb_err_set(TPB_ERR_INVALID, "--comm-sizes needs --comm-only")
+                              : TPB_OK;
+    if (world < 2)
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "--comm-only needs at least 2 ranks: run it under mpirun -np P or srun");
+    if (!o->policies)
+        o->policies = TPB_POLICY_EVEN | (o->nspeeds ? TPB_POLICY_WEIGHTED : 0u);
+    TPB_CHECK_RET(comm_only_refusals(o));
+    if (!o->ncomm_sizes) /* 4K, 16K, ... 16M */
+        for (long b = 4096; b <= (16L << 20); b *= 4)
+            o->comm_sizes[o->ncomm_sizes++] = b;
+    if (!o->granularity)
+        o->granularity = 1; /* blocks of single elements, as nccl-tests' counts */
+    if (o->ntp == 0)        /* TP = 1 has no collective */
+        for (int t = 2; t <= world && o->ntp < TPB_MAX_TP; t *= 2)
+            if (world % t == 0)
+                o->tp[o->ntp++] = t;
+    return TPB_OK;
+}
+
+/* The 1 x n "shapes" of --comm-sizes (after the dtype is known). */
+static tpb_status_t comm_shapes(tpb_options_t *o)
+{
+    size_t es = tpb_dtype_out_size(o->dtype);
+    for (int i = 0; i < o->ncomm_sizes; i++) {
+        long n = o->comm_sizes[i] / (long)es;
+        if (n < 1)
+            return tpb_err_set(TPB_ERR_INVALID,
+                               "--comm-sizes %ld: smaller than one %s element (%zu bytes)",
+                               o->comm_sizes[i], tpb_dtype_name(o->dtype), es);
+        tpb_shape_t *sh = &o->shapes[i];
+        memset(sh, 0, sizeof(*sh));
+        sh->m = sh->k = 1;
+        sh->n = n;
+        sh->comm_only = 1;
+        snprintf(sh->name, sizeof(sh->name), "comm-%ld", n * (long)es);
+    }
+    o->nshapes = o->ncomm_sizes;
+    return TPB_OK;
+}
+
 tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, tpb_backend_kind_t backend,
                                  const tpb_backend_defaults_t *defaults)
 {
     o->backend = backend;
+    TPB_CHECK_RET(resolve_comm_only(o, world));
     if (!o->splits)
         o->splits = TPB_SPLIT_ROW | TPB_SPLIT_COL;
     if (!o->placements)
@@ -93,6 +160,8 @@ tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, tpb_backend_kind_t
     TPB_CHECK_RET(check_inject("--inject-delay", &o->inject_delay, world));
     TPB_CHECK_RET(check_inject("--inject-clock-offset", &o->inject_clock, world));
     TPB_CHECK_RET(resolve_tp(o, world));
+    if (o->comm_only)
+        return comm_shapes(o);
     tpb_shape_t def = {.m = defaults->m, .n = defaults->n, .k = defaults->k};
     return resolve_shapes(o, &def);
 }

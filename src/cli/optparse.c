@@ -225,3 +225,95 @@ tpb_status_t tpb_opt_string(const char *flag, const char *s, char *dst, size_t c
     strcpy(dst, s);
     return TPB_OK;
 }
+
+tpb_status_t tpb_opt_bytes(const char *flag, const char *s, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    int shift = 0;
+    switch (*end) {
+    case 'k':
+    case 'K':
+        shift = 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        shift = 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        shift = 30;
+        end++;
+        break;
+    }
+    if (shift && *end == 'i' && end[1] == 'B')
+        end += 2;
+    else if (*end == 'B')
+        end++;
+    if (errno || end == s || *end != '\0' || v < 1 || v > (TPB_MAX_COMM_BYTES >> shift))
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "%s '%s': expected bytes from 1 to 16G (suffixes K, M, G: powers of "
+                           "1024)",
+                           flag, s);
+    *out = v << shift;
+    return TPB_OK;
+}
+
+typedef struct {
+    long *v;
+} bytes_ctx;
+
+static tpb_status_t bytes_item(const char *flag, const char *item, void *ctx, int i)
+{
+    return tpb_opt_bytes(flag, item, &((bytes_ctx *)ctx)->v[i]);
+}
+
+/* MIN:MAX[:FACTOR] */
+static tpb_status_t byte_range(const char *flag, const char *s, long *out, int max, int *n)
+{
+    char buf[96], *save = NULL, *f[4] = {0};
+    int nf = 0;
+    snprintf(buf, sizeof(buf), "%s", s);
+    for (char *tok = strtok_r(buf, ":", &save); tok && nf < 4; tok = strtok_r(NULL, ":", &save))
+        f[nf++] = tok;
+    long lo, hi, factor = 2;
+    if (nf < 2 || nf > 3)
+        return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected MIN:MAX[:FACTOR] or a list", flag,
+                           s);
+    TPB_CHECK_RET(tpb_opt_bytes(flag, f[0], &lo));
+    TPB_CHECK_RET(tpb_opt_bytes(flag, f[1], &hi));
+    if (nf == 3)
+        TPB_CHECK_RET(tpb_opt_long(flag, f[2], 2, 1024, &factor));
+    if (hi < lo)
+        return tpb_err_set(TPB_ERR_INVALID, "%s '%s': MAX is below MIN", flag, s);
+    int cnt = 0;
+    long tmp[TPB_MAX_SHAPES];
+    for (long v = lo; v <= hi; v *= factor) {
+        if (cnt == max || cnt == TPB_MAX_SHAPES)
+            return tpb_err_set(TPB_ERR_INVALID, "%s '%s': more than %d sizes", flag, s, max);
+        tmp[cnt++] = v;
+        if (v > hi / factor)
+            break;
+    }
+    memcpy(out, tmp, (size_t)cnt * sizeof(*out));
+    *n = cnt;
+    return TPB_OK;
+}
+
+tpb_status_t tpb_opt_byte_sizes(const char *flag, const char *s, long *out, int max, int *n)
+{
+    if (strchr(s, ':'))
+        return byte_range(flag, s, out, max, n);
+    int cnt = tpb_opt_count(s);
+    if (cnt > max || cnt > TPB_MAX_SHAPES)
+        return tpb_err_set(TPB_ERR_INVALID, "%s: at most %d sizes", flag, max);
+    long tmp[TPB_MAX_SHAPES];
+    bytes_ctx c = {tmp};
+    TPB_CHECK_RET(tpb_opt_for_each(flag, s, bytes_item, &c));
+    memcpy(out, tmp, (size_t)cnt * sizeof(*out));
+    *n = cnt;
+    return TPB_OK;
+}

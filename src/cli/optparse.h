@@ -41,6 +41,15 @@ tpb_status_t tpb_opt_choice(const char *flag, const char *s, const char *const *
 tpb_status_t tpb_opt_shapes(const char *flag, const char *s, tpb_shape_t *shapes, int *n);
 /** RANK:MICROSECONDS, with [:EVERY] when every_allowed. */
 tpb_status_t tpb_opt_inject(const char *flag, const char *s, int every_allowed, tpb_inject_t *inj);
+/** Largest --comm-sizes message: 16 GiB. */
+#define TPB_MAX_COMM_BYTES (16L << 30)
+
+/** Bytes: an integer with an optional binary suffix K, M or G (KiB... also read), in
+ *  [1, TPB_MAX_COMM_BYTES]. */
+tpb_status_t tpb_opt_bytes(const char *flag, const char *s, long *out);
+/** Message sizes as a list (64K,1M,16M) or a range MIN:MAX[:FACTOR] (factor >= 2, default
+ *  2; MIN, MIN*F, ... up to MAX, as nccl-tests' -b -e -f); at most max sizes. */
+tpb_status_t tpb_opt_byte_sizes(const char *flag, const char *s, long *out, int max, int *n);
 /** A non-empty string shorter than cap. */
 tpb_status_t tpb_opt_string(const char *flag, const char *s, char *dst, size_t cap);
 

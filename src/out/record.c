@@ -114,7 +114,10 @@ void tpb_record_header(const tpb_record_t *s)
     fprintf(o->table, "# clock sync: %d ping-pongs per rank, max |offset| + rtt/2 = %.1f us\n",
             o->clock_exchanges, worst);
     tpb_buf_t b = TPB_BUF_INIT;
-    tpb_report_table_header(&b);
+    if (o->comm_only)
+        tpb_report_comm_header(&b);
+    else
+        tpb_report_table_header(&b);
     fputs(tpb_buf_str(&b), o->table);
     tpb_buf_free(&b);
     fflush(o->table);
@@ -235,6 +238,7 @@ static void metadata(const tpb_record_t *s, tpb_buf_t *b, tpb_run_status_t statu
     tpb_json_kv_int(b, "granularity", o->granularity);
     tpb_json_kv_int(b, "seed", (long long)o->seed);
     tpb_json_kv_str(b, "timeline", o->timeline ? "on" : "off");
+    tpb_json_kv_str(b, "comm_only", o->comm_only ? "yes" : "no");
     json_slurm(b, o->slurm);
     tpb_json_kv_int(b, "inject_delay_rank", o->inject_delay_rank);
     tpb_json_kv_int(b, "inject_clock_rank", o->inject_clock_rank);
@@ -306,6 +310,8 @@ static tpb_status_t push_hist(tpb_record_t *s, const tpb_result_t *res)
                                           .n = res->n,
                                           .k = res->k,
                                           .coll = res->coll,
+                                          .colcoll = res->colcoll,
+                                          .comm_only = res->comm_only,
                                           .coll_bytes = res->coll_bytes,
                                           .placement = res->placement,
                                           .group_nodes = res->max_group_nodes,

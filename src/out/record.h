@@ -52,6 +52,7 @@ typedef struct {
     const tpb_slurm_t *slurm; /**< Slurm's facts, or NULL (written as null) */
     const char *out_dir;      /**< "" for no files */
     int force;                /**< --force: replace an earlier run's files at the first config */
+    int comm_only;            /**< --comm-only: the collectives' table */
     FILE *table;              /**< where the table goes (stdout) */
 } tpb_run_info_t;
 

@@ -62,6 +62,10 @@ static void fmt_spikes(char *out, size_t cap, const tpb_config_stats_t *s)
 
 void tpb_report_table_row(tpb_buf_t *b, const tpb_result_t *res)
 {
+    if (res->comm_only) {
+        tpb_report_comm_row(b, res);
+        return;
+    }
     char e[16], bw[16], strag[24], late[16], spikes[24], comp[16], wait[16], xfer[16], lb[8], u[8],
         pk[16], slow[16];
     const tpb_config_stats_t *s = &res->stats;
@@ -199,6 +203,9 @@ static void json_identity(tpb_buf_t *b, const tpb_result_t *res)
     tpb_json_arr_end(b);
     tpb_json_kv_str(b, "col_collective", tpb_colcoll_name(res->colcoll));
     tpb_json_kv_str(b, "shape", res->shape_name);
+    tpb_json_kv_str(b, "comm_only", res->comm_only ? "yes" : "no");
+    tpb_json_kv_str(b, "collective", tpb_report_coll_name(res->coll));
+    tpb_json_kv_num(b, "comm_bytes", res->coll_bytes);
     tpb_json_kv_int(b, "m", res->m);
     tpb_json_kv_int(b, "n", res->n);
     tpb_json_kv_int(b, "k", res->k);
@@ -266,7 +273,8 @@ static const char csv_header[] =
     "speeds,speed_source,step_us_median,step_us_p95,step_us_min,step_us_max,compute_us,"
     "wait_us,comm_us,xfer_us,xfer_free_us,lb,u,e,e_het,r,tflops,algbw_gbs,busbw_gbs,"
     "predicted_speedup,speedup,straggler_rank,straggler_last_frac,straggler_lateness_us,"
-    "nspikes,causality_violations,check,max_rel_err,pct_peak,whatif_step_us,slowdown\n";
+    "nspikes,causality_violations,check,max_rel_err,pct_peak,whatif_step_us,slowdown,"
+    "comm_only,collective,comm_bytes\n";
 
 void tpb_report_csv_header(tpb_buf_t *b)
 {
@@ -339,7 +347,8 @@ void tpb_report_csv_row(tpb_buf_t *b, const tpb_result_t *res)
     tpb_csv_num(b, res->whatif.step_us);
     tpb_buf_puts(b, ",");
     tpb_csv_num(b, res->whatif.slowdown);
-    tpb_buf_puts(b, "\n");
+    tpb_buf_printf(b, ",%s,%s,%.0f\n", res->comm_only ? "yes" : "no",
+                   tpb_report_coll_name(res->coll), res->coll_bytes);
 }
 
 void tpb_report_ranks_header(tpb_buf_t *b)

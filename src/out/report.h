@@ -15,6 +15,14 @@ void tpb_report_table_header(tpb_buf_t *b);
 /** One table row (with newline). */
 void tpb_report_table_row(tpb_buf_t *b, const tpb_result_t *res);
 
+/** --comm-only: the table's two '#' lines and one row (report_comm.c), nccl-tests' columns
+ *  (size, count, type, time, algbw, busbw) beside tpbal's (wait, straggler, S). */
+void tpb_report_comm_header(tpb_buf_t *b);
+void tpb_report_comm_row(tpb_buf_t *b, const tpb_result_t *res);
+
+/** "all-reduce" or "all-gather" (all-gather-v with uneven blocks). */
+const char *tpb_report_coll_name(tpb_coll_t c);
+
 /** The results.jsonl object of a config (one line, with newline). */
 void tpb_report_json(tpb_buf_t *b, const tpb_result_t *res);
 

@@ -63,6 +63,8 @@ void tpb_result_derive(tpb_result_t *res, double t1_us)
         double pct = peak > 0.0 ? 100.0 * res->tflops * 1e3 / peak : NAN;
         res->pct_peak = isnan(res->pct_peak) ? pct : fmin(res->pct_peak, pct);
     }
+    if (res->comm_only) /* compute phases of ~0 us: their ratios would be noise */
+        res->lb = res->u = res->e = res->e_het = res->r = res->tflops = res->pct_peak = NAN;
 }
 
 /* The first config in hist of res's shape and split at TP degree tp (and policy, unless 0). */

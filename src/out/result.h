@@ -58,6 +58,7 @@ typedef struct {
     int nrounds;
     tpb_coll_t coll;   /**< the collective's kind (bus-bandwidth factor) */
     double coll_bytes; /**< bytes of the collective's whole result (nccl-tests' S) */
+    int comm_only;     /**< --comm-only: no GEMM; compute-based metrics are NaN */
     /* per rank (world entries, borrowed) */
     const tpb_rank_info_t *info;
     const tpb_rank_stats_t *ranks;
@@ -101,7 +102,9 @@ typedef struct {
     tpb_policy_t policy;
     long m, n, k;
     tpb_coll_t coll;
+    tpb_colcoll_t colcoll;
     double coll_bytes;
+    int comm_only;
     tpb_placement_t placement;
     int group_nodes; /**< most nodes one group spans */
     double step_med, xfer_med;

@@ -70,45 +70,43 @@ static void summary_series(tpb_record_t *s, const tpb_history_t *base, tpb_buf_t
         fprintf(out, "#   fastest: tp %d\n", s->hist[best].tp);
 }
 
-/* The TP degrees of the history, in the order they were first measured. */
-static int tp_degrees(const tpb_record_t *s, int *tps)
+/* Configs of one communication series: the same collective, TP degree, policy (the
+ * all-gather-v blocks), placement, and GEMM or --comm-only. */
+static int same_series(const tpb_history_t *a, const tpb_history_t *b)
 {
-    int n = 0;
-    for (int i = 0; i < s->nhist; i++) {
-        int seen = 0;
-        for (int j = 0; j < n && !seen; j++)
-            seen = tps[j] == s->hist[i].tp;
-        if (!seen)
-            tps[n++] = s->hist[i].tp;
-    }
-    return n;
+    return a->coll == b->coll && a->tp == b->tp && a->policy == b->policy &&
+           a->placement == b->placement && a->comm_only == b->comm_only;
 }
 
-/* The fit of one (split, tp) series of transfer times, if it has two sizes. */
-static void comm_model_row(tpb_record_t *s, tpb_split_t split, int tp, tpb_buf_t *js)
+/* The fit of the series of hist[first] (its transfer times against message bytes). */
+static void comm_model_row(tpb_record_t *s, int first, tpb_buf_t *js)
 {
+    const tpb_history_t *h0 = &s->hist[first];
     double v[s->nhist], x[s->nhist];
-    int n = 0;
-    tpb_coll_t coll = TPB_COLL_ALLREDUCE;
-    for (int i = 0; i < s->nhist; i++) {
+    int n = 0, sizes = 0;
+    for (int i = first; i < s->nhist; i++) {
         const tpb_history_t *h = &s->hist[i];
-        if (h->tp != tp || h->split != split || isnan(h->xfer_med) ||
-            h->placement != s->hist[0].placement) /* one placement's fit */
+        if (!same_series(h, h0) || isnan(h->xfer_med))
             continue;
-        coll = h->coll;
+        sizes += n == 0 || h->coll_bytes != v[0];
         v[n] = h->coll_bytes;
         x[n++] = h->xfer_med;
     }
     tpb_comm_fit_t fit;
-    if (tpb_comm_model_fit(v, x, (size_t)n, 1, &fit) != 0)
+    if (sizes < 2 || tpb_comm_model_fit(v, x, (size_t)n, 1, &fit) != 0)
         return;
-    const char *name = coll == TPB_COLL_ALLREDUCE ? "all-reduce" : "all-gather";
+    const char *name = h0->coll == TPB_COLL_ALLREDUCE ? "all-reduce" : "all-gather";
     fprintf(s->run.table,
-            "# comm model %s tp %d: T = L + V/B, L %.1f us, B %.2f GB/s, R^2 %.3f (%d points)\n",
-            name, tp, fit.latency_us, fit.bandwidth_gbs, fit.r2, n);
+            "# comm model %s tp %d %s %s%s: T = L + V/B, L %.1f us, B %.2f GB/s, R^2 %.3f (%d "
+            "points)\n",
+            name, h0->tp, tpb_policy_name(h0->policy), tpb_placement_name(h0->placement),
+            h0->comm_only ? " comm-only" : "", fit.latency_us, fit.bandwidth_gbs, fit.r2, n);
     tpb_json_obj_begin(js);
     tpb_json_kv_str(js, "collective", name);
-    tpb_json_kv_int(js, "tp", tp);
+    tpb_json_kv_int(js, "tp", h0->tp);
+    tpb_json_kv_str(js, "policy", tpb_policy_name(h0->policy));
+    tpb_json_kv_str(js, "placement", tpb_placement_name(h0->placement));
+    tpb_json_kv_str(js, "comm_only", h0->comm_only ? "yes" : "no");
     tpb_json_kv_num(js, "latency_us", fit.latency_us);
     tpb_json_kv_num(js, "bandwidth_gbs", fit.bandwidth_gbs);
     tpb_json_kv_num(js, "r2", fit.r2);
@@ -116,15 +114,16 @@ static void comm_model_row(tpb_record_t *s, tpb_split_t split, int tp, tpb_buf_t
     tpb_json_obj_end(js);
 }
 
-/* One fit per split and TP degree > 1 with at least two message sizes. */
+/* One fit per series with TP degree > 1 and at least two message sizes. */
 static void summary_comm_model(tpb_record_t *s, tpb_buf_t *js)
 {
-    int tps[s->nhist > 0 ? s->nhist : 1], ntp = tp_degrees(s, tps);
-    const tpb_split_t splits[2] = {TPB_SPLIT_ROW, TPB_SPLIT_COL};
-    for (int c = 0; c < 2; c++)
-        for (int t = 0; t < ntp; t++)
-            if (tps[t] > 1)
-                comm_model_row(s, splits[c], tps[t], js);
+    for (int i = 0; i < s->nhist; i++) {
+        int seen = s->hist[i].tp < 2;
+        for (int j = 0; j < i && !seen; j++)
+            seen = same_series(&s->hist[j], &s->hist[i]);
+        if (!seen)
+            comm_model_row(s, i, js);
+    }
 }
 
 /* Packed against spread for every config measured both ways: a group inside one node
@@ -171,7 +170,7 @@ void tpb_record_summary(tpb_record_t *s)
     tpb_json_kv_str(&js, "type", "summary");
     tpb_json_key(&js, "decomposition");
     tpb_json_arr_begin(&js);
-    if (s->nhist)
+    if (s->nhist && !s->run.comm_only)
         fprintf(s->run.table, "# T(N) = T_comp/N + T_comm(N) + T_idle(N) per TP degree\n");
     for (int i = 0; i < s->nhist; i++) { /* one series per (split, shape, policy) */
         const tpb_history_t *h = &s->hist[i];

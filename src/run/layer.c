@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/partition.h"
+#include "base/clock.h"
 #include "base/rng.h"
 
 /* Elements of X, W, the partial output and Y on this rank. */
@@ -15,6 +16,10 @@ static void sizes(const tpb_layer_desc_t *d, long len, double *nx, double *nw, d
 {
     tpb_split_ops(d->split, d->colcoll)->sizes(d, len, nx, nw, np);
     *ny = (double)d->m * (double)d->n;
+    if (d->comm_only) { /* only the collective's buffers; row's partial is the whole message */
+        *nx = *nw = 0.0;
+        *np = d->split == TPB_SPLIT_ROW ? *ny : (double)d->m * (double)len;
+    }
 }
 
 double tpb_layer_bytes(const tpb_layer_desc_t *d)
@@ -27,6 +32,8 @@ double tpb_layer_bytes(const tpb_layer_desc_t *d)
 
 double tpb_layer_rank_flop(const tpb_layer_desc_t *d)
 {
+    if (d->comm_only)
+        return 0.0;
     return tpb_split_ops(d->split, d->colcoll)->flop(d, d->shards[d->group_rank]);
 }
 
@@ -55,15 +62,22 @@ static tpb_status_t alloc_buffers(tpb_layer_t *l)
     double nx, nw, np, ny;
     size_t in = tpb_dtype_in_size(l->d.dtype), out = tpb_dtype_out_size(l->d.dtype);
     sizes(&l->d, l->len, &nx, &nw, &np, &ny);
-    TPB_CHECK_RET(l->ops->alloc(l->be, (size_t)nx * in, &l->x));
-    TPB_CHECK_RET(l->ops->alloc(l->be, (size_t)nw * in, &l->w));
+    if (!l->d.comm_only) {
+        TPB_CHECK_RET(l->ops->alloc(l->be, (size_t)nx * in, &l->x));
+        TPB_CHECK_RET(l->ops->alloc(l->be, (size_t)nw * in, &l->w));
+    }
     TPB_CHECK_RET(l->ops->alloc(l->be, (size_t)np * out, &l->part));
     return l->ops->alloc(l->be, (size_t)ny * out, &l->y);
 }
 
-/* Inputs and the GEMM of this rank's shard. */
+/* Inputs and the GEMM of this rank's shard (comm-only: the collective's input, seeded). */
 static tpb_status_t setup_shard(tpb_layer_t *l)
 {
+    if (l->d.comm_only) {
+        long cols = l->d.split == TPB_SPLIT_ROW ? l->d.n : l->len;
+        return tpb_backend_fill(l->ops, l->be, l->part, l->d.m, cols, 0, l->off, l->d.seed,
+                                TPB_MAT_X, 1.0, tpb_dtype_out(l->d.dtype));
+    }
     l->gemm.m = l->d.m;
     l->gemm.dtype = l->d.dtype;
     l->gemm.a = l->x;
@@ -112,7 +126,8 @@ tpb_status_t tpb_layer_create(const tpb_backend_ops_t *ops, tpb_backend_t *be, t
     TPB_CHECK_GOTO(setup_shard(l), st, err);
     /* one untimed GEMM: a backend's per-shape set-up (cuBLASLt's heuristic) and
      * its errors happen here, where every rank agrees on them, not in a timed loop */
-    TPB_CHECK_GOTO(ops->gemm(be, &l->gemm), st, err);
+    if (!d->comm_only)
+        TPB_CHECK_GOTO(ops->gemm(be, &l->gemm), st, err);
     *out = l;
     return TPB_OK;
 err:
@@ -145,7 +160,12 @@ tpb_status_t tpb_layer_iter(tpb_layer_t *l, size_t slot, double delay_us, int re
     l->gemm.delay_us = delay_us;
     if (record)
         TPB_CHECK_RET(ops->mark(l->be, 3 * slot, TPB_MARK_COMPUTE_BEGIN));
-    TPB_CHECK_RET(ops->gemm(l->be, &l->gemm));
+    if (l->d.comm_only) {
+        if (delay_us > 0.0) /* --inject-delay: the rank arrives late */
+            tpb_spin_us(delay_us);
+    } else {
+        TPB_CHECK_RET(ops->gemm(l->be, &l->gemm));
+    }
     if (record)
         TPB_CHECK_RET(ops->mark(l->be, 3 * slot + 1, TPB_MARK_COMPUTE_END));
     TPB_CHECK_RET(l->split->collect(l));

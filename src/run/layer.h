@@ -7,6 +7,7 @@
  *        group all-gathers the Y_r (blocks in rank order) - or, with
  *        --col-collective allreduce, writes its columns into a zeroed M x N
  *        buffer that the group all-reduces.
+ *   comm-only: the same collectives on seeded buffers, without the GEMM.
  *   row: W split along K and X along its columns. Rank r computes the partial
  *        P_r = X[:, k_r] W[k_r, :] (M x N) and the group all-reduces the sum.
  */
@@ -25,6 +26,8 @@ typedef struct {
     int group_rank;     /**< this rank's index in its group */
     const long *shards; /**< t shard sizes along N (col) or K (row) */
     uint64_t seed;
+    int comm_only; /**< --comm-only: no X, W or GEMM; the collective's input is seeded data
+                        (a 1 x n message split along n for both splits) */
 } tpb_layer_desc_t;
 
 typedef struct tpb_layer tpb_layer_t;

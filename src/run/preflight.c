@@ -22,7 +22,8 @@ static double even_bytes(const tpb_sweep_t *s, int tp, const tpb_shape_t *sh, tp
                           .dtype = s->o->dtype,
                           .tp = tp,
                           .group_rank = s->topo->rank % tp,
-                          .shards = shards};
+                          .shards = shards,
+                          .comm_only = sh->comm_only};
     return tpb_layer_bytes(&d);
 }
 

@@ -29,10 +29,16 @@ int tpb_sweep_tp_valid(const tpb_sweep_t *s, int tp)
     return tp <= s->topo->size && s->topo->size % tp == 0;
 }
 
-static int policy_runs(int tp, tpb_policy_t p, unsigned policies)
+/* Whether policy p runs for split sp at TP degree tp. */
+static int policy_runs(const tpb_sweep_t *s, int tp, tpb_policy_t p, tpb_split_t sp)
 {
+    unsigned policies = s->o->policies;
     /* with one rank per group every policy gives the same single shard: run the first */
     unsigned first = policies & (unsigned)-(int)policies;
+    /* without a GEMM an all-reduce moves the same bytes whatever the blocks: even only */
+    int reduce = sp == TPB_SPLIT_ROW || s->o->col_collective == TPB_COLCOLL_ALLREDUCE;
+    if (s->o->comm_only && reduce && p != TPB_POLICY_EVEN)
+        return 0;
     return (policies & p) && (tp > 1 || p == first);
 }
 
@@ -40,13 +46,13 @@ static int count_configs(const tpb_sweep_t *s)
 {
     int n = 0;
     for (int t = 0; t < s->o->ntp; t++) {
-        if (!tpb_sweep_tp_valid(s, s->o->tp[t]))
+        if (!tpb_sweep_tp_valid(s, s->o->tp[t]) || (s->o->comm_only && s->o->tp[t] == 1))
             continue;
         for (int i = 0; i < s->o->nshapes; i++)
             for (unsigned sp = TPB_SPLIT_ROW; sp <= TPB_SPLIT_COL; sp <<= 1)
                 for (unsigned p = TPB_POLICY_EVEN; p <= TPB_POLICY_ADAPTIVE; p <<= 1)
                     n += (tpb_sweep_shape_splits(s, &s->o->shapes[i]) & sp) &&
-                         policy_runs(s->o->tp[t], (tpb_policy_t)p, s->o->policies);
+                         policy_runs(s, s->o->tp[t], (tpb_policy_t)p, (tpb_split_t)sp);
     }
     int places = !!(s->o->placements & TPB_PLACE_PACKED) + !!(s->o->placements & TPB_PLACE_SPREAD);
     return n * places;
@@ -147,8 +153,10 @@ static void describe(const tpb_sweep_t *s, const tpb_point_t *c, const tpb_rank_
                           .m = c->shape->m,
                           .n = c->shape->n,
                           .k = c->shape->k,
-                          .dtype = s->o->dtype};
+                          .dtype = s->o->dtype,
+                          .comm_only = c->shape->comm_only};
     res->coll = so->coll;
+    res->comm_only = c->shape->comm_only;
     res->coll_bytes = so->coll_bytes(&d);
     res->m = c->shape->m;
     res->n = c->shape->n;
@@ -193,13 +201,16 @@ static tpb_status_t run_config(tpb_sweep_t *s, const tpb_point_t *c)
                           .tp = c->tp,
                           .group_rank = world_rank(s) % c->tp,
                           .shards = shards,
-                          .seed = o->seed};
+                          .seed = o->seed,
+                          .comm_only = c->shape->comm_only};
     info.flop = tpb_layer_rank_flop(&d);
     info.mem = tpb_layer_bytes(&d);
     TPB_CHECK_GOTO(tpb_agree(s->world, tpb_layer_create(s->ops, s->be, c->comm, &d, &l)), st, out);
     info.peak_gflops = s->peak_gflops;
-    st = s->ops->emulation_probe(s->be, tpb_layer_gemm(l), &info.emulate_achieved);
-    TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
+    if (!d.comm_only) {
+        st = s->ops->emulation_probe(s->be, tpb_layer_gemm(l), &info.emulate_achieved);
+        TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
+    }
     TPB_CHECK_GOTO(tpb_measure(s, c, &l, &d, raw), st, out);
     info.shard = (double)shards[d.group_rank]; /* the adaptive policy may have moved it */
     if (c->policy == TPB_POLICY_ADAPTIVE)
@@ -273,7 +284,7 @@ static tpb_status_t run_split(tpb_sweep_t *s, tpb_point_t *c)
         c->cal = cal;
     }
     for (unsigned p = TPB_POLICY_EVEN; p <= TPB_POLICY_ADAPTIVE; p <<= 1) {
-        if (!policy_runs(c->tp, (tpb_policy_t)p, pol))
+        if (!policy_runs(s, c->tp, (tpb_policy_t)p, c->split))
             continue;
         c->policy = (tpb_policy_t)p;
         progress(s, c);
@@ -358,6 +369,10 @@ static tpb_status_t run_placement(tpb_sweep_t *s, tpb_placement_t p)
             skip(s, why);
             continue;
         }
+        if (tp == 1 && s->o->comm_only) {
+            skip(s, "--comm-only --tp 1: a group of one rank has no collective");
+            continue;
+        }
         st = run_tp(s, tp);
     }
     unplace(s);
@@ -402,6 +417,7 @@ static tpb_run_info_t run_info(const tpb_sweep_t *s)
                             .clock_exchanges = TPB_CLOCK_EXCHANGES,
                             .out_dir = o->out_dir,
                             .force = o->force,
+                            .comm_only = o->comm_only,
                             .slurm = s->slurm,
                             .table = s->out};
 }

@@ -24,6 +24,11 @@ usage: check_results.py DIR CHECK [ARGS...]
   calibrated                  calibrated configs record every rank's spread and samples
   source NAME                 every config with tp > 1 has speed_source NAME
   count N                     N config records
+  comm-only SIZES             collective-only configs: every size of SIZES (comma list, bytes)
+                              per collective, bandwidths, no compute metrics, weighted blocks by
+                              the speeds, an alpha-beta fit per series in the summary
+  whatif-slow RANK S          in every config RANK is the straggler and the what-if slowdown
+                              is at least S
 """
 import csv
 import json
@@ -58,7 +63,7 @@ def fields(d, run, cfgs):
         assert c["step_us"]["min"] <= c["step_us"]["median"] <= c["step_us"]["max"]
         for g in range(w // c["tp"]):
             tot = sum(c["shards"][g * c["tp"]:(g + 1) * c["tp"]])
-            dim = c["k"] if c["split"] == "row" else c["n"]
+            dim = c["k"] if c["split"] == "row" and c["comm_only"] == "no" else c["n"]
             assert tot == dim, ("shards do not add up", c["shards"], dim)
         if c["whatif_step_us"] is not None:  # what-if replay: S = measured / replayed step
             assert c["whatif_step_us"] > 0, c["whatif_step_us"]
@@ -271,6 +276,58 @@ def spikes(cfgs, rank, iters):
             assert found.get(it) == rank, ("iteration", it, found)
 
 
+def comm_only(d, cfgs, sizes):
+    """--comm-only: configs per message size and collective, nccl-tests' figures, no GEMM."""
+    recs = [json.loads(line) for line in open(os.path.join(d, "results.jsonl"))]
+    summ = [r for r in recs if r["type"] == "summary"]
+    assert summ, "no summary"
+    series = set()
+    for c in cfgs:
+        assert c["comm_only"] == "yes" and c["tp"] > 1, c["id"]
+        assert c["comm_bytes"] in sizes, (c["comm_bytes"], sizes)
+        assert c["m"] * c["n"] * (8 if c["dtype"] == "fp64" else 4) == c["comm_bytes"]
+        coll = "all-reduce" if c["split"] == "row" or c["col_collective"] == "allreduce" \
+            else "all-gather"
+        assert c["collective"] == coll, (c["collective"], coll)
+        assert coll == "all-gather" or c["policy"] == "even", "weighted all-reduce measured"
+        for f in ("lb", "u", "e", "tflops", "pct_peak"):
+            assert c[f] is None, (f, c[f])
+        assert c["algbw_gbs"] > 0 and c["busbw_gbs"] > 0, c["id"]
+        factor = 2.0 * (c["tp"] - 1) / c["tp"] if coll == "all-reduce" else (c["tp"] - 1) / c["tp"]
+        assert math.isclose(c["busbw_gbs"], c["algbw_gbs"] * factor, rel_tol=1e-9)
+        assert math.isclose(c["algbw_gbs"], c["comm_bytes"] / c["xfer_us"] / 1e3, rel_tol=1e-9)
+        if c["policy"] == "weighted":  # blocks in proportion to --speeds (largest remainder)
+            t, sp = c["tp"], c["speeds"]
+            for g in range(c["world_size"] // t):
+                tot = sum(c["shards"][g * t:(g + 1) * t])
+                ssum = sum(sp[g * t:(g + 1) * t])
+                for r in range(g * t, (g + 1) * t):
+                    assert abs(c["shards"][r] - tot * sp[r] / ssum) <= 1.0, (c["shards"], sp)
+        series.add((coll, c["tp"], c["policy"], c["placement"]))
+        print("comm-only %-10s %-8s tp %d %9d B: xfer %.1f us, busbw %.3f GB/s" % (
+            coll, c["policy"], c["tp"], c["comm_bytes"], c["xfer_us"], c["busbw_gbs"]))
+    for coll, tp, pol, place in series:
+        n = len([c for c in cfgs if (c["collective"], c["tp"], c["policy"], c["placement"]) ==
+                 (coll, tp, pol, place)])
+        assert n == len(sizes), ("sizes measured", coll, tp, pol, n)
+        fits = [f for f in summ[0]["comm_model"] if (f["collective"], f["tp"], f["policy"],
+                f["placement"], f["comm_only"]) == (coll, tp, pol, place, "yes")]
+        assert len(fits) == 1, ("one fit per series", coll, tp, pol, summ[0]["comm_model"])
+        f = fits[0]
+        print("fit %s %s tp %d: L %.1f us, B %.2f GB/s, R^2 %.3f" % (
+            coll, pol, tp, f["latency_us"], f["bandwidth_gbs"], f["r2"]))
+        assert f["points"] == len(sizes) and f["bandwidth_gbs"] > 0, f
+
+
+def whatif_slow(cfgs, rank, least):
+    for c in cfgs:
+        print("config %d: straggler %d, slowdown %.2f, straggler-only %.2f" % (
+            c["id"], c["straggler_rank"], c["slowdown"], c["slowdown_straggler"]))
+        assert c["straggler_rank"] == rank, c["straggler_rank"]
+        assert c["slowdown"] >= least, c["slowdown"]
+        assert c["slowdown_straggler"] >= least, c["slowdown_straggler"]
+
+
 def main():
     d, what, args = sys.argv[1], sys.argv[2], sys.argv[3:]
     run, cfgs = load(d)
@@ -309,6 +366,10 @@ def main():
         assert run["slurm"] is None, run["slurm"]
     elif what == "calibrated":
         calibrated(cfgs)
+    elif what == "comm-only":
+        comm_only(d, cfgs, [int(x) for x in args[0].split(",")])
+    elif what == "whatif-slow":
+        whatif_slow(cfgs, int(args[0]), float(args[1]))
     elif what == "count":
         assert len(cfgs) == int(args[0]), (len(cfgs), args[0])
     else:
