@@ -11,6 +11,8 @@
 #   nccl      with >= 2 GPUs: a TP sweep over all GPUs against a bare ncclAllReduce loop
 #   emulate   two ranks sharing a GPU (--comm mpi), rank 1 at 0.5 through a green context:
 #             the SMs granted and the slowdown achieved
+#   comm      --comm-only on the GPU: NCCL over every GPU (>= 2), else two ranks sharing
+#             one GPU through --comm mpi; the alpha-beta fit in the summary
 # Every run uses --timeout 60 and --bind-to none. --dry-run prints every step's command
 # and runs the host-side parts (the result parsing, on a host-backend result) so that
 # ./scripts/test keeps this script working on machines without a GPU.
@@ -121,4 +123,14 @@ step emulate 120 $MPIRUN -np 2 "$T" --backend cuda --comm mpi --dtype bf16 --tp 
     --out "$OUTDIR/emulate"
 summary emulate "$OUTDIR/emulate"
 [[ $DRY == 1 ]] || grep -E "emulation" "$OUTDIR/emulate.txt" | sed 's/^/emulate: /' | tee -a "$SUM"
+# ---- collective-only sweep: no GEMM, the GPU path's marks and collectives alone
+if [[ $NGPU -ge 2 ]]; then
+    step comm 90 $MPIRUN -np "$NGPU" "$T" --backend cuda --comm nccl --comm-only \
+        --comm-sizes 64K:256M:4 --timeout 60 --iters 20 --out "$OUTDIR/comm"
+else
+    step comm 90 $MPIRUN -np 2 "$T" --backend cuda --comm mpi --comm-only \
+        --comm-sizes 64K:64M:4 --timeout 60 --iters 20 --out "$OUTDIR/comm"
+fi
+summary comm "$OUTDIR/comm"
+[[ $DRY == 1 ]] || grep -E "^# comm model" "$OUTDIR/comm.txt" | sed 's/^/comm: /' | tee -a "$SUM"
 say "# done in ${SECONDS} s; details in $OUTDIR"

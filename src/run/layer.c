@@ -158,8 +158,11 @@ tpb_status_t tpb_layer_iter(tpb_layer_t *l, size_t slot, double delay_us, int re
 {
     const tpb_backend_ops_t *ops = l->ops;
     l->gemm.delay_us = delay_us;
+    /* comm-only: c0 is marked as a compute end, which holds no start gate (a GPU backend
+     * holds an idle stream at a compute begin until the GEMM is queued; there is none) */
     if (record)
-        TPB_CHECK_RET(ops->mark(l->be, 3 * slot, TPB_MARK_COMPUTE_BEGIN));
+        TPB_CHECK_RET(ops->mark(l->be, 3 * slot,
+                                l->d.comm_only ? TPB_MARK_COMPUTE_END : TPB_MARK_COMPUTE_BEGIN));
     if (l->d.comm_only) {
         if (delay_us > 0.0) /* --inject-delay: the rank arrives late */
             tpb_spin_us(delay_us);

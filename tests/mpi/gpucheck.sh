@@ -9,7 +9,7 @@ OUT="$WORK/gc" BUILD="$build" bash "$top/bench/gpu-check.sh" --dry-run >"$WORK/g
 cat "$WORK/gc.out"
 s="$WORK/gc/summary.txt"
 for step in device build tests check-fp32 check-tf32 check-fp16 check-bf16 check-fp8 \
-    bare-bf16 timed-bf16 timed-fp8 nccl emulate; do
+    bare-bf16 timed-bf16 timed-fp8 nccl emulate comm; do
     grep -q "^$step: " "$s" || fail "no summary line for step $step"
 done
 grep -q "^check-bf16: rc 0, configs [0-9]*, check pass" "$s" || fail "result fields not parsed"
