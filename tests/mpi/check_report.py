@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""The numbers tpbal-report plotted (report/plots.json) against the result files they came
+from (results.jsonl and the trace, read here independently).
+
+usage: check_report.py RESULT_DIR REPORT_DIR
+"""
+import json
+import math
+import os
+import sys
+
+
+def close(a, b, what):
+    if a is None or b is None or (isinstance(b, float) and not math.isfinite(b)):
+        assert a is None and (b is None or not math.isfinite(b)), (what, a, b)
+        return
+    assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9), (what, a, b)
+
+
+def main():
+    d, rep = sys.argv[1], sys.argv[2]
+    recs = [json.loads(line) for line in open(os.path.join(d, "results.jsonl"))]
+    cfgs = [r for r in recs if r["type"] == "config"]
+    summ = [r for r in recs if r["type"] == "summary"][0]
+    plots = json.load(open(os.path.join(rep, "plots.json")))
+    n = 0
+    for key, s in (plots.get("step") or {}).items():  # step and E per TP degree
+        for tp, step, e in zip(s["tp"], s["step_us"], s["e"]):
+            c = [c for c in cfgs if c["tp"] == tp and key.endswith(" %s %s" % (
+                c["split"], c["policy"])) and key.startswith("%dx%dx%d" % (c["m"], c["n"], c["k"]))]
+            assert len(c) == 1, (key, tp)
+            close(step, c[0]["step_us"]["median"], "step")
+            close(e, c[0]["e"], "e")
+            n += 2
+    w = plots.get("weighted")
+    if w:
+        rows = [c for c in cfgs if c["policy"] == "weighted" and c["speedup"] is not None]
+        assert len(rows) == len(w["measured"])
+        for c, m, p in zip(rows, w["measured"], w["predicted"]):
+            close(m, c["speedup"], "speedup")
+            close(p, c["predicted_speedup"], "predicted")
+            n += 2
+    for key, s in (plots.get("decomposition") or {}).items():
+        for i, tp in enumerate(s["tp"]):
+            d0 = [x for x in summ["decomposition"] if x["tp"] == tp and key == "%s %s %dx%dx%d" % (
+                x["split"], x["policy"], x["m"], x["n"], x["k"])][0]
+            for f in ("comp_us", "comm_us", "idle_us"):
+                close(s[f][i], d0[f], f)
+                n += 1
+    for label, s in (plots.get("comm") or {}).items():
+        coll, tp = label.split()[0], int(label.split()[1][2:])
+        pol = label.split()[2]
+        cs = sorted([c for c in cfgs if c["collective"] == coll and c["tp"] == tp and
+                     c["policy"] == pol], key=lambda c: c["comm_bytes"])
+        assert [c["comm_bytes"] for c in cs] == s["bytes"], (label, s["bytes"])
+        for c, t, bw in zip(cs, s["xfer_us"], s["busbw_gbs"]):
+            close(t, c["xfer_us"], "xfer")
+            close(bw, c["busbw_gbs"], "busbw")
+            n += 2
+        fit = [f for f in summ["comm_model"] if (f["collective"], f["tp"], f["policy"]) ==
+               (coll, tp, pol)]
+        assert fit and "fit" in s, ("fit not plotted", label)
+        close(s["fit"]["latency_us"], fit[0]["latency_us"], "L")
+        close(s["fit"]["bandwidth_gbs"], fit[0]["bandwidth_gbs"], "B")
+        n += 2
+    tl = plots.get("timeline")
+    if tl:  # the Gantt bars and the lateness map against the trace itself
+        tr = json.load(open(os.path.join(d, "trace-%03d.json" % tl["config"])))
+        tp = tr["otherData"]["tp"]
+        span = {}
+        for e in tr["traceEvents"]:
+            if e.get("ph") == "X":
+                span[(e["tid"], e["args"]["iter"], e["name"])] = (e["ts"], e["dur"])
+        names = {e["tid"]: e["args"]["name"] for e in tr["traceEvents"]
+                 if e.get("name") == "thread_name"}
+        for tid, name in names.items():
+            for phase in ("compute", "wait", "comm"):
+                want = [span[(tid, i, phase)][1] for i in tl["window"]]
+                got = tl["gantt"][name][phase + "_us"]
+                assert len(got) == len(want)
+                for a, b in zip(got, want):
+                    assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-6), (name, phase, a, b)
+                    n += 1
+        iters = sorted({k[1] for k in span})
+        for row, name in enumerate(tl["ranks"]):
+            tid = [t for t, nm in names.items() if nm == name][0]
+            for col, i in enumerate(iters):
+                arrive = lambda q: span[(q, i, "compute")][0] + span[(q, i, "compute")][1]
+                grp = [q for q in names if q // tp == tid // tp]
+                close(tl["lateness_us"][row][col], arrive(tid) - min(arrive(q) for q in grp),
+                      "lateness")
+                n += 1
+    assert n > 0, "nothing plotted"
+    print("report: %d plotted numbers match the result files" % n)
+
+
+if __name__ == "__main__":
+    main()

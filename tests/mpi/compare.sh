@@ -1,0 +1,116 @@
+# compare.sh - tpbal-compare on real result files of this suite and on doctored
+# copies of them with a known regression, a known improvement, a missing config, a
+# noisy-but-fine config, a slow node, different schemas and nothing in common; the
+# tolerances, --require, the baseline and every output format.
+. "$(dirname "$0")/lib.sh"
+CMP=${TPBAL_COMPARE:?}
+DOC="$PY $HERE/doctor.py"
+
+# cmp EXPECTED_RC ARGS...: run tpbal-compare, output in $WORK/cmp, one line on stderr
+cmp_rc() {
+    local want=$1
+    shift
+    echo "+ tpbal-compare $*"
+    "$CMP" "$@" >"$WORK/cmp" 2>"$WORK/cmperr"
+    local rc=$?
+    cat "$WORK/cmp" "$WORK/cmperr"
+    [ $rc -eq "$want" ] || fail "tpbal-compare $*: exit $rc, expected $want"
+    [ "$(grep -c '^tpbal-compare' "$WORK/cmperr")" -eq 1 ] || fail "expected one line on stderr"
+}
+
+# two real runs: even and weighted, TP 1 and 2 (configs 0: tp1 row, 1: tp1 col, 2/3: tp2 row
+# even/weighted, 4/5: tp2 col even/weighted), and a comm-only run
+tpbal 2 --tp 1,2 --shape 64x256x256 --iters 10 --speeds 1,1 --out "$WORK/real"
+expect_rc 0
+cmp_rc_any() { "$CMP" "$@" >"$WORK/cmp" 2>"$WORK/cmperr"; cat "$WORK/cmp" "$WORK/cmperr"; }
+cmp_rc_any "$WORK/real" "$WORK/real" # the real files as they are (printed, whatever their noise)
+[ "$(grep -c '^  tp' "$WORK/cmp")" -eq 6 ] || fail "six configs expected"
+# A: the real files with a known spread (+-2 %) and scores, so that each doctored change below
+# is judged against known noise; the noise-aware path has its own doctored case
+$DOC "$WORK/real" "$WORK/a" tight
+tpbal 2 --comm-only --comm-sizes 64K,1M --iters 10 --out "$WORK/ca"
+expect_rc 0
+
+# the same files: nothing regressed (a copy of itself has no delta at all)
+$DOC "$WORK/a" "$WORK/same" copy
+cmp_rc 0 "$WORK/a" "$WORK/same"
+grep -q "0 regressed" "$WORK/cmperr" || fail "a copy regressed"
+# the same configs in a directory or a results.jsonl
+cmp_rc 0 "$WORK/a/results.jsonl" "$WORK/same/results.jsonl"
+
+# a known regression: config 4 (tp2 col even) 1.5x slower
+$DOC "$WORK/a" "$WORK/slow" scale 4 1.5
+cmp_rc 1 "$WORK/a" "$WORK/slow"
+grep -E "tp2 col 64x256x256 even .* regression$" "$WORK/cmp" || fail "regression not found"
+[ "$(grep -c 'regression$' "$WORK/cmp")" -eq 1 ] || fail "more than the doctored config regressed"
+grep -q -- "-33.3%!" "$WORK/cmp" || fail "the step delta is not -33.3%"
+# ... unless the tolerance covers it
+cmp_rc 0 --tolerance 60% "$WORK/a" "$WORK/slow"
+cmp_rc 1 --tolerance 60% --tolerance step_us=10% "$WORK/a" "$WORK/slow"
+
+# a known improvement: config 2 (tp2 row even) 0.6x the time
+$DOC "$WORK/a" "$WORK/fast" scale 2 0.6
+cmp_rc 0 "$WORK/a" "$WORK/fast"
+grep -E "tp2 row 64x256x256 even .* improved$" "$WORK/cmp" || fail "improvement not found"
+# the other way round it is a regression
+cmp_rc 1 "$WORK/fast" "$WORK/a"
+
+# a missing config is listed, not a regression
+$DOC "$WORK/a" "$WORK/miss" drop 5
+cmp_rc 0 "$WORK/a" "$WORK/miss"
+grep -q "^# only in A: tp2 col 64x256x256 weighted fp32" "$WORK/cmp" || fail "missing config"
+cmp_rc 0 "$WORK/miss" "$WORK/a"
+grep -q "^# only in B: tp2 col 64x256x256 weighted fp32" "$WORK/cmp" || fail "extra config"
+
+# noisy but fine: 8 % slower median, but the run's own p95 is 1.5x its min
+$DOC "$WORK/a" "$WORK/noisy" noisy 3 1.08 1.5
+cmp_rc 0 "$WORK/a" "$WORK/noisy"
+grep -E "tp2 row 64x256x256 weighted .* noise$" "$WORK/cmp" || fail "noise not recognised"
+
+# absolute requirements on B, for all configs or a selection
+cmp_rc 0 --require 'lb>=0.01' --require 'step_us<=1e9' "$WORK/a" "$WORK/same"
+cmp_rc 1 --require 'busbw_gbs>=1e6@tp=2,split=row' "$WORK/a" "$WORK/same"
+grep -q "require failed: tp2 row" "$WORK/cmp" || fail "failed requirement not named"
+grep -q "require failed: tp2 col" "$WORK/cmp" && fail "the selection was not applied"
+cmp_rc 1 --require 'busbw_gbs>=1e6' "$WORK/ca" "$WORK/ca"
+
+# a slow node: world rank 1 moved to host node-b with score 0.5 in the even configs
+$DOC "$WORK/a" "$WORK/node" node 1 node-b 0.5
+cmp_rc 1 "$WORK/a" "$WORK/node"
+grep -q "^# suspect node node-b: rank 1 score 0.50" "$WORK/cmp" || fail "suspect node not named"
+cmp_rc 0 --suspect-threshold 0.4 "$WORK/a" "$WORK/node"
+
+# a baseline from three runs (one 2 % slower, one 2 % faster), then runs against it
+$DOC "$WORK/a" "$WORK/a102" scale 2 1.02
+$DOC "$WORK/a" "$WORK/a098" scale 2 0.98
+cmp_rc 0 --baseline-out "$WORK/base.json" "$WORK/a" "$WORK/a102" "$WORK/a098"
+$PY -c "import json,sys; b=json.load(open(sys.argv[1])); assert b['type']=='baseline' and len(b['configs'])==6 and b['configs'][2]['runs']==3" "$WORK/base.json" || fail "baseline"
+cmp_rc 0 "$WORK/base.json" "$WORK/same"
+cmp_rc 1 "$WORK/base.json" "$WORK/slow"
+
+# formats: markdown, CSV and JSON parse
+cmp_rc 1 --format md "$WORK/a" "$WORK/slow"
+grep -q "^| config | step_us" "$WORK/cmp" || fail "markdown header"
+cmp_rc 1 --format csv "$WORK/a" "$WORK/slow"
+$PY -c "import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); assert len(r)==6 and [x['verdict'] for x in r].count('regression')==1" "$WORK/cmp" || fail "CSV output"
+cmp_rc 1 --format json "$WORK/a" "$WORK/slow"
+$PY -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['status']==1 and len(d['rows'])==6" "$WORK/cmp" || fail "JSON output"
+
+# bad input: one line, exit 2
+cmp_rc 2 "$WORK/a" "$WORK/nonexistent"
+grep -q "cannot read" "$WORK/cmperr" || fail "unreadable file not named"
+$DOC "$WORK/a" "$WORK/schema" schema 99
+cmp_rc 2 "$WORK/a" "$WORK/schema"
+grep -q "schema version" "$WORK/cmperr" || fail "schema mismatch"
+$DOC "$WORK/a" "$WORK/other" shapes
+cmp_rc 2 "$WORK/a" "$WORK/other"
+grep -q "no config in common" "$WORK/cmperr" || fail "nothing in common"
+cmp_rc 2 "$WORK/a" "$WORK/ca"
+echo "not json" >"$WORK/junk.jsonl"
+cmp_rc 2 "$WORK/a" "$WORK/junk.jsonl"
+cmp_rc 2 --tolerance lbx=5% "$WORK/a" "$WORK/same"
+cmp_rc 2 --require 'lb>>1' "$WORK/a" "$WORK/same"
+cmp_rc 2 --format xml "$WORK/a" "$WORK/same"
+cmp_rc 2 "$WORK/a"
+"$CMP" --help >"$WORK/help" && grep -q "exit status" "$WORK/help" || fail "--help"
+echo "compare: ok"

@@ -1,0 +1,67 @@
+# report.sh - tpbal-report on real results: a GEMM sweep with a late rank (step, E,
+# even vs weighted, T(N), Gantt, lateness) and a comm-only sweep (the alpha-beta plot).
+# The plotted numbers are checked against the result files, and index.html is rendered
+# by headless Chromium: a screenshot that is not blank, and every image loaded.
+. "$(dirname "$0")/lib.sh"
+REP=${TPBAL_REPORT:?}
+MPL=${TPB_PYTHON_MPL:?}
+"$MPL" -c "import matplotlib" 2>/dev/null || {
+    echo "SKIP: no python3 with matplotlib (scripts/deps installs python3-matplotlib)"
+    exit 77
+}
+
+tpbal 4 --tp 1,2,4 --shape 64x256x256 --speeds 1,1,1,2 --inject-delay 3:3000:4 --iters 16 \
+    --out "$WORK/g"
+expect_rc 0
+tpbal 2 --comm-only --comm-sizes 4K:1M:4 --iters 10 --out "$WORK/c"
+expect_rc 0
+for d in g c; do
+    echo "+ tpbal-report $WORK/$d"
+    "$REP" "$WORK/$d" >"$WORK/rep.out" 2>&1 || { cat "$WORK/rep.out"; fail "tpbal-report $d"; }
+    cat "$WORK/rep.out"
+    "$PY" "$HERE/check_report.py" "$WORK/$d" "$WORK/$d/report" || fail "plotted numbers ($d)"
+done
+for p in step weighted decomposition gantt lateness; do
+    [ -s "$WORK/g/report/$p.png" ] && [ -s "$WORK/g/report/$p.svg" ] || fail "no $p plot"
+done
+[ -s "$WORK/c/report/comm.png" ] || fail "no comm plot"
+# the straggler's iterations (every 4th, rank 3): the default Gantt config is one with tp > 1
+grep -q '"slowest_iter"' "$WORK/g/report/plots.json" || fail "no timeline data"
+
+# bad input: one line, exit 2, nothing written
+"$REP" "$WORK/none" >"$WORK/out" 2>"$WORK/err"
+[ $? -eq 2 ] && grep -q "^tpbal-report: error: cannot read" "$WORK/err" || fail "missing dir"
+"$REP" --config 99 "$WORK/g" >"$WORK/out" 2>"$WORK/err"
+[ $? -eq 2 ] && grep -q "no such config" "$WORK/err" || fail "--config 99"
+"$REP" --help >"$WORK/help" && grep -q "index.html" "$WORK/help" || fail "--help"
+
+# a real browser: render, screenshot, every image loaded
+CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+if [ -z "$CHROME" ]; then
+    echo "SKIP: no Chromium for the browser check (scripts/deps installs chromium)"
+    exit 77
+fi
+for d in g c; do
+    page="file://$WORK/$d/report/index.html"
+    timeout 120 "$CHROME" --headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage \
+        --user-data-dir="$WORK/chrome-$d" --hide-scrollbars --window-size=1300,2400 \
+        --screenshot="$WORK/$d.png" "$page" >"$WORK/chrome.out" 2>&1 ||
+        { tail -5 "$WORK/chrome.out"; fail "chromium screenshot ($d)"; }
+    timeout 120 "$CHROME" --headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage \
+        --user-data-dir="$WORK/chrome-$d" --virtual-time-budget=5000 --dump-dom "$page" \
+        >"$WORK/dom.html" 2>"$WORK/chrome.out" || fail "chromium --dump-dom ($d)"
+    line=$(grep -o "id=\"imgcheck\">[^<]*" "$WORK/dom.html" | sed 's/.*>//')
+    echo "$d: $line"
+    n=$(ls "$WORK/$d"/report/*.png | wc -l)
+    [ "$line" = "images: $n of $n loaded" ] || fail "not every image loaded ($d): $line"
+    "$MPL" - "$WORK/$d.png" <<'PY' || fail "blank screenshot ($d)"
+import sys
+import matplotlib.image as mpimg
+img = mpimg.imread(sys.argv[1])
+h, w = img.shape[:2]
+dark = (img[..., :3].mean(axis=2) < 0.5).mean()
+print("screenshot %dx%d, %.1f %% dark pixels" % (w, h, 100 * dark))
+assert w >= 1000 and h >= 1000 and dark > 0.01, "the page rendered blank"
+PY
+done
+echo "report: ok"
