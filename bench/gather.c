@@ -5,7 +5,8 @@
  * analysed and written as tpbal writes a config (results.jsonl record,
  * ranks.csv rows, the Chrome trace). Prints the time of each stage and the
  * peak memory of rank 0.
- * Usage: mpirun -np 2 bench/gather [WORLD [ITERS [TP [OUTDIR|-]]]]  ('-': no trace file)
+ * Usage: mpirun -np 2 bench/gather [WORLD [ITERS [TP [OUTDIR|- [TRACE_ITERS|all]]]]]
+ * ('-': no trace file; TRACE_ITERS as tpbal's --trace-iters, default auto)
  */
 #include <math.h>
 #include <mpi.h>
@@ -17,6 +18,7 @@
 
 #include "base/clock.h"
 #include "out/outfile.h"
+#include "out/record.h"
 #include "out/report.h"
 #include "out/trace.h"
 
@@ -44,6 +46,7 @@ int main(int argc, char **argv)
     int world = argc > 1 ? atoi(argv[1]) : 4096, iters = argc > 2 ? atoi(argv[2]) : 1000;
     int tp = argc > 3 ? atoi(argv[3]) : 8;
     const char *dir = argc > 4 ? argv[4] : "/tmp/tpbal-gather-bench";
+    int win = argc > 5 ? (strcmp(argv[5], "all") == 0 ? -1 : atoi(argv[5])) : 0;
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -75,6 +78,8 @@ int main(int argc, char **argv)
         memset(&res, 0, sizeof(res));
         t0 = now_s();
         tpb_timeline_analyse(all, world, tp, iters, rs, &res.stats);
+        tpb_whatif_replay(all, world, tp, iters, res.stats.straggler_rank, res.stats.step_med,
+                          &res.whatif);
         double t_analyse = now_s() - t0;
         res.backend = "host";
         res.world = world;
@@ -111,12 +116,24 @@ int main(int argc, char **argv)
         tpb_report_ranks_rows(&b, &res, names, names);
         double t_format = now_s() - t0;
         double t_trace = 0, bytes = 0;
+        /* the trace keeps what --trace-iters auto keeps: TPB_TRACE_BUDGET rank-iterations
+         * around the slowest step and the spikes (argument 5: all, or a count) */
+        unsigned char *keep = malloc((size_t)iters);
+        double *step = malloc((size_t)iters * sizeof(double));
+        int n = win > 0                                   ? win
+                : (long)world * iters <= TPB_TRACE_BUDGET ? iters
+                                                          : TPB_TRACE_BUDGET / world;
+        t0 = now_s();
+        tpb_timeline_steps(all, world, tp, iters, step);
+        int kept = tpb_timeline_trace_window(step, iters, win < 0 ? iters : n, keep);
+        double t_window = now_s() - t0;
+        free(step);
         if (strcmp(dir, "-") != 0) {
             tpb_outstream_t os;
             mkdir(dir, 0777);
-            t0 = now_s();
+            t0 = now_s() - t_window;
             if (tpb_outstream_open(&os, dir, "trace-bench.json") != TPB_OK ||
-                tpb_trace_write(os.f, &res, all, 0.0, &topo) != TPB_OK) {
+                tpb_trace_write(os.f, &res, all, 0.0, &topo, keep) != TPB_OK) {
                 fprintf(stderr, "gather: %s\n", tpb_err_msg());
                 MPI_Abort(MPI_COMM_WORLD, 1);
             }
@@ -134,10 +151,14 @@ int main(int argc, char **argv)
                size, tp);
         printf("  records on rank 0  %10.1f MiB\n", world * (double)iters * 24 / 1048576.0);
         printf("  MPI_Gatherv        %10.3f s\n", t_gather);
-        printf("  analysis           %10.3f s  (straggler %d, %d spikes)\n", t_analyse,
-               res.stats.straggler_rank, res.stats.nspikes);
+        printf("  analysis + what-if %10.3f s  (straggler %d, %d spikes, S %.3f)\n", t_analyse,
+               res.stats.straggler_rank, res.stats.nspikes, res.whatif.slowdown);
         printf("  jsonl + ranks.csv  %10.3f s  (%.1f MiB)\n", t_format, b.len / 1048576.0);
-        printf("  trace file         %10.3f s  (%.1f MiB)\n", t_trace, bytes / 1048576.0);
+        printf("  trace file         %10.3f s  (%.1f MiB, %d of %d iterations)\n", t_trace,
+               bytes / 1048576.0, kept, iters);
+        printf("  total              %10.3f s  (goal < 2 s, trace < 200 MB)\n",
+               t_gather + t_analyse + t_format + t_trace);
+        free(keep);
         printf("  peak RSS rank 0    %10.1f MiB\n", ru.ru_maxrss / 1024.0);
         tpb_buf_free(&b);
         free(names);

@@ -1,5 +1,7 @@
 /* test_metrics.c - metric formulas against hand-computed values, and result derivation. */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "base/metrics.h"
 #include "out/result.h"
@@ -167,6 +169,41 @@ START_TEST(result_derive)
 }
 END_TEST
 
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The linear-time selection against sorting, on sizes 1..300 with many ties, sorted and
+ * reversed input. */
+START_TEST(quantile_matches_sorting)
+{
+    static double v[300], s[300];
+    const double qs[6] = {0.0, 0.25, 0.5, 0.75, 0.95, 1.0};
+    unsigned x = 12345;
+    for (int n = 1; n <= 300; n++)
+        for (int kind = 0; kind < 4; kind++) {
+            for (int i = 0; i < n; i++) {
+                x = x * 1103515245u + 12345u;
+                v[i] = kind == 0   ? (double)(x >> 16) / 65536.0
+                       : kind == 1 ? (double)((x >> 16) % 5)
+                       : kind == 2 ? (double)i
+                                   : (double)(n - i);
+            }
+            memcpy(s, v, (size_t)n * sizeof(double));
+            qsort(s, (size_t)n, sizeof(double), cmp_d);
+            for (int k = 0; k < 6; k++) {
+                double pos = qs[k] * (n - 1), lo = floor(pos);
+                double want =
+                    s[(int)lo] +
+                    (pos - lo) * (s[(int)lo + 1 < n ? (int)lo + 1 : (int)lo] - s[(int)lo]);
+                ck_assert_double_eq_tol(tpb_quantile(v, (size_t)n, qs[k]), want, 1e-12);
+            }
+        }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("metrics");
@@ -177,6 +214,7 @@ static Suite *suite(void)
     tcase_add_test(tc, efficiency);
     tcase_add_test(tc, bandwidth_like_nccl_tests);
     tcase_add_test(tc, comm_model_fit);
+    tcase_add_test(tc, quantile_matches_sorting);
     tcase_add_test(tc, scores_and_decomposition);
     tcase_add_test(tc, result_derive);
     suite_add_tcase(s, tc);

@@ -124,6 +124,41 @@ START_TEST(clock_correction)
 }
 END_TEST
 
+START_TEST(trace_window)
+{
+    /* 20 iterations of 100 us; the slowest (400) at 15, spikes (>150) at 2 and 7 */
+    double step[20];
+    unsigned char keep[20];
+    for (int i = 0; i < 20; i++)
+        step[i] = 100.0;
+    step[15] = 400.0;
+    step[2] = 300.0;
+    step[7] = 200.0;
+    step[9] = 140.0; /* slow, but not a spike */
+    ck_assert_int_eq(tpb_timeline_trace_window(step, 20, 4, keep), 6);
+    for (int i = 0; i < 20; i++) /* window 13..16 around 15, and the two spikes */
+        ck_assert_int_eq(keep[i], (i >= 13 && i <= 16) || i == 2 || i == 7);
+    /* only one spike fits beside a window of 1: the slower */
+    ck_assert_int_eq(tpb_timeline_trace_window(step, 20, 1, keep), 2);
+    ck_assert(keep[15] && keep[2] && !keep[7]);
+    /* the window is shifted inside [0, iters) */
+    step[15] = 100.0;
+    step[19] = 500.0;
+    ck_assert_int_eq(tpb_timeline_trace_window(step, 20, 4, keep), 6);
+    ck_assert(keep[16] && keep[17] && keep[18] && keep[19] && !keep[15]);
+    /* n >= iters, or n < 1: everything */
+    ck_assert_int_eq(tpb_timeline_trace_window(step, 20, 20, keep), 20);
+    ck_assert_int_eq(tpb_timeline_trace_window(step, 20, 0, keep), 20);
+    /* the per-iteration step is the worst group's */
+    tpb_mark_t m[4 * ITERS];
+    double comp[4] = {100, 300, 200, 200}, st[ITERS];
+    synth(m, 4, 2, comp, 50, -1, 0, 1);
+    tpb_timeline_steps(m, 4, 2, ITERS, st);
+    for (int i = 0; i < ITERS; i++)
+        ck_assert_double_eq_tol(st[i], 350.0, 1e-9);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("timeline");
@@ -133,6 +168,7 @@ static Suite *suite(void)
     tcase_add_test(tc, spikes_blamed_on_the_right_rank);
     tcase_add_test(tc, causality_violations_counted);
     tcase_add_test(tc, clock_correction);
+    tcase_add_test(tc, trace_window);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -5,12 +5,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b)
+/* The k-th smallest of s[0..n) (s is reordered): Hoare's selection, expected linear time,
+ * with a median-of-three pivot so that sorted or constant input stays linear. */
+static double select_kth(double *s, size_t n, size_t k)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        double a = s[lo], b = s[mid], c = s[hi];
+        double pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (s[i] < pivot)
+                i++;
+            while (s[j] > pivot)
+                j--;
+            if (i <= j) {
+                double t = s[i];
+                s[i] = s[j];
+                s[j] = t;
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return s[k];
+    }
+    return s[k];
 }
 
+/* Linear interpolation between the order statistics around q (n - 1): the definition of
+ * numpy's default. Linear time: a selection, then the least element above it. */
 double tpb_quantile(const double *v, size_t n, double q)
 {
     if (n == 0)
@@ -20,11 +51,15 @@ double tpb_quantile(const double *v, size_t n, double q)
     if (!s)
         return NAN;
     memcpy(s, v, n * sizeof(*s));
-    qsort(s, n, sizeof(*s), cmp_double);
     double pos = q * (double)(n - 1);
     size_t lo = (size_t)floor(pos);
-    size_t hi = lo + 1 < n ? lo + 1 : lo;
-    double res = s[lo] + (pos - (double)lo) * (s[hi] - s[lo]);
+    double a = select_kth(s, n, lo), b = a;
+    if (lo + 1 < n) { /* after the selection s[lo+1..n) hold the larger elements */
+        b = s[lo + 1];
+        for (size_t i = lo + 2; i < n; i++)
+            b = s[i] < b ? s[i] : b;
+    }
+    double res = a + (pos - (double)lo) * (b - a);
     if (s != small)
         free(s);
     return res;

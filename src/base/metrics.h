@@ -8,7 +8,8 @@
 #include <stddef.h>
 
 /** Quantile q in [0,1] of v[n] by linear interpolation between order statistics
- *  (q = 0.5: median). v is not modified. n == 0 gives NaN. */
+ *  (q = 0.5: median), in expected linear time (a selection, not a sort). v is not
+ *  modified. n == 0 gives NaN. */
 double tpb_quantile(const double *v, size_t n, double q);
 
 /** Median of v[n] (tpb_quantile(v, n, 0.5)). */

@@ -174,3 +174,60 @@ tpb_status_t tpb_timeline_analyse(const tpb_mark_t *marks, int world, int tp, in
     free(worst);
     return TPB_OK;
 }
+
+void tpb_timeline_steps(const tpb_mark_t *marks, int world, int tp, int iters, double *step)
+{
+    for (int i = 0; i < iters; i++)
+        step[i] = -INFINITY;
+    for (int g = 0; g < world / tp; g++)
+        for (int i = 0; i < iters; i++) {
+            double c0 = INFINITY, x1 = -INFINITY;
+            for (int r = g * tp; r < (g + 1) * tp; r++) {
+                c0 = fmin(c0, M(r, i).c0);
+                x1 = fmax(x1, M(r, i).x1);
+            }
+            step[i] = fmax(step[i], x1 - c0);
+        }
+}
+
+int tpb_timeline_trace_window(const double *step, int iters, int n, unsigned char *keep)
+{
+    if (n >= iters || n < 1) {
+        memset(keep, 1, (size_t)iters);
+        return iters;
+    }
+    memset(keep, 0, (size_t)iters);
+    int worst = 0;
+    for (int i = 1; i < iters; i++)
+        worst = step[i] > step[worst] ? i : worst;
+    int lo = worst - n / 2;
+    lo = lo < 0 ? 0 : lo + n > iters ? iters - n : lo;
+    for (int i = lo; i < lo + n; i++)
+        keep[i] = 1;
+    int kept = n, nsp = 0;
+    double limit = 1.5 * tpb_median(step, (size_t)iters);
+    int *sp = malloc((size_t)iters * sizeof(int)); /* without it: the window alone */
+    for (int i = 0; sp && i < iters; i++)
+        if (!keep[i] && step[i] > limit)
+            sp[nsp++] = i;
+    if (nsp > n) { /* the n slowest spikes: select by the n-th largest step */
+        double *v = malloc((size_t)nsp * sizeof(double));
+        double cut = -INFINITY;
+        if (v) {
+            for (int j = 0; j < nsp; j++)
+                v[j] = step[sp[j]];
+            cut = tpb_quantile(v, (size_t)nsp, (double)(nsp - n) / (nsp - 1));
+            free(v);
+        }
+        int m = 0;
+        for (int j = 0; j < nsp && m < n; j++)
+            if (step[sp[j]] >= cut)
+                sp[m++] = sp[j];
+        nsp = m;
+    }
+    for (int j = 0; j < nsp; j++)
+        keep[sp[j]] = 1;
+    kept += nsp;
+    free(sp);
+    return kept;
+}

@@ -57,6 +57,18 @@ typedef struct {
 tpb_status_t tpb_timeline_analyse(const tpb_mark_t *marks, int world, int tp, int iters,
                                   tpb_rank_stats_t *ranks, tpb_config_stats_t *cfg);
 
+/** The step of every iteration: the largest group step (max x1 - min c0 within a group). */
+void tpb_timeline_steps(const tpb_mark_t *marks, int world, int tp, int iters, double *step);
+
+/**
+ * The iterations a trace keeps (--trace-iters N): the N consecutive iterations centred on
+ * the slowest step, and every spike (step > 1.5 x the median: the stalls a straggler
+ * caused) outside it, up to N of them, the slowest. keep[iters] receives 1 for a kept
+ * iteration. n >= iters (or n < 1) keeps all. Returns how many are kept. Linear time. TPB_ERR_NOMEM
+ * is not possible: pure.
+ */
+int tpb_timeline_trace_window(const double *step, int iters, int n, unsigned char *keep);
+
 /** Last arrival A of group g (ranks g*tp .. g*tp+tp-1) in iteration i. */
 double tpb_timeline_last_arrival(const tpb_mark_t *marks, int tp, int iters, int g, int i);
 

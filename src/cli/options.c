@@ -62,6 +62,7 @@ enum {
     OPT_BIND,
     OPT_TIMEOUT,
     OPT_TIMELINE,
+    OPT_TRACE_ITERS,
     OPT_INJ_DELAY,
     OPT_INJ_CLOCK,
     OPT_SEED,
@@ -134,6 +135,9 @@ static const opt_spec opt_table[] = {
      "config is written)"},
     {"timeline", 0, "on|off", OPT_TIMELINE, NULL, NULL,
      "record per-iteration timelines (default on)"},
+    {"trace-iters", 0, "N|all|auto", OPT_TRACE_ITERS, NULL, NULL,
+     "iterations per trace file: N around the slowest\nstep plus up to N spikes; auto: all "
+     "up to 300k\nrank-iterations, else 300k / ranks (default auto)"},
     {"seed", 0, "N", OPT_SEED, NULL, NULL, "input generator seed (default 42)"},
     {"quiet", 'q', NULL, OPT_QUIET, NULL, NULL, "no progress lines"},
     {"comm-only", 0, NULL, OPT_COMM_ONLY, "Collective-only sweeps (no GEMM)", NULL,
@@ -292,6 +296,22 @@ static tpb_status_t set_schedule(tpb_options_t *o, const char *flag, const char 
     return check_factors(flag, o->sched, o->nsched);
 }
 
+/* --trace-iters N|all|auto */
+static tpb_status_t set_trace_iters(tpb_options_t *o, const char *flag, const char *v)
+{
+    if (strcmp(v, "all") == 0 || strcmp(v, "auto") == 0) {
+        o->trace_iters = v[1] == 'l' ? -1 : 0;
+        return TPB_OK;
+    }
+    long n;
+    if (tpb_opt_long(flag, v, 1, TPB_MAX_ITERS, &n) != TPB_OK)
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "%s '%s': expected all, auto or an integer from 1 to %ld", flag, v,
+                           TPB_MAX_ITERS);
+    o->trace_iters = (int)n;
+    return TPB_OK;
+}
+
 static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char *v)
 {
     unsigned u = 0;
@@ -348,6 +368,7 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
             return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected seconds from 0 to 1e7", flag, v);
         return TPB_OK;
     case OPT_TIMELINE: return tpb_opt_choice(flag, v, onoff_names, 2, "on or off", &o->timeline);
+    case OPT_TRACE_ITERS: return set_trace_iters(o, flag, v);
     case OPT_INJ_DELAY: return tpb_opt_inject(flag, v, 1, &o->inject_delay);
     case OPT_INJ_CLOCK: return tpb_opt_inject(flag, v, 0, &o->inject_clock);
     case OPT_SEED: {

@@ -67,6 +67,7 @@ typedef struct {
     tpb_bind_t bind;  /**< --bind */
     double timeout_s; /**< collective watchdog (CUDA), 0 = off */
     int timeline;     /**< record and write timelines (default on) */
+    int trace_iters;  /**< --trace-iters: iterations per trace file; 0 auto, -1 all */
     tpb_inject_t inject_delay;
     tpb_inject_t inject_clock;
     uint64_t seed;

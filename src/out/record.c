@@ -340,6 +340,20 @@ static tpb_status_t placed_view(const tpb_topo_t *t, const tpb_result_t *res, tp
     return TPB_OK;
 }
 
+/* Iterations a trace keeps: --trace-iters N, all, or auto (all up to TPB_TRACE_BUDGET
+ * rank-iterations, else that budget spread over the ranks, at least 16). */
+static int trace_window(int opt, int world, int iters)
+{
+    if (opt < 0)
+        return iters;
+    if (opt > 0)
+        return opt;
+    if ((long)world * iters <= TPB_TRACE_BUDGET)
+        return iters;
+    int n = TPB_TRACE_BUDGET / world;
+    return n < 16 ? 16 : n;
+}
+
 static tpb_status_t write_trace(const tpb_record_t *s, const tpb_result_t *res,
                                 const tpb_mark_t *marks)
 {
@@ -353,7 +367,24 @@ static tpb_status_t write_trace(const tpb_record_t *s, const tpb_result_t *res,
         tpb_topo_free(&view);
         return st;
     }
-    st = tpb_trace_write(os.f, res, marks, s->t0_us, &view);
+    unsigned char *keep = NULL;
+    int n = trace_window(s->run.trace_iters, res->world, res->iters);
+    if (n < res->iters) { /* --trace-iters: a window around the slowest step, and the spikes */
+        double *step = malloc((size_t)res->iters * sizeof(double));
+        keep = malloc((size_t)res->iters);
+        if (!step || !keep) {
+            free(step);
+            free(keep);
+            tpb_topo_free(&view);
+            tpb_outstream_abort(&os);
+            return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the trace window");
+        }
+        tpb_timeline_steps(marks, res->world, res->tp, res->iters, step);
+        tpb_timeline_trace_window(step, res->iters, n, keep);
+        free(step);
+    }
+    st = tpb_trace_write(os.f, res, marks, s->t0_us, &view, keep);
+    free(keep);
     tpb_topo_free(&view);
     if (st != TPB_OK) {
         tpb_outstream_abort(&os);

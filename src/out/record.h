@@ -19,6 +19,9 @@
 #include "base/topo.h"
 #include "out/result.h"
 
+/** --trace-iters auto: rank-iterations per trace file (about 135 MB of trace events). */
+#define TPB_TRACE_BUDGET 300000
+
 /** Version of the result files' schema (the run record's "schema"). */
 #define TPB_SCHEMA_VERSION 1
 
@@ -47,6 +50,7 @@ typedef struct {
     long granularity;
     unsigned long long seed;
     int timeline, check;
+    int trace_iters; /**< iterations per trace: 0 auto, -1 all, else N (--trace-iters) */
     int inject_delay_rank, inject_clock_rank;
     int clock_exchanges;
     const tpb_slurm_t *slurm; /**< Slurm's facts, or NULL (written as null) */

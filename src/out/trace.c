@@ -41,37 +41,94 @@ static void write_names(FILE *f, const tpb_topo_t *topo, const tpb_result_t *res
     }
 }
 
-static void span(FILE *f, const char *name, int pid, int tid, double ts, double end,
-                 const char *args)
+/* Fast number formatting: a trace at scale holds millions of numbers, and printf's
+ * format parsing dominated its writing time. */
+static char *put_uint(char *p, unsigned long long v)
 {
-    fprintf(f,
-            ",\n{\"name\":\"%s\",\"cat\":\"tpbal\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,"
-            "\"ts\":%.3f,\"dur\":%.3f,\"args\":{%s}}",
-            name, pid, tid, ts, end > ts ? end - ts : 0.0, args);
+    char tmp[24];
+    int n = 0;
+    do
+        tmp[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+/* v with three decimals, as %.3f (0 for a non-finite value). */
+static char *put_fix3(char *p, double v)
+{
+    if (!isfinite(v) || fabs(v) > 9e15)
+        v = 0.0;
+    long long t = llround(v * 1000.0);
+    if (t < 0) {
+        *p++ = '-';
+        t = -t;
+    }
+    p = put_uint(p, (unsigned long long)(t / 1000));
+    int f = (int)(t % 1000);
+    *p++ = '.';
+    *p++ = (char)('0' + f / 100);
+    *p++ = (char)('0' + f / 10 % 10);
+    *p++ = (char)('0' + f % 10);
+    return p;
+}
+
+static char *put_str(char *p, const char *s)
+{
+    while (*s)
+        *p++ = *s++;
+    return p;
+}
+
+/* One span event; args is the text inside the args object, after "config":ID,"iter":I. */
+static char *span(char *p, const char *name, const char *head, double ts, double end, int id,
+                  int iter)
+{
+    p = put_str(p, ",\n{\"name\":\"");
+    p = put_str(p, name);
+    p = put_str(p, head); /* ","cat":"tpbal","ph":"X","pid":P,"tid":T,"ts": */
+    p = put_fix3(p, ts);
+    p = put_str(p, ",\"dur\":");
+    p = put_fix3(p, end > ts ? end - ts : 0.0);
+    p = put_str(p, ",\"args\":{\"config\":");
+    p = put_uint(p, (unsigned long long)id);
+    p = put_str(p, ",\"iter\":");
+    return put_uint(p, (unsigned long long)iter);
 }
 
 static void write_rank(FILE *f, const tpb_result_t *res, const tpb_mark_t *marks, double t0,
-                       const tpb_topo_t *topo, int r)
+                       const tpb_topo_t *topo, int r, const unsigned char *keep)
 {
-    int iters = res->iters, tp = res->tp, g = r / tp, pid = topo->host_index[r];
+    int iters = res->iters, tp = res->tp, g = r / tp;
     const tpb_rank_info_t *info = &res->info[r];
+    char head[96], comp_args[96], line[1024];
+    snprintf(head, sizeof(head),
+             "\",\"cat\":\"tpbal\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":", topo->host_index[r],
+             r);
+    snprintf(comp_args, sizeof(comp_args), ",\"shard\":%.0f,\"flop\":%.6g}}", info->shard,
+             info->flop);
     for (int i = 0; i < iters; i++) {
+        if (keep && !keep[i])
+            continue;
         const tpb_mark_t *mk = &marks[(size_t)r * iters + i];
         double a = tpb_timeline_last_arrival(marks, tp, iters, g, i);
         double wait_end = fmin(a, mk->x1);
-        char args[200];
-        snprintf(args, sizeof(args), "\"config\":%d,\"iter\":%d,\"shard\":%.0f,\"flop\":%.6g",
-                 res->id, i, info->shard, info->flop);
-        span(f, "compute", pid, r, mk->c0 - t0, mk->c1 - t0, args);
-        snprintf(args, sizeof(args), "\"config\":%d,\"iter\":%d,\"last_arrival_us\":%.3f", res->id,
-                 i, a - t0);
-        span(f, "wait", pid, r, mk->c1 - t0, wait_end - t0, args);
-        span(f, "comm", pid, r, wait_end - t0, mk->x1 - t0, args);
+        char *p = span(line, "compute", head, mk->c0 - t0, mk->c1 - t0, res->id, i);
+        p = put_str(p, comp_args);
+        for (int k = 0; k < 2; k++) {
+            p = k == 0 ? span(p, "wait", head, mk->c1 - t0, wait_end - t0, res->id, i)
+                       : span(p, "comm", head, wait_end - t0, mk->x1 - t0, res->id, i);
+            p = put_str(p, ",\"last_arrival_us\":");
+            p = put_fix3(p, a - t0);
+            p = put_str(p, "}}");
+        }
+        fwrite(line, 1, (size_t)(p - line), f);
     }
 }
 
 tpb_status_t tpb_trace_write(FILE *f, const tpb_result_t *res, const tpb_mark_t *marks,
-                             double t0_us, const tpb_topo_t *topo)
+                             double t0_us, const tpb_topo_t *topo, const unsigned char *keep)
 {
     fprintf(f,
             "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"tool\":\"tpbal\",\"config\":%d,"
@@ -82,7 +139,18 @@ tpb_status_t tpb_trace_write(FILE *f, const tpb_result_t *res, const tpb_mark_t 
             tpb_placement_name(res->placement));
     for (int r = 0; r < res->world; r++)
         fprintf(f, "%s%d", r ? "," : "", tpb_result_world_rank(res, r));
-    fprintf(f, "]},\n\"traceEvents\":[\n");
+    int kept = 0;
+    for (int i = 0; i < res->iters; i++)
+        kept += !keep || keep[i];
+    fprintf(f, "],\"iters_kept\":%d", kept);
+    if (keep && kept < res->iters) { /* --trace-iters: which ones */
+        fprintf(f, ",\"kept\":[");
+        for (int i = 0, n = 0; i < res->iters; i++)
+            if (keep[i])
+                fprintf(f, "%s%d", n++ ? "," : "", i);
+        fprintf(f, "]");
+    }
+    fprintf(f, "},\n\"traceEvents\":[\n");
     double first = marks[0].c0;
     for (int r = 1; r < res->world; r++)
         first = fmin(first, marks[(size_t)r * res->iters].c0);
@@ -93,7 +161,7 @@ tpb_status_t tpb_trace_write(FILE *f, const tpb_result_t *res, const tpb_mark_t 
             res->n, res->k, first - t0_us);
     write_names(f, topo, res);
     for (int r = 0; r < res->world; r++)
-        write_rank(f, res, marks, t0_us, topo, r);
+        write_rank(f, res, marks, t0_us, topo, r, keep);
     fprintf(f, "\n]}\n");
     if (ferror(f))
         return tpb_err_set(TPB_ERR_IO, "cannot write the trace of config %d", res->id);

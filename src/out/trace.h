@@ -14,12 +14,13 @@
 #include "base/topo.h"
 
 /**
- * Write the whole trace of one config to f. marks[world * iters] are on rank
- * 0's clock; t0_us is the run's start on that clock. Returns TPB_ERR_IO if the
- * stream reports an error.
+ * Write the trace of one config to f. marks[world * iters] are on rank 0's clock;
+ * t0_us is the run's start on that clock; keep[iters] selects the iterations written
+ * (NULL: all; otherData's "iters_kept" counts them and "kept" lists them when some are
+ * left out). Returns TPB_ERR_IO if the stream reports an error.
  */
 tpb_status_t tpb_trace_write(FILE *f, const tpb_result_t *res, const tpb_mark_t *marks,
-                             double t0_us, const tpb_topo_t *topo);
+                             double t0_us, const tpb_topo_t *topo, const unsigned char *keep);
 
 /** File name of config id's trace: "trace-%03d.json". */
 void tpb_trace_name(int id, char *out, size_t cap);

@@ -411,6 +411,7 @@ static tpb_run_info_t run_info(const tpb_sweep_t *s)
                             .granularity = o->granularity,
                             .seed = o->seed,
                             .timeline = o->timeline,
+                            .trace_iters = o->trace_iters,
                             .check = o->check,
                             .inject_delay_rank = o->inject_delay.rank,
                             .inject_clock_rank = o->inject_clock.rank,

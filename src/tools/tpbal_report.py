@@ -310,7 +310,12 @@ def plot_timeline(d, c, outdir, window, made):
     ax.set_yticks(range(len(ranks)))
     ax.set_yticklabels(["%s (%s)" % (names[r][1], hosts.get(names[r][0], "?")) for r in ranks],
                        fontsize=8)
-    ax.set(xlabel="measured iteration", title="Lateness, config %d" % c["id"])
+    step_x = max(1, len(iters) // 20)  # label the iterations themselves (a --trace-iters
+    ax.set_xticks(range(0, len(iters), step_x))  # window keeps some, not all)
+    ax.set_xticklabels([str(i) for i in iters[::step_x]], fontsize=8)
+    ax.set(xlabel="measured iteration%s" % ("" if len(iters) == info.get("iters", len(iters))
+                                            else " (those the trace kept)"),
+           title="Lateness, config %d" % c["id"])
     save(fig, outdir, "lateness", made)
     return {"config": c["id"], "window": shown, "slowest_iter": worst,
             "ranks": [names[r][1] for r in ranks], "gantt": gantt, "lateness_us": late}

@@ -55,4 +55,26 @@ cores=$(nproc)
 tpbal $((cores + 1)) --bind core --shape 32x32x32
 expect_rc 2
 grep -q "ranks on this node but it has $cores cores" "$WORK/err" || fail "--bind core over cores"
+
+# --trace-iters: a window of 4 around the slowest step, plus the slowest 4 spikes outside it:
+# the 30 ms stalls of every 10th iteration (4 of the 40) are all in the trace; the records
+# keep every iteration
+d="$WORK/window"
+tpbal 2 --tp 2 --shape 32x64x64 --split row --policy even --iters 40 --warmup 2 \
+    --inject-delay 1:30000:10 --trace-iters 4 --out "$d"
+expect_rc 0
+check_trace "$d" 2 4
+"$PY" - "$d" <<'PY' || fail "trace window"
+import json, sys
+d = sys.argv[1]
+cfg = [json.loads(l) for l in open(d + "/results.jsonl")][1]
+tr = json.load(open(d + "/trace-000.json"))["otherData"]
+stalls = [s["iter"] for s in cfg["spikes"] if s["step_us"] > 25000]
+print("kept", tr["kept"], "stalls", stalls)
+assert cfg["iters"] == 40 and tr["iters_kept"] <= 8 and len(stalls) >= 4, (tr, stalls)
+assert set(stalls) <= set(tr["kept"]), "a stall left out of the trace"
+PY
+tpbal 2 --tp 2 --shape 32x64x64 --iters 2 --trace-iters 0
+expect_rc 2
+grep -q "expected all, auto or an integer from 1" "$WORK/err" || fail "--trace-iters 0"
 echo "outputs: ok"
