@@ -225,7 +225,9 @@ void tpb_options_usage(FILE *f)
     }
     fputs("\nExit codes: 0 success, 2 bad input or environment (one line on rank 0 says what\n"
           "to change), 3 --check failed, 4 a collective timed out (--timeout), 128+N stopped\n"
-          "by signal N (results kept), 1 other failures. Metrics: see doc/METRICS.md.\n",
+          "by signal N (results kept), 1 other failures. Metrics: see doc/METRICS.md.\n"
+          "Then: tpbal-report DIR (plots and index.html), tpbal-compare A B (regressions,\n"
+          "exit 1 when B is worse), both installed beside tpbal.\n",
           f);
 }
 
