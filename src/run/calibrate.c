@@ -1,5 +1,6 @@
 /* calibrate.c - GEMM speed measurement, every rank at once. */
 #include "run/calibrate.h"
+#include "run/signals.h"
 
 #include <stdlib.h>
 
@@ -55,7 +56,9 @@ static tpb_status_t sample(const tpb_backend_ops_t *ops, tpb_backend_t *be, MPI_
         if (st == TPB_OK && (st = time_batch(ops, be, g, batch, marks, dur + *n)) == TPB_OK)
             *n += batch;
         int stable = *n >= p->min_samples && rel_iqr(dur, (size_t)*n) <= p->target_spread;
-        int exhausted = *n >= p->max_samples ||
+        /* a stop request (SIGTERM...) ends the calibration at this round: the sweep then
+         * stops before its next config instead of after a whole time budget */
+        int exhausted = *n >= p->max_samples || tpb_signal_received() ||
                         (*n >= p->min_samples && tpb_clock_now_us(NULL) - t0 >= p->budget_us);
         TPB_CHECK_RET(all_done(comm, stable, exhausted, st != TPB_OK, &done));
     }

@@ -277,6 +277,7 @@ static tpb_status_t run_split(tpb_sweep_t *s, tpb_point_t *c)
             skip(s, tpb_err_msg());
             return TPB_OK;
         }
+        TPB_CHECK_RET(tpb_signal_agree(s->world)); /* no calibration after a stop request */
         TPB_CHECK_RET(tpb_sweep_speeds(s, c, cal));
         for (int i = 0; i < c->tp; i++)
             speeds[i] = cal[i].gflops;
