@@ -209,8 +209,9 @@ def plot_comm(cfgs, summ, outdir, made):
             f = fit[0]
             lo, hi = min(v), max(v)
             xs = [lo * (hi / lo) ** (i / 60.0) for i in range(61)]
-            ax1.plot(xs, [f["latency_us"] + x / (f["bandwidth_gbs"] * 1e3) for x in xs], "-",
-                     color=line.get_color(), lw=1,
+            ys = [f["latency_us"] + x / (f["bandwidth_gbs"] * 1e3) for x in xs]
+            xs, ys = [x for x, y in zip(xs, ys) if y > 0], [y for y in ys if y > 0]  # log axes
+            ax1.plot(xs, ys, "-", color=line.get_color(), lw=1,
                      label="fit L %.1f us, B %.2f GB/s" % (f["latency_us"], f["bandwidth_gbs"]))
             entry["fit"] = {"latency_us": f["latency_us"], "bandwidth_gbs": f["bandwidth_gbs"],
                             "r2": f["r2"]}

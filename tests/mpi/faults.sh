@@ -88,12 +88,14 @@ kill -CONT "$victim" 2>/dev/null || true
 for sig in TERM USR1; do
     s="$WORK/sig$sig"
     # our own mpirun, by its PID (never another job's): launched directly in the background.
-    # mpirun passes SIGTERM on and sends SIGKILL 1 s later (odls_base_sigkill_timeout delays
-    # both): tpbal stops after the config being measured (a calibration ends at its next
-    # round), so the configs are small enough to end within that second even under the
-    # sanitizers (~0.2 s each), and many, so that the run is still going at the signal
-    $MPIRUN -np 2 "$TPBAL" --tp 2 -n 256 -k 256 -m 64,96,128,160,192,224,256,288 \
-        --iters 50 --out "$s" >"$WORK/out" 2>"$WORK/err" &
+    # mpirun passes SIGTERM on 1 s after it got it and sends SIGKILL 1 s later
+    # (odls_base_sigkill_timeout delays both): tpbal stops after the config being measured,
+    # so the configs are short (~40 ms, ~0.2 s under the sanitizers or beside a busy core;
+    # --speeds: no calibration) and many (128, several seconds), so that the run is still
+    # going when the signal arrives and ends well within the second after it
+    ms=$(seq -s, 64 8 312)
+    $MPIRUN -np 2 "$TPBAL" --tp 2 -n 256 -k 256 -m "$ms" --speeds 1,1 --iters 100 \
+        --out "$s" >"$WORK/out" 2>"$WORK/err" &
     mp=$!
     for _ in $(seq 100); do [ -f "$s/results.jsonl" ] && break; sleep 0.1; done
     [ -f "$s/results.jsonl" ] || fail "no config measured before the signal"
