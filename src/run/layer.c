@@ -10,15 +10,22 @@
 #include "base/clock.h"
 #include "base/rng.h"
 
+/* --comm-only: 1 if the collective reduces the whole message (row, col + all-reduce). */
+static int comm_whole(const tpb_layer_desc_t *d)
+{
+    return tpb_split_ops(d->split, d->colcoll)->coll == TPB_COLL_ALLREDUCE;
+}
+
 /* Elements of X, W, the partial output and Y on this rank. */
 static void sizes(const tpb_layer_desc_t *d, long len, double *nx, double *nw, double *np,
                   double *ny)
 {
     tpb_split_ops(d->split, d->colcoll)->sizes(d, len, nx, nw, np);
     *ny = (double)d->m * (double)d->n;
-    if (d->comm_only) { /* only the collective's buffers; row's partial is the whole message */
+    if (d->comm_only) { /* only the collective's buffers: an all-reduce's input is the whole
+                         * message, an all-gather's this rank's block */
         *nx = *nw = 0.0;
-        *np = d->split == TPB_SPLIT_ROW ? *ny : (double)d->m * (double)len;
+        *np = comm_whole(d) ? *ny : (double)d->m * (double)len;
     }
 }
 
@@ -74,7 +81,7 @@ static tpb_status_t alloc_buffers(tpb_layer_t *l)
 static tpb_status_t setup_shard(tpb_layer_t *l)
 {
     if (l->d.comm_only) {
-        long cols = l->d.split == TPB_SPLIT_ROW ? l->d.n : l->len;
+        long cols = comm_whole(&l->d) ? l->d.n : l->len;
         return tpb_backend_fill(l->ops, l->be, l->part, l->d.m, cols, 0, l->off, l->d.seed,
                                 TPB_MAT_X, 1.0, tpb_dtype_out(l->d.dtype));
     }

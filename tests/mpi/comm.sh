@@ -21,6 +21,14 @@ check_results "$WORK/c4" comm-only 65536,1048576
 check_results "$WORK/c4" count 4
 check_trace "$WORK/c4" 4
 
+# the col split's all-reduce variant: the whole message on every rank (even only)
+tpbal 2 --comm-only --comm-sizes 64K,1M --split col --col-collective allreduce --iters 5 \
+    --speeds 1,2 --out "$WORK/car"
+expect_rc 0
+check_results "$WORK/car" fields
+check_results "$WORK/car" comm-only 65536,1048576
+check_results "$WORK/car" count 2
+
 # a rank that arrives 20 ms late: it is the straggler and the replay prices it. Not a
 # timing bound that noise can break: S = (20 ms + x) / (10 ms + x) >= 1.3 while the
 # transfer x stays under 23 ms (it takes ~10 us here, ~3 ms beside a busy core).
