@@ -314,9 +314,12 @@ def comm_only(d, cfgs, sizes):
                 f["placement"], f["comm_only"]) == (coll, tp, pol, place, "yes")]
         assert len(fits) == 1, ("one fit per series", coll, tp, pol, summ[0]["comm_model"])
         f = fits[0]
-        print("fit %s %s tp %d: L %.1f us, B %.2f GB/s, R^2 %.3f" % (
+        print("fit %s %s tp %d: L %s us, B %s GB/s, R^2 %s" % (
             coll, pol, tp, f["latency_us"], f["bandwidth_gbs"], f["r2"]))
-        assert f["points"] == len(sizes) and f["bandwidth_gbs"] > 0, f
+        assert f["points"] == len(sizes), f
+        # two sizes can come out with the larger no slower under noise (B infinite: null);
+        # across five sizes spanning 256x the bandwidth is always finite
+        assert len(sizes) < 5 or (f["bandwidth_gbs"] or 0) > 0, f
 
 
 def whatif_slow(cfgs, rank, least):
