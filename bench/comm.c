@@ -20,6 +20,7 @@
 #include "base/metrics.h"
 #include "base/partition.h"
 #include "run/layer.h"
+#include "run/split.h"
 
 typedef struct {
     int rank, size, rounds;
@@ -89,8 +90,7 @@ static void one_size(const bench_t *b, tpb_split_t split, long bytes)
         counts[r] = (int)shards[r];
         displs[r] = (int)offs[r];
     }
-    tpb_layer_desc_t d = {.split = split,
-                          .colcoll = TPB_COLCOLL_ALLGATHER,
+    tpb_layer_desc_t d = {.split = tpb_split_ops(split, TPB_COLL_ALLGATHER),
                           .m = 1,
                           .n = n,
                           .k = 1,

@@ -19,6 +19,7 @@
 #include "base/metrics.h"
 #include "base/rng.h"
 #include "run/layer.h"
+#include "run/split.h"
 
 typedef struct {
     long m, n, k;
@@ -89,8 +90,7 @@ int main(int argc, char **argv)
     tpb_comm_t *comm;
     tpb_layer_t *l;
     long shard = b.k;
-    tpb_layer_desc_t d = {.split = TPB_SPLIT_ROW,
-                          .colcoll = TPB_COLCOLL_ALLGATHER,
+    tpb_layer_desc_t d = {.split = tpb_split_ops(TPB_SPLIT_ROW, TPB_COLL_ALLGATHER),
                           .m = b.m,
                           .n = b.n,
                           .k = b.k,

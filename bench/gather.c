@@ -17,10 +17,10 @@
 #include <sys/stat.h>
 
 #include "base/clock.h"
-#include "out/outfile.h"
-#include "out/record.h"
-#include "out/report.h"
-#include "out/trace.h"
+#include "record/outfile.h"
+#include "record/record.h"
+#include "record/report.h"
+#include "record/trace.h"
 
 static double now_s(void)
 {
@@ -90,10 +90,11 @@ int main(int argc, char **argv)
         res.ranks = rs;
         res.speed_source = TPB_SPEEDS_NONE;
         res.coll = TPB_COLL_ALLREDUCE;
+        res.busbw_factor = 2.0 * (tp - 1) / tp;
         res.coll_bytes = 8192.0 * 8192 * tpb_dtype_out_size(res.dtype);
         res.check = TPB_CHECK_OFF;
         for (int v = 0; v < world; v++)
-            info[v] = (tpb_rank_info_t){.shard = 8192.0 / tp,
+            info[v] = (tpb_rank_info_t){.shard = 8192 / tp,
                                         .speed = NAN,
                                         .fraction = 1.0 / tp,
                                         .flop = 1e9,
@@ -127,13 +128,12 @@ int main(int argc, char **argv)
         tpb_timeline_steps(all, world, tp, iters, step);
         int kept = tpb_timeline_trace_window(step, iters, win < 0 ? iters : n, keep);
         double t_window = now_s() - t0;
-        free(step);
         if (strcmp(dir, "-") != 0) {
             tpb_outstream_t os;
             mkdir(dir, 0777);
             t0 = now_s() - t_window;
             if (tpb_outstream_open(&os, dir, "trace-bench.json") != TPB_OK ||
-                tpb_trace_write(os.f, &res, all, 0.0, &topo, keep) != TPB_OK) {
+                tpb_trace_write(os.f, &res, all, step, 0.0, &topo, keep) != TPB_OK) {
                 fprintf(stderr, "gather: %s\n", tpb_err_msg());
                 MPI_Abort(MPI_COMM_WORLD, 1);
             }
@@ -145,6 +145,7 @@ int main(int argc, char **argv)
             snprintf(path, sizeof(path), "%s/trace-bench.json", dir);
             remove(path);
         }
+        free(step);
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
         printf("gather: %d virtual ranks x %d iterations on %d MPI ranks, tp %d\n", world, iters,

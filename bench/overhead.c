@@ -16,6 +16,7 @@
 #include "backend/backend.h"
 #include "base/clock.h"
 #include "run/layer.h"
+#include "run/split.h"
 #include "base/metrics.h"
 #include "base/partition.h"
 #include "base/rng.h"
@@ -97,8 +98,7 @@ int main(int argc, char **argv)
     tpb_backend_t *be;
     tpb_comm_t *comm;
     tpb_layer_t *l;
-    tpb_layer_desc_t d = {.split = TPB_SPLIT_ROW,
-                          .colcoll = TPB_COLCOLL_ALLGATHER,
+    tpb_layer_desc_t d = {.split = tpb_split_ops(TPB_SPLIT_ROW, TPB_COLL_ALLGATHER),
                           .m = b.m,
                           .n = b.n,
                           .k = b.k,

@@ -10,7 +10,7 @@
 #include "backend/backend.h"
 #include "base/slurm.h"
 #include "cli/preset.h"
-#include "out/outfile.h"
+#include "record/outfile.h"
 #include "run/agree.h"
 #include "run/signals.h"
 #include "run/sweep.h"
@@ -182,7 +182,7 @@ int main(int argc, char **argv)
     tpb_topo_t topo;
     tpb_options_t o;
     tpb_options_init(&o);
-    tpb_status_t st = tpb_topo_init(world, &topo);
+    tpb_status_t st = tpb_topology_discover(world, &topo);
     if (st != TPB_OK) {
         fprintf(stderr, "tpbal: error: %s\n", tpb_err_msg());
         MPI_Abort(world, 1);

@@ -1,5 +1,7 @@
-# layers.sh - the layering rules of src/ hold (scripts/check-layers), and the
-# checker itself catches a violation (a copy of base/ that includes run/).
+# layers.sh - the layering rules of src/ hold (scripts/check-layers) and no two
+# translation units of the library use each other (scripts/check-links on the
+# built archive); each checker also catches a planted violation: a copy of base/
+# that includes run/, and two objects that call each other.
 set -u
 top=${TPBAL_SRCDIR:?}
 "$top/scripts/check-layers" "$top/src" || exit 1
@@ -12,4 +14,23 @@ if "$top/scripts/check-layers" "$tmp" 2>"$tmp/err"; then
     exit 1
 fi
 grep -q "not allowed" "$tmp/err" || { echo "FAIL: no message"; cat "$tmp/err"; exit 1; }
+
+lib=${TPBAL_LIB:?}
+"$top/scripts/check-links" "$lib" || exit 1
+mkdir -p "$tmp/objs"
+printf 'int tpb_b(int);\nint tpb_a(int x) { return x ? tpb_b(x - 1) : 0; }\n' >"$tmp/objs/a.c"
+printf 'int tpb_a(int);\nint tpb_b(int x) { return x ? tpb_a(x - 1) : 1; }\n' >"$tmp/objs/b.c"
+printf 'int tpb_a(int);\nint tpb_c(void) { return tpb_a(3); }\n' >"$tmp/objs/c.c"
+for f in a b c; do
+    ${CC:-cc} -c -o "$tmp/objs/$f.o" "$tmp/objs/$f.c" || { echo "FAIL: cannot compile"; exit 1; }
+done
+if "$top/scripts/check-links" "$tmp/objs" 2>"$tmp/err"; then
+    echo "FAIL: check-links accepted two objects that call each other"
+    exit 1
+fi
+grep -q "circle between translation units: a.o uses b.o; b.o uses a.o" "$tmp/err" ||
+    { echo "FAIL: the circle is not named"; cat "$tmp/err"; exit 1; }
+grep -q "c.o" "$tmp/err" && { echo "FAIL: c.o (no circle) was named"; cat "$tmp/err"; exit 1; }
+rm "$tmp/objs/b.o"
+"$top/scripts/check-links" "$tmp/objs" >/dev/null || { echo "FAIL: no circle refused"; exit 1; }
 echo "layers: ok"

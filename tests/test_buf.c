@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
-#include "out/outfile.h"
+#include "record/outfile.h"
 #include "tpb_test.h"
 
 START_TEST(json_escaping_round_trip)

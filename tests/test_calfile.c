@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "out/calfile.h"
+#include "record/calfile.h"
 #include "tpb_test.h"
 
 START_TEST(calibration_file)
@@ -15,8 +15,8 @@ START_TEST(calibration_file)
     ck_assert_ptr_nonnull(mkdtemp(dir));
     char path[256];
     snprintf(path, sizeof(path), "%s/cal.csv", dir);
-    tpb_cal_table_t t = {0}, u = {0};
-    ck_assert_int_eq(tpb_caltable_load(path, &t), TPB_OK); /* missing file: empty */
+    tpb_calfile_t t = {0}, u = {0};
+    ck_assert_int_eq(tpb_calfile_load(path, &t), TPB_OK); /* missing file: empty */
     ck_assert_int_eq(t.n, 0);
     tpb_cal_entry_t e = {.split = TPB_SPLIT_COL,
                          .m = 64,
@@ -29,49 +29,49 @@ START_TEST(calibration_file)
                          .gflops = 12.5,
                          .spread = 0.031,
                          .samples = 12};
-    ck_assert_int_eq(tpb_caltable_put(&t, &e), TPB_OK);
+    ck_assert_int_eq(tpb_calfile_put(&t, &e), TPB_OK);
     e.rank = 1;
     e.gflops = 6.25;
-    ck_assert_int_eq(tpb_caltable_put(&t, &e), TPB_OK);
+    ck_assert_int_eq(tpb_calfile_put(&t, &e), TPB_OK);
     e.gflops = 6.5; /* replaces rank 1 */
-    ck_assert_int_eq(tpb_caltable_put(&t, &e), TPB_OK);
+    ck_assert_int_eq(tpb_calfile_put(&t, &e), TPB_OK);
     ck_assert_int_eq(t.n, 2);
-    ck_assert_int_eq(tpb_caltable_save(path, &t), TPB_OK);
-    ck_assert_int_eq(tpb_caltable_load(path, &u), TPB_OK);
+    ck_assert_int_eq(tpb_calfile_save(path, &t), TPB_OK);
+    ck_assert_int_eq(tpb_calfile_load(path, &u), TPB_OK);
     tpb_cal_speed_t g[2];
     ck_assert_int_eq(
-        tpb_caltable_lookup(&u, TPB_SPLIT_COL, 64, 128, 256, 2, TPB_DTYPE_FP32, 0, 2, g), 1);
-    ck_assert_double_eq(g[0].gflops, 12.5);
-    ck_assert_double_eq(g[1].gflops, 6.5);
+        tpb_calfile_lookup(&u, TPB_SPLIT_COL, 64, 128, 256, 2, TPB_DTYPE_FP32, 0, 2, g), 1);
+    ck_assert_double_eq(g[0].speed, 12.5);
+    ck_assert_double_eq(g[1].speed, 6.5);
     ck_assert_double_eq_tol(g[0].spread, 0.031, 1e-12); /* the spread is kept */
     ck_assert_int_eq(g[0].samples, 12);
     ck_assert_str_eq(u.e[0].host, "node,a");
     ck_assert_int_eq(
-        tpb_caltable_lookup(&u, TPB_SPLIT_ROW, 64, 128, 256, 2, TPB_DTYPE_FP32, 0, 2, g), 0);
-    tpb_caltable_free(&u);
+        tpb_calfile_lookup(&u, TPB_SPLIT_ROW, 64, 128, 256, 2, TPB_DTYPE_FP32, 0, 2, g), 0);
+    tpb_calfile_free(&u);
     char bad[] = "split,m,n,k,tp,dtype,rank,host,gflops\ncol,1,2,3,2,fp32,0,h,-1\n";
-    ck_assert_int_eq(tpb_caltable_parse(bad, "x.csv", &u), TPB_ERR_INVALID);
+    ck_assert_int_eq(tpb_calfile_parse(bad, "x.csv", &u), TPB_ERR_INVALID);
     ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "x.csv:2"));
     /* an infinite or NaN speed is refused on reading, so it is never written back */
     char inf[] = "split,m,n,k,tp,dtype,rank,host,gflops,spread,samples\n"
                  "col,1,2,3,2,fp32,0,h,inf,0.01,8\n";
-    ck_assert_int_eq(tpb_caltable_parse(inf, "x.csv", &u), TPB_ERR_INVALID);
+    ck_assert_int_eq(tpb_calfile_parse(inf, "x.csv", &u), TPB_ERR_INVALID);
     char nan[] = "split,m,n,k,tp,dtype,rank,host,gflops\ncol,1,2,3,2,fp32,0,h,nan\n";
-    ck_assert_int_eq(tpb_caltable_parse(nan, "x.csv", &u), TPB_ERR_INVALID);
+    ck_assert_int_eq(tpb_calfile_parse(nan, "x.csv", &u), TPB_ERR_INVALID);
     /* huge numbers are refused, not wrapped */
     char big[] = "split,m,n,k,tp,dtype,rank,host,gflops\ncol,1,2,3,4294967298,fp32,0,h,1\n";
-    ck_assert_int_eq(tpb_caltable_parse(big, "x.csv", &u), TPB_ERR_INVALID);
+    ck_assert_int_eq(tpb_calfile_parse(big, "x.csv", &u), TPB_ERR_INVALID);
     /* the first format (no spread, no samples) is still read */
     char v1[] = "split,m,n,k,tp,dtype,rank,host,gflops\ncol,1,2,3,2,fp32,0,h,7.5\n";
-    ck_assert_int_eq(tpb_caltable_parse(v1, "x.csv", &u), TPB_OK);
+    ck_assert_int_eq(tpb_calfile_parse(v1, "x.csv", &u), TPB_OK);
     ck_assert_int_eq(u.n, 1);
     ck_assert_double_eq(u.e[0].gflops, 7.5);
     ck_assert(isnan(u.e[0].spread));
-    tpb_caltable_free(&u);
+    tpb_calfile_free(&u);
     char wrong[] = "hello\n";
-    ck_assert_int_eq(tpb_caltable_parse(wrong, "x.csv", &u), TPB_ERR_INVALID);
-    tpb_caltable_free(&u);
-    tpb_caltable_free(&t);
+    ck_assert_int_eq(tpb_calfile_parse(wrong, "x.csv", &u), TPB_ERR_INVALID);
+    tpb_calfile_free(&u);
+    tpb_calfile_free(&t);
     unlink(path);
     rmdir(dir);
 }

@@ -77,7 +77,7 @@ START_TEST(full_command_line)
     ck_assert_int_eq(o.granularity, 8);
     ck_assert_int_eq(o.check, 1);
     ck_assert_str_eq(o.out_dir, "/tmp/x");
-    ck_assert_int_eq(o.col_collective, TPB_COLCOLL_ALLREDUCE);
+    ck_assert_int_eq(o.col_collective, TPB_COLL_ALLREDUCE);
     ck_assert_int_eq(o.inject_delay.rank, 1);
     ck_assert_double_eq(o.inject_delay.us, 2000);
     ck_assert_int_eq(o.inject_delay.every, 10);

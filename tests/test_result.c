@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "base/buf.h"
-#include "out/outfile.h"
-#include "out/report.h"
-#include "out/result.h"
+#include "record/outfile.h"
+#include "record/report.h"
+#include "record/result.h"
 #include "tpb_test.h"
 
 static void sample_result(tpb_result_t *r, tpb_rank_info_t *info, tpb_rank_stats_t *ranks)
@@ -43,6 +43,7 @@ static void sample_result(tpb_result_t *r, tpb_rank_info_t *info, tpb_rank_stats
     snprintf(r->shape_name, sizeof(r->shape_name), "qkv,\"proj\"");
     r->speed_source = TPB_SPEEDS_CALIBRATION;
     r->coll = TPB_COLL_ALLGATHER;
+    r->busbw_factor = 0.5;
     r->coll_bytes = 4.0 * 201 * 4;
     r->info = info;
     r->ranks = ranks;
@@ -142,6 +143,7 @@ static void tiny(tpb_result_t *r, tpb_rank_info_t *info, tpb_rank_stats_t *ranks
     r->m = r->n = r->k = 64;
     r->dtype = TPB_DTYPE_FP32;
     r->coll = TPB_COLL_ALLREDUCE;
+    r->busbw_factor = 1.0;
     r->coll_bytes = 64.0 * 64 * 4;
     r->info = info;
     r->ranks = ranks;

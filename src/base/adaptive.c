@@ -26,11 +26,11 @@ int tpb_adaptive_decide(const tpb_round_rank_t *world, int g0, int t, long total
     long cur[TPB_ADAPTIVE_MAX_TP], cand[TPB_ADAPTIVE_MAX_TP];
     for (int i = 0; i < t; i++) {
         const tpb_round_rank_t *r = &world[g0 + i];
-        cur[i] = new_shards[i] = cand[i] = (long)r->shard;
+        cur[i] = new_shards[i] = cand[i] = r->shard;
         speeds[i] = 0.0;
-        if (!(r->compute_us > 0.0) || !(r->shard > 0.0))
+        if (!(r->compute_us > 0.0) || r->shard <= 0)
             return 0;
-        speeds[i] = r->shard / r->compute_us;
+        speeds[i] = (double)r->shard / r->compute_us;
         now = fmax(now, r->compute_us);
         noise = fmax(noise, isfinite(r->spread) ? r->spread : 0.0);
     }

@@ -10,13 +10,22 @@
 
 #include "base/tpb_status.h"
 
-/** One rank's round, as every rank of the world sees it (all-gathered). */
+/**
+ * One rank's round, as every rank of the world sees it (all-gathered):
+ * median compute time over the round, the relative IQR of those times, the
+ * median of x1 - c0 (compute + wait + collective), the rank's shard during
+ * the round. X(C type, name, MPI datatype): the struct and its MPI datatype
+ * (run/wire.c) come from this one list.
+ */
+#define TPB_ROUND_RANK_FIELDS(X)                                                                   \
+    X(double, compute_us, MPI_DOUBLE)                                                              \
+    X(double, spread, MPI_DOUBLE) X(double, span_us, MPI_DOUBLE) X(long, shard, MPI_LONG)
+
+#define TPB_ROUND_FIELD_(type, name, mpi) type name;
 typedef struct {
-    double compute_us; /**< median compute time over the round */
-    double spread;     /**< relative IQR of those compute times */
-    double span_us;    /**< median of x1 - c0 (compute + wait + collective) */
-    double shard;      /**< the rank's shard during the round */
+    TPB_ROUND_RANK_FIELDS(TPB_ROUND_FIELD_)
 } tpb_round_rank_t;
+#undef TPB_ROUND_FIELD_
 
 /** Largest group the adaptive policy re-partitions (larger groups keep their shards). */
 #define TPB_ADAPTIVE_MAX_TP 4096

@@ -124,12 +124,6 @@ double tpb_algbw_gbs(double bytes, double time_us)
     return time_us > 0.0 ? bytes / (time_us * 1e3) : 0.0;
 }
 
-double tpb_busbw_gbs(tpb_coll_t coll, double bytes, int t, double time_us)
-{
-    double factor = coll == TPB_COLL_ALLREDUCE ? 2.0 * (t - 1) / t : (double)(t - 1) / t;
-    return tpb_algbw_gbs(bytes, time_us) * factor;
-}
-
 double tpb_tflops(double flop, double time_us)
 {
     return time_us > 0.0 ? flop / (time_us * 1e6) : 0.0;

@@ -33,15 +33,8 @@ double tpb_efficiency(double t1, size_t n, double t_step);
  *  work per time unit of t_step; NaN if any speed is not positive. */
 double tpb_efficiency_het(double w_total, const double *speeds, size_t n, double t_step);
 
-/** Collective kinds for bus bandwidth. */
-typedef enum { TPB_COLL_ALLREDUCE, TPB_COLL_ALLGATHER } tpb_coll_t;
-
 /** nccl-tests algorithm bandwidth in GB/s: bytes / time (time in microseconds). */
 double tpb_algbw_gbs(double bytes, double time_us);
-
-/** nccl-tests bus bandwidth in GB/s: algbw * 2(t-1)/t for all-reduce, * (t-1)/t for
- *  all-gather (bytes = the whole gathered array). 0 for t == 1. */
-double tpb_busbw_gbs(tpb_coll_t coll, double bytes, int t, double time_us);
 
 /** Achieved TFLOP/s for flop floating-point operations in time_us microseconds. */
 double tpb_tflops(double flop, double time_us);

@@ -3,6 +3,16 @@
 
 #include <stdint.h>
 
+tpb_status_t tpb_mem_check(double need, double avail, int rank, const char *what, const char *tail)
+{
+    if (need <= avail)
+        return TPB_OK;
+    return tpb_err_set(TPB_ERR_NOMEM,
+                       "%s needs %.0f bytes on rank %d but %.0f are free: use a smaller shape or "
+                       "a larger --tp%s",
+                       what, need, rank, avail, tail);
+}
+
 int tpb_size_mul3(long a, long b, size_t c, size_t *out)
 {
     if (a < 0 || b < 0)

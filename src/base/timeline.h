@@ -13,9 +13,18 @@
 
 #define TPB_MAX_SPIKES 32 /**< spikes kept per config (all are counted) */
 
+/** The marks of one iteration on one rank, as X(C type, name, MPI datatype): the struct and
+ *  its MPI datatype (run/wire.c) come from this one list. */
+#define TPB_MARK_FIELDS(X)                                                                         \
+    X(double, c0, MPI_DOUBLE)                                                                      \
+    X(double, c1, MPI_DOUBLE)                                                                      \
+    X(double, x1, MPI_DOUBLE)
+
+#define TPB_MARK_FIELD_(type, name, mpi) type name;
 typedef struct {
-    double c0, c1, x1;
+    TPB_MARK_FIELDS(TPB_MARK_FIELD_)
 } tpb_mark_t;
+#undef TPB_MARK_FIELD_
 
 /** Per rank, over the measured iterations. Times in microseconds. */
 typedef struct {

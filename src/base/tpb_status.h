@@ -30,8 +30,11 @@ const char *tpb_status_str(tpb_status_t st);
 /**
  * Process exit code for a status: 0 for TPB_OK, 2 for errors the user can fix
  * by changing the command line or environment (invalid input, unsupported,
- * no device, memory too small, unwritable files), 3 for a failed --check, 1
- * for everything else.
+ * no device, memory too small, unwritable files), 3 for a failed --check, 4
+ * for a collective that did not complete within --timeout, 130 (128 +
+ * SIGINT) for TPB_ERR_INTERRUPTED - main exits with 128 + N for the signal N
+ * it actually received (143 for SIGTERM, 138 for SIGUSR1) - and 1 for
+ * everything else (MPI, backend errors).
  */
 int tpb_status_exit_code(tpb_status_t st);
 

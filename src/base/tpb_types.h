@@ -5,7 +5,7 @@
  * Layering (checked by scripts/check-layers, run by ./scripts/test):
  *   src/base/     pure building blocks: includes nothing else of ours, no MPI
  *   src/backend/  includes base/ only
- *   src/out/      includes base/ and backend/ (device facts) only
+ *   src/record/   includes base/ and backend/ (device facts) only
  *   src/cli/      includes base/ and backend/ only
  *   src/run/      includes anything below it; nothing below run/ includes run/
  *   src/tpbal.c   on top
@@ -18,7 +18,9 @@
 typedef enum { TPB_BACKEND_AUTO = 0, TPB_BACKEND_HOST, TPB_BACKEND_CUDA } tpb_backend_kind_t;
 typedef enum { TPB_SPLIT_ROW = 1, TPB_SPLIT_COL = 2 } tpb_split_t;
 typedef enum { TPB_POLICY_EVEN = 1, TPB_POLICY_WEIGHTED = 2, TPB_POLICY_ADAPTIVE = 4 } tpb_policy_t;
-typedef enum { TPB_COLCOLL_ALLGATHER = 0, TPB_COLCOLL_ALLREDUCE } tpb_colcoll_t;
+/** The collective of a TP layer, and of --col-collective: an all-gather(-v) of the shards'
+ *  outputs, or a sum-all-reduce of full-size partial outputs. */
+typedef enum { TPB_COLL_ALLGATHER = 0, TPB_COLL_ALLREDUCE } tpb_coll_t;
 typedef enum { TPB_COMM_NCCL = 0, TPB_COMM_MPI } tpb_comm_kind_t;
 /** How a rank is bound to CPU cores (--bind). */
 typedef enum { TPB_BIND_NONE = 0, TPB_BIND_CORE, TPB_BIND_NUMA, TPB_BIND_GPU } tpb_bind_t;
@@ -57,8 +59,10 @@ const char *tpb_backend_kind_name(tpb_backend_kind_t k);
 const char *tpb_split_name(tpb_split_t s);
 /** "even", "weighted", "adaptive". */
 const char *tpb_policy_name(tpb_policy_t p);
-/** "allgather", "allreduce". */
-const char *tpb_colcoll_name(tpb_colcoll_t c);
+/** "allgather", "allreduce" (as --col-collective spells them). */
+const char *tpb_coll_name(tpb_coll_t c);
+/** "all-gather", "all-reduce" (in prose, tables and the record's "collective"). */
+const char *tpb_coll_label(tpb_coll_t c);
 /** "nccl", "mpi". */
 const char *tpb_comm_kind_name(tpb_comm_kind_t c);
 /** "none", "core", "numa", "gpu". */
@@ -85,7 +89,7 @@ typedef struct {
     const char *accepted; /**< how --help and errors list them ("row and/or col") */
 } tpb_name_table_t;
 
-extern const tpb_name_table_t tpb_backend_kinds, tpb_splits, tpb_policies, tpb_colcolls,
+extern const tpb_name_table_t tpb_backend_kinds, tpb_splits, tpb_policies, tpb_colls,
     tpb_comm_kinds, tpb_emulate_modes, tpb_placements, tpb_binds;
 
 /** The value named s in t; TPB_ERR_INVALID (no message) if none. Pure. */

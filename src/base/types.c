@@ -9,8 +9,8 @@ static const char *const split_names[] = {"row", "col"};
 static const unsigned split_values[] = {TPB_SPLIT_ROW, TPB_SPLIT_COL};
 static const char *const policy_names[] = {"even", "weighted", "adaptive"};
 static const unsigned policy_values[] = {TPB_POLICY_EVEN, TPB_POLICY_WEIGHTED, TPB_POLICY_ADAPTIVE};
-static const char *const colcoll_names[] = {"allgather", "allreduce"};
-static const unsigned colcoll_values[] = {TPB_COLCOLL_ALLGATHER, TPB_COLCOLL_ALLREDUCE};
+static const char *const coll_names[] = {"allgather", "allreduce"};
+static const unsigned coll_values[] = {TPB_COLL_ALLGATHER, TPB_COLL_ALLREDUCE};
 static const char *const comm_names[] = {"nccl", "mpi"};
 static const char *const bind_names[] = {"none", "core", "numa", "gpu"};
 static const unsigned bind_values[] = {TPB_BIND_NONE, TPB_BIND_CORE, TPB_BIND_NUMA, TPB_BIND_GPU};
@@ -24,7 +24,7 @@ const tpb_name_table_t tpb_backend_kinds = {backend_names, backend_values, 3, "a
 const tpb_name_table_t tpb_splits = {split_names, split_values, 2, "row and/or col (e.g. row,col)"};
 const tpb_name_table_t tpb_policies = {policy_names, policy_values, 3,
                                        "even, weighted and/or adaptive (e.g. even,weighted)"};
-const tpb_name_table_t tpb_colcolls = {colcoll_names, colcoll_values, 2, "allgather or allreduce"};
+const tpb_name_table_t tpb_colls = {coll_names, coll_values, 2, "allgather or allreduce"};
 const tpb_name_table_t tpb_comm_kinds = {comm_names, comm_values, 2, "nccl or mpi"};
 const tpb_name_table_t tpb_binds = {bind_names, bind_values, 4, "none, core, numa or gpu"};
 const tpb_name_table_t tpb_placements = {placement_names, placement_values, 2,
@@ -65,9 +65,14 @@ const char *tpb_policy_name(tpb_policy_t p)
     return name_of(&tpb_policies, (unsigned)p);
 }
 
-const char *tpb_colcoll_name(tpb_colcoll_t c)
+const char *tpb_coll_name(tpb_coll_t c)
 {
-    return name_of(&tpb_colcolls, (unsigned)c);
+    return name_of(&tpb_colls, (unsigned)c);
+}
+
+const char *tpb_coll_label(tpb_coll_t c)
+{
+    return c == TPB_COLL_ALLREDUCE ? "all-reduce" : "all-gather";
 }
 
 const char *tpb_comm_kind_name(tpb_comm_kind_t c)

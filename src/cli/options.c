@@ -352,8 +352,8 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
     case OPT_FORCE: o->force = 1; return TPB_OK;
     case OPT_OUT: return tpb_opt_string(flag, v, o->out_dir, sizeof(o->out_dir));
     case OPT_COLCOLL:
-        TPB_CHECK_RET(set_name(flag, v, &tpb_colcolls, &u));
-        o->col_collective = (tpb_colcoll_t)u;
+        TPB_CHECK_RET(set_name(flag, v, &tpb_colls, &u));
+        o->col_collective = (tpb_coll_t)u;
         return TPB_OK;
     case OPT_COMM:
         TPB_CHECK_RET(set_name(flag, v, &tpb_comm_kinds, &u));

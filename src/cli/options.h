@@ -60,7 +60,7 @@ typedef struct {
     int check;
     char out_dir[1024];
     int force; /**< --force: replace an earlier run's results in out_dir */
-    tpb_colcoll_t col_collective;
+    tpb_coll_t col_collective;
     tpb_comm_kind_t comm;
     int *gpu_map; /**< --gpu-map, device per node-local rank (owned) */
     int ngpu_map;

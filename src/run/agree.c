@@ -7,8 +7,8 @@
 tpb_status_t tpb_agree(MPI_Comm comm, tpb_status_t local)
 {
     int rank, size, first;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
+    TPB_MPI_RET(MPI_Comm_rank(comm, &rank), "error agreement");
+    TPB_MPI_RET(MPI_Comm_size(comm, &size), "error agreement");
     int mine = local != TPB_OK ? rank : size;
     if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
         return tpb_err_call(TPB_ERR_MPI, "MPI_Allreduce", "error agreement", __FILE__, __LINE__);

@@ -18,4 +18,15 @@
  */
 tpb_status_t tpb_agree(MPI_Comm comm, tpb_status_t local);
 
+/**
+ * Return TPB_ERR_MPI from the enclosing function when an MPI call (evaluated
+ * once) does not return MPI_SUCCESS, with "<call> failed: <what> (file:line,
+ * rank, host)" as the message. For every MPI call in run/.
+ */
+#define TPB_MPI_RET(call, what)                                                                    \
+    do {                                                                                           \
+        if ((call) != MPI_SUCCESS)                                                                 \
+            return tpb_err_call(TPB_ERR_MPI, #call, what, __FILE__, __LINE__);                     \
+    } while (0)
+
 #endif /* TPB_AGREE_H */

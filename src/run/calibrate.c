@@ -2,6 +2,7 @@
 #include "run/calibrate.h"
 #include "run/signals.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "base/metrics.h"
@@ -84,11 +85,13 @@ tpb_status_t tpb_calibrate_gemm(const tpb_backend_ops_t *ops, tpb_backend_t *be,
         st = tpb_err_set(TPB_ERR_NOMEM, "calibration GEMM %ldx%ldx%ld: size overflows", m, n, k);
     if (st == TPB_OK)
         st = ops->mem_free(be, &avail);
-    if (st == TPB_OK && (double)ba + (double)bb + (double)bc > avail)
-        st = tpb_err_set(TPB_ERR_NOMEM,
-                         "calibration GEMM %ldx%ldx%ld needs %.0f bytes on a rank but %.0f are "
-                         "free: use a smaller shape or a larger --tp",
-                         m, n, k, (double)ba + (double)bb + (double)bc, avail);
+    if (st == TPB_OK) {
+        char what[96];
+        int rank = 0;
+        MPI_Comm_rank(comm, &rank);
+        snprintf(what, sizeof(what), "calibration GEMM %ldx%ldx%ld", m, n, k);
+        st = tpb_mem_check((double)ba + (double)bb + (double)bc, avail, rank, what, "");
+    }
     TPB_CHECK_GOTO(st, st, agree);
     TPB_CHECK_GOTO(ops->alloc(be, ba, &a), st, agree);
     TPB_CHECK_GOTO(ops->alloc(be, bb, &b), st, agree);
@@ -112,7 +115,7 @@ agree:
                     .delay_us = 0.0};
     int ns = 0;
     TPB_CHECK_GOTO(sample(ops, be, comm, &g, p, dur, &ns), st, done);
-    out->gflops = 2.0 * m * n * k / (tpb_median(dur, (size_t)ns) * 1e3);
+    out->speed = 2.0 * m * n * k / (tpb_median(dur, (size_t)ns) * 1e3);
     out->spread = rel_iqr(dur, (size_t)ns);
     out->samples = ns;
 done:

@@ -1,12 +1,12 @@
 /*
  * calibrate.h - measured speeds for the weighted policy (the calibration file
- * that saves them is out/calfile.h).
+ * that saves them is record/calfile.h).
  */
 #ifndef TPB_CALIBRATE_H
 #define TPB_CALIBRATE_H
 
 #include "backend/backend.h"
-#include "out/calfile.h"
+#include "record/calfile.h"
 
 /** A GEMM shape to calibrate: C[m x n] = A[m x k] B^T in dtype. */
 typedef struct {

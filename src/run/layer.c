@@ -13,14 +13,14 @@
 /* --comm-only: 1 if the collective reduces the whole message (row, col + all-reduce). */
 static int comm_whole(const tpb_layer_desc_t *d)
 {
-    return tpb_split_ops(d->split, d->colcoll)->coll == TPB_COLL_ALLREDUCE;
+    return d->split->coll == TPB_COLL_ALLREDUCE;
 }
 
 /* Elements of X, W, the partial output and Y on this rank. */
 static void sizes(const tpb_layer_desc_t *d, long len, double *nx, double *nw, double *np,
                   double *ny)
 {
-    tpb_split_ops(d->split, d->colcoll)->sizes(d, len, nx, nw, np);
+    d->split->sizes(d, len, nx, nw, np);
     *ny = (double)d->m * (double)d->n;
     if (d->comm_only) { /* only the collective's buffers: an all-reduce's input is the whole
                          * message, an all-gather's this rank's block */
@@ -41,27 +41,7 @@ double tpb_layer_rank_flop(const tpb_layer_desc_t *d)
 {
     if (d->comm_only)
         return 0.0;
-    return tpb_split_ops(d->split, d->colcoll)->flop(d, d->shards[d->group_rank]);
-}
-
-tpb_status_t tpb_layer_fill(tpb_layer_t *l, void *dst, long rows, long cols, long row0, long col0,
-                            int id)
-{
-    return tpb_backend_fill(l->ops, l->be, dst, rows, cols, row0, col0, l->d.seed, (uint32_t)id,
-                            id == TPB_MAT_W ? 1.0 / sqrt((double)l->d.k) : 1.0, l->d.dtype);
-}
-
-static tpb_status_t check_fits(tpb_layer_t *l)
-{
-    double need = tpb_layer_bytes(&l->d), avail;
-    TPB_CHECK_RET(l->ops->mem_free(l->be, &avail));
-    if (need > avail)
-        return tpb_err_set(TPB_ERR_NOMEM,
-                           "shape %ldx%ldx%ld (%s, tp %d) needs %.0f bytes on a rank but %.0f "
-                           "are free: use a smaller shape or a larger --tp",
-                           l->d.m, l->d.n, l->d.k, tpb_dtype_name(l->d.dtype), l->d.tp, need,
-                           avail);
-    return TPB_OK;
+    return d->split->flop(d, d->shards[d->group_rank]);
 }
 
 static tpb_status_t alloc_buffers(tpb_layer_t *l)
@@ -89,7 +69,7 @@ static tpb_status_t setup_shard(tpb_layer_t *l)
     l->gemm.dtype = l->d.dtype;
     l->gemm.a = l->x;
     l->gemm.b = l->w;
-    return l->split->setup(l);
+    return l->d.split->setup(l);
 }
 
 /* All-gather-v blocks (in elements) and this rank's shard. */
@@ -116,7 +96,6 @@ tpb_status_t tpb_layer_create(const tpb_backend_ops_t *ops, tpb_backend_t *be, t
     l->ops = ops;
     l->be = be;
     l->comm = comm;
-    l->split = tpb_split_ops(d->split, d->colcoll);
     l->d = *d;
     l->shards = malloc((size_t)d->tp * sizeof(long));
     l->counts = malloc((size_t)d->tp * sizeof(size_t));
@@ -128,7 +107,6 @@ tpb_status_t tpb_layer_create(const tpb_backend_ops_t *ops, tpb_backend_t *be, t
     memcpy(l->shards, d->shards, (size_t)d->tp * sizeof(long));
     l->d.shards = l->shards;
     plan_blocks(l);
-    TPB_CHECK_GOTO(check_fits(l), st, err);
     TPB_CHECK_GOTO(alloc_buffers(l), st, err);
     TPB_CHECK_GOTO(setup_shard(l), st, err);
     /* one untimed GEMM: a backend's per-shape set-up (cuBLASLt's heuristic) and
@@ -178,7 +156,7 @@ tpb_status_t tpb_layer_iter(tpb_layer_t *l, size_t slot, double delay_us, int re
     }
     if (record)
         TPB_CHECK_RET(ops->mark(l->be, 3 * slot + 1, TPB_MARK_COMPUTE_END));
-    TPB_CHECK_RET(l->split->collect(l));
+    TPB_CHECK_RET(l->d.split->collect(l));
     return record ? ops->mark(l->be, 3 * slot + 2, TPB_MARK_COMM) : TPB_OK;
 }
 
@@ -231,7 +209,7 @@ tpb_status_t tpb_layer_check(tpb_layer_t *l, double *max_rel_err)
         for (long j = 0; j < d->n; j++) {
             double r = ref[i * d->n + j];
             max_ref = fmax(max_ref, fabs(r));
-            double e = fabs(l->split->y_at(l, y, i, j, offs) - r);
+            double e = fabs(l->d.split->y_at(l, y, i, j, offs) - r);
             max_err = isnan(e) ? INFINITY : fmax(max_err, e);
         }
     *max_rel_err = max_ref > 0.0 ? max_err / max_ref : max_err;

@@ -16,10 +16,12 @@
 
 #include "backend/backend.h"
 
+/** A split orientation and its collective (run/split.h). */
+typedef struct tpb_split_ops tpb_split_ops_t;
+
 /** What one rank needs to know to run its part of a config. */
 typedef struct {
-    tpb_split_t split;
-    tpb_colcoll_t colcoll;
+    const tpb_split_ops_t *split; /**< orientation and collective (a tpb_split_ops() entry) */
     long m, n, k;
     tpb_dtype_t dtype;
     int tp;             /**< group size t */

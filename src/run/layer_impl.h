@@ -5,6 +5,8 @@
 #ifndef TPB_LAYER_IMPL_H
 #define TPB_LAYER_IMPL_H
 
+#include <math.h>
+
 #include "run/layer.h"
 #include "run/split.h"
 
@@ -14,7 +16,6 @@ struct tpb_layer {
     const tpb_backend_ops_t *ops;
     tpb_backend_t *be;
     tpb_comm_t *comm;
-    const tpb_split_ops_t *split;
     tpb_layer_desc_t d;
     long *shards;  /* copy of d.shards */
     long off, len; /* this rank's shard */
@@ -25,7 +26,17 @@ struct tpb_layer {
 
 /** Rows x cols of seeded matrix id at (row0, col0) into backend memory dst (W is
  *  scaled by 1/sqrt(K) so that Y stays of order 1 for every K). */
-tpb_status_t tpb_layer_fill(tpb_layer_t *l, void *dst, long rows, long cols, long row0, long col0,
-                            int id);
+static inline tpb_status_t tpb_layer_fill(tpb_layer_t *l, void *dst, long rows, long cols,
+                                          long row0, long col0, int id)
+{
+    return tpb_backend_fill(l->ops, l->be, dst, rows, cols, row0, col0, l->d.seed, (uint32_t)id,
+                            id == TPB_MAT_W ? 1.0 / sqrt((double)l->d.k) : 1.0, l->d.dtype);
+}
+
+/** Bytes of the whole M x N output (nccl-tests' S for every orientation so far). Pure. */
+static inline double tpb_layer_out_bytes(const tpb_layer_desc_t *d)
+{
+    return (double)d->m * (double)d->n * (double)tpb_dtype_out_size(d->dtype);
+}
 
 #endif /* TPB_LAYER_IMPL_H */

@@ -1,8 +1,10 @@
 /*
  * signals.h - SIGTERM, SIGINT and SIGUSR1 (Slurm's time limit and --signal,
  * scancel, Ctrl-C) ask the run to stop at the next safe point: the handler
- * only records the signal; the sweep checks it, agreed by every rank, between
- * configs and while a rank waits in a collective.
+ * only records the signal; the sweep checks it, agreed by every rank, before
+ * each config and before each calibration, and a calibration ends at its next
+ * lock-step round. A timed loop is never interrupted: a config that outlasts
+ * the launcher's grace period (mpirun: 1 s before SIGKILL) is lost.
  */
 #ifndef TPB_SIGNALS_H
 #define TPB_SIGNALS_H

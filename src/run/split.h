@@ -1,22 +1,24 @@
 /*
  * split.h - split orientations as a table, in the spirit of nccl-tests'
- * struct testColl: one small file per orientation owns its buffer sizes,
- * FLOPs, bytes moved, bus-bandwidth kind, input layout and collective call.
- * Adding an orientation (row + reduce-scatter for sequence parallelism, say)
- * is one new file and one line in split.c. The shard dimension of a split is
- * tpb_split_total (base/partition.h).
+ * struct testColl: one small file per orientation owns its collective and
+ * that collective's bus-bandwidth factor (as all_gather.cu keeps
+ * AllGatherGetBw beside its run function), its buffer sizes, FLOPs, bytes
+ * moved, input layout and the collective call. Adding an orientation (row +
+ * reduce-scatter for sequence parallelism, say) is one new file and one line
+ * in split.c. The shard dimension of a split is tpb_split_total
+ * (base/partition.h).
  */
 #ifndef TPB_SPLIT_H
 #define TPB_SPLIT_H
 
-#include "base/metrics.h"
 #include "run/layer.h"
 
-typedef struct tpb_split_ops {
-    const char *name;      /**< "row", "col (all-gather-v)", "col (all-reduce)" */
-    tpb_split_t split;     /**< the dimension of W that is cut */
-    tpb_colcoll_t colcoll; /**< the collective variant it implements (col only) */
-    tpb_coll_t coll;       /**< kind of collective, for nccl-tests' bus-bandwidth factor */
+struct tpb_split_ops {
+    tpb_split_t split; /**< the dimension of W that is cut */
+    tpb_coll_t coll;   /**< the collective it runs */
+    /** nccl-tests' bus-bandwidth factor of that collective over t ranks:
+     *  busbw = algbw x factor (0 for t = 1). Pure. */
+    double (*busbw_factor)(int t);
     /** Elements of X, W and the partial output on a rank whose shard is len. Pure. */
     void (*sizes)(const tpb_layer_desc_t *d, long len, double *nx, double *nw, double *np);
     /** FLOPs of the GEMM of a rank whose shard is len. Pure. */
@@ -29,14 +31,11 @@ typedef struct tpb_split_ops {
     tpb_status_t (*collect)(tpb_layer_t *l);
     /** Element (i, j) of Y as the collective lays it out (offs: shard offsets). */
     double (*y_at)(const tpb_layer_t *l, const double *y, long i, long j, const long *offs);
-} tpb_split_ops_t;
+};
 
 extern const tpb_split_ops_t tpb_split_row, tpb_split_col_allgather, tpb_split_col_allreduce;
 
-/** Bytes of the whole M x N output: the collective's S for every orientation so far. */
-double tpb_split_output_bytes(const tpb_layer_desc_t *d);
-
-/** The orientation of a split and col collective (row ignores colcoll). */
-const tpb_split_ops_t *tpb_split_ops(tpb_split_t split, tpb_colcoll_t colcoll);
+/** The orientation of a split and --col-collective (row always all-reduces). */
+const tpb_split_ops_t *tpb_split_ops(tpb_split_t split, tpb_coll_t col_collective);
 
 #endif /* TPB_SPLIT_H */

@@ -30,6 +30,12 @@ static tpb_status_t col_setup(tpb_layer_t *l)
     return TPB_OK;
 }
 
+/* nccl-tests' all-gather: each rank receives (t-1)/t of the gathered array. */
+static double col_busbw_factor(int t)
+{
+    return (double)(t - 1) / t;
+}
+
 static tpb_status_t col_collect(tpb_layer_t *l)
 {
     return l->ops->allgatherv(l->comm, l->part, l->y, l->counts, l->displs,
@@ -46,13 +52,12 @@ static double col_y_at(const tpb_layer_t *l, const double *y, long i, long j, co
 }
 
 const tpb_split_ops_t tpb_split_col_allgather = {
-    .name = "col",
     .split = TPB_SPLIT_COL,
-    .colcoll = TPB_COLCOLL_ALLGATHER,
     .coll = TPB_COLL_ALLGATHER,
+    .busbw_factor = col_busbw_factor,
     .sizes = col_sizes,
     .flop = col_flop,
-    .coll_bytes = tpb_split_output_bytes,
+    .coll_bytes = tpb_layer_out_bytes,
     .setup = col_setup,
     .collect = col_collect,
     .y_at = col_y_at,

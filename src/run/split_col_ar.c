@@ -31,6 +31,12 @@ static tpb_status_t colar_setup(tpb_layer_t *l)
     return TPB_OK;
 }
 
+/* nccl-tests' all-reduce: each rank sends and receives 2(t-1)/t of the message. */
+static double colar_busbw_factor(int t)
+{
+    return 2.0 * (t - 1) / t;
+}
+
 static tpb_status_t colar_collect(tpb_layer_t *l)
 {
     return l->ops->allreduce(l->comm, l->part, l->y, (size_t)l->d.m * (size_t)l->d.n,
@@ -43,13 +49,12 @@ static double colar_y_at(const tpb_layer_t *l, const double *y, long i, long j, 
 }
 
 const tpb_split_ops_t tpb_split_col_allreduce = {
-    .name = "col",
     .split = TPB_SPLIT_COL,
-    .colcoll = TPB_COLCOLL_ALLREDUCE,
     .coll = TPB_COLL_ALLREDUCE,
+    .busbw_factor = colar_busbw_factor,
     .sizes = colar_sizes,
     .flop = colar_flop,
-    .coll_bytes = tpb_split_output_bytes,
+    .coll_bytes = tpb_layer_out_bytes,
     .setup = colar_setup,
     .collect = colar_collect,
     .y_at = colar_y_at,

@@ -31,6 +31,12 @@ static tpb_status_t row_setup(tpb_layer_t *l)
     return TPB_OK;
 }
 
+/* nccl-tests' all-reduce: each rank sends and receives 2(t-1)/t of the message. */
+static double row_busbw_factor(int t)
+{
+    return 2.0 * (t - 1) / t;
+}
+
 static tpb_status_t row_collect(tpb_layer_t *l)
 {
     return l->ops->allreduce(l->comm, l->part, l->y, (size_t)l->d.m * (size_t)l->d.n,
@@ -43,13 +49,12 @@ static double row_y_at(const tpb_layer_t *l, const double *y, long i, long j, co
 }
 
 const tpb_split_ops_t tpb_split_row = {
-    .name = "row",
     .split = TPB_SPLIT_ROW,
-    .colcoll = TPB_COLCOLL_ALLGATHER,
     .coll = TPB_COLL_ALLREDUCE,
+    .busbw_factor = row_busbw_factor,
     .sizes = row_sizes,
     .flop = row_flop,
-    .coll_bytes = tpb_split_output_bytes,
+    .coll_bytes = tpb_layer_out_bytes,
     .setup = row_setup,
     .collect = row_collect,
     .y_at = row_y_at,

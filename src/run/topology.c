@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-tpb_status_t tpb_topo_init(MPI_Comm world, tpb_topo_t *t)
+tpb_status_t tpb_topology_discover(MPI_Comm world, tpb_topo_t *t)
 {
     tpb_topo_t v;
     memset(&v, 0, sizeof(v));

@@ -12,6 +12,6 @@
 /** Collective over world: host names of every rank and the node-local rank
  *  (MPI_COMM_TYPE_SHARED, right under every launcher). *t is filled only on
  *  success; free it with tpb_topo_free. */
-tpb_status_t tpb_topo_init(MPI_Comm world, tpb_topo_t *t);
+tpb_status_t tpb_topology_discover(MPI_Comm world, tpb_topo_t *t);
 
 #endif /* TPB_TOPOLOGY_H */

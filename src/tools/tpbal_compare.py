@@ -1,9 +1,6 @@
 #!/usr/bin/env python3
 """tpbal-compare: is run B worse than run A, where, and by how much?
 
-usage: tpbal-compare [options] A B
-       tpbal-compare --baseline-out FILE RUN [RUN ...]
-
 A and B are results.jsonl files, result directories (holding results.jsonl and
 ranks.csv), or baselines written by --baseline-out. Configs are matched by their
 parameters (backend, ranks, TP degree, split, policy, placement, collective, shape,
@@ -24,28 +21,17 @@ Better by more than the tolerance is an improvement.
 Suspect nodes come from ranks.csv (result directories only): in the even-policy
 configs with TP > 1, each rank's median relative score (min compute time in its
 group / its own); a node with a rank below the threshold is suspect.
-
-options:
-  --tolerance [METRIC=]PCT  relative tolerance, default 5%% for every metric; repeatable
-                            (--tolerance 5%% --tolerance busbw_gbs=3%%)
-  --require SPEC            an absolute floor or ceiling on B, as METRIC>=VALUE or
-                            METRIC<=VALUE, optionally for some configs only:
-                            'busbw_gbs>=431@comm_bytes=268435456,tp=8'; repeatable
-  --suspect-threshold X     relative score below which a node is suspect (default 0.75;
-                            0 turns the check off)
-  --format table|md|csv|json  output format (default table)
-  --baseline-out FILE       write a baseline (median and spread per config) of the RUNs
-  -h, --help                this text
-
-exit status: 0 everything holds, 1 a regression, a failed --require or a suspect node,
-2 bad input (unreadable file, different schema versions, nothing in common, bad flag).
 """
+import argparse
 import csv
-import json
+import io
 import math
 import os
 import statistics
 import sys
+
+import tpbal_results as tr
+from tpbal_results import BadInput, clean
 
 METRICS = [  # name, direction (+1 higher is better), format
     ("step_us", -1, "%.1f"),
@@ -57,42 +43,23 @@ METRICS = [  # name, direction (+1 higher is better), format
 ]
 DIRECTION = {m: d for m, d, _ in METRICS}
 FMT = {m: f for m, _, f in METRICS}
-KEY_FIELDS = ["backend", "world_size", "tp", "split", "policy", "placement", "col_collective",
-              "m", "n", "k", "dtype", "comm_only", "comm_bytes"]
+KEY_FIELDS = tr.KEY_FIELDS
 ORDER = {"regression": 3, "noise": 2, "improved": 1, "ok": 0}
-
-
-class BadInput(Exception):
-    """Bad input: one line, exit code 2."""
+EPILOG = """exit status: 0 everything holds, 1 a regression, a failed --require or a suspect
+node, 2 bad input (unreadable file, different schema versions, nothing in common, a
+--require that matches no config, bad flag)."""
 
 
 def metric_value(c, m):
-    v = c["step_us"]["median"] if m == "step_us" else c.get(m)
-    return v if isinstance(v, (int, float)) and math.isfinite(v) else None
-
-
-def config_key(c):
-    return tuple(c.get(f) for f in KEY_FIELDS)
-
-
-def key_label(key):
-    k = dict(zip(KEY_FIELDS, key))
-    if k.get("comm_only") == "yes":
-        what = "comm %s %dB" % ("all-reduce" if k["split"] == "row" or
-                                k["col_collective"] == "allreduce" else "all-gather",
-                                k["comm_bytes"])
-    else:
-        what = "%s %dx%dx%d" % (k["split"], k["m"], k["n"], k["k"])
-    return "tp%d %s %s %s%s" % (k["tp"], what, k["policy"], k["dtype"],
-                                "" if k["placement"] in (None, "packed") else " " + k["placement"])
+    return tr.num(c["step_us"].get("median") if m == "step_us" else c.get(m))
 
 
 def step_spread(c):
     s = c["step_us"]
-    if not all(isinstance(s.get(x), (int, float)) for x in ("median", "p95", "min")) or \
-            s["median"] <= 0:
+    med, p95, lo = (tr.num(s.get(x)) for x in ("median", "p95", "min"))
+    if med is None or p95 is None or lo is None or med <= 0:
         return 0.0
-    return max(0.0, (s["p95"] - s["min"]) / s["median"])
+    return max(0.0, (p95 - lo) / med)
 
 
 class Run:
@@ -106,50 +73,38 @@ class Run:
         self._load(path)
 
     def _load(self, path):
-        f = os.path.join(path, "results.jsonl") if os.path.isdir(path) else path
-        try:
-            with open(f) as fh:
-                text = fh.read()
-        except OSError as e:
-            raise BadInput("cannot read %s: %s" % (f, e.strerror or e))
-        if os.path.isdir(path) and os.path.exists(os.path.join(path, "ranks.csv")):
-            self.ranks_csv = os.path.join(path, "ranks.csv")
+        jsonl = os.path.join(path, "results.jsonl") if os.path.isdir(path) else path
+        if not os.path.exists(jsonl):
+            raise BadInput("cannot read %s: no such file or directory" % clean(jsonl))
+        text = tr.read_text(jsonl, "the results", tr.MAX_JSONL)
         try:  # a baseline is one JSON document; results.jsonl one record per line
-            doc = json.loads(text)
-        except ValueError:
+            doc = tr.json_loads(text)
+        except (ValueError, RecursionError):
             doc = None
         if isinstance(doc, dict) and doc.get("type") == "baseline":
-            self._load_baseline(f, doc)
+            self._load_baseline(jsonl, doc)
             return
-        for n, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                r = json.loads(line)
-            except ValueError:
-                raise BadInput("%s line %d is not JSON: is it a tpbal results.jsonl?" % (f, n))
-            if r.get("type") == "run":
-                self.schema = r.get("schema")
-            elif r.get("type") == "config":
-                try:
-                    self.configs[config_key(r)] = {
-                        "metrics": {m: metric_value(r, m) for m, _, _ in METRICS},
-                        "spread": step_spread(r), "label": key_label(config_key(r)),
-                        "record": r}
-                except (KeyError, TypeError):
-                    raise BadInput("%s line %d: a config record without its fields" % (f, n))
-        if self.schema is None:
-            raise BadInput("%s has no run record: is it a tpbal results.jsonl?" % f)
+        res = tr.load(path)
+        self.schema, self.ranks_csv = res.schema, res.ranks_csv
+        for c in res.configs:
+            key = tr.config_key(c)
+            self.configs[key] = {"metrics": {m: metric_value(c, m) for m in DIRECTION},
+                                 "spread": step_spread(c), "label": tr.key_label(key),
+                                 "record": c}
 
     def _load_baseline(self, f, b):
         try:
             self.schema = b["schema"]
             for c in b["configs"]:
                 key = tuple(c["key"][k] for k in KEY_FIELDS)
-                self.configs[key] = {"metrics": c["metrics"], "spread": c["spread"],
-                                     "label": key_label(key), "record": None}
-        except (ValueError, KeyError, TypeError):
-            raise BadInput("%s: not a tpbal baseline (written by --baseline-out)" % f)
+                metrics = {m: tr.num(c["metrics"].get(m)) for m in DIRECTION}
+                spread = tr.num(c["spread"])
+                if spread is None or spread < 0:
+                    raise ValueError("spread")
+                self.configs[key] = {"metrics": metrics, "spread": spread,
+                                     "label": tr.key_label(key), "record": None}
+        except (ValueError, KeyError, TypeError, AttributeError):
+            raise BadInput("%s: not a tpbal baseline (written by --baseline-out)" % clean(f))
 
 
 def parse_pct(s, flag):
@@ -158,9 +113,9 @@ def parse_pct(s, flag):
     try:
         v = float(t.rstrip("%")) / scale
     except ValueError:
-        raise BadInput("%s '%s': expected a percentage such as 5%% or 0.05" % (flag, s))
+        raise BadInput("%s '%s': expected a percentage such as 5%% or 0.05" % (flag, clean(s)))
     if not 0 <= v < 10:
-        raise BadInput("%s '%s': expected a percentage from 0%% to 1000%%" % (flag, s))
+        raise BadInput("%s '%s': expected a percentage from 0%% to 1000%%" % (flag, clean(s)))
     return v
 
 
@@ -173,20 +128,22 @@ def parse_require(spec):
             m = m.strip()
             if m not in DIRECTION:
                 raise BadInput("--require '%s': unknown metric '%s' (one of %s)" % (
-                    spec, m, ", ".join(DIRECTION)))
+                    clean(spec), clean(m), ", ".join(DIRECTION)))
             try:
                 val = float(v)
             except ValueError:
-                raise BadInput("--require '%s': '%s' is not a number" % (spec, v))
+                raise BadInput("--require '%s': '%s' is not a number" % (clean(spec), clean(v)))
+            if not math.isfinite(val):
+                raise BadInput("--require '%s': the bound must be a finite number" % clean(spec))
             filters = {}
             for item in filter(None, sel.split(",")):
                 f, eq, fv = item.partition("=")
                 if not eq or f not in KEY_FIELDS:
                     raise BadInput("--require '%s': '%s' is not FIELD=VALUE with FIELD one of %s"
-                                   % (spec, item, ", ".join(KEY_FIELDS)))
+                                   % (clean(spec), clean(item), ", ".join(KEY_FIELDS)))
                 filters[f] = fv
             return (m, op, val, filters)
-    raise BadInput("--require '%s': expected METRIC>=VALUE or METRIC<=VALUE" % spec)
+    raise BadInput("--require '%s': expected METRIC>=VALUE or METRIC<=VALUE" % clean(spec))
 
 
 def judge(metric, a, b, tol, noise):
@@ -211,7 +168,7 @@ def compare(A, B, tols):
         row = {"config": ca["label"], "key": dict(zip(KEY_FIELDS, key)), "metrics": {},
                "noise": noise}
         verdict = "ok"
-        for m, _, _ in METRICS:
+        for m in DIRECTION:
             v, d = judge(m, ca["metrics"].get(m), cb["metrics"].get(m), tols.get(m, tols[None]),
                          noise)
             row["metrics"][m] = {"a": ca["metrics"].get(m), "b": cb["metrics"].get(m),
@@ -226,8 +183,10 @@ def compare(A, B, tols):
 
 
 def check_requires(B, reqs):
-    failed, checked = [], 0
+    """Failed requirements; a requirement that no config of B can be held to is an error."""
+    failed = []
     for m, op, val, filters in reqs:
+        checked = 0
         for key, c in B.configs.items():
             k = dict(zip(KEY_FIELDS, key))
             if any(str(k.get(f)) != fv for f, fv in filters.items()):
@@ -239,7 +198,13 @@ def check_requires(B, reqs):
             if not (v >= val if op == ">=" else v <= val):
                 failed.append("%s: %s %s %s (is %s)" % (c["label"], m, op, "%g" % val,
                                                         FMT[m] % v))
-    return failed, checked
+        if not checked:
+            sel = ",".join("%s=%s" % kv for kv in filters.items())
+            raise BadInput("--require %s%s%g%s: no config of B has %s%s: a gate that checks "
+                           "nothing (see the configs with --format csv)" % (
+                               m, op, val, "@" + clean(sel) if sel else "", m,
+                               " with " + clean(sel) if sel else ""))
+    return failed
 
 
 def rank_scores(run):
@@ -247,20 +212,16 @@ def rank_scores(run):
     if not run.ranks_csv:
         return {}
     got = {}
-    try:
-        with open(run.ranks_csv) as fh:
-            for r in csv.DictReader(fh):
-                if r.get("policy") != "even" or int(r.get("tp", 1)) < 2 or not r.get("score"):
-                    continue
-                try:
-                    s = float(r["score"])
-                except ValueError:
-                    continue
-                if math.isfinite(s):
-                    w = int(r.get("world_rank") or r["rank"])
-                    got.setdefault((r["host"], w), []).append(s)
-    except (OSError, KeyError, ValueError) as e:
-        raise BadInput("cannot read %s: %s" % (run.ranks_csv, e))
+    for r in tr.read_ranks(run.ranks_csv):
+        try:
+            if r.get("policy") != "even" or int(r.get("tp") or 1) < 2 or not r.get("score"):
+                continue
+            s = float(r["score"])
+            w = int(r.get("world_rank") or r["rank"])
+        except (ValueError, KeyError, TypeError):
+            continue
+        if math.isfinite(s):
+            got.setdefault((clean(r.get("host", "?"), 64), w), []).append(s)
     return {k: statistics.median(v) for k, v in got.items()}
 
 
@@ -286,19 +247,19 @@ def fmt_val(m, v):
 
 
 def out_table(rows, only_a, only_b, failed, sus, md):
-    cols = ["config"] + [m for m, _, _ in METRICS] + ["noise", "verdict"]
+    cols = ["config"] + list(DIRECTION) + ["noise", "verdict"]
     lines = []
     if md:
         lines.append("| " + " | ".join(cols) + " |")
         lines.append("|" + "---|" * len(cols))
     else:
-        lines.append("# %-44s " % "config" + " ".join("%-22s" % m for m, _, _ in METRICS) +
+        lines.append("# %-44s " % "config" + " ".join("%-22s" % m for m in DIRECTION) +
                      " %-6s %s" % ("noise", "verdict"))
         lines.append("# %-44s " % "" + " ".join("%-22s" % "A -> B (better +)"
-                                                for _ in METRICS) + " %-6s" % "")
+                                                for _ in DIRECTION) + " %-6s" % "")
     for r in rows:
         cells = []
-        for m, _, _ in METRICS:
+        for m in DIRECTION:
             x = r["metrics"][m]
             if x["a"] is None and x["b"] is None:
                 cells.append("-")
@@ -313,28 +274,23 @@ def out_table(rows, only_a, only_b, failed, sus, md):
             lines.append("  %-44s " % r["config"] + " ".join("%-22s" % c for c in cells) +
                          " %-6s %s" % (noise, r["verdict"]))
     p = "" if md else "# "
-    for label in only_a:
-        lines.append("%sonly in A: %s" % (p, label))
-    for label in only_b:
-        lines.append("%sonly in B: %s" % (p, label))
-    for f in failed:
-        lines.append("%srequire failed: %s" % (p, f))
-    for s in sus:
-        lines.append("%ssuspect node %s: %s" % (p, s["node"], "; ".join(s["ranks"])))
+    lines += ["%sonly in A: %s" % (p, label) for label in only_a]
+    lines += ["%sonly in B: %s" % (p, label) for label in only_b]
+    lines += ["%srequire failed: %s" % (p, f) for f in failed]
+    lines += ["%ssuspect node %s: %s" % (p, s["node"], "; ".join(s["ranks"])) for s in sus]
     return "\n".join(lines)
 
 
 def out_csv(rows):
-    import io
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     head = ["config"] + KEY_FIELDS
-    for m, _, _ in METRICS:
+    for m in DIRECTION:
         head += [m + "_a", m + "_b", m + "_delta", m + "_verdict"]
     w.writerow(head + ["noise", "verdict"])
     for r in rows:
         line = [r["config"]] + [r["key"][f] for f in KEY_FIELDS]
-        for m, _, _ in METRICS:
+        for m in DIRECTION:
             x = r["metrics"][m]
             line += ["" if x["a"] is None else x["a"], "" if x["b"] is None else x["b"],
                      "" if x["delta"] is None else "%.6g" % x["delta"], x["verdict"]]
@@ -344,17 +300,17 @@ def out_csv(rows):
 
 def write_baseline(paths, out):
     runs = [Run(p) for p in paths]
-    schemas = {r.schema for r in runs}
+    schemas = {str(r.schema) for r in runs}
     if len(schemas) != 1:
-        raise BadInput("the runs have different schema versions %s: build a baseline from "
-                       "runs of one tpbal version" % sorted(schemas))
+        raise BadInput("the runs have different schema versions (%s): build a baseline from "
+                       "runs of one tpbal version" % clean(", ".join(sorted(schemas))))
     keys = [k for k in runs[0].configs if all(k in r.configs for r in runs)]
     if not keys:
         raise BadInput("the runs have no config in common: nothing to build a baseline of")
     configs = []
     for k in keys:
         metrics, spread = {}, max(r.configs[k]["spread"] for r in runs)
-        for m, _, _ in METRICS:
+        for m in DIRECTION:
             vals = [r.configs[k]["metrics"].get(m) for r in runs]
             vals = [v for v in vals if v is not None]
             metrics[m] = statistics.median(vals) if vals else None
@@ -362,94 +318,98 @@ def write_baseline(paths, out):
                 spread = max(spread, (max(vals) - min(vals)) / abs(metrics[m]))
         configs.append({"key": dict(zip(KEY_FIELDS, k)), "metrics": metrics, "spread": spread,
                         "runs": len(runs)})
-    doc = {"type": "baseline", "schema": schemas.pop(), "runs": paths, "configs": configs}
-    tmp = out + ".tmp"
-    try:
-        with open(tmp, "w") as fh:
-            json.dump(doc, fh, indent=1)
-            fh.write("\n")
-        os.replace(tmp, out)
-    except OSError as e:
-        raise BadInput("cannot write %s: %s" % (out, e.strerror or e))
+    doc = {"type": "baseline", "schema": runs[0].schema, "runs": paths, "configs": configs}
+    inputs = []
+    for p in paths:
+        inputs += [p, p + "/results.jsonl", p + "/ranks.csv"]
+    tr.write_atomic(out, tr.json_dumps(doc, indent=1) + "\n", inputs)
     return len(configs), len(runs)
 
 
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise BadInput("%s: see tpbal-compare --help" % message)
+
+
+def tolerance(spec):
+    m, sep, pct = spec.rpartition("=")
+    if sep and m not in DIRECTION:
+        raise BadInput("--tolerance '%s': unknown metric '%s' (one of %s)" % (
+            clean(spec), clean(m), ", ".join(DIRECTION)))
+    return (m if sep else None, parse_pct(pct, "--tolerance"))
+
+
+def threshold(s):
+    try:
+        v = float(s)
+    except ValueError:
+        raise BadInput("--suspect-threshold '%s': expected a number" % clean(s))
+    if not 0 <= v <= 1:
+        raise BadInput("--suspect-threshold '%s': expected a score from 0 to 1" % clean(s))
+    return v
+
+
 def parse_args(argv):
-    opts = {"tol": {None: 0.05}, "req": [], "thr": 0.75, "fmt": "table", "baseline": None,
-            "paths": []}
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a in ("-h", "--help"):
-            print(__doc__.replace("%%", "%"))
-            sys.exit(0)
-        name, eq, val = a.partition("=") if a.startswith("--") else (a, "", "")
-        if name in ("--tolerance", "--require", "--suspect-threshold", "--format",
-                    "--baseline-out"):
-            if not eq:
-                i += 1
-                if i >= len(argv):
-                    raise BadInput("%s needs a value: see tpbal-compare --help" % name)
-                val = argv[i]
-            if name == "--tolerance":
-                m, sep, pct = val.rpartition("=")
-                if sep and m not in DIRECTION:
-                    raise BadInput("--tolerance '%s': unknown metric '%s' (one of %s)" % (
-                        val, m, ", ".join(DIRECTION)))
-                opts["tol"][m if sep else None] = parse_pct(pct, name)
-            elif name == "--require":
-                opts["req"].append(parse_require(val))
-            elif name == "--suspect-threshold":
-                try:
-                    opts["thr"] = float(val)
-                except ValueError:
-                    raise BadInput("--suspect-threshold '%s': expected a number" % val)
-            elif name == "--format":
-                if val not in ("table", "md", "csv", "json"):
-                    raise BadInput("--format '%s': expected table, md, csv or json" % val)
-                opts["fmt"] = val
-            else:
-                opts["baseline"] = val
-        elif a.startswith("-") and a != "-":
-            raise BadInput("unknown option '%s': see tpbal-compare --help" % a)
-        else:
-            opts["paths"].append(a)
-        i += 1
-    return opts
+    p = Parser(prog="tpbal-compare", description=__doc__.split("\n", 1)[1],
+               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+               usage="tpbal-compare [options] A B\n       tpbal-compare --baseline-out FILE "
+                     "RUN [RUN ...]")
+    p.add_argument("paths", nargs="*", metavar="RUN", help="results (A B, or the RUNs)")
+    p.add_argument("--tolerance", action="append", default=[], type=tolerance,
+                   metavar="[METRIC=]PCT",
+                   help="relative tolerance, default 5%% for every metric; repeatable "
+                        "(--tolerance 5%% --tolerance busbw_gbs=3%%)")
+    p.add_argument("--require", action="append", default=[], type=parse_require,
+                   metavar="SPEC",
+                   help="an absolute floor or ceiling on B, METRIC>=VALUE or METRIC<=VALUE, "
+                        "optionally for some configs only: "
+                        "'busbw_gbs>=431@comm_bytes=268435456,tp=8'; repeatable; one that "
+                        "matches no config is an error")
+    p.add_argument("--suspect-threshold", type=threshold, default=0.75, metavar="X",
+                   help="relative score below which a node is suspect (default 0.75; 0 turns "
+                        "the check off)")
+    p.add_argument("--format", choices=("table", "md", "csv", "json"), default="table",
+                   help="output format (default table)")
+    p.add_argument("--baseline-out", metavar="FILE",
+                   help="write a baseline (median and spread per config) of the RUNs")
+    o = p.parse_args(argv)
+    o.tol = {None: 0.05}
+    o.tol.update(dict(o.tolerance))
+    return o
 
 
 def main(argv):
     o = parse_args(argv)
-    if o["baseline"]:
-        if not o["paths"]:
+    if o.baseline_out:
+        if not o.paths:
             raise BadInput("--baseline-out needs at least one run")
-        n, runs = write_baseline(o["paths"], o["baseline"])
+        n, runs = write_baseline(o.paths, o.baseline_out)
         print("tpbal-compare: baseline of %d configs from %d runs written to %s" % (
-            n, runs, o["baseline"]), file=sys.stderr)
+            n, runs, clean(o.baseline_out)), file=sys.stderr)
         return 0
-    if len(o["paths"]) != 2:
+    if len(o.paths) != 2:
         raise BadInput("expected two results (A B), got %d: see tpbal-compare --help" %
-                       len(o["paths"]))
-    A, B = Run(o["paths"][0]), Run(o["paths"][1])
+                       len(o.paths))
+    A, B = Run(o.paths[0]), Run(o.paths[1])
     if A.schema != B.schema:
         raise BadInput("A has schema version %s and B %s: compare results of the same tpbal "
-                       "version" % (A.schema, B.schema))
-    rows, only_a, only_b = compare(A, B, o["tol"])
+                       "version" % (clean(A.schema), clean(B.schema)))
+    rows, only_a, only_b = compare(A, B, o.tol)
     if not rows:
         raise BadInput("A and B have no config in common (%d and %d configs): nothing to "
                        "compare" % (len(A.configs), len(B.configs)))
-    failed, _ = check_requires(B, o["req"])
-    sus = suspects(A, B, o["thr"])
+    failed = check_requires(B, o.require)
+    sus = suspects(A, B, o.suspect_threshold)
     regressions = [r for r in rows if r["verdict"] == "regression"]
     status = 1 if regressions or failed or sus else 0
-    if o["fmt"] == "json":
-        print(json.dumps({"a": A.path, "b": B.path, "rows": rows, "only_in_a": only_a,
-                          "only_in_b": only_b, "require_failed": failed, "suspect_nodes": sus,
-                          "status": status}, indent=1))
-    elif o["fmt"] == "csv":
+    if o.format == "json":
+        print(tr.json_dumps({"a": A.path, "b": B.path, "rows": rows, "only_in_a": only_a,
+                             "only_in_b": only_b, "require_failed": failed,
+                             "suspect_nodes": sus, "status": status}, indent=1))
+    elif o.format == "csv":
         print(out_csv(rows))
     else:
-        print(out_table(rows, only_a, only_b, failed, sus, o["fmt"] == "md"))
+        print(out_table(rows, only_a, only_b, failed, sus, o.format == "md"))
     verdict = "B is worse than A" if status else "B holds against A"
     print("tpbal-compare: %s: %d configs compared, %d regressed, %d improved, %d noise; "
           "%d only in A, %d only in B; %d requirements failed; %d suspect nodes" % (
@@ -461,8 +421,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except BadInput as e:
-        print("tpbal-compare: error: %s" % e, file=sys.stderr)
-        sys.exit(2)
+    sys.exit(tr.run_main("tpbal-compare", main, sys.argv[1:]))

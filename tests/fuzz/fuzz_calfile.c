@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "out/calfile.h"
+#include "record/calfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -18,21 +18,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *text = malloc(size + 1);
     memcpy(text, data, size);
     text[size] = '\0';
-    tpb_cal_table_t t = {0};
-    if (tpb_caltable_parse(text, "fuzz.csv", &t) == TPB_OK) {
+    tpb_calfile_t t = {0};
+    if (tpb_calfile_parse(text, "fuzz.csv", &t) == TPB_OK) {
         for (int i = 0; i < t.n; i++)
             if (!(t.e[i].gflops > 0.0) || !isfinite(t.e[i].gflops))
                 abort(); /* a speed that cannot be written back was accepted */
         char path[64];
         snprintf(path, sizeof(path), "/tmp/tpbal-fuzz-%ld.csv", (long)getpid());
-        tpb_cal_table_t u = {0};
-        if (tpb_caltable_save(path, &t) != TPB_OK || tpb_caltable_load(path, &u) != TPB_OK ||
+        tpb_calfile_t u = {0};
+        if (tpb_calfile_save(path, &t) != TPB_OK || tpb_calfile_load(path, &u) != TPB_OK ||
             u.n != t.n)
             abort(); /* tpbal could not read back what it wrote */
-        tpb_caltable_free(&u);
+        tpb_calfile_free(&u);
         unlink(path);
     }
-    tpb_caltable_free(&t);
+    tpb_calfile_free(&t);
     free(text);
     return 0;
 }

@@ -1,5 +1,5 @@
 /* outfile.c - write-then-rename result files. */
-#include "out/outfile.h"
+#include "record/outfile.h"
 
 #include <dirent.h>
 #include <errno.h>

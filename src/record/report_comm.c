@@ -2,12 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "out/report.h"
-
-const char *tpb_report_coll_name(tpb_coll_t c)
-{
-    return c == TPB_COLL_ALLREDUCE ? "all-reduce" : "all-gather";
-}
+#include "record/report.h"
 
 void tpb_report_comm_header(tpb_buf_t *b)
 {
@@ -46,7 +41,7 @@ void tpb_report_comm_row(tpb_buf_t *b, const tpb_result_t *res)
         snprintf(strag, sizeof(strag), "-");
     tpb_buf_printf(b,
                    " %4d %3d %-10s %-8s %12.0f %11ld %-5s %10.1f %10.1f %10s %9s %9s %9s %9s %5s\n",
-                   res->id, res->tp, tpb_report_coll_name(res->coll), tpb_policy_name(res->policy),
+                   res->id, res->tp, tpb_coll_label(res->coll), tpb_policy_name(res->policy),
                    res->coll_bytes, res->m * res->n, tpb_dtype_name(tpb_dtype_out(res->dtype)),
                    s->step_med, s->step_p95, xfer, alg, bus, wait, strag, slow);
 }

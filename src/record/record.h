@@ -1,10 +1,10 @@
 /*
  * record.h - what rank 0 writes about a run: the header, one table row and one
  * record per config, the result files and traces, and the summary. It
- * receives plain result data (out/result.h) and the run's facts; it never
+ * receives plain result data (record/result.h) and the run's facts; it never
  * reads the sweep's internals.
  *
- * The main header of src/out/: out/ includes base/ and backend/ (device
+ * The main header of src/record/: record/ includes base/ and backend/ (device
  * facts) only (see base/tpb_types.h for the layering rules).
  */
 #ifndef TPB_RECORD_H
@@ -17,7 +17,7 @@
 #include "base/clock.h"
 #include "base/slurm.h"
 #include "base/topo.h"
-#include "out/result.h"
+#include "record/result.h"
 
 /** --trace-iters auto: rank-iterations per trace file (about 135 MB of trace events). */
 #define TPB_TRACE_BUDGET 300000

@@ -1,11 +1,11 @@
 /*
- * measure.c - the timed loop of one config: warm-up, then the measured
+ * sweep_measure.c - the timed loop of one config: warm-up, then the measured
  * iterations in rounds. For the adaptive policy each round of
  * --rebalance-every iterations ends with every rank's compute times shared
- * over the world and the layer rebuilt with new shards where a group gains
- * more than its noise (base/adaptive.h); for the other policies the whole
- * measurement is one round. Also applies --inject-delay and --emulate-schedule,
- * counted in iterations of the whole run.
+ * over the world; where a group gains more than its noise (base/adaptive.h)
+ * the round gives the plan new shards and the layer is rebuilt from the plan.
+ * For the other policies the whole measurement is one round. Also applies
+ * --inject-delay and --emulate-schedule, counted in iterations of the run.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -15,7 +15,9 @@
 #include "base/metrics.h"
 #include "base/partition.h"
 #include "run/agree.h"
+#include "run/split.h"
 #include "run/sweep.h"
+#include "run/wire.h"
 
 /* --inject-delay RANK:US:EVERY (every EVERY-th iteration of the run). */
 static double inject_delay(const tpb_options_t *o, int rank, long it)
@@ -43,7 +45,7 @@ static tpb_status_t iterate(tpb_sweep_t *s, tpb_layer_t *l, int from, int to, in
 }
 
 /* This rank's view of iterations [from, to): median compute, its spread, median span. */
-static tpb_round_rank_t round_stats(const double *m, int from, int to, double shard)
+static tpb_round_rank_t round_stats(const double *m, int from, int to, long shard)
 {
     int n = to - from;
     double comp[n], span[n];
@@ -61,62 +63,84 @@ static tpb_round_rank_t round_stats(const double *m, int from, int to, double sh
 }
 
 /* Rank 0 keeps the round: its iterations, worst LB, slowest span, shards, decision. */
-static tpb_status_t keep_round(tpb_sweep_t *s, const tpb_round_rank_t *w, int tp, int iters,
-                               int rebalanced, double gain)
+static tpb_status_t keep_round(tpb_rounds_t *rs, const tpb_round_rank_t *w, int size, int tp,
+                               int iters, int rebalanced, double gain)
 {
-    int size = s->topo->size;
-    if (s->nrounds == s->cap_rounds) {
-        int cap = s->cap_rounds ? 2 * s->cap_rounds : 16;
-        tpb_round_t *r = realloc(s->rounds, (size_t)cap * sizeof(*r));
-        long *sh = r ? realloc(s->round_shards, (size_t)cap * size * sizeof(long)) : NULL;
+    if (rs->n == rs->cap) {
+        int cap = rs->cap ? 2 * rs->cap : 16;
+        tpb_round_t *r = realloc(rs->r, (size_t)cap * sizeof(*r));
+        long *sh = r ? realloc(rs->shards, (size_t)cap * size * sizeof(long)) : NULL;
         if (r)
-            s->rounds = r;
+            rs->r = r;
         if (!sh)
             return tpb_err_set(TPB_ERR_NOMEM, "adaptive policy: out of memory for rounds");
-        s->round_shards = sh;
-        s->cap_rounds = cap;
+        rs->shards = sh;
+        rs->cap = cap;
     }
-    tpb_round_t *r = &s->rounds[s->nrounds];
+    tpb_round_t *r = &rs->r[rs->n];
     *r = (tpb_round_t){.iters = iters, .lb = INFINITY, .rebalanced = rebalanced, .gain = gain};
     for (int g = 0; g < size / tp; g++)
         r->lb = fmin(r->lb, tpb_adaptive_round_lb(w, g * tp, tp));
     for (int q = 0; q < size; q++) {
         r->step_us = fmax(r->step_us, w[q].span_us);
-        s->round_shards[(size_t)s->nrounds * size + q] = (long)w[q].shard;
+        rs->shards[(size_t)rs->n * size + q] = w[q].shard;
     }
-    s->nrounds++;
+    rs->n++;
     return TPB_OK;
 }
 
-/* End of a round: share the stats, decide per group, rebuild where it gains (collective). */
-static tpb_status_t rebalance(tpb_sweep_t *s, const tpb_point_t *c, tpb_layer_t **l,
-                              tpb_layer_desc_t *d, int from, int to, int last)
+/* Every rank's round, all-gathered by type (collective). */
+static tpb_status_t share_round(tpb_sweep_t *s, const tpb_round_rank_t *mine, tpb_round_rank_t *w)
 {
-    int size = s->topo->size, t = c->tp, g0 = s->topo->rank / t * t;
+    MPI_Datatype t;
+    TPB_CHECK_RET(tpb_wire_type(TPB_WIRE_ROUND_RANK, &t));
+    int rc = MPI_Allgather(mine, 1, t, w, 1, t, s->world);
+    MPI_Type_free(&t);
+    if (rc != MPI_SUCCESS)
+        return tpb_err_call(TPB_ERR_MPI, "MPI_Allgather", "adaptive round", __FILE__, __LINE__);
+    return TPB_OK;
+}
+
+/* New shards for plan p from this round, and a layer built for them. */
+static tpb_status_t reshard(tpb_sweep_t *s, tpb_config_plan_t *p, tpb_layer_t **l,
+                            const long *shards)
+{
+    double avail = 0.0;
+    tpb_plan_set_shards(p, shards);
+    tpb_layer_destroy(*l);
+    *l = NULL;
+    tpb_status_t st = s->ops->mem_free(s->be, &avail);
+    if (st == TPB_OK)
+        st = tpb_plan_check_memory(p, avail, s->real_topo->rank);
+    if (st == TPB_OK)
+        st = tpb_layer_create(s->ops, s->be, s->comm, &p->desc, l);
+    return st;
+}
+
+/* End of a round: share the stats, decide per group, reshard where it gains (collective). */
+static tpb_status_t rebalance(tpb_sweep_t *s, tpb_config_plan_t *p, tpb_layer_t **l, int from,
+                              int to, int last)
+{
+    int size = s->topo->size, t = p->tp, g0 = s->topo->rank / t * t;
     double *m = malloc(3 * (size_t)to * sizeof(double));
     tpb_round_rank_t mine, w[size];
     tpb_status_t st = m ? s->ops->marks_read(s->be, 3 * (size_t)to, m)
                         : tpb_err_set(TPB_ERR_NOMEM, "adaptive policy: out of memory");
     if (st == TPB_OK)
-        mine = round_stats(m, from, to, (double)d->shards[d->group_rank]);
+        mine = round_stats(m, from, to, p->shards[p->desc.group_rank]);
     free(m);
     TPB_CHECK_RET(tpb_agree(s->world, st));
-    if (MPI_Allgather(&mine, 4, MPI_DOUBLE, w, 4, MPI_DOUBLE, s->world) != MPI_SUCCESS)
-        return tpb_err_call(TPB_ERR_MPI, "MPI_Allgather", "adaptive round", __FILE__, __LINE__);
+    TPB_CHECK_RET(share_round(s, &mine, w));
     long shards[t];
     double gain = 0.0;
-    int mine_moves = !last && tpb_adaptive_decide(w, g0, t, tpb_split_total(c->shape, c->split),
-                                                  s->o->granularity, shards, &gain);
+    long total = tpb_split_total(p->shape, p->desc.split->split);
+    int mine_moves = !last && tpb_adaptive_decide(w, g0, t, total, p->granularity, shards, &gain);
     int any = mine_moves;
-    MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, s->world);
-    if (s->topo->rank == 0)
-        st = keep_round(s, w, t, to - from, any, gain);
-    if (st == TPB_OK && mine_moves) { /* a new layer for the new shards, outside timing */
-        memcpy((long *)d->shards, shards, (size_t)t * sizeof(long));
-        tpb_layer_destroy(*l);
-        *l = NULL;
-        st = tpb_layer_create(s->ops, s->be, c->comm, d, l);
-    }
+    TPB_MPI_RET(MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, s->world), "adaptive round");
+    if (s->rec)
+        st = keep_round(&s->rec->rounds, w, size, t, to - from, any, gain);
+    if (st == TPB_OK && mine_moves) /* the plan's new shards and their layer, outside timing */
+        st = reshard(s, p, l, shards);
     return tpb_agree(s->world, st);
 }
 
@@ -137,14 +161,15 @@ static tpb_status_t read_marks(tpb_sweep_t *s, int rec, tpb_mark_t *raw)
     return st;
 }
 
-tpb_status_t tpb_measure(tpb_sweep_t *s, const tpb_point_t *c, tpb_layer_t **l, tpb_layer_desc_t *d,
-                         tpb_mark_t *raw)
+tpb_status_t tpb_sweep_measure(tpb_sweep_t *s, tpb_config_plan_t *p, tpb_layer_t **l,
+                               tpb_mark_t *raw)
 {
     const tpb_options_t *o = s->o;
     int n = o->warmup + o->iters, rec = o->timeline;
-    int adaptive = c->policy == TPB_POLICY_ADAPTIVE;
+    int adaptive = p->policy == TPB_POLICY_ADAPTIVE;
     int round = adaptive ? o->rebalance_every : o->iters;
-    s->nrounds = 0;
+    if (s->rec)
+        s->rec->rounds.n = 0;
     tpb_status_t st = s->ops->marks_prepare(s->be, (size_t)n * 3);
     TPB_CHECK_RET(tpb_agree(s->world, st));
     st = iterate(s, *l, 0, o->warmup, 1);
@@ -152,7 +177,7 @@ tpb_status_t tpb_measure(tpb_sweep_t *s, const tpb_point_t *c, tpb_layer_t **l, 
         st = s->ops->sync(s->be);
     s->fatal = st != TPB_OK;
     TPB_CHECK_RET(st);
-    MPI_Barrier(s->world);
+    TPB_MPI_RET(MPI_Barrier(s->world), "start of the measured iterations");
     if (!rec) { /* --timeline off: one span around the whole loop */
         TPB_CHECK_RET(s->ops->mark(s->be, 3 * (size_t)o->warmup, TPB_MARK_COMPUTE_BEGIN));
         TPB_CHECK_RET(s->ops->mark(s->be, 3 * (size_t)o->warmup + 1, TPB_MARK_COMPUTE_END));
@@ -162,7 +187,7 @@ tpb_status_t tpb_measure(tpb_sweep_t *s, const tpb_point_t *c, tpb_layer_t **l, 
         st = iterate(s, *l, from, to, rec);
         s->fatal = st != TPB_OK;
         if (st == TPB_OK && adaptive) {
-            st = rebalance(s, c, l, d, from, to, to == n);
+            st = rebalance(s, p, l, from, to, to == n);
             s->fatal = 0; /* rebalance agrees on its status */
         }
     }

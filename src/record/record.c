@@ -4,14 +4,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "out/record.h"
+#include "record/record.h"
 
 #include "base/placement.h"
 
 #include "base/metrics.h"
-#include "out/outfile.h"
-#include "out/report.h"
-#include "out/trace.h"
+#include "record/outfile.h"
+#include "record/report.h"
+#include "record/trace.h"
 #include "tpb_config.h"
 
 void tpb_record_init(tpb_record_t *r, const tpb_run_info_t *run, const tpb_clock_sample_t *sync0,
@@ -310,7 +310,6 @@ static tpb_status_t push_hist(tpb_record_t *s, const tpb_result_t *res)
                                           .n = res->n,
                                           .k = res->k,
                                           .coll = res->coll,
-                                          .colcoll = res->colcoll,
                                           .comm_only = res->comm_only,
                                           .coll_bytes = res->coll_bytes,
                                           .placement = res->placement,
@@ -355,7 +354,7 @@ static int trace_window(int opt, int world, int iters)
 }
 
 static tpb_status_t write_trace(const tpb_record_t *s, const tpb_result_t *res,
-                                const tpb_mark_t *marks)
+                                const tpb_mark_t *marks, const double *steps)
 {
     char name[64];
     tpb_outstream_t os;
@@ -370,20 +369,15 @@ static tpb_status_t write_trace(const tpb_record_t *s, const tpb_result_t *res,
     unsigned char *keep = NULL;
     int n = trace_window(s->run.trace_iters, res->world, res->iters);
     if (n < res->iters) { /* --trace-iters: a window around the slowest step, and the spikes */
-        double *step = malloc((size_t)res->iters * sizeof(double));
         keep = malloc((size_t)res->iters);
-        if (!step || !keep) {
-            free(step);
-            free(keep);
+        if (!keep) {
             tpb_topo_free(&view);
             tpb_outstream_abort(&os);
             return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the trace window");
         }
-        tpb_timeline_steps(marks, res->world, res->tp, res->iters, step);
-        tpb_timeline_trace_window(step, res->iters, n, keep);
-        free(step);
+        tpb_timeline_trace_window(steps, res->iters, n, keep);
     }
-    st = tpb_trace_write(os.f, res, marks, s->t0_us, &view, keep);
+    st = tpb_trace_write(os.f, res, marks, steps, s->t0_us, &view, keep);
     free(keep);
     tpb_topo_free(&view);
     if (st != TPB_OK) {
@@ -442,8 +436,12 @@ tpb_status_t tpb_record_config(tpb_record_t *s, const tpb_result_t *in, const tp
     tpb_result_t res = *in;
     int size = res.world;
     tpb_rank_stats_t *ranks = calloc((size_t)size, sizeof(*ranks));
-    if (!ranks)
+    double *steps = malloc((size_t)res.iters * sizeof(double));
+    if (!ranks || !steps) {
+        free(ranks);
+        free(steps);
         return tpb_err_set(TPB_ERR_NOMEM, "out of memory for %d rank statistics", size);
+    }
     tpb_status_t st = TPB_OK;
     res.whatif = (tpb_whatif_t){NAN, NAN, NAN, NAN};
     if (s->run.timeline)
@@ -465,11 +463,14 @@ tpb_status_t tpb_record_config(tpb_record_t *s, const tpb_result_t *in, const tp
     /* the trace first: no record ever names a config whose trace is missing */
     if (st == TPB_OK && s->run.out_dir[0])
         st = claim_dir(s);
-    if (st == TPB_OK && s->run.out_dir[0] && s->run.timeline)
-        st = write_trace(s, &res, marks);
+    if (st == TPB_OK && s->run.out_dir[0] && s->run.timeline) {
+        tpb_timeline_steps(marks, size, res.tp, res.iters, steps);
+        st = write_trace(s, &res, marks, steps);
+    }
     if (st == TPB_OK)
         st = tpb_record_write(s, TPB_RUN_RUNNING);
     free(ranks);
+    free(steps);
     return st;
 }
 

@@ -13,19 +13,29 @@
 #include "base/whatif.h"
 #include "base/tpb_types.h"
 
-/** Per-rank facts gathered to rank 0 besides the marks. */
+/**
+ * Per-rank facts gathered to rank 0 besides the marks. The fields are listed
+ * once, as X(C type, name, MPI datatype), so that the struct and the MPI
+ * datatype that gathers it (run/wire.c) cannot disagree.
+ */
+#define TPB_RANK_INFO_FIELDS(X)                                                                    \
+    X(double, speed, MPI_DOUBLE)                                                                   \
+    /* speed used by the policy (NaN if none) */ X(                                                \
+        double, fraction, MPI_DOUBLE) /* intended fraction (weighted) or shard / total */          \
+        X(double, flop, MPI_DOUBLE) /* this rank's GEMM FLOPs */ X(                                \
+            double, mem, MPI_DOUBLE) /* bytes allocated for the config */                          \
+        X(double, max_err, MPI_DOUBLE) /* --check max relative error (NaN: not checked) */ X(      \
+            double, speed_spread, MPI_DOUBLE) /* relative IQR of a calibrated speed (else NaN) */  \
+        X(double, peak_gflops, MPI_DOUBLE) /* the device's peak for the dtype (0: unknown) */ X(   \
+            double, emulate_achieved, MPI_DOUBLE) /* slowdown the emulation achieved (1: none) */  \
+        X(long, shard, MPI_LONG) /* elements of the split dimension */ X(                          \
+            int, speed_samples, MPI_INT) /* GEMMs timed by the calibration (0 if none) */
+
+#define TPB_INFO_FIELD_(type, name, mpi) type name;
 typedef struct {
-    double shard;            /**< elements of the split dimension */
-    double speed;            /**< speed used by the policy (NaN if none) */
-    double fraction;         /**< intended fraction (weighted) or shard / total */
-    double flop;             /**< this rank's GEMM FLOPs */
-    double mem;              /**< bytes allocated for the config */
-    double max_err;          /**< --check max relative error (NaN if not checked) */
-    double speed_spread;     /**< relative IQR of the calibrated speed (NaN if not calibrated) */
-    double speed_samples;    /**< GEMMs timed by the calibration (0 if none) */
-    double peak_gflops;      /**< the device's theoretical peak for the dtype (0: unknown) */
-    double emulate_achieved; /**< slowdown the emulation achieved at set-up (1: none) */
+    TPB_RANK_INFO_FIELDS(TPB_INFO_FIELD_)
 } tpb_rank_info_t;
+#undef TPB_INFO_FIELD_
 
 /** One round of the adaptive policy (world-wide view). */
 typedef struct {
@@ -42,7 +52,7 @@ typedef struct {
     int world, tp, iters, warmup;
     tpb_split_t split;
     tpb_policy_t policy;
-    tpb_colcoll_t colcoll;
+    tpb_coll_t col_collective; /**< --col-collective (recorded for every split) */
     long m, n, k;
     tpb_dtype_t dtype;
     char shape_name[48];
@@ -56,9 +66,10 @@ typedef struct {
     const tpb_round_t *rounds;   /**< adaptive policy: nrounds rounds (borrowed) */
     const long *round_shards;    /**< nrounds x world shards */
     int nrounds;
-    tpb_coll_t coll;   /**< the collective's kind (bus-bandwidth factor) */
-    double coll_bytes; /**< bytes of the collective's whole result (nccl-tests' S) */
-    int comm_only;     /**< --comm-only: no GEMM; compute-based metrics are NaN */
+    tpb_coll_t coll;     /**< the collective the config ran */
+    double busbw_factor; /**< its nccl-tests bus-bandwidth factor at this TP degree */
+    double coll_bytes;   /**< bytes of the collective's whole result (nccl-tests' S) */
+    int comm_only;       /**< --comm-only: no GEMM; compute-based metrics are NaN */
     /* per rank (world entries, borrowed) */
     const tpb_rank_info_t *info;
     const tpb_rank_stats_t *ranks;
@@ -102,7 +113,6 @@ typedef struct {
     tpb_policy_t policy;
     long m, n, k;
     tpb_coll_t coll;
-    tpb_colcoll_t colcoll;
     double coll_bytes;
     int comm_only;
     tpb_placement_t placement;

@@ -1,10 +1,10 @@
 /* trace.c - Chrome trace-event JSON output of the timelines. */
-#include "out/trace.h"
+#include "record/trace.h"
 
 #include <math.h>
 
 #include "base/buf.h"
-#include "out/report.h"
+#include "record/report.h"
 
 void tpb_trace_name(int id, char *out, size_t cap)
 {
@@ -106,7 +106,7 @@ static void write_rank(FILE *f, const tpb_result_t *res, const tpb_mark_t *marks
     snprintf(head, sizeof(head),
              "\",\"cat\":\"tpbal\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":", topo->host_index[r],
              r);
-    snprintf(comp_args, sizeof(comp_args), ",\"shard\":%.0f,\"flop\":%.6g}}", info->shard,
+    snprintf(comp_args, sizeof(comp_args), ",\"shard\":%ld,\"flop\":%.6g}}", info->shard,
              info->flop);
     for (int i = 0; i < iters; i++) {
         if (keep && !keep[i])
@@ -127,8 +127,29 @@ static void write_rank(FILE *f, const tpb_result_t *res, const tpb_mark_t *marks
     }
 }
 
+/* otherData's slowest iteration and the step of every iteration written. */
+static void write_steps(FILE *f, const double *step, int iters, const unsigned char *keep)
+{
+    int slowest = 0;
+    for (int i = 1; i < iters; i++)
+        slowest = step[i] > step[slowest] ? i : slowest;
+    fprintf(f, ",\"slowest_iter\":%d,\"steps_us\":[", slowest);
+    char line[32];
+    for (int i = 0, n = 0; i < iters; i++) {
+        if (keep && !keep[i])
+            continue;
+        char *p = line;
+        if (n++)
+            *p++ = ',';
+        p = put_fix3(p, step[i]);
+        fwrite(line, 1, (size_t)(p - line), f);
+    }
+    fprintf(f, "]");
+}
+
 tpb_status_t tpb_trace_write(FILE *f, const tpb_result_t *res, const tpb_mark_t *marks,
-                             double t0_us, const tpb_topo_t *topo, const unsigned char *keep)
+                             const double *step, double t0_us, const tpb_topo_t *topo,
+                             const unsigned char *keep)
 {
     fprintf(f,
             "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"tool\":\"tpbal\",\"config\":%d,"
@@ -150,6 +171,7 @@ tpb_status_t tpb_trace_write(FILE *f, const tpb_result_t *res, const tpb_mark_t 
                 fprintf(f, "%s%d", n++ ? "," : "", i);
         fprintf(f, "]");
     }
+    write_steps(f, step, res->iters, keep);
     fprintf(f, "},\n\"traceEvents\":[\n");
     double first = marks[0].c0;
     for (int r = 1; r < res->world; r++)

@@ -7,7 +7,7 @@
 #define TPB_REPORT_H
 
 #include "base/buf.h"
-#include "out/result.h"
+#include "record/result.h"
 
 /** The two '#' lines naming the table's columns. */
 void tpb_report_table_header(tpb_buf_t *b);
@@ -19,9 +19,6 @@ void tpb_report_table_row(tpb_buf_t *b, const tpb_result_t *res);
  *  (size, count, type, time, algbw, busbw) beside tpbal's (wait, straggler, S). */
 void tpb_report_comm_header(tpb_buf_t *b);
 void tpb_report_comm_row(tpb_buf_t *b, const tpb_result_t *res);
-
-/** "all-reduce" or "all-gather" (all-gather-v with uneven blocks). */
-const char *tpb_report_coll_name(tpb_coll_t c);
 
 /** The results.jsonl object of a config (one line, with newline). */
 void tpb_report_json(tpb_buf_t *b, const tpb_result_t *res);

@@ -3,7 +3,7 @@
 #include <math.h>
 
 #include "base/metrics.h"
-#include "out/record.h"
+#include "record/record.h"
 
 /* Ideal compute time of the worst group at TP degree tp from each rank's TP = 1
  * time: 1 / sum_r (1 / T1_r), which is T_1 / N when the ranks are alike. */
@@ -95,7 +95,7 @@ static void comm_model_row(tpb_record_t *s, int first, tpb_buf_t *js)
     tpb_comm_fit_t fit;
     if (sizes < 2 || tpb_comm_model_fit(v, x, (size_t)n, 1, &fit) != 0)
         return;
-    const char *name = h0->coll == TPB_COLL_ALLREDUCE ? "all-reduce" : "all-gather";
+    const char *name = tpb_coll_label(h0->coll);
     fprintf(s->run.table,
             "# comm model %s tp %d %s %s%s: T = L + V/B, L %.1f us, B %.2f GB/s, R^2 %.3f (%d "
             "points)\n",

@@ -1,5 +1,5 @@
 /* report.c - table, JSON and CSV formatting of results. */
-#include "out/report.h"
+#include "record/report.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -201,10 +201,10 @@ static void json_identity(tpb_buf_t *b, const tpb_result_t *res)
     for (int r = 0; r < res->world; r++)
         tpb_json_int(b, tpb_result_world_rank(res, r));
     tpb_json_arr_end(b);
-    tpb_json_kv_str(b, "col_collective", tpb_colcoll_name(res->colcoll));
+    tpb_json_kv_str(b, "col_collective", tpb_coll_name(res->col_collective));
     tpb_json_kv_str(b, "shape", res->shape_name);
     tpb_json_kv_str(b, "comm_only", res->comm_only ? "yes" : "no");
-    tpb_json_kv_str(b, "collective", tpb_report_coll_name(res->coll));
+    tpb_json_kv_str(b, "collective", tpb_coll_label(res->coll));
     tpb_json_kv_num(b, "comm_bytes", res->coll_bytes);
     tpb_json_kv_int(b, "m", res->m);
     tpb_json_kv_int(b, "n", res->n);
@@ -216,16 +216,21 @@ static void json_identity(tpb_buf_t *b, const tpb_result_t *res)
 
 void tpb_report_json(tpb_buf_t *b, const tpb_result_t *res)
 {
-    long shards[res->world];
-    for (int r = 0; r < res->world; r++)
-        shards[r] = (long)res->info[r].shard;
     tpb_json_obj_begin(b);
     json_identity(b, res);
-    tpb_json_kv_longs(b, "shards", shards, (size_t)res->world);
+    tpb_json_key(b, "shards");
+    tpb_json_arr_begin(b);
+    for (int r = 0; r < res->world; r++)
+        tpb_json_int(b, res->info[r].shard);
+    tpb_json_arr_end(b);
     tpb_json_kv_str(b, "speed_source", tpb_speed_source_name(res->speed_source));
     KV_INFO(b, "speeds", res, speed);
     KV_INFO(b, "speed_spread", res, speed_spread);
-    KV_INFO(b, "speed_samples", res, speed_samples);
+    tpb_json_key(b, "speed_samples");
+    tpb_json_arr_begin(b);
+    for (int r = 0; r < res->world; r++)
+        tpb_json_int(b, res->info[r].speed_samples);
+    tpb_json_arr_end(b);
     json_emulation(b, res);
     KV_INFO(b, "fractions", res, fraction);
     tpb_json_key(b, "step_us");
@@ -309,11 +314,13 @@ void tpb_report_csv_row(tpb_buf_t *b, const tpb_result_t *res)
 {
     tpb_buf_printf(b, "%d,%s,%d,%d,%s,%s,%s,", res->id, res->backend, res->world, res->tp,
                    tpb_split_name(res->split), tpb_policy_name(res->policy),
-                   tpb_colcoll_name(res->colcoll));
+                   tpb_coll_name(res->col_collective));
     tpb_csv_field(b, res->shape_name);
     tpb_buf_printf(b, ",%ld,%ld,%ld,%s,%d,", res->m, res->n, res->k, tpb_dtype_name(res->dtype),
                    res->iters);
-    CSV_INFO(b, res, shard);
+    for (int r = 0; r < res->world; r++)
+        tpb_buf_printf(b, "%s%ld", r ? ";" : "", res->info[r].shard);
+    tpb_buf_puts(b, ",");
     CSV_INFO(b, res, speed);
     tpb_buf_printf(b, "%s,", tpb_speed_source_name(res->speed_source));
     const tpb_config_stats_t *s = &res->stats;
@@ -347,8 +354,8 @@ void tpb_report_csv_row(tpb_buf_t *b, const tpb_result_t *res)
     tpb_csv_num(b, res->whatif.step_us);
     tpb_buf_puts(b, ",");
     tpb_csv_num(b, res->whatif.slowdown);
-    tpb_buf_printf(b, ",%s,%s,%.0f\n", res->comm_only ? "yes" : "no",
-                   tpb_report_coll_name(res->coll), res->coll_bytes);
+    tpb_buf_printf(b, ",%s,%s,%.0f\n", res->comm_only ? "yes" : "no", tpb_coll_label(res->coll),
+                   res->coll_bytes);
 }
 
 void tpb_report_ranks_header(tpb_buf_t *b)
@@ -371,10 +378,11 @@ void tpb_report_ranks_rows(tpb_buf_t *b, const tpb_result_t *res, const char *co
         tpb_buf_puts(b, ",");
         tpb_csv_field(b, devices[r]);
         tpb_buf_puts(b, ",");
-        double v[9] = {res->info[r].speed, res->info[r].shard, s->compute_med,
-                       s->compute_p95,     s->wait_med,        s->wait_p95,
-                       s->comm_med,        s->comm_p95,        0};
-        csv_nums(b, v, 8);
+        csv_nums(b, &res->info[r].speed, 1);
+        tpb_buf_printf(b, "%ld,", res->info[r].shard);
+        double v[6] = {s->compute_med, s->compute_p95, s->wait_med,
+                       s->wait_p95,    s->comm_med,    s->comm_p95};
+        csv_nums(b, v, 6);
         tpb_buf_printf(b, "%d,", s->last_count);
         double w[3] = {(double)s->last_count / res->iters, s->lateness_us, s->score};
         csv_nums(b, w, 3);

@@ -1,5 +1,5 @@
 /* result.c - metrics of a config from its timeline statistics. */
-#include "out/result.h"
+#include "record/result.h"
 
 #include <math.h>
 
@@ -52,7 +52,7 @@ void tpb_result_derive(tpb_result_t *res, double t1_us)
     double xfer = res->tp > 1 ? res->stats.xfer_med : NAN;
     int known = xfer > 0.0; /* not with --timeline off, nor at TP = 1 */
     res->algbw_gbs = known ? tpb_algbw_gbs(bytes, xfer) : NAN;
-    res->busbw_gbs = known ? tpb_busbw_gbs(res->coll, bytes, res->tp, xfer) : NAN;
+    res->busbw_gbs = known ? res->algbw_gbs * res->busbw_factor : NAN;
     if (!isfinite(res->lb)) /* no per-rank compute times: unknown, not infinite */
         res->lb = res->u = NAN;
     res->pct_peak = NAN;

@@ -14,12 +14,22 @@
 #include "base/tpb_status.h"
 #include "base/tpb_types.h"
 
-/** One rank's calibrated speed and how much to trust it. */
+/**
+ * One rank's speed for the weighted policy and how much to trust it: speed is
+ * in GFLOP/s (FLOP of one GEMM / median time) when measured (calibration or
+ * this file), unit-less when given by --speeds; spread is the relative
+ * interquartile range of the times, (q75 - q25) / median (NaN when given);
+ * samples the GEMMs timed, warm-up excluded. X(C type, name, MPI datatype):
+ * the struct and its MPI datatype (run/wire.c) come from this one list.
+ */
+#define TPB_CAL_SPEED_FIELDS(X)                                                                    \
+    X(double, speed, MPI_DOUBLE) X(double, spread, MPI_DOUBLE) X(int, samples, MPI_INT)
+
+#define TPB_CAL_FIELD_(type, name, mpi) type name;
 typedef struct {
-    double gflops; /**< FLOP of one GEMM / median time */
-    double spread; /**< relative interquartile range of the times, (q75 - q25) / median */
-    int samples;   /**< GEMMs timed (warm-up excluded) */
+    TPB_CAL_SPEED_FIELDS(TPB_CAL_FIELD_)
 } tpb_cal_speed_t;
+#undef TPB_CAL_FIELD_
 
 typedef struct {
     int split; /**< TPB_SPLIT_ROW or TPB_SPLIT_COL */
@@ -36,25 +46,25 @@ typedef struct {
 typedef struct {
     tpb_cal_entry_t *e;
     int n, cap;
-} tpb_cal_table_t;
+} tpb_calfile_t;
 
 /** Read path into t (empty table if the file does not exist). TPB_ERR_INVALID
  *  naming the file and line if it cannot be read or parsed. */
-tpb_status_t tpb_caltable_load(const char *path, tpb_cal_table_t *t);
+tpb_status_t tpb_calfile_load(const char *path, tpb_calfile_t *t);
 
 /** Parse CSV text (with header) into t. */
-tpb_status_t tpb_caltable_parse(char *text, const char *origin, tpb_cal_table_t *t);
+tpb_status_t tpb_calfile_parse(char *text, const char *origin, tpb_calfile_t *t);
 
 /** Speeds of ranks [r0, r0+count) for a key; returns 1 if all are present. */
-int tpb_caltable_lookup(const tpb_cal_table_t *t, int split, long m, long n, long k, int tp,
-                        tpb_dtype_t dt, int r0, int count, tpb_cal_speed_t *speeds);
+int tpb_calfile_lookup(const tpb_calfile_t *t, int split, long m, long n, long k, int tp,
+                       tpb_dtype_t dt, int r0, int count, tpb_cal_speed_t *speeds);
 
 /** Add (or replace) one rank's speed for a key. */
-tpb_status_t tpb_caltable_put(tpb_cal_table_t *t, const tpb_cal_entry_t *e);
+tpb_status_t tpb_calfile_put(tpb_calfile_t *t, const tpb_cal_entry_t *e);
 
 /** Write the table to path atomically (write then rename). */
-tpb_status_t tpb_caltable_save(const char *path, const tpb_cal_table_t *t);
+tpb_status_t tpb_calfile_save(const char *path, const tpb_calfile_t *t);
 
-void tpb_caltable_free(tpb_cal_table_t *t);
+void tpb_calfile_free(tpb_calfile_t *t);
 
 #endif /* TPB_CALFILE_H */

@@ -1,5 +1,5 @@
 /* calfile.c - reading and writing the calibration file. */
-#include "out/calfile.h"
+#include "record/calfile.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -10,13 +10,13 @@
 #include <string.h>
 
 #include "base/buf.h"
-#include "out/outfile.h"
+#include "record/outfile.h"
 
 static const char cal_header[] = "split,m,n,k,tp,dtype,rank,host,gflops,spread,samples";
 /* the first format, still read: no spread and sample count */
 static const char cal_header_v1[] = "split,m,n,k,tp,dtype,rank,host,gflops";
 
-void tpb_caltable_free(tpb_cal_table_t *t)
+void tpb_calfile_free(tpb_calfile_t *t)
 {
     free(t->e);
     memset(t, 0, sizeof(*t));
@@ -28,7 +28,7 @@ static int same_key(const tpb_cal_entry_t *a, const tpb_cal_entry_t *b)
            a->dtype == b->dtype && a->rank == b->rank;
 }
 
-tpb_status_t tpb_caltable_put(tpb_cal_table_t *t, const tpb_cal_entry_t *e)
+tpb_status_t tpb_calfile_put(tpb_calfile_t *t, const tpb_cal_entry_t *e)
 {
     for (int i = 0; i < t->n; i++) {
         if (same_key(&t->e[i], e)) {
@@ -48,8 +48,8 @@ tpb_status_t tpb_caltable_put(tpb_cal_table_t *t, const tpb_cal_entry_t *e)
     return TPB_OK;
 }
 
-int tpb_caltable_lookup(const tpb_cal_table_t *t, int split, long m, long n, long k, int tp,
-                        tpb_dtype_t dt, int r0, int count, tpb_cal_speed_t *speeds)
+int tpb_calfile_lookup(const tpb_calfile_t *t, int split, long m, long n, long k, int tp,
+                       tpb_dtype_t dt, int r0, int count, tpb_cal_speed_t *speeds)
 {
     for (int r = r0; r < r0 + count; r++) {
         tpb_cal_entry_t key = {
@@ -58,7 +58,7 @@ int tpb_caltable_lookup(const tpb_cal_table_t *t, int split, long m, long n, lon
         for (int i = 0; i < t->n && !found; i++) {
             if (same_key(&t->e[i], &key)) {
                 speeds[r - r0] = (tpb_cal_speed_t){
-                    .gflops = t->e[i].gflops, .spread = t->e[i].spread, .samples = t->e[i].samples};
+                    .speed = t->e[i].gflops, .spread = t->e[i].spread, .samples = t->e[i].samples};
                 found = 1;
             }
         }
@@ -123,7 +123,7 @@ static tpb_status_t parse_entry(char **f, int nf, const char *origin, int lineno
     return TPB_OK;
 }
 
-tpb_status_t tpb_caltable_parse(char *text, const char *origin, tpb_cal_table_t *t)
+tpb_status_t tpb_calfile_parse(char *text, const char *origin, tpb_calfile_t *t)
 {
     int lineno = 0, fields = 11;
     char *save = NULL;
@@ -145,12 +145,12 @@ tpb_status_t tpb_caltable_parse(char *text, const char *origin, tpb_cal_table_t 
             return tpb_err_set(TPB_ERR_INVALID, "--calibration-file %s:%d: expected %d fields",
                                origin, lineno, fields);
         TPB_CHECK_RET(parse_entry(f, fields, origin, lineno, &e));
-        TPB_CHECK_RET(tpb_caltable_put(t, &e));
+        TPB_CHECK_RET(tpb_calfile_put(t, &e));
     }
     return TPB_OK;
 }
 
-tpb_status_t tpb_caltable_load(const char *path, tpb_cal_table_t *t)
+tpb_status_t tpb_calfile_load(const char *path, tpb_calfile_t *t)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -170,12 +170,12 @@ tpb_status_t tpb_caltable_load(const char *path, tpb_cal_table_t *t)
     if (err || !tpb_buf_ok(&b))
         st = tpb_err_set(TPB_ERR_INVALID, "--calibration-file %s: cannot read", path);
     else
-        st = b.data ? tpb_caltable_parse(b.data, path, t) : TPB_OK;
+        st = b.data ? tpb_calfile_parse(b.data, path, t) : TPB_OK;
     tpb_buf_free(&b);
     return st;
 }
 
-tpb_status_t tpb_caltable_save(const char *path, const tpb_cal_table_t *t)
+tpb_status_t tpb_calfile_save(const char *path, const tpb_calfile_t *t)
 {
     tpb_buf_t b = TPB_BUF_INIT;
     tpb_buf_printf(&b, "%s\n", cal_header);

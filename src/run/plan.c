@@ -1,0 +1,269 @@
+/* plan.c - the plans of a run: identities, shards and memory needs, built once. */
+#include "run/plan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/partition.h"
+#include "base/placement.h"
+#include "base/sizes.h"
+#include "run/split.h"
+
+void tpb_plans_free(tpb_plan_list_t *list)
+{
+    for (int i = 0; i < list->n; i++) {
+        free(list->p[i].shards);
+        free(list->p[i].fractions);
+        free(list->p[i].speeds);
+    }
+    free(list->p);
+    free(list->rank_of[0]);
+    free(list->rank_of[1]);
+    memset(list, 0, sizeof(*list));
+}
+
+const int *tpb_plans_rank_of(const tpb_plan_list_t *list, tpb_placement_t p)
+{
+    return list->rank_of[p == TPB_PLACE_SPREAD];
+}
+
+/* The splits to run for shape sh: its preset's natural split, else --split. */
+static unsigned shape_splits(const tpb_options_t *o, const tpb_shape_t *sh)
+{
+    return sh->splits ? sh->splits : o->splits;
+}
+
+/* Whether policy p runs for split sp at TP degree tp. */
+static int policy_runs(const tpb_options_t *o, int tp, tpb_policy_t p, tpb_split_t sp)
+{
+    unsigned policies = o->policies;
+    /* with one rank per group every policy gives the same single shard: run the first */
+    unsigned first = policies & (unsigned)-(int)policies;
+    /* without a GEMM an all-reduce moves the same bytes whatever the blocks: even only */
+    int reduce = sp == TPB_SPLIT_ROW || o->col_collective == TPB_COLL_ALLREDUCE;
+    if (o->comm_only && reduce && p != TPB_POLICY_EVEN)
+        return 0;
+    return (policies & p) && (tp > 1 || p == first);
+}
+
+static int weighted(tpb_policy_t p)
+{
+    return p == TPB_POLICY_WEIGHTED || p == TPB_POLICY_ADAPTIVE;
+}
+
+/* A new plan at the end of the list (zeroed), or NULL without memory. */
+static tpb_config_plan_t *push(tpb_plan_list_t *list)
+{
+    if (list->n == list->cap) {
+        int cap = list->cap ? 2 * list->cap : 32;
+        tpb_config_plan_t *p = realloc(list->p, (size_t)cap * sizeof(*p));
+        if (!p)
+            return NULL;
+        list->p = p;
+        list->cap = cap;
+    }
+    tpb_config_plan_t *p = &list->p[list->n++];
+    memset(p, 0, sizeof(*p));
+    return p;
+}
+
+static tpb_status_t push_skip(tpb_plan_list_t *list, int block, tpb_placement_t pl, int tp,
+                              const char *why)
+{
+    tpb_config_plan_t *p = push(list);
+    if (!p)
+        return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the plans");
+    *p = (tpb_config_plan_t){.block = block, .placement = pl, .tp = tp};
+    snprintf(p->skip, sizeof(p->skip), "%s", why);
+    return TPB_OK;
+}
+
+/* Weighted shards from the plan's speeds; a skip if they cannot be made. */
+static void weigh(tpb_config_plan_t *p)
+{
+    int t = p->tp;
+    double s[t];
+    for (int i = 0; i < t; i++)
+        s[i] = p->speeds[i].speed;
+    long total = tpb_split_total(p->shape, p->desc.split->split);
+    if (tpb_partition_weighted(total, t, p->granularity, s, p->shards, p->fractions) != TPB_OK)
+        snprintf(p->skip, sizeof(p->skip), "%s", tpb_err_msg());
+    else
+        p->mem_bytes = tpb_layer_bytes(&p->desc);
+}
+
+/* One measured config of a block whose even shards are `even`. */
+static tpb_status_t push_config(tpb_plan_list_t *list, const tpb_options_t *o, int block,
+                                tpb_placement_t pl, int pos, int tp, const tpb_shape_t *sh,
+                                tpb_split_t sp, tpb_policy_t policy, const long *even)
+{
+    tpb_config_plan_t *p = push(list);
+    if (!p)
+        return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the plans");
+    *p = (tpb_config_plan_t){
+        .block = block,
+        .placement = pl,
+        .tp = tp,
+        .shape = sh,
+        .policy = policy,
+        .position = pos,
+        .granularity = o->granularity,
+        .uses_speeds = tp > 1 && (o->policies & (TPB_POLICY_WEIGHTED | TPB_POLICY_ADAPTIVE))};
+    p->shards = malloc((size_t)tp * sizeof(long));
+    p->fractions = malloc((size_t)tp * sizeof(double));
+    if (!p->shards || !p->fractions)
+        return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the plans");
+    memcpy(p->shards, even, (size_t)tp * sizeof(long));
+    long total = tpb_split_total(sh, sp);
+    for (int i = 0; i < tp; i++)
+        p->fractions[i] = (double)even[i] / (double)total;
+    p->desc = (tpb_layer_desc_t){.split = tpb_split_ops(sp, o->col_collective),
+                                 .m = sh->m,
+                                 .n = sh->n,
+                                 .k = sh->k,
+                                 .dtype = o->dtype,
+                                 .tp = tp,
+                                 .group_rank = pos % tp,
+                                 .shards = p->shards,
+                                 .seed = o->seed,
+                                 .comm_only = sh->comm_only};
+    p->mem_bytes = tpb_layer_bytes(&p->desc);
+    list->measured++;
+    return TPB_OK;
+}
+
+/* The plans of one (placement, tp, shape, split) block. */
+static tpb_status_t push_block(tpb_plan_list_t *list, const tpb_options_t *o, int block,
+                               tpb_placement_t pl, int pos, int tp, const tpb_shape_t *sh,
+                               tpb_split_t sp)
+{
+    long even[tp];
+    if (tpb_partition_even(tpb_split_total(sh, sp), tp, o->granularity, even) != TPB_OK)
+        return push_skip(list, block, pl, tp, tpb_err_msg());
+    for (unsigned p = TPB_POLICY_EVEN; p <= TPB_POLICY_ADAPTIVE; p <<= 1)
+        if (policy_runs(o, tp, (tpb_policy_t)p, sp))
+            TPB_CHECK_RET(push_config(list, o, block, pl, pos, tp, sh, sp, (tpb_policy_t)p, even));
+    return TPB_OK;
+}
+
+/* Every TP degree, shape and split of placement pl. */
+static tpb_status_t push_placement(tpb_plan_list_t *list, const tpb_options_t *o,
+                                   const tpb_topo_t *topo, tpb_placement_t pl, int *block)
+{
+    const int *rank_of = tpb_plans_rank_of(list, pl);
+    int pos = 0;
+    while (rank_of[pos] != topo->rank)
+        pos++;
+    for (int t = 0; t < o->ntp; t++) {
+        int tp = o->tp[t];
+        char why[128];
+        if (tp > topo->size || topo->size % tp != 0) {
+            snprintf(why, sizeof(why), "--tp %d does not divide the %d ranks", tp, topo->size);
+            TPB_CHECK_RET(push_skip(list, (*block)++, pl, tp, why));
+            continue;
+        }
+        if (tp == 1 && o->comm_only) {
+            TPB_CHECK_RET(push_skip(list, (*block)++, pl, tp,
+                                    "--comm-only --tp 1: a group of one rank has no collective"));
+            continue;
+        }
+        for (int i = 0; i < o->nshapes; i++)
+            for (unsigned sp = TPB_SPLIT_ROW; sp <= TPB_SPLIT_COL; sp <<= 1)
+                if (shape_splits(o, &o->shapes[i]) & sp)
+                    TPB_CHECK_RET(push_block(list, o, (*block)++, pl, pos, tp, &o->shapes[i],
+                                             (tpb_split_t)sp));
+    }
+    return TPB_OK;
+}
+
+/* --speeds: the speeds of every block that weighs, in its group's placement order. */
+static tpb_status_t given_speeds(tpb_plan_list_t *list, const tpb_options_t *o)
+{
+    for (int i = 0; i < list->n; i++) {
+        tpb_config_plan_t *p = &list->p[i];
+        if (!tpb_plan_needs_speeds(p))
+            continue;
+        const int *rank_of = tpb_plans_rank_of(list, p->placement);
+        int g0 = p->position / p->tp * p->tp;
+        tpb_cal_speed_t s[p->tp];
+        for (int r = 0; r < p->tp; r++)
+            s[r] = (tpb_cal_speed_t){.speed = o->speeds[rank_of[g0 + r]], .spread = NAN};
+        TPB_CHECK_RET(tpb_plans_set_speeds(list, i, TPB_SPEEDS_GIVEN, s));
+    }
+    return TPB_OK;
+}
+
+tpb_status_t tpb_plans_build(const tpb_options_t *o, const tpb_topo_t *topo, tpb_plan_list_t *list)
+{
+    memset(list, 0, sizeof(*list));
+    tpb_status_t st = TPB_OK;
+    int block = 0;
+    for (unsigned pl = TPB_PLACE_PACKED; pl <= TPB_PLACE_SPREAD && st == TPB_OK; pl <<= 1) {
+        int *order = malloc((size_t)topo->size * sizeof(int));
+        if (!order) {
+            st = tpb_err_set(TPB_ERR_NOMEM, "out of memory for the placement of %d ranks",
+                             topo->size);
+            break;
+        }
+        tpb_placement_order((tpb_placement_t)pl, topo->host_index, topo->size, order);
+        list->rank_of[pl == TPB_PLACE_SPREAD] = order;
+        if (o->placements & pl)
+            st = push_placement(list, o, topo, (tpb_placement_t)pl, &block);
+    }
+    if (st == TPB_OK && o->nspeeds)
+        st = given_speeds(list, o);
+    if (st != TPB_OK)
+        tpb_plans_free(list);
+    return st;
+}
+
+int tpb_plan_needs_speeds(const tpb_config_plan_t *p)
+{
+    return !p->skip[0] && p->uses_speeds && !p->speeds;
+}
+
+tpb_status_t tpb_plans_set_speeds(tpb_plan_list_t *list, int i, tpb_speed_source_t source,
+                                  const tpb_cal_speed_t *speeds)
+{
+    int block = list->p[i].block;
+    for (int j = i; j < list->n && list->p[j].block == block; j++) {
+        tpb_config_plan_t *p = &list->p[j];
+        p->speeds = malloc((size_t)p->tp * sizeof(*speeds));
+        if (!p->speeds)
+            return tpb_err_set(TPB_ERR_NOMEM, "out of memory for speeds");
+        memcpy(p->speeds, speeds, (size_t)p->tp * sizeof(*speeds));
+        p->speed_source = source;
+        if (weighted(p->policy))
+            weigh(p);
+    }
+    return TPB_OK;
+}
+
+void tpb_plan_set_shards(tpb_config_plan_t *p, const long *shards)
+{
+    memcpy(p->shards, shards, (size_t)p->tp * sizeof(long));
+    p->mem_bytes = tpb_layer_bytes(&p->desc);
+}
+
+tpb_status_t tpb_plan_check_memory(const tpb_config_plan_t *p, double avail, int rank)
+{
+    char what[160];
+    const tpb_shape_t *sh = p->shape;
+    snprintf(what, sizeof(what), "shape %ldx%ldx%ld (%s, tp %d, %s)", sh->m, sh->n, sh->k,
+             tpb_dtype_name(p->desc.dtype), p->tp, tpb_split_name(p->desc.split->split));
+    return tpb_mem_check(p->mem_bytes, avail, rank, what, "");
+}
+
+tpb_status_t tpb_plans_check_memory(const tpb_plan_list_t *list, double avail, int rank)
+{
+    for (int i = 0; i < list->n; i++) {
+        if (list->p[i].skip[0] || tpb_plan_check_memory(&list->p[i], avail, rank) == TPB_OK)
+            continue;
+        char msg[512];
+        snprintf(msg, sizeof(msg), "%s", tpb_err_msg());
+        return tpb_err_set(TPB_ERR_NOMEM, "%s (nothing was measured or written)", msg);
+    }
+    return TPB_OK;
+}

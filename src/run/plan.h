@@ -1,0 +1,88 @@
+/*
+ * plan.h - one plan per config, built once from the options and handed on:
+ * counting, the memory preflight, calibration, the measurement and the record
+ * all read the plan; nothing recomputes a partition or a layer description.
+ *
+ * A plan is this rank's view of one config: its identity (placement, TP
+ * degree, shape or message size, split orientation with its collective,
+ * policy, dtype), the layer description of this rank's part, the shards of
+ * this rank's TP group (even, weighted by speeds, or set by an adaptive
+ * round) and this rank's memory need at those shards. Plans of one (placement,
+ * tp, shape, split) form a block and share their speeds.
+ *
+ * Building is pure (no MPI): every rank builds the same list from the same
+ * options and topology, so every rank agrees on what is measured and skipped.
+ */
+#ifndef TPB_PLAN_H
+#define TPB_PLAN_H
+
+#include "base/topo.h"
+#include "cli/options.h"
+#include "record/calfile.h"
+#include "run/layer.h"
+
+/** One config, as this rank runs it. */
+typedef struct {
+    /* identity */
+    int block; /**< index of its (placement, tp, shape, split) block */
+    tpb_placement_t placement;
+    int tp;
+    const tpb_shape_t *shape; /**< borrowed from the options */
+    tpb_policy_t policy;
+    /* this rank's part */
+    int position;          /**< this rank's position in the placement's order */
+    tpb_layer_desc_t desc; /**< split, sizes, dtype, group rank; desc.shards = shards */
+    long granularity;      /**< shard unit */
+    long *shards;          /**< the group's tp shards along N (col) or K (row) (owned) */
+    double *fractions;     /**< intended fraction of every group rank (owned) */
+    int uses_speeds;       /**< the block runs a policy that weighs (so its speeds are obtained) */
+    tpb_speed_source_t speed_source;
+    tpb_cal_speed_t *speeds; /**< the group's speeds (owned), NULL until known */
+    double mem_bytes;        /**< what this rank allocates at shards */
+    char skip[256];          /**< non-empty: not measured, and why (one table line) */
+} tpb_config_plan_t;
+
+/** Every config of a run, in the order they are measured. */
+typedef struct {
+    tpb_config_plan_t *p;
+    int n, cap;
+    int measured;    /**< plans without a skip */
+    int *rank_of[2]; /**< position -> world rank, per placement (packed, spread) (owned) */
+} tpb_plan_list_t;
+
+/**
+ * The plans of options o on topology topo (rank = this rank): placements x TP
+ * degrees x shapes x splits x policies, with even shards, or weighted ones
+ * from --speeds. A TP degree that does not divide the world, --comm-only at
+ * TP 1 and a shape that cannot be split become skip entries. On error
+ * (TPB_ERR_NOMEM) the list is empty.
+ */
+tpb_status_t tpb_plans_build(const tpb_options_t *o, const tpb_topo_t *topo, tpb_plan_list_t *list);
+
+void tpb_plans_free(tpb_plan_list_t *list);
+
+/** The order of placement p (position -> world rank). */
+const int *tpb_plans_rank_of(const tpb_plan_list_t *list, tpb_placement_t p);
+
+/** 1 if the plans of p's block need speeds that are not known yet (calibration or file). */
+int tpb_plan_needs_speeds(const tpb_config_plan_t *p);
+
+/**
+ * Give every plan of the block of list->p[i] the group's speeds (tp entries,
+ * group order) and their source; weighted and adaptive plans get shards in
+ * proportion to them. A plan whose shards cannot be made (a speed that is not
+ * finite and positive) gets a skip. TPB_ERR_NOMEM only.
+ */
+tpb_status_t tpb_plans_set_speeds(tpb_plan_list_t *list, int i, tpb_speed_source_t source,
+                                  const tpb_cal_speed_t *speeds);
+
+/** New shards for plan p (an adaptive round): copied in, the memory need recomputed. */
+void tpb_plan_set_shards(tpb_config_plan_t *p, const long *shards);
+
+/** TPB_OK if p fits in avail bytes on world rank `rank`, else the one-line NOMEM. */
+tpb_status_t tpb_plan_check_memory(const tpb_config_plan_t *p, double avail, int rank);
+
+/** The first plan of the list that does not fit in avail bytes (the preflight). */
+tpb_status_t tpb_plans_check_memory(const tpb_plan_list_t *list, double avail, int rank);
+
+#endif /* TPB_PLAN_H */

@@ -1,0 +1,173 @@
+/* sweep_config.c - one config: its layer, measurement, gather and record. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/partition.h"
+#include "run/agree.h"
+#include "run/clocksync.h"
+#include "run/signals.h"
+#include "run/split.h"
+#include "run/sweep.h"
+#include "run/wire.h"
+
+/* Gather marks and rank facts to rank 0 (collective), each by its datatype. */
+static tpb_status_t gather(tpb_sweep_t *s, const tpb_mark_t *raw, const tpb_rank_info_t *info,
+                           tpb_mark_t *all, tpb_rank_info_t *infos)
+{
+    int iters = s->o->iters;
+    MPI_Datatype mark, rank_info;
+    TPB_CHECK_RET(tpb_wire_type(TPB_WIRE_MARK, &mark));
+    tpb_status_t st = tpb_wire_type(TPB_WIRE_RANK_INFO, &rank_info);
+    if (st != TPB_OK) {
+        MPI_Type_free(&mark);
+        return st;
+    }
+    int rc = MPI_Gather(raw, iters, mark, all, iters, mark, 0, s->world);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Gather(info, 1, rank_info, infos, 1, rank_info, 0, s->world);
+    MPI_Type_free(&mark);
+    MPI_Type_free(&rank_info);
+    if (rc != MPI_SUCCESS)
+        return tpb_err_call(TPB_ERR_MPI, "MPI_Gather", "timelines of the ranks", __FILE__,
+                            __LINE__);
+    return TPB_OK;
+}
+
+tpb_status_t tpb_sweep_resync(tpb_sweep_t *s)
+{
+    int size = s->real_topo->size;
+    tpb_clock_sample_t *fresh = s->rec ? calloc((size_t)size, sizeof(*fresh)) : NULL;
+    tpb_status_t st = s->rec && !fresh ? tpb_err_set(TPB_ERR_NOMEM, "out of memory") : TPB_OK;
+    TPB_CHECK_RET(tpb_agree(s->real_world, st));
+    st = tpb_clock_sync(s->real_world, s->clock, TPB_CLOCK_EXCHANGES, fresh);
+    /* a sample taken in a noisy moment (RTT far above the start's) would bend the drift
+     * correction by its own error: the previous one stays */
+    for (int r = 0; s->rec && st == TPB_OK && r < size; r++)
+        if (fresh[r].rtt_us <= TPB_CLOCK_RTT_SLACK * s->rec->sync0[r].rtt_us + 20.0)
+            s->rec->sync1[r] = fresh[r];
+    free(fresh);
+    return st;
+}
+
+/* Move every rank's marks onto rank 0's clock (rank 0; marks by position, clock samples by
+ * world rank). */
+static void correct_marks(const tpb_sweep_t *s, tpb_mark_t *all)
+{
+    int iters = s->o->iters;
+    for (int r = 0; r < s->topo->size; r++) {
+        int w = s->rank_of[r];
+        const tpb_clock_sample_t *a = &s->rec->sync0[w], *b = &s->rec->sync1[w];
+        for (int i = 0; i < iters; i++) {
+            tpb_mark_t *m = &all[(size_t)r * iters + i];
+            m->c0 = tpb_clock_correct(a, b, m->c0);
+            m->c1 = tpb_clock_correct(a, b, m->c1);
+            m->x1 = tpb_clock_correct(a, b, m->x1);
+        }
+    }
+}
+
+/* The result of plan p as the record takes it: its identity, and the gathered facts. */
+static void describe(const tpb_sweep_t *s, const tpb_config_plan_t *p, const tpb_rank_info_t *infos,
+                     tpb_result_t *res)
+{
+    const tpb_split_ops_t *so = p->desc.split;
+    memset(res, 0, sizeof(*res));
+    res->id = s->nconfigs;
+    res->backend = s->ops->name;
+    res->world = s->topo->size;
+    res->tp = p->tp;
+    res->iters = s->o->iters;
+    res->warmup = s->o->warmup;
+    res->split = so->split;
+    res->policy = p->policy;
+    res->col_collective = s->o->col_collective;
+    res->coll = so->coll;
+    res->busbw_factor = so->busbw_factor(p->tp);
+    res->comm_only = p->shape->comm_only;
+    res->coll_bytes = so->coll_bytes(&p->desc);
+    res->m = p->shape->m;
+    res->n = p->shape->n;
+    res->k = p->shape->k;
+    res->dtype = p->desc.dtype;
+    snprintf(res->shape_name, sizeof(res->shape_name), "%s", p->shape->name);
+    res->speed_source = p->speeds ? p->speed_source : TPB_SPEEDS_NONE;
+    res->info = infos;
+    res->emulate_mode = s->o->emulate_mode;
+    res->rounds = s->rec->rounds.r;
+    res->nrounds = p->policy == TPB_POLICY_ADAPTIVE ? s->rec->rounds.n : 0;
+    res->round_shards = s->rec->rounds.shards;
+    res->placement = s->placement;
+    res->rank_of = s->rank_of;
+}
+
+/* This rank's facts about plan p once it is measured. */
+static void rank_facts(const tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_rank_info_t *info)
+{
+    int gr = p->desc.group_rank;
+    info->shard = p->shards[gr]; /* the adaptive policy may have moved it */
+    info->fraction =
+        p->policy == TPB_POLICY_ADAPTIVE
+            ? (double)p->shards[gr] / (double)tpb_split_total(p->shape, p->desc.split->split)
+            : p->fractions[gr];
+    info->speed = p->speeds ? p->speeds[gr].speed : NAN;
+    info->speed_spread = p->speeds ? p->speeds[gr].spread : NAN;
+    info->speed_samples = p->speeds ? p->speeds[gr].samples : 0;
+    info->flop = tpb_layer_rank_flop(&p->desc);
+    info->mem = p->mem_bytes;
+    info->peak_gflops = s->peak_gflops;
+}
+
+/* The layer of plan p, once it is known to fit (collective). */
+static tpb_status_t build_layer(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_layer_t **l)
+{
+    double avail = 0.0;
+    tpb_status_t st = s->ops->mem_free(s->be, &avail);
+    if (st == TPB_OK)
+        st = tpb_plan_check_memory(p, avail, s->real_topo->rank);
+    TPB_CHECK_RET(tpb_agree(s->world, st));
+    return tpb_agree(s->world, tpb_layer_create(s->ops, s->be, s->comm, &p->desc, l));
+}
+
+tpb_status_t tpb_sweep_config(tpb_sweep_t *s, tpb_config_plan_t *p)
+{
+    const tpb_options_t *o = s->o;
+    int size = s->topo->size, root = s->rec != NULL;
+    tpb_rank_info_t info = {.max_err = NAN, .speed_spread = NAN, .emulate_achieved = NAN};
+    tpb_layer_t *l = NULL;
+    tpb_mark_t *raw = calloc((size_t)o->iters, sizeof(*raw));
+    tpb_mark_t *all = root ? calloc((size_t)size * o->iters, sizeof(*all)) : NULL;
+    tpb_rank_info_t *infos = root ? calloc((size_t)size, sizeof(*infos)) : NULL;
+    tpb_status_t st = (!raw || (root && (!all || !infos)))
+                          ? tpb_err_set(TPB_ERR_NOMEM, "no memory for the timelines")
+                          : TPB_OK;
+    TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
+    /* a stop request is honoured between configs, on every rank alike */
+    TPB_CHECK_GOTO(tpb_signal_agree(s->world), st, out);
+    TPB_CHECK_GOTO(build_layer(s, p, &l), st, out);
+    if (!p->desc.comm_only) {
+        st = s->ops->emulation_probe(s->be, tpb_layer_gemm(l), &info.emulate_achieved);
+        TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
+    }
+    TPB_CHECK_GOTO(tpb_sweep_measure(s, p, &l, raw), st, out);
+    rank_facts(s, p, &info);
+    if (o->check && p->desc.group_rank == 0)
+        st = tpb_layer_check(l, &info.max_err);
+    TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
+    TPB_CHECK_GOTO(gather(s, raw, &info, all, infos), st, out);
+    TPB_CHECK_GOTO(tpb_sweep_resync(s), st, out);
+    if (root) {
+        tpb_result_t res;
+        describe(s, p, infos, &res);
+        correct_marks(s, all);
+        st = tpb_record_config(&s->rec->rec, &res, all);
+        s->check_failed = s->rec->rec.check_failed;
+    }
+    TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
+out:
+    tpb_layer_destroy(l);
+    free(raw);
+    free(all);
+    free(infos);
+    return st;
+}

@@ -1,0 +1,104 @@
+/* sweep_speeds.c - the speeds a block of plans weighs by: the calibration file, or a
+ * calibration GEMM on every rank at once (--speeds are planned, run/plan.c). */
+#include <math.h>
+#include <string.h>
+
+#include "run/agree.h"
+#include "run/split.h"
+#include "run/sweep.h"
+#include "run/wire.h"
+
+/* All-gather or broadcast (root >= 0) of the world's speeds by their datatype. */
+static tpb_status_t share(tpb_sweep_t *s, tpb_cal_speed_t *mine, tpb_cal_speed_t *world, int root)
+{
+    MPI_Datatype t;
+    TPB_CHECK_RET(tpb_wire_type(TPB_WIRE_CAL_SPEED, &t));
+    int rc = root < 0 ? MPI_Allgather(mine, 1, t, world, 1, t, s->world)
+                      : MPI_Bcast(world, s->topo->size, t, root, s->world);
+    MPI_Type_free(&t);
+    if (rc != MPI_SUCCESS)
+        return tpb_err_call(TPB_ERR_MPI, root < 0 ? "MPI_Allgather" : "MPI_Bcast", "speeds",
+                            __FILE__, __LINE__);
+    return TPB_OK;
+}
+
+/* Calibrate every rank at once at its shard of plan p (the block's even shards: no plan
+ * of the block is weighted before its speeds are known); all-gather the world's speeds. */
+static tpb_status_t calibrate(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_cal_speed_t *world)
+{
+    const tpb_layer_desc_t *d = &p->desc;
+    long shard = p->shards[d->group_rank];
+    tpb_gemm_shape_t g = {.m = d->m,
+                          .n = d->split->split == TPB_SPLIT_COL ? shard : d->n,
+                          .k = d->split->split == TPB_SPLIT_ROW ? shard : d->k,
+                          .dtype = d->dtype};
+    tpb_cal_policy_t pol = TPB_CAL_POLICY_DEFAULT;
+    tpb_cal_speed_t mine;
+    TPB_CHECK_RET(tpb_calibrate_gemm(s->ops, s->be, s->world, &g, &pol, &mine));
+    TPB_CHECK_RET(share(s, &mine, world, -1));
+    for (int r = 0; s->rec && r < s->topo->size; r++)
+        if (!(world[r].spread <= pol.target_spread))
+            fprintf(s->out,
+                    "# warning: calibration of rank %d (%s) did not settle: spread %.1f %% "
+                    "after %d GEMMs (target %.0f %%); its weighted shard may be off\n",
+                    s->rank_of[r], s->topo->hosts[r], 100.0 * world[r].spread, world[r].samples,
+                    100.0 * pol.target_spread);
+    return TPB_OK;
+}
+
+/* Rank 0 looks the block up in the calibration file (keyed by world rank; world[] is in
+ * placement order); the verdict and the speeds are broadcast. */
+static tpb_status_t lookup_file(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_cal_speed_t *world,
+                                int *found)
+{
+    const tpb_layer_desc_t *d = &p->desc;
+    *found = s->rec != NULL;
+    for (int q = 0; q < s->topo->size && *found && s->rec; q++)
+        *found = tpb_calfile_lookup(&s->rec->cal, d->split->split, d->m, d->n, d->k, p->tp,
+                                    d->dtype, s->rank_of[q], 1, &world[q]);
+    TPB_MPI_RET(MPI_Bcast(found, 1, MPI_INT, 0, s->world), "calibration file");
+    return share(s, NULL, world, 0);
+}
+
+/* Rank 0 adds freshly calibrated speeds to the calibration file. */
+static tpb_status_t save_file(tpb_sweep_t *s, const tpb_config_plan_t *p,
+                              const tpb_cal_speed_t *world)
+{
+    const tpb_layer_desc_t *d = &p->desc;
+    tpb_status_t st = TPB_OK;
+    for (int r = 0; s->rec && r < s->topo->size && st == TPB_OK; r++) {
+        tpb_cal_entry_t e = {.split = d->split->split,
+                             .m = d->m,
+                             .n = d->n,
+                             .k = d->k,
+                             .tp = p->tp,
+                             .dtype = d->dtype,
+                             .rank = s->rank_of[r],
+                             .gflops = world[r].speed,
+                             .spread = world[r].spread,
+                             .samples = world[r].samples};
+        snprintf(e.host, sizeof(e.host), "%s", s->topo->hosts[r]);
+        st = tpb_calfile_put(&s->rec->cal, &e);
+    }
+    if (st == TPB_OK && s->rec)
+        st = tpb_calfile_save(s->o->calibration_file, &s->rec->cal);
+    return tpb_agree(s->world, st);
+}
+
+tpb_status_t tpb_sweep_speeds(tpb_sweep_t *s, int i)
+{
+    const tpb_config_plan_t *p = &s->plans.p[i];
+    int found = 0, g0 = p->position / p->tp * p->tp;
+    tpb_cal_speed_t world[s->topo->size];
+    memset(world, 0, sizeof(world));
+    if (s->o->calibration_file[0])
+        TPB_CHECK_RET(lookup_file(s, p, world, &found));
+    if (!found) {
+        TPB_CHECK_RET(calibrate(s, p, world));
+        if (s->o->calibration_file[0])
+            TPB_CHECK_RET(save_file(s, p, world));
+    }
+    tpb_status_t st = tpb_plans_set_speeds(
+        &s->plans, i, found ? TPB_SPEEDS_FILE : TPB_SPEEDS_CALIBRATION, world + g0);
+    return tpb_agree(s->world, st);
+}

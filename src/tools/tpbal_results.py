@@ -1,0 +1,312 @@
+"""tpbal_results: read and validate a tpbal result directory.
+
+Shared by tpbal-report and tpbal-compare (and their tests): every file a tool
+reads goes through here, so that every tool refuses the same bad input with the
+same one-line message (BadInput, exit 2) and never with a traceback.
+
+A result directory holds results.jsonl (a "run" record, one "config" record per
+measured config, a "summary"), results.csv, ranks.csv and trace-NNN.json files.
+"""
+import csv
+import json
+import math
+import os
+import stat
+import sys
+import tempfile
+
+SCHEMA = 1  # the C record's TPB_SCHEMA_VERSION
+MAX_JSONL = 1 << 30  # bytes read from a results.jsonl or baseline
+MAX_CSV = 1 << 30
+MAX_TRACE = 4 << 30
+# values beyond this are no measurement of this world (a step of 1e300 us): refused
+MAX_VALUE = 1e200
+
+# the parameters that identify a config across runs
+KEY_FIELDS = ["backend", "world_size", "tp", "split", "policy", "placement", "col_collective",
+              "m", "n", "k", "dtype", "comm_only", "comm_bytes"]
+# a config record's fields and their kinds: int, num (number or null), str, list (of
+# numbers or nulls), obj (object)
+CONFIG_FIELDS = {
+    "id": "int", "tp": "int", "world_size": "int", "m": "int", "n": "int", "k": "int",
+    "iters": "int", "split": "str", "policy": "str", "dtype": "str", "backend": "str",
+    "step_us": "obj",
+    "comm_bytes": "num", "lb": "num", "u": "num", "e": "num", "e_het": "num", "r": "num",
+    "tflops": "num", "pct_peak": "num", "algbw_gbs": "num", "busbw_gbs": "num",
+    "predicted_speedup": "num", "speedup": "num", "xfer_us": "num", "xfer_free_us": "num",
+    "whatif_step_us": "num", "slowdown": "num", "whatif_straggler_step_us": "num",
+    "slowdown_straggler": "num", "t1_us": "num", "max_rel_err": "num",
+    "straggler_rank": "num",
+    "shards": "list", "speeds": "list", "compute_us": "list", "wait_us": "list",
+    "comm_us": "list", "emulate_asked": "list", "emulate_achieved": "list",
+    "step_samples_us": "list",
+    "placement": "str", "col_collective": "str", "comm_only": "str", "collective": "str",
+    "shape": "str", "check": "str", "speed_source": "str",
+}
+REQUIRED = ("id", "tp", "m", "n", "k", "split", "policy", "dtype", "step_us")
+STEP_KEYS = ("median", "p95", "min", "max")
+
+
+class BadInput(Exception):
+    """Bad input: one line, exit code 2."""
+
+
+def finite(v):
+    """v is a number (not a bool) and finite and within MAX_VALUE."""
+    return (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+            and abs(v) <= MAX_VALUE)
+
+
+def num(v):
+    """v as a float if it is a usable number, else None."""
+    return float(v) if finite(v) else None
+
+
+def clean(s, limit=200):
+    """s for a terminal or one log line: control characters (ESC, CR, ...) as '?', cut."""
+    s = str(s)
+    out = "".join("?" if (ord(c) < 32 or 127 <= ord(c) < 160) else c for c in s)
+    return out if len(out) <= limit else out[:limit - 3] + "..."
+
+
+def regular_file(path, what):
+    """Refuse anything but a regular file (a FIFO would hang the reader)."""
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise BadInput("cannot read %s %s: %s" % (what, clean(path), e.strerror or e))
+    if stat.S_ISDIR(st.st_mode):
+        raise BadInput("%s %s is a directory, not a file" % (what, clean(path)))
+    if not stat.S_ISREG(st.st_mode):
+        raise BadInput("%s %s is not a regular file (a FIFO, socket or device): give a file"
+                       % (what, clean(path)))
+    return st
+
+
+def read_text(path, what, limit):
+    """The whole of a regular file of at most limit bytes, as UTF-8 text."""
+    st = regular_file(path, what)
+    if st.st_size > limit:
+        raise BadInput("%s %s is %d bytes, more than the %d this tool reads"
+                       % (what, clean(path), st.st_size, limit))
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as e:
+        raise BadInput("cannot read %s %s: %s" % (what, clean(path), e.strerror or e))
+    if len(data) > limit:
+        raise BadInput("%s %s is larger than the %d bytes this tool reads"
+                       % (what, clean(path), limit))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise BadInput("%s %s is not UTF-8 text (byte %d): is it a tpbal result?"
+                       % (what, clean(path), e.start))
+
+
+def _no_constant(name):
+    raise ValueError("%s is not JSON" % name)
+
+
+def json_loads(text):
+    """Strict JSON: NaN and Infinity (which tpbal never writes) are refused."""
+    return json.loads(text, parse_constant=_no_constant)
+
+
+def _check_kind(rec, key, kind, where):
+    v = rec[key]
+    ok = {"int": lambda x: isinstance(x, int) and not isinstance(x, bool) and abs(x) < 2 ** 62,
+          "num": lambda x: x is None or finite(x),
+          "str": lambda x: isinstance(x, str),
+          "obj": lambda x: isinstance(x, dict),
+          "list": lambda x: isinstance(x, list) and all(y is None or finite(y) for y in x)}[kind]
+    if not ok(v):
+        raise BadInput("%s: '%s' is %s, not %s" % (where, key, clean(json.dumps(v), 60), {
+            "int": "an integer", "num": "a finite number or null", "str": "a string",
+            "obj": "an object", "list": "a list of finite numbers"}[kind]))
+
+
+def check_config(rec, where):
+    """Refuse a config record whose fields are missing or of the wrong kind."""
+    for key in REQUIRED:
+        if key not in rec:
+            raise BadInput("%s: a config record without '%s': is it a tpbal result?"
+                           % (where, key))
+    for key, kind in CONFIG_FIELDS.items():
+        if key in rec:
+            _check_kind(rec, key, kind, where)
+    step = rec["step_us"]
+    for key in STEP_KEYS:
+        if key in step and not (step[key] is None or finite(step[key])):
+            raise BadInput("%s: 'step_us.%s' is not a finite number" % (where, key))
+    if not finite(step.get("median")):
+        raise BadInput("%s: a config record without a finite 'step_us.median'" % where)
+    if rec["tp"] < 1 or min(rec["m"], rec["n"], rec["k"]) < 1:
+        raise BadInput("%s: tp, m, n and k must be positive" % where)
+
+
+class Results:
+    """One result directory (or a bare results.jsonl): its records, checked."""
+
+    def __init__(self, path):
+        self.path = path
+        self.dir = path if os.path.isdir(path) else os.path.dirname(path) or "."
+        self.jsonl = os.path.join(path, "results.jsonl") if os.path.isdir(path) else path
+        self.run, self.configs, self.summary = None, [], {}
+        ranks = os.path.join(self.dir, "ranks.csv")
+        self.ranks_csv = ranks if os.path.isdir(path) and os.path.exists(ranks) else None
+        self._parse(read_text(self.jsonl, "the results", MAX_JSONL))
+
+    def _parse(self, text):
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            where = "%s line %d" % (clean(self.jsonl), n)
+            try:
+                rec = json_loads(line)
+            except (ValueError, RecursionError):
+                raise BadInput("%s is not JSON: is it a tpbal results.jsonl?" % where)
+            if not isinstance(rec, dict):
+                raise BadInput("%s is not a JSON object: is it a tpbal results.jsonl?" % where)
+            kind = rec.get("type")
+            if kind == "run":
+                self.run = rec
+            elif kind == "config":
+                check_config(rec, where)
+                self.configs.append(rec)
+            elif kind == "summary":
+                self.summary = rec
+        if self.run is None:
+            raise BadInput("%s has no run record: is it a tpbal results.jsonl?"
+                           % clean(self.jsonl))
+
+    @property
+    def schema(self):
+        return self.run.get("schema")
+
+    def trace_path(self, cid):
+        return os.path.join(self.dir, "trace-%03d.json" % cid)
+
+
+def load(path):
+    """The results at path (a directory or a results.jsonl)."""
+    if not os.path.exists(path):
+        raise BadInput("cannot read %s: no such file or directory" % clean(path))
+    return Results(path)
+
+
+def read_ranks(path):
+    """The rows of a ranks.csv as dicts of strings."""
+    text = read_text(path, "the rank table", MAX_CSV)
+    csv.field_size_limit(MAX_CSV)
+    try:
+        rows = list(csv.DictReader(text.splitlines()))
+    except csv.Error as e:
+        raise BadInput("%s is not CSV: %s" % (clean(path), e))
+    return rows
+
+
+def read_trace(path):
+    """A trace file's otherData and events (each a dict)."""
+    text = read_text(path, "the trace", MAX_TRACE)
+    try:
+        tr = json_loads(text)
+    except (ValueError, RecursionError):
+        raise BadInput("the trace %s is not JSON" % clean(path))
+    if not isinstance(tr, dict) or not isinstance(tr.get("traceEvents"), list):
+        raise BadInput("the trace %s is not a tpbal trace (an object with traceEvents)"
+                       % clean(path))
+    other = tr.get("otherData") if isinstance(tr.get("otherData"), dict) else {}
+    return other, [e for e in tr["traceEvents"] if isinstance(e, dict)]
+
+
+def config_key(c):
+    return tuple(c.get(f) for f in KEY_FIELDS)
+
+
+def shape_label(c):
+    if c.get("comm_only") == "yes":
+        return "%s %s" % (c.get("collective"), size_label(c.get("comm_bytes")))
+    return "%dx%dx%d" % (c["m"], c["n"], c["k"])
+
+
+def size_label(b):
+    """Bytes as nccl-tests and people write them: 4K, 1M, 256M (1024-based)."""
+    if not finite(b):
+        return "?"
+    for unit, scale in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if b >= scale and b % scale == 0:
+            return "%d%s" % (b // scale, unit)
+    return "%dB" % b
+
+
+def key_label(key):
+    k = dict(zip(KEY_FIELDS, key))
+    if k.get("comm_only") == "yes":
+        coll = ("all-reduce" if k["split"] == "row" or k["col_collective"] == "allreduce"
+                else "all-gather")
+        what = "comm %s %s" % (coll, size_label(k["comm_bytes"]))
+    else:
+        what = "%s %sx%sx%s" % (k["split"], k["m"], k["n"], k["k"])
+    label = "tp%s %s %s %s%s" % (k["tp"], what, k["policy"], k["dtype"],
+                                 "" if k["placement"] in (None, "packed")
+                                 else " " + str(k["placement"]))
+    return clean(label)
+
+
+def write_atomic(path, text, inputs=()):
+    """Write text to path as a whole or not at all (a temporary file beside it, then a
+    rename). A symbolic link is written through (its target is replaced, the link stays);
+    a directory, a device or FIFO, and any of the files in inputs are refused."""
+    target = os.path.realpath(path)
+    for i in inputs:
+        if os.path.exists(i) and os.path.exists(target) and os.path.samefile(i, target):
+            raise BadInput("%s is one of the inputs: write the output elsewhere" % clean(path))
+    if os.path.isdir(target):
+        raise BadInput("%s is a directory: give a file name" % clean(path))
+    if os.path.exists(target) and not stat.S_ISREG(os.stat(target).st_mode):
+        raise BadInput("%s is not a regular file: give a file name" % clean(path))
+    d = os.path.dirname(target) or "."
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(target), dir=d)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, target)
+    except OSError as e:
+        if tmp and os.path.exists(tmp):
+            os.unlink(tmp)
+        raise BadInput("cannot write %s: %s" % (clean(path), e.strerror or e))
+
+
+def no_nan(x):
+    """NaN and infinities as null: output stays strict JSON."""
+    if isinstance(x, dict):
+        return {k: no_nan(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [no_nan(v) for v in x]
+    return x if not isinstance(x, float) or math.isfinite(x) else None
+
+
+def json_dumps(x, **kw):
+    return json.dumps(no_nan(x), allow_nan=False, **kw)
+
+
+def run_main(tool, main, argv):
+    """Run a tool's main; every error is one line on stderr: 2 for bad input, 130 on ^C.
+    Returns the exit status."""
+    try:
+        return main(argv)
+    except BadInput as e:
+        print("%s: error: %s" % (tool, clean(e, 2000)), file=sys.stderr)
+    except KeyboardInterrupt:
+        print("%s: interrupted" % tool, file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except (OSError, MemoryError, RecursionError) as e:
+        print("%s: error: %s" % (tool, clean(e, 2000)), file=sys.stderr)
+    except Exception as e:  # a bug: still one line, with what to report
+        print("%s: error: internal error (%s: %s): please report it with the input"
+              % (tool, type(e).__name__, clean(e)), file=sys.stderr)
+    return 2

@@ -1,0 +1,178 @@
+/* test_plan.c - one plan per config (run/plan.h) and the split table's collectives. */
+#include <math.h>
+#include <string.h>
+
+#include "cli/options.h"
+#include "run/plan.h"
+#include "run/split.h"
+#include "tpb_test.h"
+
+#define TOL 1e-12
+
+static tpb_options_t o;
+static tpb_plan_list_t list;
+static char host_names[8][TPB_HOST_LEN];
+static int host_index[8];
+
+/* Options of a command line for a world of `world` ranks on `nhosts` hosts, planned as
+ * world rank `rank` sees them. */
+static tpb_status_t plan(const char *line, int world, int nhosts, int rank)
+{
+    char buf[1024], *argv[64];
+    int argc = 0;
+    snprintf(buf, sizeof(buf), "tpbal %s", line);
+    for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " "))
+        argv[argc++] = t;
+    argv[argc] = NULL;
+    tpb_plans_free(&list);
+    tpb_options_free(&o);
+    tpb_options_init(&o);
+    ck_assert_int_eq(tpb_options_parse(&o, argc, argv), TPB_OK);
+    ck_assert_int_eq(
+        tpb_options_resolve(&o, world, tpb_backend_host.kind, &tpb_backend_host.defaults), TPB_OK);
+    for (int r = 0; r < world; r++) {
+        snprintf(host_names[r], TPB_HOST_LEN, "node%d", r * nhosts / world);
+        host_index[r] = r * nhosts / world;
+    }
+    tpb_topo_t topo = {.rank = rank,
+                       .size = world,
+                       .hosts = host_names,
+                       .host_index = host_index,
+                       .nhosts = nhosts};
+    return tpb_plans_build(&o, &topo, &list);
+}
+
+START_TEST(busbw_factors_beside_their_collectives)
+{
+    /* nccl-tests: all-reduce 2(t-1)/t, all-gather (t-1)/t */
+    ck_assert_double_eq_tol(tpb_split_row.busbw_factor(8), 1.75, TOL);
+    ck_assert_double_eq_tol(tpb_split_col_allreduce.busbw_factor(8), 1.75, TOL);
+    ck_assert_double_eq_tol(tpb_split_col_allgather.busbw_factor(4), 0.75, TOL);
+    ck_assert_double_eq_tol(tpb_split_row.busbw_factor(1), 0.0, TOL);
+    ck_assert_int_eq(tpb_split_row.coll, TPB_COLL_ALLREDUCE);
+    ck_assert_int_eq(tpb_split_col_allgather.coll, TPB_COLL_ALLGATHER);
+    ck_assert_ptr_eq(tpb_split_ops(TPB_SPLIT_ROW, TPB_COLL_ALLGATHER), &tpb_split_row);
+    ck_assert_ptr_eq(tpb_split_ops(TPB_SPLIT_COL, TPB_COLL_ALLREDUCE), &tpb_split_col_allreduce);
+}
+END_TEST
+
+START_TEST(one_plan_per_config_in_sweep_order)
+{
+    ck_assert_int_eq(plan("--tp 1,2 --shape 64x128x96", 2, 1, 1), TPB_OK);
+    /* tp 1: row even, col even (one policy at tp 1); tp 2: row even, row weighted, col ... */
+    ck_assert_int_eq(list.n, 6);
+    ck_assert_int_eq(list.measured, 6);
+    const tpb_config_plan_t *p = &list.p[3];
+    ck_assert_int_eq(p->tp, 2);
+    ck_assert_int_eq(p->desc.split->split, TPB_SPLIT_ROW);
+    ck_assert_int_eq(p->policy, TPB_POLICY_WEIGHTED);
+    ck_assert_int_eq(p->block, list.p[2].block);
+    ck_assert_int_ne(p->block, list.p[4].block);
+    ck_assert_int_eq(p->desc.group_rank, 1);
+    ck_assert_ptr_eq(p->desc.shards, p->shards);
+    /* no speeds yet: every plan holds its block's even shards (K = 96) */
+    ck_assert_int_eq(p->shards[0] + p->shards[1], 96);
+    ck_assert_int_eq(p->shards[0], 48);
+    ck_assert(tpb_plan_needs_speeds(p));
+    ck_assert(!tpb_plan_needs_speeds(&list.p[0])); /* tp 1 */
+    /* this rank's memory: X 64x48 + W 48x128 + partial and Y 64x128, fp32 */
+    ck_assert_double_eq_tol(p->mem_bytes, (64.0 * 48 + 48 * 128 + 2 * 64 * 128) * 4, TOL);
+}
+END_TEST
+
+START_TEST(given_speeds_weigh_at_build)
+{
+    ck_assert_int_eq(plan("--tp 2 --split col --shape 8x300x16 --speeds 1,2", 2, 1, 0), TPB_OK);
+    ck_assert_int_eq(list.n, 2);
+    const tpb_config_plan_t *even = &list.p[0], *w = &list.p[1];
+    ck_assert_int_eq(w->speed_source, TPB_SPEEDS_GIVEN);
+    ck_assert_int_eq(w->shards[0], 100);
+    ck_assert_int_eq(w->shards[1], 200);
+    ck_assert_double_eq_tol(w->fractions[1], 2.0 / 3, TOL);
+    ck_assert_int_eq(even->shards[0], 150); /* even keeps even shards, and records the speeds */
+    ck_assert_double_eq_tol(even->speeds[1].speed, 2.0, TOL);
+    ck_assert(!tpb_plan_needs_speeds(w));
+}
+END_TEST
+
+START_TEST(spread_placement_positions)
+{
+    /* 4 ranks on 2 hosts (0,1 | 2,3): spread pairs one rank of each host */
+    ck_assert_int_eq(plan("--tp 2 --policy even --split row --tp-placement packed,spread "
+                          "--shape 8x8x8 --speeds 1,1,1,3",
+                          4, 2, 2),
+                     TPB_OK);
+    ck_assert_int_eq(list.n, 2);
+    ck_assert_int_eq(list.p[0].placement, TPB_PLACE_PACKED);
+    ck_assert_int_eq(list.p[0].position, 2);
+    const int *spread = tpb_plans_rank_of(&list, TPB_PLACE_SPREAD);
+    ck_assert_int_eq(spread[list.p[1].position], 2);
+    ck_assert_int_ne(host_index[spread[0]], host_index[spread[1]]);
+}
+END_TEST
+
+START_TEST(skips_are_planned)
+{
+    ck_assert_int_eq(plan("--tp 1,3,2 --split col --shape 4x1x4 --policy even", 2, 1, 0), TPB_OK);
+    /* tp 1: col even; tp 3: does not divide; tp 2: N = 1 cannot be split in two */
+    ck_assert_int_eq(list.n, 3);
+    ck_assert_int_eq(list.measured, 1);
+    ck_assert(strstr(list.p[1].skip, "--tp 3 does not divide the 2 ranks"));
+    ck_assert(strstr(list.p[2].skip, "cannot be split into 2 shards"));
+}
+END_TEST
+
+START_TEST(speeds_set_once_per_block)
+{
+    ck_assert_int_eq(
+        plan("--tp 2 --split row --shape 8x8x90 --policy even,weighted,adaptive", 2, 1, 1), TPB_OK);
+    ck_assert_int_eq(list.n, 3);
+    tpb_cal_speed_t s[2] = {{.speed = 20, .spread = 0.01, .samples = 8},
+                            {.speed = 10, .spread = 0.02, .samples = 8}};
+    ck_assert_int_eq(tpb_plans_set_speeds(&list, 0, TPB_SPEEDS_CALIBRATION, s), TPB_OK);
+    ck_assert_int_eq(list.p[0].shards[0], 45); /* even stays even */
+    ck_assert_int_eq(list.p[1].shards[0], 60); /* weighted and adaptive: 2:1 */
+    ck_assert_int_eq(list.p[2].shards[1], 30);
+    ck_assert_int_eq(list.p[2].speed_source, TPB_SPEEDS_CALIBRATION);
+    /* an adaptive round hands the plan new shards; its memory need follows */
+    double before = list.p[2].mem_bytes;
+    long moved[2] = {50, 40};
+    tpb_plan_set_shards(&list.p[2], moved);
+    ck_assert_int_eq(list.p[2].desc.shards[1], 40);
+    ck_assert(list.p[2].mem_bytes > before); /* rank 1's shard grew from 30 to 40 */
+    /* speeds that cannot weigh: the weighted plans are skipped with the reason */
+    ck_assert_int_eq(plan("--tp 2 --split row --shape 8x8x90", 2, 1, 0), TPB_OK);
+    tpb_cal_speed_t bad[2] = {{.speed = INFINITY}, {.speed = 1.0}};
+    ck_assert_int_eq(tpb_plans_set_speeds(&list, 0, TPB_SPEEDS_FILE, bad), TPB_OK);
+    ck_assert(!list.p[0].skip[0]);
+    ck_assert(strstr(list.p[1].skip, "speed of rank 0"));
+}
+END_TEST
+
+START_TEST(memory_checked_once)
+{
+    ck_assert_int_eq(plan("--tp 1 --split row --shape 300x300x300", 1, 1, 0), TPB_OK);
+    ck_assert_int_eq(tpb_plans_check_memory(&list, 1e12, 0), TPB_OK);
+    ck_assert_int_eq(tpb_plans_check_memory(&list, 1000.0, 0), TPB_ERR_NOMEM);
+    ck_assert(strstr(tpb_err_msg(), "shape 300x300x300 (fp32, tp 1, row) needs 1440000 bytes on "
+                                    "rank 0 but 1000 are free"));
+    ck_assert(strstr(tpb_err_msg(), "(nothing was measured or written)"));
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("plan");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, busbw_factors_beside_their_collectives);
+    tcase_add_test(tc, one_plan_per_config_in_sweep_order);
+    tcase_add_test(tc, given_speeds_weigh_at_build);
+    tcase_add_test(tc, spread_placement_positions);
+    tcase_add_test(tc, skips_are_planned);
+    tcase_add_test(tc, speeds_set_once_per_block);
+    tcase_add_test(tc, memory_checked_once);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+TPB_TEST_MAIN(suite)
