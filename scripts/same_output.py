@@ -88,7 +88,9 @@ def trace(path):
         t = json.load(f)
     ev = collections.Counter((e.get("name"), e.get("ph"), e.get("pid"), e.get("tid"))
                              for e in t.get("traceEvents", []))
-    other = {k: v for k, v in t.get("otherData", {}).items()}
+    # measured: the slowest iteration and the steps (added by the plan-per-config change)
+    other = {k: v for k, v in t.get("otherData", {}).items()
+             if k not in ("slowest_iter", "steps_us")}
     return sorted(ev.items(), key=str), other
 
 

@@ -82,6 +82,9 @@ void tpb_record_free(tpb_record_t *r);
 /** Print the run header (backend, versions, one line per rank, clock sync, table head). */
 void tpb_record_header(const tpb_record_t *r);
 
+/** Append the run-metadata JSON object (one line) for the given status (record_run.c). */
+void tpb_record_run_json(const tpb_record_t *r, tpb_buf_t *b, tpb_run_status_t status);
+
 /**
  * One measured config: analyse its timelines (marks: world x iters, on rank 0's
  * clock), derive its metrics with tpb_result_finish, print its table row,

@@ -22,8 +22,8 @@
     X(double, speed, MPI_DOUBLE)                                                                   \
     /* speed used by the policy (NaN if none) */ X(                                                \
         double, fraction, MPI_DOUBLE) /* intended fraction (weighted) or shard / total */          \
-        X(double, flop, MPI_DOUBLE) /* this rank's GEMM FLOPs */ X(                                \
-            double, mem, MPI_DOUBLE) /* bytes allocated for the config */                          \
+    X(double, flop, MPI_DOUBLE)                                                                    \
+    /* this rank's GEMM FLOPs */ X(double, mem, MPI_DOUBLE) /* bytes allocated for the config */   \
         X(double, max_err, MPI_DOUBLE) /* --check max relative error (NaN: not checked) */ X(      \
             double, speed_spread, MPI_DOUBLE) /* relative IQR of a calibrated speed (else NaN) */  \
         X(double, peak_gflops, MPI_DOUBLE) /* the device's peak for the dtype (0: unknown) */ X(   \

@@ -81,14 +81,38 @@ def main():
                 for a, b in zip(got, want):
                     assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-6), (name, phase, a, b)
                     n += 1
+    ar = plots.get("arrivals")
+    if ar:  # the heat map: arrival after the group's median arrival, % of the trace's step
+        tr = json.load(open(os.path.join(d, "trace-%03d.json" % ar["config"])))
+        tp = tr["otherData"]["tp"]
+        span = {}
+        for e in tr["traceEvents"]:
+            if e.get("ph") == "X":
+                span[(e["tid"], e["args"]["iter"], e["name"])] = (e["ts"], e["dur"])
+        names = {e["tid"]: e["args"]["name"] for e in tr["traceEvents"]
+                 if e.get("name") == "thread_name"}
         iters = sorted({k[1] for k in span})
-        for row, name in enumerate(tl["ranks"]):
+        assert iters == ar["iters"], "iterations"
+        steps = dict(zip(iters, tr["otherData"]["steps_us"]))
+        for i in iters:  # the trace's steps against its own spans: largest group step
+            grp_step = {}
+            for t in names:
+                c0 = span[(t, i, "compute")][0]
+                x1 = span[(t, i, "comm")][0] + span[(t, i, "comm")][1]
+                lo, hi = grp_step.get(t // tp, (c0, x1))
+                grp_step[t // tp] = (min(lo, c0), max(hi, x1))
+            want = max(hi - lo for lo, hi in grp_step.values())
+            assert abs(steps[i] - want) <= 5e-3, ("steps_us", i, steps[i], want)
+            n += 1
+        for row, name in enumerate(ar["ranks"]):
             tid = [t for t, nm in names.items() if nm == name][0]
             for col, i in enumerate(iters):
                 arrive = lambda q: span[(q, i, "compute")][0] + span[(q, i, "compute")][1]
-                grp = [q for q in names if q // tp == tid // tp]
-                close(tl["lateness_us"][row][col], arrive(tid) - min(arrive(q) for q in grp),
-                      "lateness")
+                grp = sorted(arrive(q) for q in names if q // tp == tid // tp)
+                med = grp[len(grp) // 2] if len(grp) % 2 else \
+                    (grp[len(grp) // 2 - 1] + grp[len(grp) // 2]) / 2
+                close(ar["offset_pct"][row][col], 100 * (arrive(tid) - med) / steps[i],
+                      "arrival offset")
                 n += 1
     assert n > 0, "nothing plotted"
     print("report: %d plotted numbers match the result files" % n)

@@ -158,4 +158,9 @@ tpb_status_t tpb_cuda_allgatherv(tpb_comm_t *c, const void *send, void *recv, co
  */
 tpb_status_t tpb_cuda_wait(tpb_backend_t *be, int collective);
 
+/* cuda_marks.c: the ops table's marks_prepare, mark and marks_read. */
+tpb_status_t tpb_cuda_marks_prepare(tpb_backend_t *be, size_t n);
+tpb_status_t tpb_cuda_mark(tpb_backend_t *be, size_t slot, tpb_mark_phase_t phase);
+tpb_status_t tpb_cuda_marks_read(tpb_backend_t *be, size_t n, double *us);
+
 #endif /* TPB_CUDA_INTERNAL_H */

@@ -1,0 +1,317 @@
+"""tpbal_plots: the plots of tpbal-report, one function each.
+
+Every plot function takes what it draws (configs, the summary, a trace), draws one
+figure into outdir (PNG and SVG) through save(), and returns the numbers it drew
+(for plots.json, which the tests check against the result files), or None when
+there is nothing to draw. Values are read as the record wrote them; nothing that
+the C code decides (steps, windows, straggler) is derived again here.
+"""
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+matplotlib.rcParams["text.parse_math"] = False  # "$\frac{$" in a name is text, not TeX
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+
+import tpbal_results as tr  # noqa: E402
+from tpbal_results import BadInput, clean, finite  # noqa: E402
+
+COLORS = {"compute": "#4c72b0", "wait": "#dd8452", "comm": "#55a868", "idle": "#c44e52"}
+MAX_SERIES = 12  # lines with a legend; more are drawn without one
+MAX_BARS = 48  # bars in one chart (the rest are named in the caption)
+MAX_INCHES = 30  # no figure larger than this on a side
+
+
+def save(fig, outdir, name, made):
+    """Write fig as outdir/name.png and .svg; refuse with one line when that fails."""
+    try:
+        for ext in ("png", "svg"):
+            fig.savefig(os.path.join(outdir, "%s.%s" % (name, ext)), dpi=110,
+                        bbox_inches="tight")
+    except (OSError, ValueError) as e:
+        raise BadInput("cannot write the %s plot into %s: %s" % (name, clean(outdir), e))
+    finally:
+        plt.close(fig)
+    made.append(name)
+
+
+def inches(n, per, base, cap=MAX_INCHES):
+    return min(cap, base + per * n)
+
+
+def step_series(cfgs):
+    """{label: configs by TP degree} of the GEMM configs, one series per shape, split and
+    policy."""
+    series = {}
+    for c in cfgs:
+        if c.get("comm_only") != "yes":
+            key = "%s %s %s" % (tr.shape_label(c), c["split"], c["policy"])
+            series.setdefault(key, []).append(c)
+    return {k: sorted(v, key=lambda c: c["tp"]) for k, v in series.items()}
+
+
+def plot_step(cfgs, outdir, made):
+    series = step_series(cfgs)
+    if not series:
+        return None
+    data = {}
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    for key, cs in sorted(series.items()):
+        tps = [c["tp"] for c in cs]
+        steps = [c["step_us"]["median"] for c in cs]
+        effs = [c.get("e") for c in cs]
+        ax1.plot(tps, steps, marker="o", label=clean(key))
+        ax2.plot([t for t, e in zip(tps, effs) if finite(e)], [e for e in effs if finite(e)],
+                 marker="o", label=clean(key))
+        data[key] = {"tp": tps, "step_us": steps, "e": effs}
+    ax1.set(xlabel="TP degree", ylabel="median step (us)", title="Step time")
+    ax2.set(xlabel="TP degree", ylabel="E = T_1 / (N T_step)", title="Parallel efficiency",
+            ylim=(0, 1.1))
+    all_tp = sorted({t for v in data.values() for t in v["tp"]})
+    for ax in (ax1, ax2):
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(all_tp)
+        ax.set_xticklabels([str(t) for t in all_tp])
+        ax.minorticks_off()
+        ax.grid(alpha=0.3)
+    if len(series) <= MAX_SERIES:
+        ax1.legend(fontsize=7)
+    save(fig, outdir, "step", made)
+    return data
+
+
+def plot_weighted(cfgs, outdir, made):
+    rows = [c for c in cfgs if c["policy"] == "weighted" and finite(c.get("speedup"))]
+    if not rows:
+        return None
+    rows = rows[:MAX_BARS]
+    labels = ["tp%d %s %s" % (c["tp"], c["split"], tr.shape_label(c)) for c in rows]
+    meas = [c["speedup"] for c in rows]
+    pred = [c["predicted_speedup"] if finite(c.get("predicted_speedup")) else float("nan")
+            for c in rows]
+    fig, ax = plt.subplots(figsize=(inches(len(rows), 1.1, 2), 4))
+    x = range(len(rows))
+    ax.bar([i - 0.2 for i in x], meas, 0.4, label="measured T_even / T_weighted",
+           color=COLORS["compute"])
+    ax.bar([i + 0.2 for i in x], pred, 0.4, label="predicted mean(s) / min(s)",
+           color=COLORS["wait"])
+    ax.axhline(1.0, color="black", lw=0.8)
+    ax.set_xticks(list(x))
+    ax.set_xticklabels([clean(s, 40) for s in labels], rotation=30, ha="right", fontsize=8)
+    ax.set(ylabel="speed-up of weighted over even", title="Even vs weighted")
+    ax.legend(fontsize=8)
+    save(fig, outdir, "weighted", made)
+    return {"labels": labels, "measured": meas, "predicted": pred}
+
+
+def decomposition_series(summ):
+    """{label: decomposition rows by TP degree} from the summary record."""
+    series = {}
+    for d in summ.get("decomposition", []) if isinstance(summ, dict) else []:
+        if not isinstance(d, dict) or not all(finite(d.get(f)) for f in (
+                "tp", "m", "n", "k", "comp_us", "comm_us", "idle_us")):
+            continue
+        key = "%s %s %dx%dx%d" % (d.get("split"), d.get("policy"), d["m"], d["n"], d["k"])
+        if all(x["tp"] != d["tp"] for x in series.get(key, [])):
+            series.setdefault(key, []).append(d)
+    return {k: sorted(v, key=lambda d: d["tp"]) for k, v in series.items()}
+
+
+def plot_decomposition(summ, outdir, made):
+    series = decomposition_series(summ)
+    if not series:
+        return None
+    keys = sorted(series)[:MAX_BARS // 4]
+    fig, axes = plt.subplots(1, len(keys), figsize=(inches(len(keys), 4, 0), 4), squeeze=False)
+    data = {}
+    for ax, key in zip(axes[0], keys):
+        ds = series[key]
+        tps = [str(d["tp"]) for d in ds]
+        comp = [d["comp_us"] for d in ds]
+        comm = [d["comm_us"] for d in ds]
+        idle = [d["idle_us"] for d in ds]
+        ax.bar(tps, comp, color=COLORS["compute"], label="T_comp/N")
+        ax.bar(tps, comm, bottom=comp, color=COLORS["comm"], label="T_comm")
+        ax.bar(tps, idle, bottom=[a + b for a, b in zip(comp, comm)], color=COLORS["idle"],
+               label="T_idle")
+        ax.set(xlabel="TP degree N", ylabel="us", title=clean(key, 40))
+        data[key] = {"tp": [d["tp"] for d in ds], "comp_us": comp, "comm_us": comm,
+                     "idle_us": idle}
+    axes[0][0].legend(fontsize=8)
+    fig.suptitle("T(N) = T_comp/N + T_comm(N) + T_idle(N)")
+    save(fig, outdir, "decomposition", made)
+    return data
+
+
+def comm_series(cfgs):
+    """{(collective, tp, policy, placement, comm_only): configs by size} with >= 2 sizes."""
+    series = {}
+    for c in cfgs:
+        if c["tp"] < 2 or not finite(c.get("xfer_us")) or not finite(c.get("comm_bytes")):
+            continue
+        key = (c.get("collective"), c["tp"], c["policy"], c.get("placement"),
+               c.get("comm_only", "no"))
+        series.setdefault(key, []).append(c)
+    return {k: sorted(v, key=lambda c: c["comm_bytes"]) for k, v in series.items()
+            if len({c["comm_bytes"] for c in v}) >= 2}
+
+
+def fit_of(summ, key):
+    for f in summ.get("comm_model", []) if isinstance(summ, dict) else []:
+        if isinstance(f, dict) and (f.get("collective"), f.get("tp"), f.get("policy"),
+                                    f.get("placement"), f.get("comm_only", "no")) == key \
+                and finite(f.get("latency_us")) and finite(f.get("bandwidth_gbs")):
+            return f
+    return None
+
+
+def plot_comm(cfgs, summ, outdir, made):
+    series = comm_series(cfgs)
+    if not series:
+        return None
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    data = {}
+    for key, cs in sorted(series.items(), key=str)[:MAX_SERIES]:
+        label = "%s tp%d %s%s" % (key[0], key[1], key[2], " comm-only" if key[4] == "yes" else "")
+        v = [c["comm_bytes"] for c in cs]
+        t = [c["xfer_us"] for c in cs]
+        bw = [c.get("busbw_gbs") for c in cs]
+        line = ax1.plot(v, t, "o", label=clean(label))[0]
+        ax2.plot(v, [b if finite(b) else float("nan") for b in bw], "o-",
+                 color=line.get_color(), label=clean(label))
+        entry = {"bytes": v, "xfer_us": t, "busbw_gbs": bw}
+        f = fit_of(summ, key)
+        if f and f["bandwidth_gbs"] > 0:
+            lo, hi = min(v), max(v)
+            xs = [lo * (hi / lo) ** (i / 60.0) for i in range(61)]
+            ys = [f["latency_us"] + x / (f["bandwidth_gbs"] * 1e3) for x in xs]
+            xs, ys = [x for x, y in zip(xs, ys) if y > 0], [y for y in ys if y > 0]  # log axes
+            ax1.plot(xs, ys, "-", color=line.get_color(), lw=1,
+                     label="fit L %.1f us, B %.2f GB/s" % (f["latency_us"], f["bandwidth_gbs"]))
+            entry["fit"] = {"latency_us": f["latency_us"], "bandwidth_gbs": f["bandwidth_gbs"],
+                            "r2": f.get("r2")}
+        data[label] = entry
+    ax1.set(xscale="log", yscale="log", xlabel="message (bytes)", ylabel="transfer xfer_us (us)",
+            title="Time vs size, T = L + V/B")
+    ax2.set(xscale="log", xlabel="message (bytes)", ylabel="busbw (GB/s)",
+            title="Bus bandwidth (nccl-tests)")
+    for ax in (ax1, ax2):
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=7)
+    save(fig, outdir, "comm", made)
+    return data
+
+
+class Trace:
+    """One config's trace, as the record wrote it: hosts, rank names and spans."""
+
+    def __init__(self, path):
+        self.info, events = tr.read_trace(path)
+        self.hosts, self.names, self.spans = {}, {}, {}
+        for e in events:
+            args = e.get("args") if isinstance(e.get("args"), dict) else {}
+            if e.get("ph") == "M" and e.get("name") == "process_name":
+                self.hosts[e.get("pid")] = clean(args.get("name", "?"), 40)
+            elif e.get("ph") == "M" and e.get("name") == "thread_name":
+                self.names[e.get("tid")] = (e.get("pid"), clean(args.get("name", "?"), 40))
+            elif e.get("ph") == "X" and finite(e.get("ts")) and finite(e.get("dur")) and \
+                    isinstance(args.get("iter"), int):
+                self.spans.setdefault((e.get("tid"), args["iter"]), {})[e.get("name")] = (
+                    e["ts"], e["dur"])
+        # ranks grouped by node (pid), then by position (tid)
+        self.ranks = sorted(self.names, key=lambda t: (str(self.names[t][0]), str(t)))
+        self.iters = sorted({i for (_, i) in self.spans})
+
+    def label(self, r):
+        return "%s (%s)" % (self.names[r][1], self.hosts.get(self.names[r][0], "?"))
+
+    def has(self, r, i, *phases):
+        s = self.spans.get((r, i), {})
+        return all(p in s for p in phases)
+
+
+def gantt_window(t, window):
+    """The iterations of the Gantt chart: window of them centred on the record's slowest."""
+    worst = t.info.get("slowest_iter")
+    if not isinstance(worst, int) or worst not in t.iters:
+        worst = t.iters[len(t.iters) // 2]
+    at = t.iters.index(worst)
+    lo = max(0, min(at - window // 2, len(t.iters) - window))
+    return worst, t.iters[lo:lo + window]
+
+
+def plot_gantt(c, t, outdir, window, made):
+    if not t.iters or not t.ranks:
+        return None
+    worst, shown = gantt_window(t, window)
+    starts = [t.spans[(r, shown[0])]["compute"][0] for r in t.ranks
+              if t.has(r, shown[0], "compute")]
+    if not starts:
+        return None
+    t0 = min(starts)
+    fig, ax = plt.subplots(figsize=(11, inches(len(t.ranks), 0.45, 1.5)))
+    gantt = {}
+    for row, r in enumerate(t.ranks):
+        for phase in ("compute", "wait", "comm"):
+            bars = [((t.spans[(r, i)][phase][0] - t0) / 1e3, t.spans[(r, i)][phase][1] / 1e3)
+                    for i in shown if t.has(r, i, phase)]
+            ax.broken_barh(bars, (row - 0.4, 0.8), color=COLORS[phase])
+            gantt.setdefault(t.names[r][1], {})[phase + "_us"] = [b[1] * 1e3 for b in bars]
+    ax.set_yticks(range(len(t.ranks)))
+    ax.set_yticklabels([t.label(r) for r in t.ranks], fontsize=8)
+    ax.invert_yaxis()
+    ax.set(xlabel="ms from iteration %d" % shown[0],
+           title="Config %d: tp %d %s %s %s, iterations %d-%d (slowest step: %d)" % (
+               c["id"], c["tp"], c["split"], c["policy"], tr.shape_label(c), shown[0],
+               shown[-1], worst))
+    ax.legend(handles=[Patch(color=COLORS[p], label=p) for p in ("compute", "wait", "comm")],
+              fontsize=8, loc="upper right")
+    save(fig, outdir, "gantt", made)
+    return {"config": c["id"], "window": shown, "slowest_iter": worst,
+            "ranks": [t.names[r][1] for r in t.ranks], "gantt": gantt}
+
+
+def arrival_offsets(t, tp):
+    """Each rank's arrival (compute end) minus its TP group's median arrival, per kept
+    iteration, in % of that iteration's step as the record wrote it (NaN where missing)."""
+    steps = t.info.get("steps_us") if isinstance(t.info.get("steps_us"), list) else []
+    step_of = dict(zip(t.iters, steps)) if len(steps) == len(t.iters) else {}
+    rows = []
+    for r in t.ranks:
+        row = []
+        for i in t.iters:
+            grp = sorted(sum(t.spans[(q, i)]["compute"]) for q in t.ranks
+                         if q // tp == r // tp and t.has(q, i, "compute"))
+            step = step_of.get(i)
+            if not t.has(r, i, "compute") or not grp or not finite(step) or step <= 0:
+                row.append(float("nan"))
+                continue
+            n = len(grp)
+            med = grp[n // 2] if n % 2 else (grp[n // 2 - 1] + grp[n // 2]) / 2
+            row.append(100.0 * (sum(t.spans[(r, i)]["compute"]) - med) / step)
+        rows.append(row)
+    return rows
+
+
+def plot_arrivals(c, t, outdir, made):
+    if not t.iters or not t.ranks:
+        return None
+    tp = t.info.get("tp") if isinstance(t.info.get("tp"), int) and t.info["tp"] > 0 else c["tp"]
+    rows = arrival_offsets(t, tp)
+    fig, ax = plt.subplots(figsize=(11, inches(len(t.ranks), 0.35, 1.8)))
+    im = ax.imshow(rows, aspect="auto", cmap="coolwarm", interpolation="nearest", vmin=-50,
+                   vmax=50)
+    fig.colorbar(im, ax=ax, label="arrival after the group's median, % of the step")
+    ax.set_yticks(range(len(t.ranks)))
+    ax.set_yticklabels([t.label(r) for r in t.ranks], fontsize=8)
+    step_x = max(1, len(t.iters) // 20)  # label the iterations themselves (a --trace-iters
+    ax.set_xticks(range(0, len(t.iters), step_x))  # window keeps some, not all)
+    ax.set_xticklabels([str(i) for i in t.iters[::step_x]], fontsize=8)
+    ax.set(xlabel="measured iteration%s" % (
+        "" if len(t.iters) == t.info.get("iters", len(t.iters)) else " (those the trace kept)"),
+        title="Arrival offsets, config %d" % c["id"])
+    save(fig, outdir, "arrivals", made)
+    return {"config": c["id"], "iters": t.iters, "ranks": [t.names[r][1] for r in t.ranks],
+            "offset_pct": rows}

@@ -1,0 +1,89 @@
+"""The numbers tpbal-report plots, on synthetic results (the MPI test checks real ones)."""
+import math
+import os
+import tempfile
+import unittest
+
+import fixtures as fx
+
+try:
+    import tpbal_plots as plots
+except ImportError:  # no matplotlib for this python3
+    plots = None
+from tpbal_results import BadInput
+
+
+@unittest.skipIf(plots is None, "matplotlib is missing")
+class Plots(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.d = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_step_series(self):
+        cfgs = [fx.config(0, tp=2, step=80.0), fx.config(1, tp=1, step=100.0, e=1.0),
+                fx.config(2, tp=2, policy="weighted"), fx.config(3, comm_only="yes")]
+        s = plots.step_series(cfgs)
+        self.assertEqual(sorted(s), ["64x256x256 row even", "64x256x256 row weighted"])
+        self.assertEqual([c["tp"] for c in s["64x256x256 row even"]], [1, 2])
+        made = []
+        data = plots.plot_step(cfgs, self.d, made)
+        self.assertEqual(data["64x256x256 row even"]["step_us"], [100.0, 80.0])
+        self.assertTrue(os.path.exists(os.path.join(self.d, "step.png")))
+
+    def test_names_are_text_not_tex(self):
+        made = []
+        cfg = fx.config(0, policy="$\\frac{$")
+        plots.plot_step([cfg], self.d, made)
+        self.assertEqual(made, ["step"])
+
+    def test_decomposition_skips_broken_rows(self):
+        summ = {"decomposition": [
+            {"split": "row", "policy": "even", "m": 1, "n": 2, "k": 3, "tp": 1, "comp_us": 5,
+             "comm_us": 0, "idle_us": 1},
+            {"split": "row", "policy": "even", "m": 1, "n": 2, "k": 3, "tp": 2, "comp_us": "x",
+             "comm_us": 0, "idle_us": 1}]}
+        s = plots.decomposition_series(summ)
+        self.assertEqual(list(s), ["row even 1x2x3"])
+        self.assertEqual(len(s["row even 1x2x3"]), 1)
+
+    def test_comm_series_needs_two_sizes(self):
+        cfgs = [fx.config(0, comm_bytes=4096), fx.config(1, comm_bytes=65536),
+                fx.config(2, split="col", comm_bytes=4096)]
+        s = plots.comm_series(cfgs)
+        self.assertEqual(len(s), 1)
+        self.assertEqual([c["comm_bytes"] for c in list(s.values())[0]], [4096, 65536])
+
+    def trace(self, **kw):
+        p = fx.write_dir(os.path.join(self.d, "r"), [fx.config(0)], traces={0: fx.trace(**kw)})
+        return plots.Trace(os.path.join(p, "trace-000.json"))
+
+    def test_gantt_window_from_the_record(self):
+        t = self.trace(slowest=1)
+        self.assertEqual(plots.gantt_window(t, 1), (1, [1]))
+        self.assertEqual(plots.gantt_window(t, 8), (1, [0, 1]))
+        made = []
+        g = plots.plot_gantt(fx.config(0), t, self.d, 2, made)
+        self.assertEqual(g["gantt"]["rank 0"]["compute_us"], [10, 5])
+        self.assertEqual(g["gantt"]["rank 1"]["wait_us"], [0, 0])
+
+    def test_arrival_offsets(self):
+        t = self.trace(steps=[30.0, 31.0])
+        rows = plots.arrival_offsets(t, 2)
+        # iteration 0: arrivals 10 and 12, median 11: -1 and +1 us of a 30 us step
+        self.assertAlmostEqual(rows[0][0], -100.0 / 30)
+        self.assertAlmostEqual(rows[1][0], 100.0 / 30)
+        # iteration 1: arrivals 105 and 115, median 110 of a 31 us step
+        self.assertAlmostEqual(rows[1][1], 500.0 / 31)
+        t = self.trace(steps=[30.0])  # steps that do not match the kept iterations: no scale
+        self.assertTrue(math.isnan(plots.arrival_offsets(t, 2)[0][0]))
+
+    def test_unwritable_folder_is_one_line(self):
+        with self.assertRaises(BadInput):
+            plots.plot_step([fx.config(0)], os.path.join(self.d, "missing", "dir"), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
