@@ -16,20 +16,29 @@
 /**
  * Per-rank facts gathered to rank 0 besides the marks. The fields are listed
  * once, as X(C type, name, MPI datatype), so that the struct and the MPI
- * datatype that gathers it (run/wire.c) cannot disagree.
+ * datatype that gathers it (run/wire.c) cannot disagree:
+ *   speed             speed used by the policy (NaN if none)
+ *   fraction          intended fraction (weighted) or shard / total
+ *   flop              this rank's GEMM FLOPs
+ *   mem               bytes allocated for the config
+ *   max_err           --check max relative error (NaN if not checked)
+ *   speed_spread      relative IQR of a calibrated speed (NaN otherwise)
+ *   peak_gflops       the device's theoretical peak for the dtype (0: unknown)
+ *   emulate_achieved  slowdown the emulation achieved at set-up (1: none)
+ *   shard             elements of the split dimension
+ *   speed_samples     GEMMs timed by the calibration (0 if none)
  */
 #define TPB_RANK_INFO_FIELDS(X)                                                                    \
     X(double, speed, MPI_DOUBLE)                                                                   \
-    /* speed used by the policy (NaN if none) */ X(                                                \
-        double, fraction, MPI_DOUBLE) /* intended fraction (weighted) or shard / total */          \
+    X(double, fraction, MPI_DOUBLE)                                                                \
     X(double, flop, MPI_DOUBLE)                                                                    \
-    /* this rank's GEMM FLOPs */ X(double, mem, MPI_DOUBLE) /* bytes allocated for the config */   \
-        X(double, max_err, MPI_DOUBLE) /* --check max relative error (NaN: not checked) */ X(      \
-            double, speed_spread, MPI_DOUBLE) /* relative IQR of a calibrated speed (else NaN) */  \
-        X(double, peak_gflops, MPI_DOUBLE) /* the device's peak for the dtype (0: unknown) */ X(   \
-            double, emulate_achieved, MPI_DOUBLE) /* slowdown the emulation achieved (1: none) */  \
-        X(long, shard, MPI_LONG) /* elements of the split dimension */ X(                          \
-            int, speed_samples, MPI_INT) /* GEMMs timed by the calibration (0 if none) */
+    X(double, mem, MPI_DOUBLE)                                                                     \
+    X(double, max_err, MPI_DOUBLE)                                                                 \
+    X(double, speed_spread, MPI_DOUBLE)                                                            \
+    X(double, peak_gflops, MPI_DOUBLE)                                                             \
+    X(double, emulate_achieved, MPI_DOUBLE)                                                        \
+    X(long, shard, MPI_LONG)                                                                       \
+    X(int, speed_samples, MPI_INT)
 
 #define TPB_INFO_FIELD_(type, name, mpi) type name;
 typedef struct {

@@ -104,4 +104,3 @@ tpb_status_t tpb_cuda_marks_read(tpb_backend_t *be, size_t n, double *us)
     }
     return TPB_OK;
 }
-
