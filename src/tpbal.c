@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend/backend.h"
 #include "base/slurm.h"
@@ -28,13 +29,18 @@ static int fail(int rank, tpb_status_t st)
     return tpb_status_exit_code(st);
 }
 
-static void join_args(int argc, char **argv, char *out, size_t cap)
+/* The whole command line, for the record (malloc'd; NULL without memory). */
+static char *join_args(int argc, char **argv)
 {
-    out[0] = '\0';
-    for (int i = 0; i < argc; i++) {
-        size_t len = strlen(out);
-        snprintf(out + len, cap - len, "%s%s", i ? " " : "", argv[i]);
-    }
+    size_t cap = 1;
+    for (int i = 0; i < argc; i++)
+        cap += strlen(argv[i]) + 1;
+    char *out = malloc(cap), *p = out;
+    for (int i = 0; out && i < argc; i++)
+        p += sprintf(p, "%s%s", i ? " " : "", argv[i]);
+    if (out)
+        *p = '\0';
+    return out;
 }
 
 static void print_version(void)
@@ -45,9 +51,10 @@ static void print_version(void)
         printf("CUDA devices visible: %d\n", tpb_backend_cuda.device_count());
 }
 
-/* Options, preset and the backend choice; agreed on by every rank. */
+/* Options, preset and the backend choice, and rank 0's hold on --out (its lock in
+ * *lock_fd); agreed on by every rank. */
 static tpb_status_t setup_options(MPI_Comm world, const tpb_topo_t *topo, int argc, char **argv,
-                                  tpb_options_t *o, const tpb_backend_ops_t **ops)
+                                  tpb_options_t *o, const tpb_backend_ops_t **ops, int *lock_fd)
 {
     tpb_status_t st = tpb_options_parse(o, argc, argv);
     if (st == TPB_OK && !o->help && !o->version)
@@ -61,6 +68,8 @@ static tpb_status_t setup_options(MPI_Comm world, const tpb_topo_t *topo, int ar
         st = (*ops)->check_dtype(o->dtype);
     if (st == TPB_OK && topo->rank == 0 && o->out_dir[0])
         st = tpb_outdir_prepare(o->out_dir);
+    if (st == TPB_OK && topo->rank == 0 && o->out_dir[0]) /* one run per directory */
+        st = tpb_outdir_lock(o->out_dir, lock_fd);
     if (st == TPB_OK && topo->rank == 0 && o->out_dir[0] && !o->force &&
         tpb_outdir_has_results(o->out_dir))
         st = tpb_err_set(TPB_ERR_IO,
@@ -189,26 +198,30 @@ int main(int argc, char **argv)
     }
     tpb_err_context(topo.rank, topo.host);
     const tpb_backend_ops_t *ops = NULL;
-    int code;
+    int code, lock_fd = -1;
     tpb_slurm_t slurm;
-    tpb_slurm_from_env(&slurm, env);
-    st = check_world(&slurm, topo.size);
+    st = tpb_slurm_from_env(&slurm, env);
+    if (st == TPB_OK)
+        st = check_world(&slurm, topo.size);
     if (st != TPB_OK) { /* singletons: only Slurm's task 0 speaks */
         const char *id = getenv("SLURM_PROCID");
         if (id && strcmp(id, "0") == 0)
             fprintf(stderr, "tpbal: error: %s\n", tpb_err_msg());
         code = tpb_status_exit_code(st);
-    } else if ((st = setup_options(world, &topo, argc, argv, &o, &ops)) != TPB_OK) {
+    } else if ((st = setup_options(world, &topo, argc, argv, &o, &ops, &lock_fd)) != TPB_OK) {
         code = fail(topo.rank, st);
     } else if (o.help || o.version) {
         if (topo.rank == 0)
             o.help ? tpb_options_usage(stdout) : print_version();
         code = 0;
     } else {
-        char cmdline[4096];
-        join_args(argc, argv, cmdline, sizeof(cmdline));
-        code = run(world, &topo, &o, ops, cmdline, &slurm);
+        char *cmdline = join_args(argc, argv);
+        code = run(world, &topo, &o, ops, cmdline ? cmdline : "?", &slurm);
+        free(cmdline);
     }
+    if (lock_fd >= 0) /* the run is over: the next may use --out */
+        tpb_outdir_unlock(o.out_dir, lock_fd);
+    tpb_slurm_free(&slurm);
     tpb_options_free(&o);
     tpb_topo_free(&topo);
     MPI_Finalize();

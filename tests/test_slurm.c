@@ -1,4 +1,6 @@
 /* test_slurm.c - Slurm's environment and hostlists, read through a table. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/slurm.h"
@@ -105,12 +107,34 @@ START_TEST(missing_pmi)
 }
 END_TEST
 
+START_TEST(long_nodelist_kept_whole)
+{
+    /* 3000 nodes listed one by one: ~20 KiB, far beyond any fixed buffer */
+    size_t cap = 3000 * 12 + 1;
+    char *list = malloc(cap), *p = list;
+    for (int i = 0; i < 3000; i++)
+        p += sprintf(p, "%snode%05d", i ? "," : "", i);
+    const char *env[] = {"SLURM_JOB_ID", "7", "SLURM_JOB_NODELIST", list, NULL};
+    table = env;
+    tpb_slurm_t s;
+    ck_assert_int_eq(tpb_slurm_from_env(&s, fake_env), TPB_OK);
+    ck_assert_str_eq(s.nodelist, list);
+    static char names[3000][TPB_SLURM_NAME_LEN];
+    ck_assert_int_eq(tpb_hostlist_expand(s.nodelist, names, 3000), 3000);
+    ck_assert_str_eq(names[2999], "node02999");
+    tpb_slurm_free(&s);
+    ck_assert_str_eq(s.nodelist, "");
+    free(list);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("slurm");
     TCase *tc = tcase_create("slurm");
     tcase_add_test(tc, hostlists);
     tcase_add_test(tc, environment);
+    tcase_add_test(tc, long_nodelist_kept_whole);
     tcase_add_test(tc, missing_pmi);
     suite_add_tcase(s, tc);
     return s;

@@ -45,42 +45,60 @@ static int pick_shard(const long *units, const double *quota, int t, int dir)
     return best;
 }
 
+tpb_status_t tpb_speeds_check(const double *speeds, int t, const char *what)
+{
+    double lo = INFINITY, hi = 0.0;
+    for (int r = 0; r < t; r++) {
+        if (!isfinite(speeds[r]) || speeds[r] <= 0.0)
+            return tpb_err_set(TPB_ERR_INVALID,
+                               "%s: speed of rank %d is %g: speeds must be positive finite "
+                               "numbers",
+                               what, r, speeds[r]);
+        lo = fmin(lo, speeds[r]);
+        hi = fmax(hi, speeds[r]);
+    }
+    if (t > 0 && hi / lo > TPB_SPEED_MAX_RATIO)
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "%s: the fastest speed is %.3g times the slowest, more than the %.0e a "
+                           "weighted split takes: check the numbers",
+                           what, hi / lo, TPB_SPEED_MAX_RATIO);
+    return TPB_OK;
+}
+
 tpb_status_t tpb_partition_weighted(long total, int t, long g, const double *speeds, long *shards,
                                     double *fractions)
 {
     TPB_CHECK_RET(check_sizes(total, t, g));
-    double sum = 0.0;
-    for (int r = 0; r < t; r++) {
-        if (!isfinite(speeds[r]) || speeds[r] <= 0.0)
-            return tpb_err_set(TPB_ERR_INVALID,
-                               "speed of rank %d is %g: speeds must be positive finite numbers", r,
-                               speeds[r]);
-        sum += speeds[r];
-    }
+    TPB_CHECK_RET(tpb_speeds_check(speeds, t, "weighted split"));
+    double top = 0.0, sum = 0.0;
+    for (int r = 0; r < t; r++)
+        top = fmax(top, speeds[r]);
+    for (int r = 0; r < t; r++) /* scaled by the largest: at most t, never infinite */
+        sum += speeds[r] / top;
     long units_total = total / g;
     long units[t];
     double quota[t];
     long assigned = 0;
     for (int r = 0; r < t; r++) {
-        quota[r] = (double)units_total * speeds[r] / sum;
+        quota[r] = (double)units_total * (speeds[r] / top) / sum;
         units[r] = (long)floor(quota[r]);
         if (units[r] < 1)
             units[r] = 1;
         assigned += units[r];
     }
-    /* Each step moves one unit and the loop ends at the exact sum. */
-    while (assigned < units_total) {
-        units[pick_shard(units, quota, t, +1)]++;
-        assigned++;
-    }
-    while (assigned > units_total) {
-        units[pick_shard(units, quota, t, -1)]--;
-        assigned--;
+    /* Each step moves one unit and the loop ends at the exact sum: with finite quotas and
+     * units_total >= t a shard to move always exists (checked, never assumed). */
+    while (assigned != units_total) {
+        int dir = assigned < units_total ? +1 : -1, r = pick_shard(units, quota, t, dir);
+        if (r < 0)
+            return tpb_err_set(TPB_ERR_INVALID, "weighted split: no shard can move (internal)");
+        units[r] += dir;
+        assigned += dir;
     }
     for (int r = 0; r < t; r++) {
         shards[r] = units[r] * g;
         if (fractions)
-            fractions[r] = speeds[r] / sum;
+            fractions[r] = (speeds[r] / top) / sum;
     }
     shards[t - 1] += total % g;
     return TPB_OK;

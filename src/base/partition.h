@@ -18,13 +18,26 @@
  */
 tpb_status_t tpb_partition_even(long total, int t, long g, long *shards);
 
+/** Largest ratio of the fastest to the slowest speed in one group that a weighted
+ *  split takes (a million: beyond it the numbers are an error, not hardware). */
+#define TPB_SPEED_MAX_RATIO 1e6
+
+/**
+ * Check speeds[t] at a boundary (--speeds, a calibration file, a calibration):
+ * each finite and > 0, and max / min <= TPB_SPEED_MAX_RATIO. TPB_ERR_INVALID
+ * naming `what` and the offending index otherwise. Pure.
+ */
+tpb_status_t tpb_speeds_check(const double *speeds, int t, const char *what);
+
 /**
  * Weighted split: shard_r proportional to speeds[r], rounded by the largest
  * remainder method in units of g, every shard at least g, sum exactly total
  * (total mod g elements go to the last shard, as for the even split).
  * fractions[t] (may be NULL) receives the intended fractions speeds[r]/sum.
- * Returns TPB_ERR_INVALID if a speed is zero, negative or not finite, or if
- * total < t*g. On error shards and fractions are not written.
+ * Preconditions, checked (TPB_ERR_INVALID, nothing written): t >= 1, g >= 1,
+ * total >= t*g, every speed finite and > 0 with max / min at most
+ * TPB_SPEED_MAX_RATIO (tpb_speeds_check). Speeds are scaled by their largest
+ * before summing, so no finite input overflows.
  */
 tpb_status_t tpb_partition_weighted(long total, int t, long g, const double *speeds, long *shards,
                                     double *fractions);

@@ -6,10 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void copy_env(tpb_env_fn env, const char *name, char *dst, size_t cap)
+static char empty[] = "";
+
+/* A copy of variable name ("" if unset); 0 without memory. */
+static int copy_env(tpb_env_fn env, const char *name, char **dst)
 {
     const char *v = env(name);
-    snprintf(dst, cap, "%s", v ? v : "");
+    *dst = v && *v ? strdup(v) : empty;
+    return *dst != NULL;
 }
 
 static int int_env(tpb_env_fn env, const char *name)
@@ -19,24 +23,42 @@ static int int_env(tpb_env_fn env, const char *name)
     return x > 0 && x < 1 << 30 ? (int)x : 0;
 }
 
-void tpb_slurm_from_env(tpb_slurm_t *s, tpb_env_fn env)
+void tpb_slurm_free(tpb_slurm_t *s)
+{
+    char **f[] = {&s->job_id,   &s->step_id,        &s->cluster,       &s->partition,
+                  &s->nodelist, &s->tasks_per_node, &s->gpus_per_task, &s->gpus_per_node};
+    for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+        if (*f[i] && *f[i] != empty)
+            free(*f[i]);
+        *f[i] = empty;
+    }
+}
+
+tpb_status_t tpb_slurm_from_env(tpb_slurm_t *s, tpb_env_fn env)
 {
     memset(s, 0, sizeof(*s));
+    tpb_slurm_free(s);
     if (!env("SLURM_JOB_ID"))
-        return;
+        return TPB_OK;
     s->present = 1;
-    copy_env(env, "SLURM_JOB_ID", s->job_id, sizeof(s->job_id));
-    copy_env(env, "SLURM_STEP_ID", s->step_id, sizeof(s->step_id));
-    copy_env(env, "SLURM_CLUSTER_NAME", s->cluster, sizeof(s->cluster));
-    copy_env(env, "SLURM_JOB_PARTITION", s->partition, sizeof(s->partition));
-    copy_env(env, "SLURM_JOB_NODELIST", s->nodelist, sizeof(s->nodelist));
-    copy_env(env, "SLURM_TASKS_PER_NODE", s->tasks_per_node, sizeof(s->tasks_per_node));
-    copy_env(env, "SLURM_GPUS_PER_TASK", s->gpus_per_task, sizeof(s->gpus_per_task));
-    copy_env(env, "SLURM_GPUS_PER_NODE", s->gpus_per_node, sizeof(s->gpus_per_node));
+    int ok = copy_env(env, "SLURM_JOB_ID", &s->job_id) &
+             copy_env(env, "SLURM_STEP_ID", &s->step_id) &
+             copy_env(env, "SLURM_CLUSTER_NAME", &s->cluster) &
+             copy_env(env, "SLURM_JOB_PARTITION", &s->partition) &
+             copy_env(env, "SLURM_JOB_NODELIST", &s->nodelist) &
+             copy_env(env, "SLURM_TASKS_PER_NODE", &s->tasks_per_node) &
+             copy_env(env, "SLURM_GPUS_PER_TASK", &s->gpus_per_task) &
+             copy_env(env, "SLURM_GPUS_PER_NODE", &s->gpus_per_node);
+    if (!ok) {
+        tpb_slurm_free(s);
+        s->present = 0;
+        return tpb_err_set(TPB_ERR_NOMEM, "out of memory for Slurm's environment");
+    }
     s->ntasks = int_env(env, "SLURM_STEP_NUM_TASKS");
     if (!s->ntasks)
         s->ntasks = int_env(env, "SLURM_NTASKS");
     s->cpus_per_task = int_env(env, "SLURM_CPUS_PER_TASK");
+    return TPB_OK;
 }
 
 /* Append prefix + the numbers of one range "03-07" (zero padding kept) to names. */

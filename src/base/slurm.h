@@ -9,28 +9,34 @@
 
 #include <stddef.h>
 
-#define TPB_SLURM_MAX_NODES 4096
+#include "base/tpb_status.h"
+
+#define TPB_SLURM_MAX_NODES 65536
 #define TPB_SLURM_NAME_LEN 64
 
 /** Reads one environment variable (NULL if unset). */
 typedef const char *(*tpb_env_fn)(const char *name);
 
+/** Slurm's facts, each string whole as the environment has it ("" if unset; owned). */
 typedef struct {
-    int present;             /**< SLURM_JOB_ID is set */
-    char job_id[32];         /**< SLURM_JOB_ID */
-    char step_id[32];        /**< SLURM_STEP_ID ("" in a batch script outside srun) */
-    char cluster[64];        /**< SLURM_CLUSTER_NAME */
-    char partition[64];      /**< SLURM_JOB_PARTITION */
-    char nodelist[1024];     /**< SLURM_JOB_NODELIST, compressed ("node[01-03,07]") */
-    char tasks_per_node[64]; /**< SLURM_TASKS_PER_NODE ("2(x3),1") */
-    int ntasks;              /**< SLURM_STEP_NUM_TASKS, else SLURM_NTASKS (0 if unset) */
-    int cpus_per_task;       /**< SLURM_CPUS_PER_TASK (0 if unset) */
-    char gpus_per_task[32];  /**< SLURM_GPUS_PER_TASK */
-    char gpus_per_node[32];  /**< SLURM_GPUS_PER_NODE */
+    int present;          /**< SLURM_JOB_ID is set */
+    char *job_id;         /**< SLURM_JOB_ID */
+    char *step_id;        /**< SLURM_STEP_ID ("" in a batch script outside srun) */
+    char *cluster;        /**< SLURM_CLUSTER_NAME */
+    char *partition;      /**< SLURM_JOB_PARTITION */
+    char *nodelist;       /**< SLURM_JOB_NODELIST, compressed ("node[01-03,07]") */
+    char *tasks_per_node; /**< SLURM_TASKS_PER_NODE ("2(x3),1") */
+    int ntasks;           /**< SLURM_STEP_NUM_TASKS, else SLURM_NTASKS (0 if unset) */
+    int cpus_per_task;    /**< SLURM_CPUS_PER_TASK (0 if unset) */
+    char *gpus_per_task;  /**< SLURM_GPUS_PER_TASK */
+    char *gpus_per_node;  /**< SLURM_GPUS_PER_NODE */
 } tpb_slurm_t;
 
-/** Fill s from the environment (s->present = 0 and all empty without Slurm). */
-void tpb_slurm_from_env(tpb_slurm_t *s, tpb_env_fn env);
+/** Fill s from the environment (s->present = 0 and all "" without Slurm); nothing is
+ *  cut. Returns TPB_ERR_NOMEM (s all "") without memory. Free with tpb_slurm_free. */
+tpb_status_t tpb_slurm_from_env(tpb_slurm_t *s, tpb_env_fn env);
+
+void tpb_slurm_free(tpb_slurm_t *s);
 
 /**
  * Expand a Slurm hostlist ("node[01-03,07],login1") into names[max] in order.

@@ -129,7 +129,8 @@ static const opt_spec opt_table[] = {
      "verify Y against a single-rank reference on seeded\ninputs; exit code 3 if any config "
      "fails"},
     {"out", 'o', "DIR", OPT_OUT, NULL, NULL,
-     "write results.jsonl, results.csv, ranks.csv and\ntrace-NNN.json (Perfetto) into DIR"},
+     "write results.jsonl, results.csv, ranks.csv and\ntrace-NNN.json (Perfetto) into DIR (one "
+     "run at a\ntime: a lock names the run that holds DIR)"},
     {"force", 0, NULL, OPT_FORCE, NULL, NULL,
      "let --out DIR replace the results of an earlier run\n(removed when this run's first "
      "config is written)"},
@@ -407,6 +408,7 @@ static const opt_spec *find_short(char c)
 
 tpb_status_t tpb_options_parse(tpb_options_t *o, int argc, char **argv)
 {
+    unsigned char seen[NOPTS] = {0};
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const opt_spec *spec = NULL;
@@ -423,6 +425,10 @@ tpb_status_t tpb_options_parse(tpb_options_t *o, int argc, char **argv)
         if (!spec)
             return tpb_err_set(TPB_ERR_INVALID, "unknown option '%s': see tpbal --help", arg);
         snprintf(flag, sizeof(flag), "%s%s", spec->name[1] ? "--" : "-", spec->name);
+        if (spec->arg && seen[spec - opt_table]++) /* the last would win without a word */
+            return tpb_err_set(TPB_ERR_INVALID,
+                               "%s is given twice: give it once (lists take commas: --tp 1,2)",
+                               flag);
         if (spec->arg && !value) {
             if (i + 1 >= argc)
                 return tpb_err_set(TPB_ERR_INVALID, "%s needs a value: see tpbal --help", flag);

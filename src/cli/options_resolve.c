@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/partition.h"
 #include "cli/optparse.h"
 
 static tpb_status_t resolve_shapes(tpb_options_t *o, const tpb_shape_t *def)
@@ -155,6 +156,8 @@ tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, tpb_backend_kind_t
         return tpb_err_set(TPB_ERR_INVALID,
                            "--speeds and --calibration-file both given: use one source of speeds");
     TPB_CHECK_RET(check_per_rank("--speeds", o->nspeeds, world));
+    if (o->nspeeds) /* the numbers that reach a partition are checked here, once */
+        TPB_CHECK_RET(tpb_speeds_check(o->speeds, o->nspeeds, "--speeds"));
     TPB_CHECK_RET(check_per_rank("--emulate-speed", o->nemulate, world));
     TPB_CHECK_RET(check_per_rank("--emulate-schedule", o->nsched, world));
     TPB_CHECK_RET(check_inject("--inject-delay", &o->inject_delay, world));

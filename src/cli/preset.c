@@ -1,6 +1,8 @@
 /* preset.c - reading named shape files. */
 #include "cli/preset.h"
 
+#include "base/infile.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,6 +40,11 @@ static tpb_status_t parse_line(char *line, const char *origin, int lineno, tpb_s
 {
     char name[48], split[16] = "";
     long m, n, k;
+    size_t lead = strspn(line, " \t"), nlen = strcspn(line + lead, " \t\r");
+    if (nlen >= sizeof(name))
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "%s:%d: the name '%.*s...' has %zu characters; at most %zu fit", origin,
+                           lineno, 20, line + lead, nlen, sizeof(name) - 1);
     int got = sscanf(line, "%47s %ld %ld %ld %15s", name, &m, &n, &k, split);
     if (got < 4 || m < 1 || n < 1 || k < 1 || m > TPB_MAX_DIM || n > TPB_MAX_DIM ||
         k > TPB_MAX_DIM || (got == 5 && strcmp(split, "row") != 0 && strcmp(split, "col") != 0))
@@ -92,18 +99,9 @@ tpb_status_t tpb_preset_load(tpb_options_t *o)
         return tpb_err_set(TPB_ERR_INVALID, "--preset and --shape both given: use one");
     char path[1300];
     TPB_CHECK_RET(tpb_preset_find(o->preset, path, sizeof(path)));
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return tpb_err_set(TPB_ERR_INVALID, "--preset: cannot open %s", path);
-    char *text = calloc(1, 1 << 20);
-    size_t len = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
-    int err = ferror(f);
-    fclose(f);
-    if (!text || err) {
-        free(text);
-        return tpb_err_set(TPB_ERR_INVALID, "--preset: cannot read %s", path);
-    }
-    text[len] = '\0';
+    char *text;
+    size_t len;
+    TPB_CHECK_RET(tpb_infile_read(path, "--preset", TPB_INFILE_MAX, &text, &len, NULL));
     tpb_status_t st = tpb_preset_parse(text, path, o->shapes, TPB_MAX_SHAPES, &o->nshapes);
     free(text);
     return st;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/infile.h"
 #include "record/outfile.h"
 
 static const char cal_header[] = "split,m,n,k,tp,dtype,rank,host,gflops,spread,samples";
@@ -22,48 +23,93 @@ void tpb_calfile_free(tpb_calfile_t *t)
     memset(t, 0, sizeof(*t));
 }
 
-static int same_key(const tpb_cal_entry_t *a, const tpb_cal_entry_t *b)
+/* Order of entries by key (split, m, n, k, tp, dtype, rank). */
+static int key_cmp(const tpb_cal_entry_t *a, const tpb_cal_entry_t *b)
 {
-    return a->split == b->split && a->m == b->m && a->n == b->n && a->k == b->k && a->tp == b->tp &&
-           a->dtype == b->dtype && a->rank == b->rank;
+    long d[7] = {a->split - b->split,
+                 a->m > b->m   ? 1
+                 : a->m < b->m ? -1
+                               : 0,
+                 a->n > b->n   ? 1
+                 : a->n < b->n ? -1
+                               : 0,
+                 a->k > b->k   ? 1
+                 : a->k < b->k ? -1
+                               : 0,
+                 a->tp - b->tp,
+                 (long)a->dtype - (long)b->dtype,
+                 a->rank - b->rank};
+    for (int i = 0; i < 7; i++)
+        if (d[i])
+            return d[i] < 0 ? -1 : 1;
+    return 0;
+}
+
+/* Index of key in the sorted table, or -(insertion point) - 1. */
+static int find(const tpb_calfile_t *t, const tpb_cal_entry_t *key)
+{
+    int lo = 0, hi = t->n - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2, c = key_cmp(&t->e[mid], key);
+        if (c == 0)
+            return mid;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -lo - 1;
+}
+
+static tpb_status_t grow(tpb_calfile_t *t, int need)
+{
+    if (need <= t->cap)
+        return TPB_OK;
+    int cap = t->cap ? t->cap : 64;
+    while (cap < need)
+        cap = cap > INT_MAX / 2 ? need : 2 * cap;
+    tpb_cal_entry_t *p = realloc(t->e, (size_t)cap * sizeof(*p));
+    if (!p)
+        return tpb_err_set(TPB_ERR_NOMEM, "calibration table: out of memory");
+    t->e = p;
+    t->cap = cap;
+    return TPB_OK;
 }
 
 tpb_status_t tpb_calfile_put(tpb_calfile_t *t, const tpb_cal_entry_t *e)
 {
-    for (int i = 0; i < t->n; i++) {
-        if (same_key(&t->e[i], e)) {
-            t->e[i] = *e;
-            return TPB_OK;
-        }
+    int at = find(t, e);
+    if (at >= 0) {
+        t->e[at] = *e;
+        return TPB_OK;
     }
-    if (t->n == t->cap) {
-        int cap = t->cap ? 2 * t->cap : 64;
-        tpb_cal_entry_t *p = realloc(t->e, (size_t)cap * sizeof(*p));
-        if (!p)
-            return tpb_err_set(TPB_ERR_NOMEM, "calibration table: out of memory");
-        t->e = p;
-        t->cap = cap;
-    }
-    t->e[t->n++] = *e;
+    at = -at - 1;
+    TPB_CHECK_RET(grow(t, t->n + 1));
+    memmove(&t->e[at + 1], &t->e[at], (size_t)(t->n - at) * sizeof(*t->e));
+    t->e[at] = *e;
+    t->n++;
     return TPB_OK;
 }
 
 int tpb_calfile_lookup(const tpb_calfile_t *t, int split, long m, long n, long k, int tp,
-                       tpb_dtype_t dt, int r0, int count, tpb_cal_speed_t *speeds)
+                       tpb_dtype_t dt, int r0, int count, const char *const *hosts,
+                       tpb_cal_speed_t *speeds, int *stale)
 {
+    if (stale)
+        *stale = -1;
     for (int r = r0; r < r0 + count; r++) {
         tpb_cal_entry_t key = {
             .split = split, .m = m, .n = n, .k = k, .tp = tp, .dtype = dt, .rank = r};
-        int found = 0;
-        for (int i = 0; i < t->n && !found; i++) {
-            if (same_key(&t->e[i], &key)) {
-                speeds[r - r0] = (tpb_cal_speed_t){
-                    .speed = t->e[i].gflops, .spread = t->e[i].spread, .samples = t->e[i].samples};
-                found = 1;
-            }
-        }
-        if (!found)
+        int i = find(t, &key);
+        if (i < 0)
             return 0;
+        if (hosts && strcmp(t->e[i].host, hosts[r - r0]) != 0) {
+            if (stale)
+                *stale = r;
+            return 0;
+        }
+        speeds[r - r0] = (tpb_cal_speed_t){
+            .speed = t->e[i].gflops, .spread = t->e[i].spread, .samples = t->e[i].samples};
     }
     return 1;
 }
@@ -102,16 +148,16 @@ static tpb_status_t parse_entry(char **f, int nf, const char *origin, int lineno
              parse_long(f[1], 1, LONG_MAX, &v[0]) && parse_long(f[2], 1, LONG_MAX, &v[1]) &&
              parse_long(f[3], 1, LONG_MAX, &v[2]) && parse_long(f[4], 1, INT_MAX, &v[3]) &&
              tpb_dtype_parse(f[5], &e->dtype) == TPB_OK && parse_long(f[6], 0, INT_MAX, &v[4]) &&
-             parse_num(f[8], 0.0, HUGE_VAL, &e->gflops) && e->gflops > 0.0;
+             parse_num(f[8], 0.0, TPB_CAL_MAX_GFLOPS, &e->gflops) && e->gflops > 0.0;
     e->spread = NAN;
     if (ok && nf == 11)
         ok = (parse_num(f[9], 0.0, HUGE_VAL, &e->spread) || strcmp(f[9], "") == 0) &&
              parse_long(f[10], 0, INT_MAX, &samples);
     if (!ok)
         return tpb_err_set(TPB_ERR_INVALID,
-                           "--calibration-file %s:%d: malformed line (expected %s with a "
-                           "positive finite gflops): fix or delete the file",
-                           origin, lineno, cal_header);
+                           "--calibration-file %s:%d: malformed line (expected %s with "
+                           "gflops above 0 and at most %.0e): fix or delete the file",
+                           origin, lineno, cal_header, TPB_CAL_MAX_GFLOPS);
     e->split = (int)split;
     e->m = v[0];
     e->n = v[1];
@@ -120,6 +166,45 @@ static tpb_status_t parse_entry(char **f, int nf, const char *origin, int lineno
     e->rank = (int)v[4];
     e->samples = (int)samples;
     snprintf(e->host, sizeof(e->host), "%s", f[7]);
+    return TPB_OK;
+}
+
+/* Entries (of the table in ctx) by key, then by their order in the file. */
+static int index_cmp(const void *a, const void *b, void *ctx)
+{
+    const tpb_cal_entry_t *e = ctx;
+    int i = *(const int *)a, j = *(const int *)b;
+    int c = key_cmp(&e[i], &e[j]);
+    return c ? c : (i > j) - (i < j);
+}
+
+/* Sort the table by key; of rows with one key the last in the file stays (as put would
+ * leave it). O(n log n): a million rows load in about a second. */
+static tpb_status_t sort_unique(tpb_calfile_t *t)
+{
+    if (t->n < 2)
+        return TPB_OK;
+    int *idx = malloc((size_t)t->n * sizeof(int));
+    tpb_cal_entry_t *out = malloc((size_t)t->n * sizeof(*out));
+    if (!idx || !out) {
+        free(idx);
+        free(out);
+        return tpb_err_set(TPB_ERR_NOMEM, "calibration table: out of memory");
+    }
+    for (int i = 0; i < t->n; i++)
+        idx[i] = i;
+    qsort_r(idx, (size_t)t->n, sizeof(int), index_cmp, t->e);
+    int n = 0;
+    for (int i = 0; i < t->n; i++) {
+        if (n && key_cmp(&out[n - 1], &t->e[idx[i]]) == 0)
+            n--; /* a later row of the same key replaces the earlier */
+        out[n++] = t->e[idx[i]];
+    }
+    free(idx);
+    free(t->e);
+    t->e = out;
+    t->n = n;
+    t->cap = t->n;
     return TPB_OK;
 }
 
@@ -145,33 +230,21 @@ tpb_status_t tpb_calfile_parse(char *text, const char *origin, tpb_calfile_t *t)
             return tpb_err_set(TPB_ERR_INVALID, "--calibration-file %s:%d: expected %d fields",
                                origin, lineno, fields);
         TPB_CHECK_RET(parse_entry(f, fields, origin, lineno, &e));
-        TPB_CHECK_RET(tpb_calfile_put(t, &e));
+        TPB_CHECK_RET(grow(t, t->n + 1));
+        t->e[t->n++] = e;
     }
-    return TPB_OK;
+    return sort_unique(t);
 }
 
 tpb_status_t tpb_calfile_load(const char *path, tpb_calfile_t *t)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        if (errno == ENOENT)
-            return TPB_OK;
-        return tpb_err_set(TPB_ERR_INVALID, "--calibration-file %s: cannot read: %s", path,
-                           strerror(errno));
-    }
-    tpb_buf_t b = TPB_BUF_INIT;
-    char chunk[4096];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        tpb_buf_append(&b, chunk, got);
-    int err = ferror(f);
-    fclose(f);
-    tpb_status_t st;
-    if (err || !tpb_buf_ok(&b))
-        st = tpb_err_set(TPB_ERR_INVALID, "--calibration-file %s: cannot read", path);
-    else
-        st = b.data ? tpb_calfile_parse(b.data, path, t) : TPB_OK;
-    tpb_buf_free(&b);
+    char *text;
+    size_t len;
+    int missing;
+    TPB_CHECK_RET(
+        tpb_infile_read(path, "--calibration-file", TPB_INFILE_MAX, &text, &len, &missing));
+    tpb_status_t st = text ? tpb_calfile_parse(text, path, t) : TPB_OK;
+    free(text);
     return st;
 }
 

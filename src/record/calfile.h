@@ -48,18 +48,28 @@ typedef struct {
     int n, cap;
 } tpb_calfile_t;
 
+/** Largest speed a calibration file may hold, in GFLOP/s (a zettaFLOP/s per rank). */
+#define TPB_CAL_MAX_GFLOPS 1e12
+
 /** Read path into t (empty table if the file does not exist). TPB_ERR_INVALID
- *  naming the file and line if it cannot be read or parsed. */
+ *  naming the file and line if it cannot be read or parsed, or if it is not a
+ *  regular text file (a device, FIFO, a NUL byte) of at most TPB_INFILE_MAX bytes. */
 tpb_status_t tpb_calfile_load(const char *path, tpb_calfile_t *t);
 
 /** Parse CSV text (with header) into t. */
 tpb_status_t tpb_calfile_parse(char *text, const char *origin, tpb_calfile_t *t);
 
-/** Speeds of ranks [r0, r0+count) for a key; returns 1 if all are present. */
+/**
+ * Speeds of ranks [r0, r0+count) for a key into speeds[count]. Returns 1 if all
+ * are present and, when hosts is not NULL, each was measured on hosts[r - r0];
+ * else 0, and *stale (may be NULL) names the first rank whose row is of another
+ * host (-1 if none). O(count log n).
+ */
 int tpb_calfile_lookup(const tpb_calfile_t *t, int split, long m, long n, long k, int tp,
-                       tpb_dtype_t dt, int r0, int count, tpb_cal_speed_t *speeds);
+                       tpb_dtype_t dt, int r0, int count, const char *const *hosts,
+                       tpb_cal_speed_t *speeds, int *stale);
 
-/** Add (or replace) one rank's speed for a key. */
+/** Add (or replace) one rank's speed for a key; the table stays sorted by key. */
 tpb_status_t tpb_calfile_put(tpb_calfile_t *t, const tpb_cal_entry_t *e);
 
 /** Write the table to path atomically (write then rename). */

@@ -230,20 +230,24 @@ tpb_status_t tpb_record_config(tpb_record_t *s, const tpb_result_t *in, const tp
         st = tpb_whatif_replay(marks, size, res.tp, res.iters, res.stats.straggler_rank,
                                res.stats.step_med, &res.whatif);
     res.ranks = ranks;
-    res.emulate_asked = s->run.emulate;
+    if (!res.emulate_asked)
+        res.emulate_asked = s->run.emulate;
     res.max_group_nodes = group_nodes(s->run.topo, &res);
     if (st == TPB_OK) {
         tpb_result_finish(&res, s->hist, s->nhist, s->run.check);
         s->check_failed |= res.check == TPB_CHECK_FAIL;
-        append(s, &res);
-        st = push_hist(s, &res);
     }
-    /* the trace first: no record ever names a config whose trace is missing */
+    /* the trace first: no record (not even the one rewritten after an error) ever names a
+     * config whose trace is missing */
     if (st == TPB_OK && s->run.out_dir[0])
         st = claim_dir(s);
     if (st == TPB_OK && s->run.out_dir[0] && s->run.timeline) {
         tpb_timeline_steps(marks, size, res.tp, res.iters, steps);
         st = write_trace(s, &res, marks, steps);
+    }
+    if (st == TPB_OK) {
+        append(s, &res);
+        st = push_hist(s, &res);
     }
     if (st == TPB_OK)
         st = tpb_record_write(s, TPB_RUN_RUNNING);

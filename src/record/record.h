@@ -45,6 +45,8 @@ typedef struct {
     const tpb_topo_t *topo;
     const tpb_device_info_t *devices; /**< world entries */
     const double *emulate;            /**< --emulate-speed per rank, or NULL */
+    const double *sched;              /**< --emulate-schedule's factors per rank, or NULL */
+    long sched_iter;                  /**< ... from this iteration of the run on */
     tpb_dtype_t dtype;
     int iters, warmup;
     long granularity;

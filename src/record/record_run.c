@@ -2,6 +2,7 @@
  * the run record (metadata) that heads results.jsonl. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "record/record.h"
@@ -173,8 +174,9 @@ static void json_slurm(tpb_buf_t *b, const tpb_slurm_t *sl)
     kv_str_or_null(b, "cluster", sl->cluster);
     kv_str_or_null(b, "partition", sl->partition);
     kv_str_or_null(b, "nodelist", sl->nodelist);
-    static char names[TPB_SLURM_MAX_NODES][TPB_SLURM_NAME_LEN];
-    int n = sl->nodelist[0] ? tpb_hostlist_expand(sl->nodelist, names, TPB_SLURM_MAX_NODES) : -1;
+    char(*names)[TPB_SLURM_NAME_LEN] =
+        sl->nodelist[0] ? malloc(sizeof(*names) * TPB_SLURM_MAX_NODES) : NULL;
+    int n = names ? tpb_hostlist_expand(sl->nodelist, names, TPB_SLURM_MAX_NODES) : -1;
     tpb_json_key(b, "nodes");
     if (n < 0) {
         tpb_json_str(b, NULL);
@@ -184,6 +186,7 @@ static void json_slurm(tpb_buf_t *b, const tpb_slurm_t *sl)
             tpb_json_str(b, names[i]);
         tpb_json_arr_end(b);
     }
+    free(names);
     kv_str_or_null(b, "tasks_per_node", sl->tasks_per_node);
     tpb_json_key(b, "ntasks");
     sl->ntasks ? tpb_json_int(b, sl->ntasks) : tpb_json_str(b, NULL);
@@ -220,6 +223,15 @@ void tpb_record_run_json(const tpb_record_t *s, tpb_buf_t *b, tpb_run_status_t s
     json_slurm(b, o->slurm);
     tpb_json_kv_int(b, "inject_delay_rank", o->inject_delay_rank);
     tpb_json_kv_int(b, "inject_clock_rank", o->inject_clock_rank);
+    tpb_json_key(b, "emulate_schedule");
+    if (o->sched) {
+        tpb_json_obj_begin(b);
+        tpb_json_kv_int(b, "iter", o->sched_iter);
+        tpb_json_kv_nums(b, "speeds", o->sched, (size_t)o->topo->size);
+        tpb_json_obj_end(b);
+    } else {
+        tpb_json_str(b, NULL);
+    }
     json_devices(b, o);
     tpb_json_key(b, "clock");
     tpb_json_obj_begin(b);

@@ -162,6 +162,9 @@ static void json_emulation(tpb_buf_t *b, const tpb_result_t *res)
         tpb_json_num(b,
                      res->emulate_asked ? res->emulate_asked[tpb_result_world_rank(res, r)] : 1.0);
     tpb_json_arr_end(b);
+    tpb_json_key(b, "emulate_switch_iter");
+    res->emulate_switch_iter >= 0 ? tpb_json_int(b, res->emulate_switch_iter)
+                                  : tpb_json_str(b, NULL);
     KV_INFO(b, "emulate_achieved", res, emulate_achieved);
 }
 

@@ -67,7 +67,10 @@ typedef struct {
     char shape_name[48];
     tpb_speed_source_t speed_source;
     tpb_emulate_mode_t emulate_mode;
-    const double *emulate_asked; /**< --emulate-speed per rank (NULL: none) */
+    const double *emulate_asked; /**< factors in effect per world rank at the first measured
+                                      iteration (NULL: the run's --emulate-speed) */
+    int emulate_switch_iter;     /**< measured iteration from which --emulate-schedule's
+                                      factors hold, when it falls inside (-1: none) */
     tpb_placement_t placement;   /**< how the TP groups were formed */
     const int *rank_of;          /**< position -> world rank (NULL: identity); the per-rank
                                       arrays of this result are by position */

@@ -1,7 +1,9 @@
 /* trace.c - Chrome trace-event JSON output of the timelines. */
 #include "record/trace.h"
 
+#include <errno.h>
 #include <math.h>
+#include <string.h>
 
 #include "base/buf.h"
 #include "record/report.h"
@@ -186,6 +188,7 @@ tpb_status_t tpb_trace_write(FILE *f, const tpb_result_t *res, const tpb_mark_t 
         write_rank(f, res, marks, t0_us, topo, r, keep);
     fprintf(f, "\n]}\n");
     if (ferror(f))
-        return tpb_err_set(TPB_ERR_IO, "cannot write the trace of config %d", res->id);
+        return tpb_err_set(TPB_ERR_IO, "cannot write the trace of config %d: %s", res->id,
+                           strerror(errno));
     return TPB_OK;
 }

@@ -157,6 +157,8 @@ static tpb_run_info_t run_info(const tpb_sweep_t *s)
                             .topo = s->real_topo,
                             .devices = s->rec->devices,
                             .emulate = o->nemulate ? o->emulate : NULL,
+                            .sched = o->nsched ? o->sched : NULL,
+                            .sched_iter = o->sched_iter,
                             .dtype = o->dtype,
                             .iters = o->iters,
                             .warmup = o->warmup,

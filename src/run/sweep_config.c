@@ -101,6 +101,18 @@ static void describe(const tpb_sweep_t *s, const tpb_config_plan_t *p, const tpb
     res->rank_of = s->rank_of;
 }
 
+/* The --emulate-speed / --emulate-schedule factors of the config whose measured iterations
+ * start at iteration `first` of the run (world entries into asked), and the measured
+ * iteration at which the schedule switches inside it (-1: none). */
+static int emulate_asked(const tpb_options_t *o, int size, long first, double *asked)
+{
+    int on = o->nsched && o->sched_iter <= first;
+    for (int w = 0; w < size; w++)
+        asked[w] = on ? o->sched[w] : o->nemulate ? o->emulate[w] : 1.0;
+    long at = o->sched_iter - first;
+    return o->nsched && at > 0 && at < o->iters ? (int)at : -1;
+}
+
 /* This rank's facts about plan p once it is measured. */
 static void rank_facts(const tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_rank_info_t *info)
 {
@@ -149,6 +161,7 @@ tpb_status_t tpb_sweep_config(tpb_sweep_t *s, tpb_config_plan_t *p)
         st = s->ops->emulation_probe(s->be, tpb_layer_gemm(l), &info.emulate_achieved);
         TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
     }
+    long first = s->iter_base + o->warmup; /* the run's iteration of the first measured one */
     TPB_CHECK_GOTO(tpb_sweep_measure(s, p, &l, raw), st, out);
     rank_facts(s, p, &info);
     if (o->check && p->desc.group_rank == 0)
@@ -158,7 +171,10 @@ tpb_status_t tpb_sweep_config(tpb_sweep_t *s, tpb_config_plan_t *p)
     TPB_CHECK_GOTO(tpb_sweep_resync(s), st, out);
     if (root) {
         tpb_result_t res;
+        double asked[size];
         describe(s, p, infos, &res);
+        res.emulate_switch_iter = emulate_asked(o, size, first, asked);
+        res.emulate_asked = asked;
         correct_marks(s, all);
         st = tpb_record_config(&s->rec->rec, &res, all);
         s->check_failed = s->rec->rec.check_failed;

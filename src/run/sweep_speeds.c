@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/partition.h"
 #include "run/agree.h"
 #include "run/split.h"
 #include "run/sweep.h"
@@ -52,10 +53,18 @@ static tpb_status_t lookup_file(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_
                                 int *found)
 {
     const tpb_layer_desc_t *d = &p->desc;
+    int stale = -1;
     *found = s->rec != NULL;
-    for (int q = 0; q < s->topo->size && *found && s->rec; q++)
+    for (int q = 0; q < s->topo->size && *found && s->rec; q++) {
+        const char *host = s->topo->hosts[q];
         *found = tpb_calfile_lookup(&s->rec->cal, d->split->split, d->m, d->n, d->k, p->tp,
-                                    d->dtype, s->rank_of[q], 1, &world[q]);
+                                    d->dtype, s->rank_of[q], 1, &host, &world[q], &stale);
+        if (stale >= 0) /* a row measured on another host is not this rank's speed */
+            fprintf(s->out,
+                    "# warning: --calibration-file %s: the row of rank %d was measured on "
+                    "another host than %s; calibrating again\n",
+                    s->o->calibration_file, stale, host);
+    }
     TPB_MPI_RET(MPI_Bcast(found, 1, MPI_INT, 0, s->world), "calibration file");
     return share(s, NULL, world, 0);
 }
@@ -98,7 +107,13 @@ tpb_status_t tpb_sweep_speeds(tpb_sweep_t *s, int i)
         if (s->o->calibration_file[0])
             TPB_CHECK_RET(save_file(s, p, world));
     }
-    tpb_status_t st = tpb_plans_set_speeds(
-        &s->plans, i, found ? TPB_SPEEDS_FILE : TPB_SPEEDS_CALIBRATION, world + g0);
+    double v[p->tp]; /* the speeds a partition gets are checked here, once */
+    for (int r = 0; r < p->tp; r++)
+        v[r] = world[g0 + r].speed;
+    const char *from = found ? "--calibration-file" : "calibration";
+    tpb_status_t st = tpb_speeds_check(v, p->tp, from);
+    if (st == TPB_OK)
+        st = tpb_plans_set_speeds(&s->plans, i, found ? TPB_SPEEDS_FILE : TPB_SPEEDS_CALIBRATION,
+                                  world + g0);
     return tpb_agree(s->world, st);
 }

@@ -58,7 +58,10 @@ def plot_step(cfgs, outdir, made):
         return None
     data = {}
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
-    for key, cs in sorted(series.items()):
+    drawn = sorted(series.items())[:MAX_BARS]  # more lines than this are a blur
+    if len(series) > len(drawn):
+        fig.suptitle("the first %d of %d series" % (len(drawn), len(series)))
+    for key, cs in drawn:
         tps = [c["tp"] for c in cs]
         steps = [c["step_us"]["median"] for c in cs]
         effs = [c.get("e") for c in cs]
@@ -109,8 +112,8 @@ def plot_weighted(cfgs, outdir, made):
 def decomposition_series(summ):
     """{label: decomposition rows by TP degree} from the summary record."""
     series = {}
-    for d in summ.get("decomposition", []) if isinstance(summ, dict) else []:
-        if not isinstance(d, dict) or not all(finite(d.get(f)) for f in (
+    for d in tr.records(summ.get("decomposition")):
+        if not all(finite(d.get(f)) for f in (
                 "tp", "m", "n", "k", "comp_us", "comm_us", "idle_us")):
             continue
         key = "%s %s %dx%dx%d" % (d.get("split"), d.get("policy"), d["m"], d["n"], d["k"])
@@ -159,8 +162,8 @@ def comm_series(cfgs):
 
 
 def fit_of(summ, key):
-    for f in summ.get("comm_model", []) if isinstance(summ, dict) else []:
-        if isinstance(f, dict) and (f.get("collective"), f.get("tp"), f.get("policy"),
+    for f in tr.records(summ.get("comm_model")):
+        if (f.get("collective"), f.get("tp"), f.get("policy"),
                                     f.get("placement"), f.get("comm_only", "no")) == key \
                 and finite(f.get("latency_us")) and finite(f.get("bandwidth_gbs")):
             return f
@@ -212,16 +215,19 @@ class Trace:
         self.hosts, self.names, self.spans = {}, {}, {}
         for e in events:
             args = e.get("args") if isinstance(e.get("args"), dict) else {}
+            if not all(isinstance(e.get(k), int) and not isinstance(e.get(k), bool)
+                       for k in ("pid", "tid")):
+                continue  # not an event of a rank (tpbal writes integer ids)
             if e.get("ph") == "M" and e.get("name") == "process_name":
-                self.hosts[e.get("pid")] = clean(args.get("name", "?"), 40)
+                self.hosts[e["pid"]] = clean(args.get("name", "?"), 40)
             elif e.get("ph") == "M" and e.get("name") == "thread_name":
-                self.names[e.get("tid")] = (e.get("pid"), clean(args.get("name", "?"), 40))
+                self.names[e["tid"]] = (e["pid"], clean(args.get("name", "?"), 40))
             elif e.get("ph") == "X" and finite(e.get("ts")) and finite(e.get("dur")) and \
                     isinstance(args.get("iter"), int):
-                self.spans.setdefault((e.get("tid"), args["iter"]), {})[e.get("name")] = (
+                self.spans.setdefault((e["tid"], args["iter"]), {})[str(e.get("name"))] = (
                     e["ts"], e["dur"])
         # ranks grouped by node (pid), then by position (tid)
-        self.ranks = sorted(self.names, key=lambda t: (str(self.names[t][0]), str(t)))
+        self.ranks = sorted(self.names, key=lambda t: (self.names[t][0], t))
         self.iters = sorted({i for (_, i) in self.spans})
 
     def label(self, r):

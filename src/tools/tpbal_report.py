@@ -74,8 +74,7 @@ def run_table(run):
 
 def clock_part(run):
     clock = run.get("clock") if isinstance(run.get("clock"), dict) else {}
-    start = [s for s in clock.get("start", []) if isinstance(s, dict)]
-    end = [s for s in clock.get("end", []) if isinstance(s, dict)]
+    start, end = tr.records(clock.get("start")), tr.records(clock.get("end"))
     worst = max([abs(tr.num(s.get("offset_us")) or 0) + (tr.num(s.get("rtt_us")) or 0) / 2
                  for s in end] or [0])
     rows = [(i, s.get("offset_us"), s.get("rtt_us"), e.get("offset_us"), e.get("rtt_us"))
@@ -94,7 +93,7 @@ def configs_part(res):
              c.get("e"), c.get("tflops"), c.get("busbw_gbs"), c.get("slowdown"),
              c.get("straggler_rank"), c.get("speedup"), c.get("check")) for c in res.configs]
     parts = ["<h2>Configs</h2>", table(head, rows)]
-    fits = [f for f in res.summary.get("comm_model", []) if isinstance(f, dict)]
+    fits = tr.records(res.summary.get("comm_model"))
     if fits:
         parts.append("<h2>Communication model T = L + V/B</h2>")
         parts.append(table(["collective", "tp", "policy", "placement", "comm-only", "L us",

@@ -220,6 +220,12 @@ def read_trace(path):
     return other, [e for e in tr["traceEvents"] if isinstance(e, dict)]
 
 
+def records(x):
+    """The objects of a list that a record holds (a summary's decomposition, say): []
+    for anything else, so that a broken summary draws nothing instead of failing."""
+    return [r for r in x if isinstance(r, dict)] if isinstance(x, list) else []
+
+
 def config_key(c):
     return tuple(c.get(f) for f in KEY_FIELDS)
 
@@ -307,6 +313,9 @@ def run_main(tool, main, argv):
     except (OSError, MemoryError, RecursionError) as e:
         print("%s: error: %s" % (tool, clean(e, 2000)), file=sys.stderr)
     except Exception as e:  # a bug: still one line, with what to report
-        print("%s: error: internal error (%s: %s): please report it with the input"
-              % (tool, type(e).__name__, clean(e)), file=sys.stderr)
+        if os.environ.get("TPBAL_DEBUG"):
+            raise
+        print("%s: error: internal error (%s: %s): please report it with the input "
+              "(TPBAL_DEBUG=1 shows where)" % (tool, type(e).__name__, clean(e)),
+              file=sys.stderr)
     return 2

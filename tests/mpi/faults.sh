@@ -110,7 +110,7 @@ for sig in TERM USR1; do
     check_results "$s" fields
     n=$(grep -c '"type":"config"' "$s/results.jsonl")
     [ "$(ls "$s" | grep -c '^trace-')" -eq "$n" ] || fail "SIG$sig: traces and records differ"
-    [ -z "$(ls -A "$s" | grep '^\.')" ] || fail "SIG$sig: temporary files left"
+    [ -z "$(ls -A "$s" | grep '\.tmp\.')" ] || fail "SIG$sig: temporary files left"
 done
 
 # ---- --timeline off prints no inf or nan ----

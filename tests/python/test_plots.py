@@ -80,6 +80,14 @@ class Plots(unittest.TestCase):
         t = self.trace(steps=[30.0])  # steps that do not match the kept iterations: no scale
         self.assertTrue(math.isnan(plots.arrival_offsets(t, 2)[0][0]))
 
+    def test_ten_thousand_configs(self):
+        cfgs = [fx.config(i, m=1 + i, policy="weighted", speedup=1.1, predicted_speedup=1.2)
+                for i in range(10000)]
+        made = []
+        self.assertEqual(len(plots.plot_step(cfgs, self.d, made)), plots.MAX_BARS)
+        self.assertEqual(len(plots.plot_weighted(cfgs, self.d, made)["labels"]), plots.MAX_BARS)
+        self.assertEqual(made, ["step", "weighted"])
+
     def test_unwritable_folder_is_one_line(self):
         with self.assertRaises(BadInput):
             plots.plot_step([fx.config(0)], os.path.join(self.d, "missing", "dir"), [])
