@@ -103,7 +103,8 @@ static tpb_status_t start_backend(MPI_Comm world, const tpb_topo_t *topo, const 
 }
 
 static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o,
-               const tpb_backend_ops_t *ops, const char *cmdline, const tpb_slurm_t *slurm)
+               const tpb_backend_ops_t *ops, const char *cmdline, const tpb_slurm_t *slurm,
+               int *lock_fd)
 {
     tpb_clock_t clock = {o->inject_clock.rank == topo->rank ? o->inject_clock.us : 0.0};
     tpb_backend_t *be = NULL;
@@ -128,6 +129,10 @@ static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o,
         tpb_sweep_close(&s, st);
         fprintf(stderr, "tpbal: error on rank %d: %s\n", topo->rank, tpb_err_msg());
         fflush(stderr);
+        if (*lock_fd >= 0) { /* the record is written: --out is free before the job ends */
+            tpb_outdir_unlock(o->out_dir, *lock_fd);
+            *lock_fd = -1;
+        }
         MPI_Abort(world, tpb_status_exit_code(st));
     }
     if (st == TPB_OK)
@@ -216,7 +221,7 @@ int main(int argc, char **argv)
         code = 0;
     } else {
         char *cmdline = join_args(argc, argv);
-        code = run(world, &topo, &o, ops, cmdline ? cmdline : "?", &slurm);
+        code = run(world, &topo, &o, ops, cmdline ? cmdline : "?", &slurm, &lock_fd);
         free(cmdline);
     }
     if (lock_fd >= 0) /* the run is over: the next may use --out */
