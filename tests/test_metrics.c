@@ -99,8 +99,45 @@ START_TEST(comm_model_fit)
     ck_assert_double_eq_tol(fit.latency_us, 9.964, 0.01);
     ck_assert_double_eq_tol(fit.bandwidth_gbs, 3.276, 0.01);
     ck_assert(fit.r2 > 0.99 && fit.r2 < 1.0);
+    ck_assert_int_eq(fit.quality, TPB_FIT_OK);
+    /* the intervals hold the fitted values and are narrow for a near-exact series */
+    ck_assert(fit.latency_lo_us <= fit.latency_us && fit.latency_us <= fit.latency_hi_us);
+    ck_assert(fit.bandwidth_lo_gbs <= fit.bandwidth_gbs &&
+              fit.bandwidth_gbs <= fit.bandwidth_hi_gbs);
+    ck_assert(fit.latency_hi_us - fit.latency_lo_us < 2.0);
+    ck_assert_int_eq(fit.points, 7);
     tt[0] = 0.0; /* a time that is not positive cannot be weighted */
     ck_assert_int_eq(tpb_comm_model_fit(vv, tt, 7, 1, &fit), -1);
+}
+END_TEST
+
+START_TEST(comm_model_fit_physical)
+{
+    /* the issue's case: three sizes whose free fit gives L = -3.4 us: L is fixed at 0 and
+     * B fitted through the origin, and the fit says so */
+    double v[3] = {4096, 65536, 1048576}, t[3] = {1.0, 22.0, 400.0};
+    tpb_comm_fit_t fit;
+    ck_assert_int_eq(tpb_comm_model_fit(v, t, 3, 1, &fit), 0);
+    ck_assert_int_eq(fit.quality, TPB_FIT_NO_LATENCY);
+    ck_assert_double_eq(fit.latency_us, 0.0);
+    ck_assert(fit.bandwidth_gbs > 0.0 && isfinite(fit.bandwidth_gbs));
+    /* two sizes: a line through two points (no interval, said as such) */
+    double v2[2] = {4096, 1048576}, t2[2] = {10.0, 300.0};
+    ck_assert_int_eq(tpb_comm_model_fit(v2, t2, 2, 1, &fit), 0);
+    ck_assert_int_eq(fit.quality, TPB_FIT_EXACT);
+    ck_assert(isnan(fit.latency_lo_us));
+    /* larger messages no slower: no bandwidth, the latency is the weighted mean time */
+    double t3[3] = {50.0, 48.0, 47.0};
+    ck_assert_int_eq(tpb_comm_model_fit(v, t3, 3, 1, &fit), 0);
+    ck_assert_int_eq(fit.quality, TPB_FIT_NO_BANDWIDTH);
+    ck_assert(isinf(fit.bandwidth_gbs));
+    ck_assert(fit.latency_us > 47.0 && fit.latency_us < 50.0);
+    /* a series the model does not describe (a step at 64 KiB) is a poor fit */
+    double v4[6] = {1024, 4096, 16384, 65536, 262144, 1048576};
+    double t4[6] = {10, 10, 10, 100, 100, 100};
+    ck_assert_int_eq(tpb_comm_model_fit(v4, t4, 6, 1, &fit), 0);
+    ck_assert_int_eq(fit.quality, TPB_FIT_POOR);
+    ck_assert(fit.r2 < 0.9);
 }
 END_TEST
 
@@ -211,6 +248,7 @@ static Suite *suite(void)
     tcase_add_test(tc, efficiency);
     tcase_add_test(tc, bandwidth_like_nccl_tests);
     tcase_add_test(tc, comm_model_fit);
+    tcase_add_test(tc, comm_model_fit_physical);
     tcase_add_test(tc, quantile_matches_sorting);
     tcase_add_test(tc, scores_and_decomposition);
     tcase_add_test(tc, result_derive);

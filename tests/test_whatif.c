@@ -28,29 +28,32 @@ static void synth(tpb_mark_t *m, int world, int tp, const double *comp, const do
 
 START_TEST(two_ranks)
 {
-    /* 100 and 300 us, 50 us collective: step 350; median compute 200 -> 250; S = 1.4 */
+    /* 100 and 300 us, 50 us collective: step 350. Without the straggler both compute
+     * what its peer did, 100: step 150, S = 350 / 150 (a median of the two, 200, would
+     * have kept half the straggler's delay: 250) */
     tpb_mark_t m[2 * ITERS];
     double comp[2] = {100, 300};
     synth(m, 2, 2, comp, NULL, 1, 50);
     tpb_whatif_t w;
     ck_assert_int_eq(tpb_whatif_replay(m, 2, 2, ITERS, 1, 350.0, &w), TPB_OK);
-    ck_assert_double_eq_tol(w.step_us, 250.0, 1e-9);
-    ck_assert_double_eq_tol(w.slowdown, 1.4, 1e-12);
-    ck_assert_double_eq_tol(w.straggler_step_us, 250.0, 1e-9);
+    ck_assert_double_eq_tol(w.step_us, 150.0, 1e-9);
+    ck_assert_double_eq_tol(w.slowdown, 350.0 / 150.0, 1e-12);
+    ck_assert_double_eq_tol(w.straggler_step_us, 150.0, 1e-9);
 }
 END_TEST
 
 START_TEST(four_ranks_all_vs_straggler)
 {
-    /* 100, 200, 300, 400: median 250. All replaced: 250 + 50 = 300. Only rank 3
-     * replaced: max(100, 200, 300, 250) + 50 = 350. Measured 450. */
+    /* 100, 200, 300, 400: the median without the slowest is 200. All replaced: 200 + 50 =
+     * 250. Only rank 3 replaced by its peers' median (200): max(100, 200, 300, 200) + 50 =
+     * 350. Measured 450. */
     tpb_mark_t m[4 * ITERS];
     double comp[4] = {100, 200, 300, 400};
     synth(m, 4, 4, comp, NULL, 1, 50);
     tpb_whatif_t w;
     ck_assert_int_eq(tpb_whatif_replay(m, 4, 4, ITERS, 3, 450.0, &w), TPB_OK);
-    ck_assert_double_eq_tol(w.step_us, 300.0, 1e-9);
-    ck_assert_double_eq_tol(w.slowdown, 1.5, 1e-12);
+    ck_assert_double_eq_tol(w.step_us, 250.0, 1e-9);
+    ck_assert_double_eq_tol(w.slowdown, 1.8, 1e-12);
     ck_assert_double_eq_tol(w.straggler_step_us, 350.0, 1e-9);
     ck_assert_double_eq_tol(w.straggler_slowdown, 450.0 / 350.0, 1e-12);
 }
@@ -72,8 +75,8 @@ END_TEST
 START_TEST(other_group_sets_the_step)
 {
     /* Two groups of 2: group 0 {100, 900}, group 1 {600, 600}. Measured step 950.
-     * All replaced: group 0 -> 500 + 50, group 1 -> 650: step 650.
-     * Straggler rank 1 only: group 0 -> max(100, 500) + 50 = 550, group 1 keeps
+     * All replaced: group 0 -> 100 + 50, group 1 -> 650: step 650.
+     * Straggler rank 1 only: group 0 -> max(100, 100) + 50 = 150, group 1 keeps
      * its measured 650: step 650. */
     tpb_mark_t m[4 * ITERS];
     double comp[4] = {100, 900, 600, 600};
@@ -95,16 +98,18 @@ START_TEST(periodic_stall_and_skewed_starts)
     tpb_whatif_t w;
     ck_assert_int_eq(tpb_whatif_replay(m, 2, 2, ITERS, 1, 240.0, &w), TPB_OK);
     ck_assert_double_eq_tol(w.step_us, 240.0, 1e-9); /* stalled: (200+1200)/2 + 40 < measured */
-    /* one stalled iteration replayed: median compute 700 -> 740 */
-    double scratch[2];
+    /* one stalled iteration replayed: the stalled rank computes what its peer did, 200 */
+    double scratch[4];
     ck_assert_double_eq_tol(tpb_whatif_group_step(m, 2, ITERS, 0, 0, TPB_WHATIF_ALL, scratch),
-                            740.0, 1e-9);
+                            240.0, 1e-9);
+    ck_assert_double_eq_tol(tpb_whatif_group_step(m, 2, ITERS, 0, 0, 1, scratch), 240.0, 1e-9);
     ck_assert_double_eq_tol(tpb_whatif_group_step(m, 2, ITERS, 0, 0, TPB_WHATIF_NONE, scratch),
                             1240.0, 1e-9);
-    /* a rank that starts 30 us late (computing 170): median 185, A' = 30 + 185 */
+    /* a rank that starts 30 us late (computing 170): the slowest (rank 0, 200) is left out,
+     * both compute 170, A' = 30 + 170 */
     m[1 * ITERS + 4].c0 += 30.0;
     ck_assert_double_eq_tol(tpb_whatif_group_step(m, 2, ITERS, 0, 4, TPB_WHATIF_ALL, scratch),
-                            30.0 + 185.0 + 40.0, 1e-9);
+                            30.0 + 170.0 + 40.0, 1e-9);
 }
 END_TEST
 

@@ -39,15 +39,35 @@ double tpb_algbw_gbs(double bytes, double time_us);
 /** Achieved TFLOP/s for flop floating-point operations in time_us microseconds. */
 double tpb_tflops(double flop, double time_us);
 
-/** Least-squares fit of T(V) = r*L + V/B over n points (v bytes, t microseconds), weighted
- *  by 1/t^2 (relative residuals: sizes spanning decades all count): latency L in
- *  microseconds per message, bandwidth B in GB/s, weighted coefficient of determination
- *  r2. Returns 0 on success, -1 if fewer than two distinct sizes or a time is not > 0. */
+/** How far the alpha-beta model holds for a series. */
+typedef enum {
+    TPB_FIT_OK = 0,       /**< both terms resolved, R^2 >= 0.9 */
+    TPB_FIT_EXACT,        /**< two sizes: a line through two points, nothing checks it */
+    TPB_FIT_POOR,         /**< R^2 < 0.9: T is not L + V/B over these sizes */
+    TPB_FIT_NO_LATENCY,   /**< a free fit put L below 0: L fixed at 0, only B fitted */
+    TPB_FIT_NO_BANDWIDTH, /**< larger messages were no slower: B not resolved (infinite) */
+} tpb_fit_quality_t;
+
+/** "ok", "exact", "poor", "latency not resolved", "bandwidth not resolved". */
+const char *tpb_fit_quality_name(tpb_fit_quality_t q);
+
+/** The alpha-beta fit of one series, with 95 % intervals (NaN where there is no residual
+ *  to estimate them from; hi bandwidth is infinite when the slope's interval reaches 0). */
 typedef struct {
-    double latency_us;
-    double bandwidth_gbs;
-    double r2;
+    double latency_us;    /**< L per message, >= 0 */
+    double bandwidth_gbs; /**< B > 0 (infinite when not resolved) */
+    double r2;            /**< weighted coefficient of determination */
+    double latency_lo_us, latency_hi_us;
+    double bandwidth_lo_gbs, bandwidth_hi_gbs;
+    int points;
+    tpb_fit_quality_t quality;
 } tpb_comm_fit_t;
+
+/** Least-squares fit of T(V) = r*L + V/B over n points (v bytes, t microseconds), weighted
+ *  by 1/t^2 (relative residuals: sizes spanning decades all count), constrained to the
+ *  physical L >= 0 and B > 0 (a term that the data push past its bound is fixed at it
+ *  and said so in quality). Returns 0 on success, -1 if fewer than two distinct sizes or a
+ *  time is not > 0. */
 int tpb_comm_model_fit(const double *v, const double *t, size_t n, int r, tpb_comm_fit_t *fit);
 
 /** Predicted speed-up of a weighted over an even split with equal total work:

@@ -78,6 +78,41 @@ static int same_series(const tpb_history_t *a, const tpb_history_t *b)
            a->placement == b->placement && a->comm_only == b->comm_only;
 }
 
+/* "[lo, hi] " of a 95 % interval, or nothing when it is unknown. */
+static void print_interval(FILE *f, double lo, double hi, const char *fmt)
+{
+    if (isnan(lo) || isnan(hi))
+        return;
+    fputs(" [", f);
+    fprintf(f, fmt, lo);
+    fputs(", ", f);
+    isinf(hi) ? fputs("inf", f) : fprintf(f, fmt, hi);
+    fputs("]", f);
+}
+
+/* L, B with their 95 % intervals, R^2 and what the fit can be trusted with. */
+static void print_fit(FILE *f, const tpb_comm_fit_t *fit)
+{
+    fprintf(f, "L %.1f us", fit->latency_us);
+    print_interval(f, fit->latency_lo_us, fit->latency_hi_us, "%.1f");
+    if (isinf(fit->bandwidth_gbs)) {
+        fputs(", B not resolved (the larger messages were no slower)", f);
+    } else {
+        fprintf(f, ", B %.2f GB/s", fit->bandwidth_gbs);
+        print_interval(f, fit->bandwidth_lo_gbs, fit->bandwidth_hi_gbs, "%.2f");
+    }
+    fprintf(f, ", R^2 %.3f (%d points)", fit->r2, fit->points);
+    switch (fit->quality) {
+    case TPB_FIT_EXACT: fputs(": two sizes, nothing checks the model", f); break;
+    case TPB_FIT_POOR: fputs(": a poor fit, T is not L + V/B over these sizes", f); break;
+    case TPB_FIT_NO_LATENCY:
+        fputs(": a free fit put L below 0, so L is 0 (smaller than these sizes resolve)", f);
+        break;
+    default: break;
+    }
+    fputs("\n", f);
+}
+
 /* The fit of the series of hist[first] (its transfer times against message bytes). */
 static void comm_model_row(tpb_record_t *s, int first, tpb_buf_t *js)
 {
@@ -96,11 +131,10 @@ static void comm_model_row(tpb_record_t *s, int first, tpb_buf_t *js)
     if (sizes < 2 || tpb_comm_model_fit(v, x, (size_t)n, 1, &fit) != 0)
         return;
     const char *name = tpb_coll_label(h0->coll);
-    fprintf(s->run.table,
-            "# comm model %s tp %d %s %s%s: T = L + V/B, L %.1f us, B %.2f GB/s, R^2 %.3f (%d "
-            "points)\n",
-            name, h0->tp, tpb_policy_name(h0->policy), tpb_placement_name(h0->placement),
-            h0->comm_only ? " comm-only" : "", fit.latency_us, fit.bandwidth_gbs, fit.r2, n);
+    fprintf(s->run.table, "# comm model %s tp %d %s %s%s: T = L + V/B, ", name, h0->tp,
+            tpb_policy_name(h0->policy), tpb_placement_name(h0->placement),
+            h0->comm_only ? " comm-only" : "");
+    print_fit(s->run.table, &fit);
     tpb_json_obj_begin(js);
     tpb_json_kv_str(js, "collective", name);
     tpb_json_kv_int(js, "tp", h0->tp);
@@ -111,6 +145,11 @@ static void comm_model_row(tpb_record_t *s, int first, tpb_buf_t *js)
     tpb_json_kv_num(js, "bandwidth_gbs", fit.bandwidth_gbs);
     tpb_json_kv_num(js, "r2", fit.r2);
     tpb_json_kv_int(js, "points", n);
+    double lat[2] = {fit.latency_lo_us, fit.latency_hi_us};
+    double bw[2] = {fit.bandwidth_lo_gbs, fit.bandwidth_hi_gbs};
+    tpb_json_kv_nums(js, "latency_ci_us", lat, 2);
+    tpb_json_kv_nums(js, "bandwidth_ci_gbs", bw, 2);
+    tpb_json_kv_str(js, "quality", tpb_fit_quality_name(fit.quality));
     tpb_json_obj_end(js);
 }
 
