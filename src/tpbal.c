@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "backend/mpi_watch.h"
 #include "base/slurm.h"
 #include "cli/preset.h"
 #include "record/outfile.h"
@@ -90,6 +91,7 @@ static tpb_status_t start_backend(MPI_Comm world, const tpb_topo_t *topo, const 
                             .local_size = topo->local_size,
                             .cfg = {.dtype = o->dtype,
                                     .comm = o->comm,
+                                    .collectives = o->collectives,
                                     .gpu_map = o->gpu_map,
                                     .ngpu_map = o->ngpu_map,
                                     .bind = o->bind,
@@ -100,6 +102,27 @@ static tpb_status_t start_backend(MPI_Comm world, const tpb_topo_t *topo, const 
     if (o->nemulate)
         a.emulate_factor = o->emulate[topo->rank];
     return tpb_agree(world, ops->init(&a, be));
+}
+
+/* What a watchdog that fires needs: rank 0 writes the run's record (status "timeout")
+ * while this rank is blocked in MPI, then --out is released and the process ends. */
+typedef struct {
+    tpb_sweep_t *s;
+    const tpb_options_t *o;
+    int *lock_fd;
+    int rank;
+} fire_ctx_t;
+
+static void on_watchdog(const char *msg, void *ctx)
+{
+    fire_ctx_t *f = ctx;
+    tpb_err_set(TPB_ERR_TIMEOUT, "%s", msg);
+    tpb_sweep_close(f->s, TPB_ERR_TIMEOUT);
+    fprintf(stderr, "tpbal: error on rank %d: %s\n", f->rank, msg);
+    fflush(stderr);
+    if (*f->lock_fd >= 0)
+        tpb_outdir_unlock(f->o->out_dir, *f->lock_fd);
+    _exit(tpb_status_exit_code(TPB_ERR_TIMEOUT));
 }
 
 static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o,
@@ -122,6 +145,8 @@ static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o,
     s.command_line = cmdline;
     s.slurm = slurm;
     s.out = stdout;
+    fire_ctx_t fire = {.s = &s, .o = o, .lock_fd = lock_fd, .rank = topo->rank};
+    tpb_watchdog_on_fire(on_watchdog, &fire);
     st = tpb_sweep_init(&s);
     if (st == TPB_OK)
         st = tpb_sweep_run(&s);
@@ -190,7 +215,8 @@ static tpb_status_t check_world(const tpb_slurm_t *sl, int world)
 int main(int argc, char **argv)
 {
     check_launch();
-    MPI_Init(&argc, &argv);
+    int threads = MPI_THREAD_SINGLE; /* the watchdog's thread makes no MPI call */
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &threads);
     tpb_signals_install();
     MPI_Comm world = MPI_COMM_WORLD;
     tpb_topo_t topo;

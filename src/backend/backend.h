@@ -27,9 +27,10 @@ typedef struct tpb_comm tpb_comm_t;       /**< a backend's communicator of one T
 
 /** The run's settings a backend needs (from the command line, by value). */
 typedef struct {
-    tpb_dtype_t dtype;    /**< the run's dtype (checked at init) */
-    tpb_comm_kind_t comm; /**< --comm */
-    const int *gpu_map;   /**< --gpu-map, device per node-local rank (borrowed), or NULL */
+    tpb_dtype_t dtype;             /**< the run's dtype (checked at init) */
+    tpb_comm_kind_t comm;          /**< --comm */
+    tpb_collectives_t collectives; /**< --collectives: how MPI collectives are called */
+    const int *gpu_map;            /**< --gpu-map, device per node-local rank (borrowed), or NULL */
     int ngpu_map;
     tpb_bind_t bind;                 /**< --bind */
     double timeout_s;                /**< collective watchdog, 0 = off */

@@ -20,7 +20,9 @@ tpb_status_t tpb_watch_open(tpb_watch_t *w, MPI_Comm group, int world_rank, doub
     MPI_Comm_size(group, &w->size);
     w->hosts = calloc((size_t)w->size, sizeof(*w->hosts));
     w->world_ranks = calloc((size_t)w->size, sizeof(int));
-    if (!w->hosts || !w->world_ranks) {
+    w->node_slot = calloc((size_t)w->size, sizeof(int));
+    w->gen = tpb_watchdog_next_gen();
+    if (!w->hosts || !w->world_ranks || !w->node_slot) {
         tpb_watch_close(w);
         return tpb_err_set(TPB_ERR_NOMEM, "watchdog: out of memory");
     }
@@ -37,6 +39,8 @@ tpb_status_t tpb_watch_open(tpb_watch_t *w, MPI_Comm group, int world_rank, doub
         tpb_watch_close(w);
         return tpb_err_call(TPB_ERR_MPI, "MPI_Allgather", "watchdog set-up", __FILE__, __LINE__);
     }
+    for (int r = 0; r < w->size; r++)
+        w->node_slot[r] = tpb_watchdog_node_slot(w->world_ranks[r]);
     return TPB_OK;
 }
 
@@ -46,6 +50,7 @@ void tpb_watch_close(tpb_watch_t *w)
         MPI_Comm_free(&w->side);
     free(w->hosts);
     free(w->world_ranks);
+    free(w->node_slot);
     memset(w, 0, sizeof(*w));
 }
 

@@ -1,9 +1,20 @@
 /*
- * mpi_watch.h - waiting for a non-blocking MPI collective with a watchdog
- * (--timeout): a rank that has waited too long asks the other ranks of its
- * group on a side communicator whether they have arrived, and names those
- * that have not (with their hosts). Nothing is sent while the collective
- * completes in time: the side channel costs nothing in the timed loop.
+ * mpi_watch.h - the --timeout watchdog of MPI collectives, two ways (--collectives):
+ *
+ * blocking (default): the collective is the blocking call every peer times
+ *   (MPI_Allreduce, MPI_Allgatherv: what OSU, IMB and nccl-tests' MPI mode time);
+ *   around it the rank only stores, in a node-shared slot, how many collectives of
+ *   its group it has entered. A watchdog thread, which makes no MPI call, notices a
+ *   wait that outlasts --timeout, names the ranks of its node that have not
+ *   entered that collective (ranks on other nodes cannot be seen without MPI: the
+ *   message says so) and ends the process through the action registered with
+ *   tpb_watchdog_on_fire (rank 0 writes its record first). Cost on the timed
+ *   path: two stores.
+ * nonblocking: the non-blocking call (MPI_Iallreduce ...) polled with MPI_Test; a
+ *   rank that has waited too long asks the other ranks of its group on a side
+ *   communicator whether they have arrived, and names those that have not, on
+ *   every node. Open MPI runs other algorithms for these (libnbc): 1.5-2.6x the
+ *   blocking call's time for an all-gather-v on this machine (doc/METRICS.md).
  */
 #ifndef TPB_MPI_WATCH_H
 #define TPB_MPI_WATCH_H
@@ -20,9 +31,40 @@ typedef struct {
     int rank, size;                    /**< in the group */
     char (*hosts)[TPB_WATCH_HOST_LEN]; /**< every group rank's host */
     int *world_ranks;                  /**< every group rank's world rank */
+    int *node_slot;                    /**< every group rank's slot on this node (-1: other node) */
     unsigned seq;                      /**< collectives entered so far */
+    unsigned gen;                      /**< this process's count of groups opened */
     double timeout_us;                 /**< 0: wait forever */
 } tpb_watch_t;
+
+/**
+ * Start the process's watchdog of blocking collectives (collective over world:
+ * the node-shared slots): a thread that checks every 1/4 of timeout_s (at most
+ * 1 s) and fires once a collective has been waited in for timeout_s. No thread
+ * with timeout_s = 0. MPI must have been initialised with at least
+ * MPI_THREAD_FUNNELED.
+ */
+tpb_status_t tpb_watchdog_start(MPI_Comm world, double timeout_s);
+
+/** Stop the thread and free the slots (collective over the world of start). */
+void tpb_watchdog_stop(void);
+
+/**
+ * The action when the watchdog fires (in its thread, while this rank is blocked
+ * in MPI): fn(msg, ctx) with the one-line message; it should write what must not
+ * be lost and end the process. Without one (or if it returns), the message is
+ * printed and the process exits with code 4.
+ */
+void tpb_watchdog_on_fire(void (*fn)(const char *msg, void *ctx), void *ctx);
+
+/** The node slot of world rank w (-1: on another node); the next group generation. For
+ *  tpb_watch_open. */
+int tpb_watchdog_node_slot(int world_rank);
+unsigned tpb_watchdog_next_gen(void);
+
+/** Around a blocking collective of group w (what: "all-reduce", ...): two stores. */
+void tpb_watch_enter(tpb_watch_t *w, const char *what);
+void tpb_watch_leave(tpb_watch_t *w);
 
 /** Collective over group: the side communicator and every rank's host and world rank. */
 tpb_status_t tpb_watch_open(tpb_watch_t *w, MPI_Comm group, int world_rank, double timeout_s);

@@ -204,9 +204,9 @@ static void finish_fit(tpb_comm_fit_t *f, const wsums_t *s, size_t n, int r, dou
     f->latency_lo_us = isnan(se_a) ? NAN : fmax(0.0, (a - tq * se_a) / rr);
     f->latency_hi_us = isnan(se_a) ? NAN : (a + tq * se_a) / rr;
     f->bandwidth_lo_gbs = isnan(se_b) ? NAN : 1.0 / ((b + tq * se_b) * 1e3);
-    f->bandwidth_hi_gbs = isnan(se_b)              ? NAN
+    f->bandwidth_hi_gbs = isnan(se_b)           ? NAN
                           : b - tq * se_b > 0.0 ? 1.0 / ((b - tq * se_b) * 1e3)
-                                                   : INFINITY;
+                                                : INFINITY;
     f->r2 = sstot > 0.0 ? fmax(0.0, 1.0 - ss / sstot) : 1.0;
     f->points = (int)n;
     if (f->quality == TPB_FIT_OK && dof == 0)

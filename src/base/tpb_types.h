@@ -22,6 +22,9 @@ typedef enum { TPB_POLICY_EVEN = 1, TPB_POLICY_WEIGHTED = 2, TPB_POLICY_ADAPTIVE
  *  outputs, or a sum-all-reduce of full-size partial outputs. */
 typedef enum { TPB_COLL_ALLGATHER = 0, TPB_COLL_ALLREDUCE } tpb_coll_t;
 typedef enum { TPB_COMM_NCCL = 0, TPB_COMM_MPI } tpb_comm_kind_t;
+/** How an MPI collective is called (--collectives): the blocking call, or the non-blocking
+ *  one polled (backend/mpi_watch.h). */
+typedef enum { TPB_COLLS_BLOCKING = 0, TPB_COLLS_NONBLOCKING } tpb_collectives_t;
 /** How a rank is bound to CPU cores (--bind). */
 typedef enum { TPB_BIND_NONE = 0, TPB_BIND_CORE, TPB_BIND_NUMA, TPB_BIND_GPU } tpb_bind_t;
 
@@ -65,6 +68,8 @@ const char *tpb_coll_name(tpb_coll_t c);
 const char *tpb_coll_label(tpb_coll_t c);
 /** "nccl", "mpi". */
 const char *tpb_comm_kind_name(tpb_comm_kind_t c);
+/** "blocking", "nonblocking". */
+const char *tpb_collectives_name(tpb_collectives_t c);
 /** "none", "core", "numa", "gpu". */
 const char *tpb_bind_name(tpb_bind_t b);
 /** "packed", "spread". */
@@ -90,7 +95,7 @@ typedef struct {
 } tpb_name_table_t;
 
 extern const tpb_name_table_t tpb_backend_kinds, tpb_splits, tpb_policies, tpb_colls,
-    tpb_comm_kinds, tpb_emulate_modes, tpb_placements, tpb_binds;
+    tpb_comm_kinds, tpb_emulate_modes, tpb_placements, tpb_binds, tpb_collectives;
 
 /** The value named s in t; TPB_ERR_INVALID (no message) if none. Pure. */
 tpb_status_t tpb_name_parse(const tpb_name_table_t *t, const char *s, unsigned *value);

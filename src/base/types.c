@@ -19,6 +19,8 @@ static const unsigned placement_values[] = {TPB_PLACE_PACKED, TPB_PLACE_SPREAD};
 static const char *const emulate_names[] = {"time", "work"};
 static const unsigned emulate_values[] = {TPB_EMULATE_TIME, TPB_EMULATE_WORK};
 static const unsigned comm_values[] = {TPB_COMM_NCCL, TPB_COMM_MPI};
+static const char *const colls_names[] = {"blocking", "nonblocking"};
+static const unsigned colls_values[] = {TPB_COLLS_BLOCKING, TPB_COLLS_NONBLOCKING};
 
 const tpb_name_table_t tpb_backend_kinds = {backend_names, backend_values, 3, "auto, host or cuda"};
 const tpb_name_table_t tpb_splits = {split_names, split_values, 2, "row and/or col (e.g. row,col)"};
@@ -30,6 +32,7 @@ const tpb_name_table_t tpb_binds = {bind_names, bind_values, 4, "none, core, num
 const tpb_name_table_t tpb_placements = {placement_names, placement_values, 2,
                                          "packed and/or spread"};
 const tpb_name_table_t tpb_emulate_modes = {emulate_names, emulate_values, 2, "time or work"};
+const tpb_name_table_t tpb_collectives = {colls_names, colls_values, 2, "blocking or nonblocking"};
 
 static const char *name_of(const tpb_name_table_t *t, unsigned v)
 {
@@ -78,6 +81,11 @@ const char *tpb_coll_label(tpb_coll_t c)
 const char *tpb_comm_kind_name(tpb_comm_kind_t c)
 {
     return name_of(&tpb_comm_kinds, (unsigned)c);
+}
+
+const char *tpb_collectives_name(tpb_collectives_t c)
+{
+    return name_of(&tpb_collectives, (unsigned)c);
 }
 
 const char *tpb_bind_name(tpb_bind_t b)

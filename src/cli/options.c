@@ -58,6 +58,7 @@ enum {
     OPT_FORCE,
     OPT_COLCOLL,
     OPT_COMM,
+    OPT_COLLECTIVES,
     OPT_GPUMAP,
     OPT_BIND,
     OPT_TIMEOUT,
@@ -157,6 +158,10 @@ static const opt_spec opt_table[] = {
      "the cpuset is recorded"},
     {"timeout", 0, "SECONDS", OPT_TIMEOUT, NULL, NULL,
      "end a hung collective after this long (default 300)"},
+    {"collectives", 0, "blocking|nonblocking", OPT_COLLECTIVES, NULL, NULL,
+     "MPI collectives: the blocking call, as OSU and IMB\ntime it, watched by a thread that "
+     "names the late\nranks of its node (default); or the non-blocking\ncall polled, which "
+     "names late ranks on every node"},
     {"comm", 0, "nccl|mpi", OPT_COMM, "GPU options (cuda backend)", NULL,
      "collectives by NCCL (default) or MPI through pinned\nhost buffers (several ranks may share "
      "a GPU)"},
@@ -355,6 +360,10 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
     case OPT_COLCOLL:
         TPB_CHECK_RET(set_name(flag, v, &tpb_colls, &u));
         o->col_collective = (tpb_coll_t)u;
+        return TPB_OK;
+    case OPT_COLLECTIVES:
+        TPB_CHECK_RET(set_name(flag, v, &tpb_collectives, &u));
+        o->collectives = (tpb_collectives_t)u;
         return TPB_OK;
     case OPT_COMM:
         TPB_CHECK_RET(set_name(flag, v, &tpb_comm_kinds, &u));

@@ -62,7 +62,8 @@ typedef struct {
     int force; /**< --force: replace an earlier run's results in out_dir */
     tpb_coll_t col_collective;
     tpb_comm_kind_t comm;
-    int *gpu_map; /**< --gpu-map, device per node-local rank (owned) */
+    tpb_collectives_t collectives; /**< --collectives */
+    int *gpu_map;                  /**< --gpu-map, device per node-local rank (owned) */
     int ngpu_map;
     tpb_bind_t bind;  /**< --bind */
     double timeout_s; /**< collective watchdog (CUDA), 0 = off */

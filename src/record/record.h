@@ -59,7 +59,8 @@ typedef struct {
     const char *out_dir;      /**< "" for no files */
     int force;                /**< --force: replace an earlier run's files at the first config */
     int comm_only;            /**< --comm-only: the collectives' table */
-    FILE *table;              /**< where the table goes (stdout) */
+    tpb_collectives_t collectives; /**< --collectives: how MPI collectives were called */
+    FILE *table;                   /**< where the table goes (stdout) */
 } tpb_run_info_t;
 
 typedef struct {

@@ -220,6 +220,7 @@ void tpb_record_run_json(const tpb_record_t *s, tpb_buf_t *b, tpb_run_status_t s
     tpb_json_kv_int(b, "seed", (long long)o->seed);
     tpb_json_kv_str(b, "timeline", o->timeline ? "on" : "off");
     tpb_json_kv_str(b, "comm_only", o->comm_only ? "yes" : "no");
+    tpb_json_kv_str(b, "collectives", tpb_collectives_name(o->collectives));
     json_slurm(b, o->slurm);
     tpb_json_kv_int(b, "inject_delay_rank", o->inject_delay_rank);
     tpb_json_kv_int(b, "inject_clock_rank", o->inject_clock_rank);

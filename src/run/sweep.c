@@ -173,6 +173,7 @@ static tpb_run_info_t run_info(const tpb_sweep_t *s)
                             .out_dir = o->out_dir,
                             .force = o->force,
                             .comm_only = o->comm_only,
+                            .collectives = o->collectives,
                             .slurm = s->slurm,
                             .table = s->out};
 }

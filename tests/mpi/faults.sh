@@ -68,8 +68,18 @@ grep -q "^tpbal: error on rank 0: rank 0 (.*) waited 3 s in the .* of its TP gro
     "$WORK/err" || fail "watchdog message"
 [ "$took" -lt 30 ] || fail "the job took $took s to end after a 3 s timeout"
 grep -q '"status":"timeout"' "$w/results.jsonl" || fail "run status is not timeout"
+grep -q '"collectives":"blocking"' "$w/results.jsonl" || fail "the way collectives ran is not recorded"
 check_results "$w" count 1
 check_results "$w" fields
+# the same with the non-blocking calls, whose watchdog asks the late rank over MPI
+w="$WORK/watchnb"
+tpbal 2 --tp 2 --shape 32x64x64 --split row,col --policy even --iters 10 --warmup 0 \
+    --inject-delay 1:600000000:15 --timeout 3 --collectives nonblocking --out "$w"
+expect_rc 4
+grep -q "^tpbal: error on rank 0: rank 0 (.*) waited 3 s in the .* of its TP group; rank 1 (.*) did not arrive" \
+    "$WORK/err" || fail "watchdog message (nonblocking)"
+grep -q '"collectives":"nonblocking"' "$w/results.jsonl" || fail "nonblocking not recorded"
+check_results "$w" count 1
 
 # ---- the watchdog: a rank stopped from outside (SIGSTOP) ----
 w="$WORK/stopped"

@@ -105,7 +105,7 @@ static tpb_status_t setup_streams(tpb_backend_t *be)
     return TPB_OK;
 }
 
-static void cuda_finalize(tpb_backend_t *be);
+static void release(tpb_backend_t *be);
 
 /* The device's UUID as nvidia-smi prints it ("GPU-xxxxxxxx-..."). */
 static void format_uuid(const struct cudaDeviceProp *p, char *out, size_t cap)
@@ -215,9 +215,14 @@ static tpb_status_t cuda_init(const tpb_backend_args_t *args, tpb_backend_t **ou
         st = tpb_bind_apply(o->bind, args->local_rank, args->local_size);
     if (st == TPB_OK)
         st = setup_streams(be);
+    if (o->comm == TPB_COMM_MPI) { /* collective over the world: every rank, whatever st */
+        tpb_status_t ws = tpb_watchdog_start(
+            args->world, o->collectives == TPB_COLLS_BLOCKING ? o->timeout_s : 0.0);
+        st = st == TPB_OK ? ws : st;
+    }
     if (st != TPB_OK) {
         if (be)
-            cuda_finalize(be);
+            release(be);
         return st;
     }
     *out = be;
@@ -234,10 +239,9 @@ static tpb_status_t cuda_set_emulation(tpb_backend_t *be, double factor)
                        "start; change speeds during a run on the host backend");
 }
 
-static void cuda_finalize(tpb_backend_t *be)
+/* Everything of be, but the watchdog (whose end is collective: cuda_finalize). */
+static void release(tpb_backend_t *be)
 {
-    if (!be)
-        return;
     tpb_cuda_gate_release(be);
     if (be->comm_stream)
         cudaStreamSynchronize(be->comm_stream);
@@ -260,11 +264,20 @@ static void cuda_finalize(tpb_backend_t *be)
     if (be->gate_host)
         cudaFreeHost((void *)be->gate_host);
     cudaFreeHost(be->host_send);
-    cudaFreeHost(be->host_recv);
+    cudaFreeHost(be->host_recv_base);
     tpb_cuda_emulation_free(be);
     if (be->comm_stream)
         cudaStreamDestroy(be->comm_stream);
     free(be);
+}
+
+static void cuda_finalize(tpb_backend_t *be)
+{
+    if (!be)
+        return;
+    if (be->args.cfg.comm == TPB_COMM_MPI)
+        tpb_watchdog_stop();
+    release(be);
 }
 
 static void cuda_info(tpb_backend_t *be, tpb_device_info_t *info)

@@ -119,6 +119,10 @@ tpb_status_t tpb_cuda_comm_open(tpb_backend_t *be, MPI_Comm group, tpb_comm_t **
     tpb_status_t st = check_group_devices(c);
     if (st == TPB_OK && be->args.cfg.comm == TPB_COMM_NCCL)
         st = nccl_open(c);
+    if (st == TPB_OK && be->args.cfg.comm == TPB_COMM_MPI) {
+        st = tpb_watch_open(&c->watch, c->mpi, be->args.world_rank, be->args.cfg.timeout_s);
+        c->watched = st == TPB_OK;
+    }
     if (st != TPB_OK) {
         tpb_cuda_comm_close(c);
         return st;
@@ -146,6 +150,8 @@ void tpb_cuda_comm_close(tpb_comm_t *c)
         else if (c->nccl)
             ncclCommAbort(c->nccl);
     }
+    if (c->watched)
+        tpb_watch_close(&c->watch);
     MPI_Comm_free(&c->mpi);
     free(c);
 }
@@ -179,11 +185,12 @@ static tpb_status_t staging(tpb_backend_t *be, size_t bytes)
     if (bytes <= be->host_bytes)
         return TPB_OK;
     cudaFreeHost(be->host_send);
-    cudaFreeHost(be->host_recv);
-    be->host_send = be->host_recv = NULL;
+    cudaFreeHost(be->host_recv_base);
+    be->host_send = be->host_recv = be->host_recv_base = NULL;
     be->host_bytes = 0;
     TPB_CUDA_RET(cudaMallocHost(&be->host_send, bytes));
-    TPB_CUDA_RET(cudaMallocHost(&be->host_recv, bytes));
+    TPB_CUDA_RET(cudaMallocHost(&be->host_recv_base, bytes + 1088));
+    be->host_recv = (char *)be->host_recv_base + 1088; /* not at host_send's page offset */
     be->host_bytes = bytes;
     return TPB_OK;
 }
@@ -199,9 +206,11 @@ static tpb_status_t mpi_allreduce(tpb_comm_t *c, const void *send, void *recv, s
     TPB_CUDA_RET(
         cudaMemcpyAsync(be->host_send, send, bytes, cudaMemcpyDeviceToHost, be->comm_stream));
     TPB_CUDA_RET(cudaStreamSynchronize(be->comm_stream));
-    if (MPI_Allreduce(be->host_send, be->host_recv, (int)count,
-                      dt == TPB_DTYPE_FP64 ? MPI_DOUBLE : MPI_FLOAT, MPI_SUM,
-                      c->mpi) != MPI_SUCCESS)
+    tpb_watch_enter(&c->watch, "all-reduce");
+    int rc = MPI_Allreduce(be->host_send, be->host_recv, (int)count,
+                           dt == TPB_DTYPE_FP64 ? MPI_DOUBLE : MPI_FLOAT, MPI_SUM, c->mpi);
+    tpb_watch_leave(&c->watch);
+    if (rc != MPI_SUCCESS)
         return tpb_err_call(TPB_ERR_MPI, "MPI_Allreduce", "--comm mpi", __FILE__, __LINE__);
     TPB_CUDA_RET(
         cudaMemcpyAsync(recv, be->host_recv, bytes, cudaMemcpyHostToDevice, be->comm_stream));
@@ -257,8 +266,11 @@ static tpb_status_t mpi_allgatherv(tpb_comm_t *c, const void *send, void *recv,
     TPB_CUDA_RET(cudaMemcpyAsync(be->host_send, send, (size_t)ic[c->rank], cudaMemcpyDeviceToHost,
                                  be->comm_stream));
     TPB_CUDA_RET(cudaStreamSynchronize(be->comm_stream));
-    if (MPI_Allgatherv(be->host_send, ic[c->rank], MPI_BYTE, be->host_recv, ic, id, MPI_BYTE,
-                       c->mpi) != MPI_SUCCESS)
+    tpb_watch_enter(&c->watch, "all-gather-v");
+    int rc = MPI_Allgatherv(be->host_send, ic[c->rank], MPI_BYTE, be->host_recv, ic, id, MPI_BYTE,
+                            c->mpi);
+    tpb_watch_leave(&c->watch);
+    if (rc != MPI_SUCCESS)
         return tpb_err_call(TPB_ERR_MPI, "MPI_Allgatherv", "--comm mpi", __FILE__, __LINE__);
     TPB_CUDA_RET(
         cudaMemcpyAsync(recv, be->host_recv, total, cudaMemcpyHostToDevice, be->comm_stream));

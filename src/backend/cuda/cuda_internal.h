@@ -12,6 +12,7 @@
 #include <nccl.h>
 
 #include "backend/backend.h"
+#include "backend/mpi_watch.h"
 #include "backend/cuda/cuda_plan.h"
 
 #define TPB_CUDA_PLANS 16
@@ -68,7 +69,8 @@ struct tpb_backend {
     cudaEvent_t anchor[2][2]; /* [first, second][GEMM stream, comm stream] */
     double anchor_us[2][2];
     /* --comm mpi staging and the collective watchdog */
-    void *host_send, *host_recv;
+    void *host_send, *host_recv; /* --comm mpi staging; host_recv sits 1088 bytes into */
+    void *host_recv_base;        /* its allocation (4K aliasing: host_alloc's comment) */
     size_t host_bytes;
     tpb_comm_t *watch[8]; /* the groups open, polled while waiting (their NCCL comms) */
     int nwatch;
@@ -80,6 +82,8 @@ struct tpb_comm {
     MPI_Comm mpi;    /* the group (duplicated) */
     ncclComm_t nccl; /* NULL with --comm mpi */
     int rank, size;
+    tpb_watch_t watch; /* --comm mpi: the blocking calls' watchdog (mpi_watch.h) */
+    int watched;
 };
 
 /** The CUDA version (1000 x major + 10 x minor) at which cuda_green.c asks the

@@ -1,0 +1,227 @@
+/*
+ * mpi_watchdog.c - the watchdog of blocking collectives (mpi_watch.h): node-shared
+ * slots that say how far each rank has got, and a thread that makes no MPI call.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/mpi_watch.h"
+#include "base/clock.h"
+
+/* A rank's slot: how far it has got, (group generation << 32) | collectives entered in
+ * that group, and when its watchdog thread last ran (a stopped or dead rank's stops). */
+#define TOKEN(gen, seq) (((uint64_t)(gen) << 32) | (uint64_t)(seq))
+
+typedef struct {
+    _Atomic uint64_t token;
+    _Atomic uint64_t alive_us; /* this node's clock, as tpb_clock_now_us */
+} slot_t;
+
+static struct {
+    int on; /* a thread runs */
+    pthread_t thread;
+    atomic_int stop;
+    double timeout_us, period_us;
+    MPI_Comm node; /* this node's ranks */
+    MPI_Win win;   /* their slots */
+    slot_t *slots; /* node_size slots, shared */
+    int node_rank, node_size;
+    int *node_world;          /* world rank of each slot */
+    _Atomic uint64_t waiting; /* token of the collective this rank is in, 0 outside */
+    tpb_watch_t *_Atomic current;
+    const char *_Atomic what;
+    void (*fire)(const char *msg, void *ctx);
+    void *ctx;
+    unsigned gen;
+} wd = {.node = MPI_COMM_NULL, .win = MPI_WIN_NULL};
+
+void tpb_watchdog_on_fire(void (*fn)(const char *msg, void *ctx), void *ctx)
+{
+    wd.fire = fn;
+    wd.ctx = ctx;
+}
+
+int tpb_watchdog_node_slot(int world_rank)
+{
+    for (int i = 0; wd.node_world && i < wd.node_size; i++)
+        if (wd.node_world[i] == world_rank)
+            return i;
+    return -1;
+}
+
+unsigned tpb_watchdog_next_gen(void)
+{
+    return ++wd.gen;
+}
+
+void tpb_watch_enter(tpb_watch_t *w, const char *what)
+{
+    uint64_t t = TOKEN(w->gen, ++w->seq);
+    if (wd.slots)
+        atomic_store_explicit(&wd.slots[wd.node_rank].token, t, memory_order_relaxed);
+    atomic_store_explicit(&wd.current, w, memory_order_relaxed);
+    atomic_store_explicit(&wd.what, what, memory_order_relaxed);
+    atomic_store_explicit(&wd.waiting, t, memory_order_release);
+}
+
+void tpb_watch_leave(tpb_watch_t *w)
+{
+    atomic_store_explicit(&wd.waiting, 0, memory_order_release);
+}
+
+/* "R (host), ..." of the group ranks of w on this node that have not entered the
+ * collective whose token is t, or whose process has stopped running (a rank stopped
+ * inside the collective has entered it, but will never finish it); *unseen counts those
+ * on other nodes. */
+static int missing(const tpb_watch_t *w, uint64_t t, char *out, size_t cap, int *unseen)
+{
+    int n = 0;
+    size_t len = 0;
+    double now = tpb_clock_now_us(NULL);
+    *unseen = 0;
+    out[0] = '\0';
+    for (int r = 0; r < w->size; r++) {
+        if (r == w->rank)
+            continue;
+        int slot = w->node_slot ? w->node_slot[r] : -1;
+        if (slot < 0) {
+            (*unseen)++;
+            continue;
+        }
+        double quiet = now - (double)atomic_load(&wd.slots[slot].alive_us);
+        int stopped = quiet > 3 * wd.period_us + 0.5e6;
+        if (atomic_load(&wd.slots[slot].token) >= t && !stopped)
+            continue; /* arrived (same group generation, as far or further) and running */
+        if (len + 80 < cap)
+            len += stopped ? (size_t)snprintf(out + len, cap - len,
+                                              "%s%d (%s, not running for %.0f s)", n ? ", " : "",
+                                              w->world_ranks[r], w->hosts[r], quiet * 1e-6)
+                           : (size_t)snprintf(out + len, cap - len, "%s%d (%s)", n ? ", " : "",
+                                              w->world_ranks[r], w->hosts[r]);
+        n++;
+    }
+    return n;
+}
+
+static void fire(uint64_t t)
+{
+    tpb_watch_t *w = atomic_load(&wd.current);
+    const char *what = atomic_load(&wd.what);
+    char list[1024], msg[1600];
+    int unseen = 0, n = missing(w, t, list, sizeof(list), &unseen);
+    int len = snprintf(msg, sizeof(msg), "rank %d (%s) waited %.0f s in the %s of its TP group; ",
+                       w->world_ranks[w->rank], w->hosts[w->rank], wd.timeout_us * 1e-6, what);
+    if (n)
+        len += snprintf(msg + len, sizeof(msg) - (size_t)len, "rank%s %s did not arrive",
+                        n == 1 ? "" : "s", list);
+    else
+        len += snprintf(msg + len, sizeof(msg) - (size_t)len, "the ranks of this node arrived");
+    if (unseen)
+        len += snprintf(msg + len, sizeof(msg) - (size_t)len,
+                        "; %d rank%s on other nodes %s not seen from here (--collectives "
+                        "nonblocking asks them)",
+                        unseen, unseen == 1 ? "" : "s", unseen == 1 ? "is" : "are");
+    snprintf(msg + len, sizeof(msg) - (size_t)len,
+             " (--timeout %.0f s): look at that rank's process or node", wd.timeout_us * 1e-6);
+    if (wd.fire)
+        wd.fire(msg, wd.ctx);
+    fprintf(stderr, "tpbal: error on rank %d: %s\n", w->world_ranks[w->rank], msg);
+    fflush(stderr);
+    _exit(4);
+}
+
+/* The thread: a wait with the same token for timeout_us fires. No MPI call. */
+static void *watch_loop(void *arg)
+{
+    uint64_t last = 0;
+    double since = 0.0;
+    struct timespec nap = {
+        (time_t)(wd.period_us / 1e6),
+        (long)((wd.period_us - 1e6 * (double)(time_t)(wd.period_us / 1e6)) * 1e3)};
+    while (!atomic_load(&wd.stop)) {
+        nanosleep(&nap, NULL);
+        uint64_t t = atomic_load_explicit(&wd.waiting, memory_order_acquire);
+        double now = tpb_clock_now_us(NULL);
+        atomic_store(&wd.slots[wd.node_rank].alive_us, (uint64_t)now); /* a sign of life */
+        if (t != last) {
+            last = t;
+            since = now;
+        } else if (t && now - since >= wd.timeout_us) {
+            fire(t);
+        }
+    }
+    return arg;
+}
+
+/* The node's shared slots and the world rank of each (collective over world). */
+static tpb_status_t node_slots(MPI_Comm world)
+{
+    int me;
+    MPI_Comm_rank(world, &me);
+    if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &wd.node) !=
+        MPI_SUCCESS)
+        return tpb_err_call(TPB_ERR_MPI, "MPI_Comm_split_type", "watchdog", __FILE__, __LINE__);
+    MPI_Comm_rank(wd.node, &wd.node_rank);
+    MPI_Comm_size(wd.node, &wd.node_size);
+    wd.node_world = malloc((size_t)wd.node_size * sizeof(int));
+    if (!wd.node_world)
+        return tpb_err_set(TPB_ERR_NOMEM, "watchdog: out of memory");
+    void *base = NULL;
+    MPI_Aint bytes = wd.node_rank == 0 ? (MPI_Aint)(wd.node_size * sizeof(slot_t)) : 0;
+    int rc = MPI_Win_allocate_shared(bytes, sizeof(slot_t), MPI_INFO_NULL, wd.node, &base, &wd.win);
+    MPI_Aint size;
+    int disp;
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Win_shared_query(wd.win, 0, &size, &disp, &base);
+    if (rc == MPI_SUCCESS && wd.node_rank == 0)
+        memset(base, 0, (size_t)size);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Allgather(&me, 1, MPI_INT, wd.node_world, 1, MPI_INT, wd.node);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Barrier(wd.node); /* the slots are zero before anyone writes */
+    if (rc != MPI_SUCCESS)
+        return tpb_err_call(TPB_ERR_MPI, "MPI_Win_allocate_shared", "watchdog slots", __FILE__,
+                            __LINE__);
+    wd.slots = base;
+    return TPB_OK;
+}
+
+tpb_status_t tpb_watchdog_start(MPI_Comm world, double timeout_s)
+{
+    if (wd.slots || wd.on)
+        return TPB_OK; /* once per process */
+    tpb_status_t st = node_slots(world);
+    if (st != TPB_OK || timeout_s <= 0.0)
+        return st;
+    wd.timeout_us = timeout_s * 1e6;
+    wd.period_us = wd.timeout_us / 4 < 1e6 ? wd.timeout_us / 4 : 1e6;
+    atomic_store(&wd.slots[wd.node_rank].alive_us, (uint64_t)tpb_clock_now_us(NULL));
+    atomic_store(&wd.stop, 0);
+    if (pthread_create(&wd.thread, NULL, watch_loop, NULL) != 0)
+        return tpb_err_set(TPB_ERR_BACKEND, "watchdog: cannot start its thread");
+    wd.on = 1;
+    return TPB_OK;
+}
+
+void tpb_watchdog_stop(void)
+{
+    if (wd.on) {
+        atomic_store(&wd.stop, 1);
+        pthread_join(wd.thread, NULL);
+        wd.on = 0;
+    }
+    if (wd.win != MPI_WIN_NULL)
+        MPI_Win_free(&wd.win);
+    if (wd.node != MPI_COMM_NULL)
+        MPI_Comm_free(&wd.node);
+    free(wd.node_world);
+    wd.node_world = NULL;
+    wd.slots = NULL;
+    wd.fire = NULL;
+}
