@@ -207,10 +207,32 @@ START_TEST(finish_t1_speedup_check)
 }
 END_TEST
 
+START_TEST(step_samples_all_or_quantiles)
+{
+    tpb_result_t r = {0};
+    double steps[3000], out[TPB_STEP_SAMPLES];
+    int q;
+    ck_assert_int_eq(tpb_result_step_samples(&r, out, &q), 0); /* --timeline off: none */
+    for (int i = 0; i < 3000; i++)
+        steps[i] = 100.0 + (i % 1000) * 0.0012345; /* rounded to 1 ns in the record */
+    r.steps = steps;
+    r.iters = 10;
+    ck_assert_int_eq(tpb_result_step_samples(&r, out, &q), 10);
+    ck_assert_int_eq(q, 0);
+    ck_assert_double_eq_tol(out[3], 100.004, 1e-9);
+    r.iters = 3000; /* more than kept: quantiles, spanning the distribution */
+    ck_assert_int_eq(tpb_result_step_samples(&r, out, &q), TPB_STEP_SAMPLES);
+    ck_assert_int_eq(q, 1);
+    ck_assert(out[0] <= out[TPB_STEP_SAMPLES / 2] && out[TPB_STEP_SAMPLES / 2] <= out[999]);
+    ck_assert_double_eq_tol(out[TPB_STEP_SAMPLES / 2], 100.0 + 500 * 0.0012345, 2e-3);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("result");
     TCase *tc = tcase_create("result");
+    tcase_add_test(tc, step_samples_all_or_quantiles);
     tcase_add_test(tc, result_records);
     tcase_add_test(tc, finish_t1_speedup_check);
     suite_add_tcase(s, tc);

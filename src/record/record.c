@@ -241,10 +241,12 @@ tpb_status_t tpb_record_config(tpb_record_t *s, const tpb_result_t *in, const tp
      * config whose trace is missing */
     if (st == TPB_OK && s->run.out_dir[0])
         st = claim_dir(s);
-    if (st == TPB_OK && s->run.out_dir[0] && s->run.timeline) {
+    if (st == TPB_OK && s->run.timeline) {
         tpb_timeline_steps(marks, size, res.tp, res.iters, steps);
-        st = write_trace(s, &res, marks, steps);
+        res.steps = steps;
     }
+    if (st == TPB_OK && s->run.out_dir[0] && s->run.timeline)
+        st = write_trace(s, &res, marks, steps);
     if (st == TPB_OK) {
         append(s, &res);
         st = push_hist(s, &res);

@@ -272,6 +272,10 @@ void tpb_report_json(tpb_buf_t *b, const tpb_result_t *res)
     tpb_json_kv_str(b, "check", tpb_check_name(res->check));
     tpb_json_kv_num(b, "max_rel_err", res->max_rel_err);
     json_rounds(b, res);
+    double samples[TPB_STEP_SAMPLES];
+    int quantiles, n = tpb_result_step_samples(res, samples, &quantiles);
+    tpb_json_kv_str(b, "step_samples", !n ? "none" : quantiles ? "quantiles" : "all");
+    tpb_json_kv_nums(b, "step_samples_us", samples, (size_t)n);
     tpb_json_obj_end(b);
     tpb_buf_puts(b, "\n");
 }

@@ -118,6 +118,22 @@ void tpb_result_finish(tpb_result_t *res, const tpb_history_t *hist, int nhist, 
     judge_check(res, check_on);
 }
 
+int tpb_result_step_samples(const tpb_result_t *res, double *out, int *quantiles)
+{
+    *quantiles = 0;
+    if (!res->steps || res->iters < 1)
+        return 0;
+    int n = res->iters <= TPB_STEP_SAMPLES ? res->iters : TPB_STEP_SAMPLES;
+    *quantiles = res->iters > TPB_STEP_SAMPLES;
+    for (int j = 0; j < n; j++) {
+        double v = *quantiles
+                       ? tpb_quantile(res->steps, (size_t)res->iters, (j + 0.5) / TPB_STEP_SAMPLES)
+                       : res->steps[j];
+        out[j] = round(v * 1e3) / 1e3;
+    }
+    return n;
+}
+
 double tpb_result_rank_pct_peak(const tpb_result_t *res, int r)
 {
     double t = res->ranks[r].compute_med, peak = res->info[r].peak_gflops;

@@ -87,6 +87,7 @@ typedef struct {
     const tpb_rank_stats_t *ranks;
     tpb_config_stats_t stats;
     tpb_whatif_t whatif; /**< the replay with median compute (NaN with --timeline off) */
+    const double *steps; /**< every measured iteration's step (NULL with --timeline off) */
     /* derived */
     double lb, u;    /**< worst group */
     double e, e_het; /**< NaN when unknown */
@@ -117,6 +118,15 @@ static inline int tpb_result_world_rank(const tpb_result_t *res, int r)
 
 /** Rank r's GEMM rate over its peak (NaN when the peak or the time is unknown). Pure. */
 double tpb_result_rank_pct_peak(const tpb_result_t *res, int r);
+
+/** Step samples kept per config in the record (tpbal-compare's two-sample decisions):
+ *  every iteration's step up to this many, else this many quantiles of them. */
+#define TPB_STEP_SAMPLES 1000
+
+/** The record's step samples of res into out[TPB_STEP_SAMPLES], rounded to 1 ns: all
+ *  iterations' steps while iters <= TPB_STEP_SAMPLES, else the quantiles (j + 0.5) /
+ *  TPB_STEP_SAMPLES. Returns how many (0 without steps); *quantiles says which. Pure. */
+int tpb_result_step_samples(const tpb_result_t *res, double *out, int *quantiles);
 
 /** A finished config, as later configs and the summary need it. */
 typedef struct {

@@ -71,6 +71,13 @@ def fields(d, run, cfgs):
             assert (c["slowdown_straggler"] is None) == (c["tp"] == 1), c["slowdown_straggler"]
         else:
             assert run["timeline"] in ("off", False, 0), "what-if replay missing"
+        if c.get("step_samples") == "all":  # the samples are the steps the median is of
+            s = sorted(c["step_samples_us"])
+            n = len(s)
+            assert n == c["iters"], (n, c["iters"])
+            med = s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+            assert abs(med - c["step_us"]["median"]) <= 1e-3, (med, c["step_us"]["median"])
+            assert abs(s[0] - c["step_us"]["min"]) <= 1e-3 and abs(s[-1] - c["step_us"]["max"]) <= 1e-3
     rows = list(csv.DictReader(open(os.path.join(d, "results.csv"))))
     assert len(rows) == len(cfgs), (len(rows), len(cfgs))
     for row, c in zip(rows, cfgs):
