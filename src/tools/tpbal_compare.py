@@ -1,30 +1,34 @@
 #!/usr/bin/env python3
-"""tpbal-compare: is run B worse than run A, where, and by how much?
+"""tpbal-compare: is run B worse than run A, where, and by how much, and how sure is that?
 
 A and B are results.jsonl files, result directories (holding results.jsonl and
-ranks.csv), or baselines written by --baseline-out. Configs are matched by their
-parameters (backend, ranks, TP degree, split, policy, placement, collective, shape,
-dtype, comm-only message size); each metric is compared in its direction:
+ranks.csv), or baselines written by --baseline-out; A may also be nccl-tests' JSON
+output (all_reduce_perf / all_gather_perf -J), matched with B's --comm-only configs by
+collective, bytes and ranks. Configs are matched by their parameters (backend, ranks,
+TP degree, split, policy, placement, collective, shape, dtype, comm-only message size).
 
-  step_us    median step time            lower is better
-  tflops     TFLOP/s of one group        higher is better
-  busbw_gbs  nccl-tests bus bandwidth    higher is better
-  lb         load balance                higher is better
-  e          parallel efficiency         higher is better
-  slowdown   what-if slowdown S          lower is better
+The verdict of a config is its step time's (lower is better), from every iteration's
+step the record keeps: the ratio of the medians B/A with a 95 % interval (order
+statistics of each median, widened for autocorrelated iterations and, for a baseline,
+for the spread between its runs):
 
-A metric that is worse than A by more than its tolerance is a regression, unless the
-delta lies inside the two runs' own spread (the relative spread (p95 - min) / median
-of their step times, or a baseline's run-to-run spread): then it is reported as noise.
-Better by more than the tolerance is an improvement.
+  regression    the whole interval is slower than 1 + tolerance
+  improved      the whole interval is faster than 1 / (1 + tolerance)
+  ok            the whole interval lies within the tolerance
+  inconclusive  too noisy to tell at this tolerance (run more iterations, or compare
+                against a baseline of several runs)
+
+Each row also says the smallest slowdown the samples could have detected. TFLOP/s and,
+for comm-only configs, busbw follow the step; LB and the what-if slowdown S are shown
+and not judged; E and the weighted speed-up are shown only where their references (the
+TP-1 config, the even config) hold in both runs.
 
 Suspect nodes come from ranks.csv (result directories only): in the even-policy
 configs with TP > 1, each rank's median relative score (min compute time in its
-group / its own); a node with a rank below the threshold is suspect.
+group / its own); a node with a rank below the threshold is suspect. A rank slowed on
+purpose (--emulate-speed below 1) is never suspect.
 """
 import argparse
-import csv
-import io
 import math
 import os
 import statistics
@@ -32,90 +36,84 @@ import sys
 
 import tpbal_results as tr
 from tpbal_results import BadInput, clean
+import tpbal_stats as st
+import tpbal_compare_io as io_
 
-METRICS = [  # name, direction (+1 higher is better), format
-    ("step_us", -1, "%.1f"),
-    ("tflops", +1, "%.4g"),
-    ("busbw_gbs", +1, "%.3f"),
-    ("lb", +1, "%.3f"),
-    ("e", +1, "%.3f"),
-    ("slowdown", -1, "%.3f"),
-]
-DIRECTION = {m: d for m, d, _ in METRICS}
-FMT = {m: f for m, _, f in METRICS}
+METRICS = io_.METRICS
 KEY_FIELDS = tr.KEY_FIELDS
-ORDER = {"regression": 3, "noise": 2, "improved": 1, "ok": 0}
-EPILOG = """exit status: 0 everything holds, 1 a regression, a failed --require or a suspect
+ORDER = {"regression": 4, "inconclusive": 3, "improved": 1, "ok": 0}
+EPILOG = """exit status: 0 every config holds, 1 a regression, a failed --require or a suspect
 node, 2 bad input (unreadable file, different schema versions, nothing in common, a
---require that matches no config, bad flag)."""
+--require that matches no config, a tolerance that is not a fraction of 1, bad flag),
+3 no regression but some config inconclusive."""
 
 
 def metric_value(c, m):
     return tr.num(c["step_us"].get("median") if m == "step_us" else c.get(m))
 
 
-def step_spread(c):
-    s = c["step_us"]
-    med, p95, lo = (tr.num(s.get(x)) for x in ("median", "p95", "min"))
-    if med is None or p95 is None or lo is None or med <= 0:
-        return 0.0
-    return max(0.0, (p95 - lo) / med)
-
-
 class Run:
-    """One side of a comparison: configs by key, each with its metrics and spread."""
+    """One side of a comparison: configs by key, each with its metrics and step samples."""
 
     def __init__(self, path):
         self.path = path
-        self.configs = {}  # key -> {"metrics": {m: v}, "spread": x, "label": str}
+        self.configs = {}  # key -> config entry (see entry())
         self.schema = None
         self.ranks_csv = None
-        self._load(path)
-
-    def _load(self, path):
+        self.emulated = set()  # world ranks slowed on purpose in some config
         jsonl = os.path.join(path, "results.jsonl") if os.path.isdir(path) else path
         if not os.path.exists(jsonl):
             raise BadInput("cannot read %s: no such file or directory" % clean(jsonl))
         text = tr.read_text(jsonl, "the results", tr.MAX_JSONL)
-        try:  # a baseline is one JSON document; results.jsonl one record per line
+        try:  # a baseline or an nccl-tests output is one JSON document
             doc = tr.json_loads(text)
         except (ValueError, RecursionError):
             doc = None
         if isinstance(doc, dict) and doc.get("type") == "baseline":
-            self._load_baseline(jsonl, doc)
-            return
+            self.schema, self.configs = io_.load_baseline(jsonl, doc)
+        elif isinstance(doc, dict) and isinstance(doc.get("results"), list):
+            self.schema, self.configs = io_.load_nccl_tests(jsonl, doc)
+            self.nccl_tests = True
+        else:
+            self._load_results(path)
+
+    nccl_tests = False
+
+    def _load_results(self, path):
         res = tr.load(path)
         self.schema, self.ranks_csv = res.schema, res.ranks_csv
         for c in res.configs:
-            key = tr.config_key(c)
-            self.configs[key] = {"metrics": {m: metric_value(c, m) for m in DIRECTION},
-                                 "spread": step_spread(c), "label": tr.key_label(key),
-                                 "record": c}
-
-    def _load_baseline(self, f, b):
-        try:
-            self.schema = b["schema"]
-            for c in b["configs"]:
-                key = tuple(c["key"][k] for k in KEY_FIELDS)
-                metrics = {m: tr.num(c["metrics"].get(m)) for m in DIRECTION}
-                spread = tr.num(c["spread"])
-                if spread is None or spread < 0:
-                    raise ValueError("spread")
-                self.configs[key] = {"metrics": metrics, "spread": spread,
-                                     "label": tr.key_label(key), "record": None}
-        except (ValueError, KeyError, TypeError, AttributeError):
-            raise BadInput("%s: not a tpbal baseline (written by --baseline-out)" % clean(f))
+            self.configs[tr.config_key(c)] = entry(c)
+            asked, ranks = c.get("emulate_asked") or [], c.get("world_ranks") or []
+            for w, f in zip(ranks, asked):
+                if isinstance(w, int) and tr.finite(f) and f < 1.0:
+                    self.emulated.add(w)
 
 
-def parse_pct(s, flag):
+def entry(c):
+    """What a comparison needs of one config record."""
+    key = tr.config_key(c)
+    samples = [x for x in c.get("step_samples_us") or [] if tr.finite(x) and x > 0]
+    return {"metrics": {m: metric_value(c, m) for m in METRICS}, "label": tr.key_label(key),
+            "samples": samples or None, "ordered": c.get("step_samples") == "all",
+            "spread": 0.0, "runs": 1, "record": c}
+
+
+def parse_tolerance(s):
     t = s.strip()
+    if "=" in t:
+        raise BadInput("--tolerance '%s': one tolerance for the step (the verdict); the other "
+                       "metrics follow it or are shown unjudged" % clean(s))
     scale = 100.0 if t.endswith("%") else 1.0
     try:
         v = float(t.rstrip("%")) / scale
     except ValueError:
-        raise BadInput("%s '%s': expected a percentage such as 5%% or 0.05" % (flag, clean(s)))
-    if not 0 <= v < 10:
-        raise BadInput("%s '%s': expected a percentage from 0%% to 1000%%" % (flag, clean(s)))
+        raise BadInput("--tolerance '%s': expected a percentage such as 5%% or a fraction "
+                       "such as 0.05" % clean(s))
+    if not (0.0 < v < 1.0):
+        raise BadInput("--tolerance '%s': expected a fraction between 0 and 1 (5%% or "
+                       "0.05); %s would be %.0f%%" % (clean(s), clean(s), 100 * v)
+                       if math.isfinite(v) else "--tolerance '%s': not a number" % clean(s))
     return v
 
 
@@ -126,9 +124,9 @@ def parse_require(spec):
         if op in body:
             m, v = body.split(op, 1)
             m = m.strip()
-            if m not in DIRECTION:
+            if m not in METRICS:
                 raise BadInput("--require '%s': unknown metric '%s' (one of %s)" % (
-                    clean(spec), clean(m), ", ".join(DIRECTION)))
+                    clean(spec), clean(m), ", ".join(METRICS)))
             try:
                 val = float(v)
             except ValueError:
@@ -146,37 +144,52 @@ def parse_require(spec):
     raise BadInput("--require '%s': expected METRIC>=VALUE or METRIC<=VALUE" % clean(spec))
 
 
-def judge(metric, a, b, tol, noise):
-    """Verdict and signed relative delta (positive = better) of one metric."""
+def step_verdict(ca, cb, tol):
+    """The step statistics of one config (None when a side has no step)."""
+    a = ca["samples"] or ca["metrics"]["step_us"]
+    b = cb["samples"] or cb["metrics"]["step_us"]
     if a is None or b is None:
-        return "ok", None
-    if a == 0:
-        return ("ok", 0.0) if b == 0 else ("ok", None)
-    better = DIRECTION[metric] * (b - a) / abs(a)
-    if better > tol:
-        return "improved", better
-    if -better > tol:
-        return ("noise" if -better <= noise else "regression"), better
-    return "ok", better
+        return None
+    return st.compare_samples(a, b, tol, ca["ordered"], cb["ordered"], ca["spread"],
+                              cb["spread"])
 
 
-def compare(A, B, tols):
+def delta(m, a, b):
+    """Signed relative change of a metric, positive = better (None if unknown)."""
+    if a is None or b is None or a == 0:
+        return None
+    return METRICS[m][0] * (b - a) / abs(a)
+
+
+def reference(cfg, rows, field, value):
+    """The verdict of the reference of cfg (the TP-1 config for E, the even one for the
+    speed-up) in rows, or None."""
+    want = dict(cfg, **{field: value})
+    for r in rows:
+        if r["key"] == want:
+            return r["verdict"]
+    return None
+
+
+def compare(A, B, tol):
     rows = []
     for key in [k for k in A.configs if k in B.configs]:
         ca, cb = A.configs[key], B.configs[key]
-        noise = max(ca["spread"], cb["spread"])
+        s = step_verdict(ca, cb, tol)
         row = {"config": ca["label"], "key": dict(zip(KEY_FIELDS, key)), "metrics": {},
-               "noise": noise}
-        verdict = "ok"
-        for m in DIRECTION:
-            v, d = judge(m, ca["metrics"].get(m), cb["metrics"].get(m), tols.get(m, tols[None]),
-                         noise)
-            row["metrics"][m] = {"a": ca["metrics"].get(m), "b": cb["metrics"].get(m),
-                                 "delta": d, "verdict": v}
-            if ORDER[v] > ORDER[verdict]:
-                verdict = v
-        row["verdict"] = verdict
+               "step": s, "verdict": s["verdict"] if s else "inconclusive"}
+        for m in METRICS:
+            a, b = ca["metrics"].get(m), cb["metrics"].get(m)
+            row["metrics"][m] = {"a": a, "b": b, "delta": delta(m, a, b)}
         rows.append(row)
+    for r in rows:  # derived ratios only where their references hold
+        e_ref = reference(r["key"], rows, "tp", 1) if r["key"]["tp"] != 1 else "ok"
+        s_ref = reference(r["key"], rows, "policy", "even")
+        if e_ref != "ok":
+            r["metrics"]["e"]["delta"] = None
+            r["metrics"]["e"]["note"] = "reference changed" if e_ref else "no reference"
+        if r["key"]["policy"] != "weighted" or s_ref != "ok":
+            r["metrics"]["speedup"]["delta"] = None
     only_a = [A.configs[k]["label"] for k in A.configs if k not in B.configs]
     only_b = [B.configs[k]["label"] for k in B.configs if k not in A.configs]
     return rows, only_a, only_b
@@ -197,7 +210,7 @@ def check_requires(B, reqs):
             checked += 1
             if not (v >= val if op == ">=" else v <= val):
                 failed.append("%s: %s %s %s (is %s)" % (c["label"], m, op, "%g" % val,
-                                                        FMT[m] % v))
+                                                        METRICS[m][1] % v))
         if not checked:
             sel = ",".join("%s=%s" % kv for kv in filters.items())
             raise BadInput("--require %s%s%g%s: no config of B has %s%s: a gate that checks "
@@ -208,7 +221,8 @@ def check_requires(B, reqs):
 
 
 def rank_scores(run):
-    """{(host, world_rank): median score} over even-policy configs with TP > 1."""
+    """{(host, world_rank): median score} over even-policy configs with TP > 1, leaving
+    out the ranks slowed on purpose."""
     if not run.ranks_csv:
         return {}
     got = {}
@@ -220,7 +234,7 @@ def rank_scores(run):
             w = int(r.get("world_rank") or r["rank"])
         except (ValueError, KeyError, TypeError):
             continue
-        if math.isfinite(s):
+        if math.isfinite(s) and w not in run.emulated:
             got.setdefault((clean(r.get("host", "?"), 64), w), []).append(s)
     return {k: statistics.median(v) for k, v in got.items()}
 
@@ -238,105 +252,9 @@ def suspects(A, B, threshold):
     return [{"node": h, "ranks": v} for h, v in sorted(nodes.items())]
 
 
-def fmt_delta(d):
-    return "-" if d is None else "%+.1f%%" % (100.0 * d)
-
-
-def fmt_val(m, v):
-    return "-" if v is None else FMT[m] % v
-
-
-def out_table(rows, only_a, only_b, failed, sus, md):
-    cols = ["config"] + list(DIRECTION) + ["noise", "verdict"]
-    lines = []
-    if md:
-        lines.append("| " + " | ".join(cols) + " |")
-        lines.append("|" + "---|" * len(cols))
-    else:
-        lines.append("# %-44s " % "config" + " ".join("%-22s" % m for m in DIRECTION) +
-                     " %-6s %s" % ("noise", "verdict"))
-        lines.append("# %-44s " % "" + " ".join("%-22s" % "A -> B (better +)"
-                                                for _ in DIRECTION) + " %-6s" % "")
-    for r in rows:
-        cells = []
-        for m in DIRECTION:
-            x = r["metrics"][m]
-            if x["a"] is None and x["b"] is None:
-                cells.append("-")
-            else:
-                cells.append("%s->%s %s%s" % (fmt_val(m, x["a"]), fmt_val(m, x["b"]),
-                                               fmt_delta(x["delta"]),
-                                               "!" if x["verdict"] == "regression" else ""))
-        noise = "%.0f%%" % (100 * r["noise"])
-        if md:
-            lines.append("| " + " | ".join([r["config"]] + cells + [noise, r["verdict"]]) + " |")
-        else:
-            lines.append("  %-44s " % r["config"] + " ".join("%-22s" % c for c in cells) +
-                         " %-6s %s" % (noise, r["verdict"]))
-    p = "" if md else "# "
-    lines += ["%sonly in A: %s" % (p, label) for label in only_a]
-    lines += ["%sonly in B: %s" % (p, label) for label in only_b]
-    lines += ["%srequire failed: %s" % (p, f) for f in failed]
-    lines += ["%ssuspect node %s: %s" % (p, s["node"], "; ".join(s["ranks"])) for s in sus]
-    return "\n".join(lines)
-
-
-def out_csv(rows):
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    head = ["config"] + KEY_FIELDS
-    for m in DIRECTION:
-        head += [m + "_a", m + "_b", m + "_delta", m + "_verdict"]
-    w.writerow(head + ["noise", "verdict"])
-    for r in rows:
-        line = [r["config"]] + [r["key"][f] for f in KEY_FIELDS]
-        for m in DIRECTION:
-            x = r["metrics"][m]
-            line += ["" if x["a"] is None else x["a"], "" if x["b"] is None else x["b"],
-                     "" if x["delta"] is None else "%.6g" % x["delta"], x["verdict"]]
-        w.writerow(line + ["%.6g" % r["noise"], r["verdict"]])
-    return buf.getvalue().rstrip("\n")
-
-
-def write_baseline(paths, out):
-    runs = [Run(p) for p in paths]
-    schemas = {str(r.schema) for r in runs}
-    if len(schemas) != 1:
-        raise BadInput("the runs have different schema versions (%s): build a baseline from "
-                       "runs of one tpbal version" % clean(", ".join(sorted(schemas))))
-    keys = [k for k in runs[0].configs if all(k in r.configs for r in runs)]
-    if not keys:
-        raise BadInput("the runs have no config in common: nothing to build a baseline of")
-    configs = []
-    for k in keys:
-        metrics, spread = {}, max(r.configs[k]["spread"] for r in runs)
-        for m in DIRECTION:
-            vals = [r.configs[k]["metrics"].get(m) for r in runs]
-            vals = [v for v in vals if v is not None]
-            metrics[m] = statistics.median(vals) if vals else None
-            if vals and metrics[m]:  # run-to-run spread, relative to the median
-                spread = max(spread, (max(vals) - min(vals)) / abs(metrics[m]))
-        configs.append({"key": dict(zip(KEY_FIELDS, k)), "metrics": metrics, "spread": spread,
-                        "runs": len(runs)})
-    doc = {"type": "baseline", "schema": runs[0].schema, "runs": paths, "configs": configs}
-    inputs = []
-    for p in paths:
-        inputs += [p, p + "/results.jsonl", p + "/ranks.csv"]
-    tr.write_atomic(out, tr.json_dumps(doc, indent=1) + "\n", inputs)
-    return len(configs), len(runs)
-
-
 class Parser(argparse.ArgumentParser):
     def error(self, message):
         raise BadInput("%s: see tpbal-compare --help" % message)
-
-
-def tolerance(spec):
-    m, sep, pct = spec.rpartition("=")
-    if sep and m not in DIRECTION:
-        raise BadInput("--tolerance '%s': unknown metric '%s' (one of %s)" % (
-            clean(spec), clean(m), ", ".join(DIRECTION)))
-    return (m if sep else None, parse_pct(pct, "--tolerance"))
 
 
 def threshold(s):
@@ -355,10 +273,8 @@ def parse_args(argv):
                usage="tpbal-compare [options] A B\n       tpbal-compare --baseline-out FILE "
                      "RUN [RUN ...]")
     p.add_argument("paths", nargs="*", metavar="RUN", help="results (A B, or the RUNs)")
-    p.add_argument("--tolerance", action="append", default=[], type=tolerance,
-                   metavar="[METRIC=]PCT",
-                   help="relative tolerance, default 5%% for every metric; repeatable "
-                        "(--tolerance 5%% --tolerance busbw_gbs=3%%)")
+    p.add_argument("--tolerance", type=parse_tolerance, default=0.05, metavar="PCT",
+                   help="the step change that counts, as 5%% or 0.05 (default 5%%)")
     p.add_argument("--require", action="append", default=[], type=parse_require,
                    metavar="SPEC",
                    help="an absolute floor or ceiling on B, METRIC>=VALUE or METRIC<=VALUE, "
@@ -368,14 +284,13 @@ def parse_args(argv):
     p.add_argument("--suspect-threshold", type=threshold, default=0.75, metavar="X",
                    help="relative score below which a node is suspect (default 0.75; 0 turns "
                         "the check off)")
-    p.add_argument("--format", choices=("table", "md", "csv", "json"), default="table",
-                   help="output format (default table)")
+    p.add_argument("--format", choices=("table", "md", "csv", "json", "junit"),
+                   default="table", help="output format (default table; junit: one test "
+                                         "case per config, for CI systems)")
     p.add_argument("--baseline-out", metavar="FILE",
-                   help="write a baseline (median and spread per config) of the RUNs")
-    o = p.parse_args(argv)
-    o.tol = {None: 0.05}
-    o.tol.update(dict(o.tolerance))
-    return o
+                   help="write a baseline of the RUNs (their pooled step samples and the "
+                        "spread of their medians, per config)")
+    return p.parse_args(argv)
 
 
 def main(argv):
@@ -383,7 +298,7 @@ def main(argv):
     if o.baseline_out:
         if not o.paths:
             raise BadInput("--baseline-out needs at least one run")
-        n, runs = write_baseline(o.paths, o.baseline_out)
+        n, runs = io_.write_baseline([Run(p) for p in o.paths], o.paths, o.baseline_out)
         print("tpbal-compare: baseline of %d configs from %d runs written to %s" % (
             n, runs, clean(o.baseline_out)), file=sys.stderr)
         return 0
@@ -391,32 +306,29 @@ def main(argv):
         raise BadInput("expected two results (A B), got %d: see tpbal-compare --help" %
                        len(o.paths))
     A, B = Run(o.paths[0]), Run(o.paths[1])
-    if A.schema != B.schema:
+    if B.nccl_tests:
+        raise BadInput("nccl-tests output is accepted as A (the reference), not as B")
+    if A.nccl_tests:
+        A.configs = io_.match_nccl_tests(A.configs, B.configs)
+    elif str(A.schema) != str(B.schema):
         raise BadInput("A has schema version %s and B %s: compare results of the same tpbal "
                        "version" % (clean(A.schema), clean(B.schema)))
-    rows, only_a, only_b = compare(A, B, o.tol)
+    rows, only_a, only_b = compare(A, B, o.tolerance)
     if not rows:
         raise BadInput("A and B have no config in common (%d and %d configs): nothing to "
                        "compare" % (len(A.configs), len(B.configs)))
     failed = check_requires(B, o.require)
     sus = suspects(A, B, o.suspect_threshold)
-    regressions = [r for r in rows if r["verdict"] == "regression"]
-    status = 1 if regressions or failed or sus else 0
-    if o.format == "json":
-        print(tr.json_dumps({"a": A.path, "b": B.path, "rows": rows, "only_in_a": only_a,
-                             "only_in_b": only_b, "require_failed": failed,
-                             "suspect_nodes": sus, "status": status}, indent=1))
-    elif o.format == "csv":
-        print(out_csv(rows))
-    else:
-        print(out_table(rows, only_a, only_b, failed, sus, o.format == "md"))
-    verdict = "B is worse than A" if status else "B holds against A"
-    print("tpbal-compare: %s: %d configs compared, %d regressed, %d improved, %d noise; "
-          "%d only in A, %d only in B; %d requirements failed; %d suspect nodes" % (
-              verdict, len(rows), len(regressions),
-              len([r for r in rows if r["verdict"] == "improved"]),
-              len([r for r in rows if r["verdict"] == "noise"]), len(only_a), len(only_b),
-              len(failed), len(sus)), file=sys.stderr)
+    count = {v: len([r for r in rows if r["verdict"] == v]) for v in ORDER}
+    status = 1 if count["regression"] or failed or sus else 3 if count["inconclusive"] else 0
+    print(io_.render(o.format, A, B, rows, only_a, only_b, failed, sus, status, o.tolerance))
+    verdict = {0: "B holds against A", 1: "B is worse than A",
+               3: "too noisy to tell for some configs"}[status]
+    print("tpbal-compare: %s: %d configs compared, %d regressed, %d improved, %d held, %d "
+          "inconclusive; %d only in A, %d only in B; %d requirements failed; %d suspect nodes"
+          % (verdict, len(rows), count["regression"], count["improved"], count["ok"],
+             count["inconclusive"], len(only_a), len(only_b), len(failed), len(sus)),
+          file=sys.stderr)
     return status
 
 

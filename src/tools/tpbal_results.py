@@ -39,7 +39,8 @@ CONFIG_FIELDS = {
     "straggler_rank": "num",
     "shards": "list", "speeds": "list", "compute_us": "list", "wait_us": "list",
     "comm_us": "list", "emulate_asked": "list", "emulate_achieved": "list",
-    "step_samples_us": "list",
+    "step_samples_us": "list", "world_ranks": "list", "step_samples": "str",
+    "emulate_switch_iter": "num",
     "placement": "str", "col_collective": "str", "comm_only": "str", "collective": "str",
     "shape": "str", "check": "str", "speed_source": "str",
 }

@@ -3,13 +3,14 @@
 
 usage: doctor.py SRC DST KIND [ARGS]
   copy                   the same files
-  tight                  every config's step spread set to a known +-2 % (min 0.98 x the
-                         median, p95 1.02 x) and every rank's score to 1: a quiet run, so
-                         that the other doctored changes are judged against known noise
-  scale ID F             config ID's step times (median, p95, min, max) times F, its
-                         TFLOP/s, busbw and efficiency divided by F (a slower or faster run)
-  noisy ID F W           config ID's median step times F, its p95 W times its min (a wide
-                         spread: the run was noisy, not slower)
+  tight                  every config's step samples replaced by 60 spread over a known
+                         +-1 % of the median (min 0.99 x, p95 1.01 x) and every rank's
+                         score set to 1: a quiet run, so that the other doctored changes
+                         are judged against known noise
+  scale ID F             config ID's step times (samples, median, p95, min, max) times F,
+                         its TFLOP/s, busbw and efficiency divided by F (a slower or faster run)
+  noisy ID F W           config ID's step samples: 6 of them, median F times the old, spread
+                         over W times (a short noisy run: too few samples to tell)
   drop ID                config ID removed (and the run record's count)
   schema N               the run record's schema version set to N
   shapes                 every config's M changed (nothing in common)
@@ -43,22 +44,26 @@ def main():
                 f = float(args[1])
                 for q in ("median", "p95", "min", "max"):
                     r["step_us"][q] *= f
+                r["step_samples_us"] = [x * f for x in r["step_samples_us"]]
                 for m in ("tflops", "busbw_gbs", "algbw_gbs", "e"):
                     if r.get(m) is not None:
                         r[m] /= f
             elif kind == "noisy" and cid == int(args[0]):
                 f, w = float(args[1]), float(args[2])
-                r["step_us"]["median"] *= f
-                r["step_us"]["p95"] = max(r["step_us"]["p95"], w * r["step_us"]["min"])
-                r["step_us"]["max"] = max(r["step_us"]["max"], r["step_us"]["p95"])
+                med = r["step_us"]["median"] * f
+                r["step_samples_us"] = [med * w ** (k / 5.0 - 0.5) for k in (0, 1, 2, 3, 4, 5)]
+                r["step_us"]["median"] = med
                 if r.get("tflops") is not None:
                     r["tflops"] /= f
             elif kind == "drop" and cid == int(args[0]):
                 continue
             elif kind == "tight":
                 med = r["step_us"]["median"]
-                r["step_us"]["min"], r["step_us"]["p95"] = 0.98 * med, 1.02 * med
-                r["step_us"]["max"] = max(r["step_us"]["max"], 1.02 * med)
+                r["step_samples_us"] = [med * (1 + 0.01 * (((i * 8) % 21) - 10) / 10.0)
+                                        for i in range(61)]
+                r["step_samples"] = "all"
+                r["step_us"]["min"], r["step_us"]["p95"] = 0.99 * med, 1.01 * med
+                r["step_us"]["max"] = 1.01 * med
             elif kind == "shapes":
                 r["m"] += 1
         elif r["type"] == "run":

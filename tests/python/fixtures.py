@@ -3,6 +3,12 @@ import json
 import os
 
 
+def samples(step, n=41, spread=0.01):
+    """n step samples whose median is step, within +-spread of it, in an order that is no
+    trend (what a quiet run records)."""
+    return [step * (1.0 + spread * (((i * 7) % 5) - 2) / 2.0) for i in range(n)]
+
+
 def config(cid=0, tp=2, split="row", policy="even", m=64, n=256, k=256, step=100.0, **kw):
     c = {"type": "config", "id": cid, "backend": "host", "world_size": 2, "tp": tp,
          "split": split, "policy": policy, "placement": "packed", "group_nodes": 1,
@@ -16,7 +22,8 @@ def config(cid=0, tp=2, split="row", policy="even", m=64, n=256, k=256, step=100
          "xfer_us": 20.0, "lb": 0.83, "u": 0.9, "e": 0.7, "e_het": None, "t1_us": 140.0,
          "r": 3.0, "tflops": 0.05, "algbw_gbs": 3.0, "busbw_gbs": 3.0,
          "predicted_speedup": None, "speedup": None, "straggler_rank": 1, "slowdown": 1.1,
-         "whatif_step_us": step / 1.1, "check": "off"}
+         "whatif_step_us": step / 1.1, "check": "off", "emulate_asked": [1, 1],
+         "step_samples": "all", "step_samples_us": samples(step) if step else []}
     c.update(kw)
     return c
 

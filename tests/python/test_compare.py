@@ -1,12 +1,23 @@
-"""tpbal-compare's matching, noise and verdict logic on synthetic results."""
+"""tpbal-compare's matching, verdicts, references and inputs on synthetic results."""
+import io
 import json
 import os
 import tempfile
 import unittest
+from contextlib import redirect_stderr, redirect_stdout
 
 import fixtures as fx
 import tpbal_compare as cmp
+import tpbal_compare_io as cio
+import tpbal_results as tr
 from tpbal_results import BadInput
+
+
+def run_tool(argv):
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        rc = tr.run_main("tpbal-compare", cmp.main, argv)
+    return rc, out.getvalue(), err.getvalue()
 
 
 class Compare(unittest.TestCase):
@@ -17,26 +28,46 @@ class Compare(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def run_of(self, name, configs, **kw):
-        return cmp.Run(fx.write_dir(os.path.join(self.d, name), configs, **kw))
+    def dir_of(self, name, configs, **kw):
+        return fx.write_dir(os.path.join(self.d, name), configs, **kw)
 
-    def test_judge_directions(self):
-        self.assertEqual(cmp.judge("step_us", 100, 110, 0.05, 0.0)[0], "regression")
-        self.assertEqual(cmp.judge("step_us", 100, 110, 0.05, 0.2)[0], "noise")
-        self.assertEqual(cmp.judge("step_us", 100, 80, 0.05, 0.0)[0], "improved")
-        self.assertEqual(cmp.judge("busbw_gbs", 10, 8, 0.05, 0.0)[0], "regression")
-        self.assertEqual(cmp.judge("busbw_gbs", 10, 10.2, 0.05, 0.0)[0], "ok")
-        self.assertAlmostEqual(cmp.judge("step_us", 100, 150, 0.05, 0)[1], -0.5)
-        self.assertEqual(cmp.judge("lb", None, 1, 0.05, 0)[0], "ok")
+    def run_of(self, name, configs, **kw):
+        return cmp.Run(self.dir_of(name, configs, **kw))
 
     def test_rows_matched_by_parameters(self):
         a = self.run_of("a", [fx.config(0), fx.config(1, policy="weighted")])
         b = self.run_of("b", [fx.config(0, step=150.0), fx.config(2, split="col")])
-        rows, only_a, only_b = cmp.compare(a, b, {None: 0.05})
+        rows, only_a, only_b = cmp.compare(a, b, 0.05)
         self.assertEqual(len(rows), 1)
         self.assertEqual(rows[0]["verdict"], "regression")
+        self.assertAlmostEqual(rows[0]["step"]["ratio"], 1.5)
         self.assertEqual(only_a, ["tp2 row 64x256x256 weighted fp32"])
         self.assertEqual(only_b, ["tp2 col 64x256x256 even fp32"])
+
+    def test_exit_codes_and_inconclusive(self):
+        a = self.dir_of("a", [fx.config(0)])
+        self.assertEqual(run_tool([a, a])[0], 0)  # a run against itself holds
+        noisy = self.dir_of("n", [fx.config(0, step_samples_us=fx.samples(104.0, 8, 0.5))])
+        rc, out, err = run_tool([a, noisy])
+        self.assertEqual(rc, 3)
+        self.assertIn("inconclusive", out)
+        self.assertIn("too noisy to tell", err)
+        slow = self.dir_of("s", [fx.config(0, step=120.0)])
+        self.assertEqual(run_tool([a, slow])[0], 1)
+        rc, out, _ = run_tool(["--format", "junit", a, slow])
+        self.assertIn('<failure type="regression"', out)
+        self.assertIn('tests="1" failures="1"', out)
+
+    def test_derived_ratios_only_where_their_references_hold(self):
+        # E of the TP-2 config: its TP-1 reference changed -4.5 % in B (the step of TP 2
+        # did not): E is not judged, nor shown as a change
+        a = self.run_of("a", [fx.config(0, tp=1, step=200.0), fx.config(1, tp=2, e=0.7)])
+        b = self.run_of("b", [fx.config(0, tp=1, step=191.0), fx.config(1, tp=2, e=0.35)])
+        rows, _, _ = cmp.compare(a, b, 0.05)
+        tp2 = [r for r in rows if r["key"]["tp"] == 2][0]
+        self.assertEqual(tp2["verdict"], "ok")
+        self.assertIsNone(tp2["metrics"]["e"]["delta"])
+        self.assertEqual(tp2["metrics"]["e"]["note"], "reference changed")
 
     def test_requirements(self):
         b = self.run_of("b", [fx.config(0, busbw_gbs=3.0)])
@@ -51,40 +82,70 @@ class Compare(unittest.TestCase):
 
     def test_flags(self):
         for bad in (["--suspect-threshold", "nan"], ["--suspect-threshold", "2"],
-                    ["--tolerance", "abc"], ["--format", "xml"], ["--bogus"]):
+                    ["--tolerance", "abc"], ["--tolerance", "3"], ["--tolerance", "150%"],
+                    ["--tolerance", "step_us=10%"], ["--tolerance", "nan"],
+                    ["--format", "xml"], ["--bogus"]):
             with self.assertRaises(BadInput):
                 cmp.parse_args(bad + ["a", "b"])
-        o = cmp.parse_args(["--tolerance", "3%", "--tolerance", "lb=10%", "a", "b"])
-        self.assertEqual(o.tol, {None: 0.03, "lb": 0.1})
+        self.assertEqual(cmp.parse_args(["--tolerance", "3%", "a", "b"]).tolerance, 0.03)
+        self.assertEqual(cmp.parse_args(["--tolerance", "0.1", "a", "b"]).tolerance, 0.1)
 
-    def test_baseline_of_mixed_schemas_is_one_line(self):
-        self.run_of("s1", [fx.config(0)])
-        self.run_of("s2", [fx.config(0)], run=fx.run_record(schema="2.0-beta"))
+    def test_emulated_ranks_are_never_suspect(self):
+        ranks = ("id,tp,policy,rank,host,score,world_rank\n"
+                 "0,2,even,0,node-a,1,0\n0,2,even,1,node-a,0.6,1\n")
+        asked = fx.config(0, emulate_asked=[1, 0.6], world_ranks=[0, 1])
+        a = self.run_of("a", [asked], ranks=ranks)
+        self.assertEqual(cmp.suspects(a, a, 0.75), [])
+        plain = self.run_of("p", [fx.config(0)], ranks=ranks)
+        self.assertEqual(cmp.suspects(plain, plain, 0.75)[0]["node"], "node-a")
+        evil = ranks.replace("node-a,0.6", "evil\x1b[2J,0.6")
+        self.assertEqual(cmp.suspects(*[self.run_of("e", [fx.config(0)], ranks=evil)] * 2,
+                                      0.75)[0]["node"], "evil?[2J")
+
+    def test_baseline_pools_runs_and_refuses_bad_targets(self):
+        a = self.dir_of("a", [fx.config(0)])
+        b = self.dir_of("b", [fx.config(0, step=103.0)])
+        with open(os.path.join(a, "results.jsonl")) as fh:
+            before = fh.read()
+        for target in (os.path.join(a, "results.jsonl"), a):
+            with self.assertRaises(BadInput):
+                cio.write_baseline([cmp.Run(a), cmp.Run(b)], [a, b], target)
+        with open(os.path.join(a, "results.jsonl")) as fh:
+            self.assertEqual(fh.read(), before)
+        self.assertFalse(os.path.exists(a + ".tmp"))
+        out = os.path.join(self.d, "base.json")
+        self.assertEqual(cio.write_baseline([cmp.Run(a), cmp.Run(b)], [a, b], out), (1, 2))
+        base = cmp.Run(out)
+        c = list(base.configs.values())[0]
+        self.assertEqual((c["runs"], len(c["samples"])), (2, 82))
+        self.assertGreater(c["spread"], 0.0)  # the 3 % between the runs counts
+        s2 = self.dir_of("s2", [fx.config(0)], run=fx.run_record(schema="2.0-beta"))
         with self.assertRaises(BadInput) as e:
-            cmp.write_baseline([os.path.join(self.d, "s1"), os.path.join(self.d, "s2")],
-                               os.path.join(self.d, "base.json"))
+            cio.write_baseline([cmp.Run(a), cmp.Run(s2)], [a, s2], out)
         self.assertIn("different schema versions (1, 2.0-beta)", str(e.exception))
 
-    def test_baseline_never_overwrites_an_input(self):
-        self.run_of("a", [fx.config(0)])
-        a = os.path.join(self.d, "a")
-        before = open(os.path.join(a, "results.jsonl")).read()
-        with self.assertRaises(BadInput):
-            cmp.write_baseline([a], os.path.join(a, "results.jsonl"))
-        with self.assertRaises(BadInput):
-            cmp.write_baseline([a], a)
-        self.assertEqual(open(os.path.join(a, "results.jsonl")).read(), before)
-        self.assertFalse(os.path.exists(a + ".tmp"))
-        n, runs = cmp.write_baseline([a], os.path.join(self.d, "base.json"))
-        self.assertEqual((n, runs), (1, 1))
-        base = json.load(open(os.path.join(self.d, "base.json")))
-        self.assertEqual(base["type"], "baseline")
-
-    def test_suspect_names_are_clean(self):
-        ranks = "id,tp,policy,rank,host,score,world_rank\n0,2,even,1,evil\x1b[2J,0.5,1\n"
-        a = self.run_of("a", [fx.config(0)], ranks=ranks)
-        sus = cmp.suspects(a, a, 0.75)
-        self.assertEqual(sus[0]["node"], "evil?[2J")
+    def test_nccl_tests_as_the_reference(self):
+        cfg = fx.config(0, comm_only="yes", collective="all-reduce", comm_bytes=1048576,
+                        busbw_gbs=3.0, step=200.0)
+        b = self.dir_of("b", [cfg])
+        doc = {"version": 2, "args": ["/opt/nccl-tests/build/all_reduce_perf", "-b", "1M"],
+               "config": {"devices": [{"rank": 0}, {"rank": 1}]},
+               "results": [{"size": 1048576, "count": 262144, "type": "float",
+                            "out_of_place": {"time": 150.0, "alg_bw": 7, "bus_bw": 7.0},
+                            "out_of_place_per_iter": {"times_us": fx.samples(150.0)}},
+                           {"size": 4096, "out_of_place": {"time": 10.0, "bus_bw": 0.4}}]}
+        a = os.path.join(self.d, "nccl.json")
+        with open(a, "w") as fh:
+            json.dump(doc, fh)
+        rc, out, _ = run_tool(["--format", "json", a, b])
+        self.assertEqual(rc, 1)  # 200 us against nccl-tests' 150 us
+        rows = json.loads(out)["rows"]
+        self.assertEqual(len(rows), 1)
+        self.assertEqual(rows[0]["verdict"], "regression")
+        self.assertAlmostEqual(rows[0]["metrics"]["busbw_gbs"]["a"], 7.0)
+        rc, _, err = run_tool([b, a])
+        self.assertEqual(rc, 2)
+        self.assertIn("accepted as A", err)
 
 
 if __name__ == "__main__":

@@ -157,16 +157,17 @@ static tpb_status_t host_mem_free(tpb_backend_t *be, double *bytes)
 }
 
 /* Large allocations all start at one offset within a 4 KiB page (malloc maps them), and
- * an all-reduce that sums one buffer into another at the same page offset hits 4K
- * aliasing: measured here, a blocking 1 MiB MPI_Allreduce took 500 us between two such
- * buffers and 154 us with them offset (bench/comm). Each buffer starts at the next of 16
- * offsets, 1088 bytes apart (a cache line over a KiB), with the malloc'd base in front. */
-#define ALLOC_COLORS 16
-#define ALLOC_STEP 1088
+ * an all-reduce that sums one buffer into another at the same page offset (or into
+ * MPI's own temporary buffer, also at that offset) hits 4K aliasing: measured here, a
+ * blocking 1 MiB MPI_Allreduce took 500 us between two such buffers and 151 us with
+ * them offset (bench/comm). Each buffer starts at the next of 15 offsets 256 bytes
+ * apart within its page, none of them malloc's own, with the malloc'd base in front. */
+#define ALLOC_COLORS 15
+#define ALLOC_STEP 256
 
 static tpb_status_t host_alloc(tpb_backend_t *be, size_t bytes, void **ptr)
 {
-    size_t pad = (size_t)(be->color++ % ALLOC_COLORS) * ALLOC_STEP + 64;
+    size_t pad = (size_t)(1 + be->color++ % ALLOC_COLORS) * ALLOC_STEP + 64;
     if (bytes > SIZE_MAX - pad)
         return tpb_err_set(TPB_ERR_NOMEM, "host allocation of %zu bytes failed", bytes);
     char *base = calloc(1, bytes + pad);

@@ -1,0 +1,233 @@
+"""tpbal_compare_io: what tpbal-compare reads besides result directories (its own
+baselines, nccl-tests' JSON output) and how it writes (table, md, csv, json, junit)."""
+import csv
+import io
+import math
+import os
+from xml.sax.saxutils import quoteattr
+
+import tpbal_results as tr
+from tpbal_results import BadInput, clean
+import tpbal_stats as st
+
+# name: (direction, +1 higher is better; format)
+METRICS = {"step_us": (-1, "%.1f"), "tflops": (+1, "%.4g"), "busbw_gbs": (+1, "%.3f"),
+           "lb": (+1, "%.3f"), "e": (+1, "%.3f"), "slowdown": (-1, "%.3f"),
+           "speedup": (+1, "%.3f")}
+KEY_FIELDS = tr.KEY_FIELDS
+BASELINE_SAMPLES = 4000  # pooled step samples kept per config in a baseline
+
+
+def load_baseline(path, doc):
+    """(schema, configs) of a baseline written by write_baseline."""
+    configs = {}
+    try:
+        schema = doc["schema"]
+        for c in doc["configs"]:
+            key = tuple(c["key"][k] for k in KEY_FIELDS)
+            samples = [x for x in c.get("samples") or [] if tr.finite(x) and x > 0]
+            medians = [x for x in c.get("run_medians") or [] if tr.finite(x) and x > 0]
+            configs[key] = {"metrics": {m: tr.num(c["metrics"].get(m)) for m in METRICS},
+                            "label": tr.key_label(key), "samples": samples or None,
+                            "ordered": False, "spread": st.spread_halfwidth(medians),
+                            "runs": len(medians) or 1, "record": None}
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise BadInput("%s: not a tpbal baseline (written by --baseline-out)" % clean(path))
+    return schema, configs
+
+
+def thin(v, n):
+    """At most n of v, evenly spaced (a pooled sample that stays small)."""
+    if len(v) <= n:
+        return list(v)
+    return [v[int(i * len(v) / n)] for i in range(n)]
+
+
+def write_baseline(runs, paths, out):
+    schemas = {str(r.schema) for r in runs}
+    if len(schemas) != 1:
+        raise BadInput("the runs have different schema versions (%s): build a baseline from "
+                       "runs of one tpbal version" % clean(", ".join(sorted(schemas))))
+    keys = [k for k in runs[0].configs if all(k in r.configs for r in runs)]
+    if not keys:
+        raise BadInput("the runs have no config in common: nothing to build a baseline of")
+    configs = []
+    for k in keys:
+        metrics, pooled, medians = {}, [], []
+        for m in METRICS:
+            vals = [r.configs[k]["metrics"].get(m) for r in runs]
+            vals = [v for v in vals if v is not None]
+            metrics[m] = sorted(vals)[len(vals) // 2] if vals else None
+        for r in runs:
+            s = r.configs[k]["samples"]
+            pooled += s or []
+            if s:
+                medians.append(st.median(s))
+        configs.append({"key": dict(zip(KEY_FIELDS, k)), "metrics": metrics,
+                        "samples": thin(sorted(pooled), BASELINE_SAMPLES),
+                        "run_medians": medians, "runs": len(runs)})
+    doc = {"type": "baseline", "version": 2, "schema": runs[0].schema, "runs": paths,
+           "configs": configs}
+    inputs = []
+    for p in paths:
+        inputs += [p, os.path.join(p, "results.jsonl"), os.path.join(p, "ranks.csv")]
+    tr.write_atomic(out, tr.json_dumps(doc, indent=1) + "\n", inputs)
+    return len(configs), len(runs)
+
+
+def load_nccl_tests(path, doc):
+    """nccl-tests' JSON output (-J): {(collective, bytes, ranks): entry}, to be matched
+    with B's comm-only configs (match_nccl_tests)."""
+    args = doc.get("args") if isinstance(doc.get("args"), list) else []
+    prog = os.path.basename(str(args[0])) if args else ""
+    coll = {"all_reduce_perf": "all-reduce", "all_gather_perf": "all-gather"}.get(prog)
+    if not coll:
+        raise BadInput("%s: nccl-tests output of %s: only all_reduce_perf and all_gather_perf "
+                       "match tpbal's collectives" % (clean(path), clean(prog or "?")))
+    cfg = doc.get("config") if isinstance(doc.get("config"), dict) else {}
+    ranks = len(tr.records(cfg.get("devices")))
+    out = {}
+    for r in tr.records(doc["results"]):
+        oop = r.get("out_of_place") if isinstance(r.get("out_of_place"), dict) else {}
+        size, t = r.get("size"), tr.num(oop.get("time"))
+        if not isinstance(size, int) or t is None or t <= 0:
+            continue
+        per = r.get("out_of_place_per_iter") if isinstance(r.get("out_of_place_per_iter"),
+                                                           dict) else {}
+        samples = [x for x in per.get("times_us") or [] if tr.finite(x) and x > 0]
+        out[(coll, size, ranks)] = {
+            "metrics": dict({m: None for m in METRICS}, step_us=t,
+                            busbw_gbs=tr.num(oop.get("bus_bw"))),
+            "label": "nccl-tests %s %s on %d ranks" % (coll, tr.size_label(size), ranks),
+            "samples": samples or None, "ordered": True, "spread": 0.0, "runs": 1,
+            "record": None}
+    if not out:
+        raise BadInput("%s: no usable result in the nccl-tests output" % clean(path))
+    return "nccl-tests %s" % doc.get("version"), out
+
+
+def match_nccl_tests(a, b):
+    """A's nccl-tests entries under the keys of B's comm-only configs of the same
+    collective, bytes and TP degree."""
+    matched = {}
+    for key, e in b.items():
+        rec = e["record"] or {}
+        if rec.get("comm_only") != "yes":
+            continue
+        hit = a.get((rec.get("collective"), rec.get("comm_bytes"), rec.get("tp")))
+        if hit:
+            matched[key] = dict(hit, label=e["label"])
+    return matched
+
+
+def fmt_ratio(s):
+    if not s:
+        return "-"
+    return "%+.1f%% [%+.1f, %+.1f]" % (100 * (s["ratio"] - 1), 100 * (s["lo"] - 1),
+                                       100 * (s["hi"] - 1))
+
+
+def fmt_delta(x):
+    if x.get("note"):
+        return x["note"]
+    if x["a"] is None and x["b"] is None:
+        return "-"
+    return "-" if x["delta"] is None else "%+.1f%%" % (100.0 * x["delta"])
+
+
+def fmt_detect(s):
+    if not s or math.isinf(s["detectable"]):
+        return "-"
+    return ">=%.1f%%" % (100 * s["detectable"])
+
+
+SHOWN = ["tflops", "busbw_gbs", "lb", "e", "slowdown", "speedup"]
+
+
+def out_table(rows, only_a, only_b, failed, sus, md):
+    cols = ["config", "step B/A [95% interval]", "detects"] + SHOWN + ["verdict"]
+    lines = []
+    if md:
+        lines.append("| " + " | ".join(cols) + " |")
+        lines.append("|" + "---|" * len(cols))
+    else:
+        lines.append("# %-44s %-28s %-8s " % tuple(cols[:3]) +
+                     " ".join("%-9s" % c for c in SHOWN) + " verdict")
+    for r in rows:
+        cells = [fmt_ratio(r["step"]), fmt_detect(r["step"])] + \
+            [fmt_delta(r["metrics"][m]) for m in SHOWN]
+        if md:
+            lines.append("| " + " | ".join([r["config"]] + cells + [r["verdict"]]) + " |")
+        else:
+            lines.append("  %-44s %-28s %-8s " % (r["config"], cells[0], cells[1]) +
+                         " ".join("%-9s" % c[:9] for c in cells[2:]) + " " + r["verdict"])
+    p = "" if md else "# "
+    lines += ["%sonly in A: %s" % (p, label) for label in only_a]
+    lines += ["%sonly in B: %s" % (p, label) for label in only_b]
+    lines += ["%srequire failed: %s" % (p, f) for f in failed]
+    lines += ["%ssuspect node %s: %s" % (p, s["node"], "; ".join(s["ranks"])) for s in sus]
+    return "\n".join(lines)
+
+
+def out_csv(rows):
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    head = ["config"] + KEY_FIELDS + ["step_a", "step_b", "ratio", "ratio_lo", "ratio_hi",
+                                      "detectable"]
+    for m in SHOWN:
+        head += [m + "_a", m + "_b", m + "_delta"]
+    w.writerow(head + ["verdict"])
+    for r in rows:
+        s = r["step"] or {}
+        line = [r["config"]] + [r["key"][f] for f in KEY_FIELDS]
+        line += [r["metrics"]["step_us"]["a"], r["metrics"]["step_us"]["b"]]
+        line += ["" if not s else "%.6g" % s[k] for k in ("ratio", "lo", "hi", "detectable")]
+        for m in SHOWN:
+            x = r["metrics"][m]
+            line += ["" if x["a"] is None else x["a"], "" if x["b"] is None else x["b"],
+                     "" if x["delta"] is None else "%.6g" % x["delta"]]
+        w.writerow(["" if v is None else v for v in line] + [r["verdict"]])
+    return buf.getvalue().rstrip("\n")
+
+
+def out_junit(rows, failed, sus):
+    fails = [r for r in rows if r["verdict"] == "regression"]
+    skips = [r for r in rows if r["verdict"] == "inconclusive"]
+    out = ['<?xml version="1.0" encoding="UTF-8"?>',
+           '<testsuite name="tpbal-compare" tests="%d" failures="%d" skipped="%d">' % (
+               len(rows) + len(failed) + len(sus), len(fails) + len(failed) + len(sus),
+               len(skips))]
+    for r in rows:
+        name = quoteattr(r["config"])
+        msg = "step %s; detects %s" % (fmt_ratio(r["step"]), fmt_detect(r["step"]))
+        if r["verdict"] == "regression":
+            out.append('  <testcase classname="tpbal.config" name=%s><failure type="regression" '
+                       'message=%s/></testcase>' % (name, quoteattr(msg)))
+        elif r["verdict"] == "inconclusive":
+            out.append('  <testcase classname="tpbal.config" name=%s><skipped message=%s/>'
+                       '</testcase>' % (name, quoteattr("inconclusive: " + msg)))
+        else:
+            out.append('  <testcase classname="tpbal.config" name=%s/>' % name)
+    for f in failed:
+        out.append('  <testcase classname="tpbal.require" name=%s><failure type="require" '
+                   'message=%s/></testcase>' % (quoteattr(f.split(":")[0]), quoteattr(f)))
+    for s in sus:
+        out.append('  <testcase classname="tpbal.node" name=%s><failure type="suspect" '
+                   'message=%s/></testcase>' % (quoteattr(s["node"]),
+                                                quoteattr("; ".join(s["ranks"]))))
+    out.append("</testsuite>")
+    return "\n".join(out)
+
+
+def render(fmt, A, B, rows, only_a, only_b, failed, sus, status, tol):
+    if fmt == "json":
+        return tr.json_dumps({"a": A.path, "b": B.path, "tolerance": tol, "rows": rows,
+                              "only_in_a": only_a, "only_in_b": only_b,
+                              "require_failed": failed, "suspect_nodes": sus,
+                              "status": status}, indent=1)
+    if fmt == "csv":
+        return out_csv(rows)
+    if fmt == "junit":
+        return out_junit(rows, failed, sus)
+    return out_table(rows, only_a, only_b, failed, sus, fmt == "md")
+
