@@ -26,7 +26,10 @@ TP-1 config, the even config) hold in both runs.
 Suspect nodes come from ranks.csv (result directories only): in the even-policy
 configs with TP > 1, each rank's median relative score (min compute time in its
 group / its own); a node with a rank below the threshold is suspect. A rank slowed on
-purpose (--emulate-speed below 1) is never suspect.
+purpose (--emulate-speed below 1, or --inject-delay) is never suspect. A suspect node
+fails the comparison only when it got slower: one already as slow in A (its ranks' scores
+in A at most 0.05 above B's) is listed and does not fail it, so a run compared with
+itself holds.
 """
 import argparse
 import math
@@ -42,8 +45,8 @@ import tpbal_compare_io as io_
 METRICS = io_.METRICS
 KEY_FIELDS = tr.KEY_FIELDS
 ORDER = {"regression": 4, "inconclusive": 3, "improved": 1, "ok": 0}
-EPILOG = """exit status: 0 every config holds, 1 a regression, a failed --require or a suspect
-node, 2 bad input (unreadable file, different schema versions, nothing in common, a
+EPILOG = """exit status: 0 every config holds, 1 a regression, a failed --require or a node
+that became suspect (one as slow in A is listed, not failed), 2 bad input (unreadable file, different schema versions, nothing in common, a
 --require that matches no config, a tolerance that is not a fraction of 1, bad flag),
 3 no regression but some config inconclusive."""
 
@@ -60,7 +63,7 @@ class Run:
         self.configs = {}  # key -> config entry (see entry())
         self.schema = None
         self.ranks_csv = None
-        self.emulated = set()  # world ranks slowed on purpose in some config
+        self.emulated = set()  # world ranks slowed on purpose (emulated or delayed)
         jsonl = os.path.join(path, "results.jsonl") if os.path.isdir(path) else path
         if not os.path.exists(jsonl):
             raise BadInput("cannot read %s: no such file or directory" % clean(jsonl))
@@ -82,6 +85,9 @@ class Run:
     def _load_results(self, path):
         res = tr.load(path)
         self.schema, self.ranks_csv = res.schema, res.ranks_csv
+        inj = res.run.get("inject_delay_rank")
+        if isinstance(inj, int) and not isinstance(inj, bool) and inj >= 0:
+            self.emulated.add(inj)  # a delay injected on purpose
         for c in res.configs:
             self.configs[tr.config_key(c)] = entry(c)
             asked, ranks = c.get("emulate_asked") or [], c.get("world_ranks") or []
@@ -243,13 +249,19 @@ def suspects(A, B, threshold):
     if threshold <= 0:
         return []
     sa, sb = rank_scores(A), rank_scores(B)
-    nodes = {}
+    nodes, known = {}, {}
     for (host, w), s in sorted(sb.items()):
         if s < threshold:
             before = sa.get((host, w))
             nodes.setdefault(host, []).append(
                 "rank %d score %.2f%s" % (w, s, "" if before is None else " (A: %.2f)" % before))
-    return [{"node": h, "ranks": v} for h, v in sorted(nodes.items())]
+            # as slow in A (within 0.05): B did not get worse there
+            was = before is not None and before <= s + KNOWN_SLOW_MARGIN
+            known[host] = known.get(host, True) and was
+    return [{"node": h, "ranks": v, "known": known[h]} for h, v in sorted(nodes.items())]
+
+
+KNOWN_SLOW_MARGIN = 0.05
 
 
 class Parser(argparse.ArgumentParser):
@@ -320,14 +332,17 @@ def main(argv):
     failed = check_requires(B, o.require)
     sus = suspects(A, B, o.suspect_threshold)
     count = {v: len([r for r in rows if r["verdict"] == v]) for v in ORDER}
-    status = 1 if count["regression"] or failed or sus else 3 if count["inconclusive"] else 0
+    new_sus = [x for x in sus if not x["known"]]
+    status = 1 if count["regression"] or failed or new_sus else 3 if count["inconclusive"] else 0
     print(io_.render(o.format, A, B, rows, only_a, only_b, failed, sus, status, o.tolerance))
     verdict = {0: "B holds against A", 1: "B is worse than A",
                3: "too noisy to tell for some configs"}[status]
     print("tpbal-compare: %s: %d configs compared, %d regressed, %d improved, %d held, %d "
-          "inconclusive; %d only in A, %d only in B; %d requirements failed; %d suspect nodes"
+          "inconclusive; %d only in A, %d only in B; %d requirements failed; %d suspect nodes "
+          "(%d as slow in A)"
           % (verdict, len(rows), count["regression"], count["improved"], count["ok"],
-             count["inconclusive"], len(only_a), len(only_b), len(failed), len(sus)),
+             count["inconclusive"], len(only_a), len(only_b), len(failed), len(sus),
+             len(sus) - len(new_sus)),
           file=sys.stderr)
     return status
 

@@ -4,7 +4,7 @@ import csv
 import io
 import math
 import os
-from xml.sax.saxutils import quoteattr
+from xml.sax.saxutils import escape, quoteattr
 
 import tpbal_results as tr
 from tpbal_results import BadInput, clean
@@ -165,7 +165,9 @@ def out_table(rows, only_a, only_b, failed, sus, md):
     lines += ["%sonly in A: %s" % (p, label) for label in only_a]
     lines += ["%sonly in B: %s" % (p, label) for label in only_b]
     lines += ["%srequire failed: %s" % (p, f) for f in failed]
-    lines += ["%ssuspect node %s: %s" % (p, s["node"], "; ".join(s["ranks"])) for s in sus]
+    lines += ["%ssuspect node %s: %s%s" % (p, s["node"], "; ".join(s["ranks"]),
+                                           " (as slow in A)" if s.get("known") else "")
+              for s in sus]
     return "\n".join(lines)
 
 
@@ -212,6 +214,11 @@ def out_junit(rows, failed, sus):
         out.append('  <testcase classname="tpbal.require" name=%s><failure type="require" '
                    'message=%s/></testcase>' % (quoteattr(f.split(":")[0]), quoteattr(f)))
     for s in sus:
+        if s.get("known"):  # as slow in A: reported, not a failure of B
+            out.append('  <testcase classname="tpbal.node" name=%s><system-out>%s'
+                       '</system-out></testcase>' % (quoteattr(s["node"]),
+                                                     escape("; ".join(s["ranks"]))))
+            continue
         out.append('  <testcase classname="tpbal.node" name=%s><failure type="suspect" '
                    'message=%s/></testcase>' % (quoteattr(s["node"]),
                                                 quoteattr("; ".join(s["ranks"]))))

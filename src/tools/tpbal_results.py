@@ -37,7 +37,7 @@ CONFIG_FIELDS = {
     "whatif_step_us": "num", "slowdown": "num", "whatif_straggler_step_us": "num",
     "slowdown_straggler": "num", "t1_us": "num", "max_rel_err": "num",
     "straggler_rank": "num",
-    "shards": "list", "speeds": "list", "compute_us": "list", "wait_us": "list",
+    "shards": "list", "speeds": "ratios", "compute_us": "list", "wait_us": "list",
     "comm_us": "list", "emulate_asked": "list", "emulate_achieved": "list",
     "step_samples_us": "list", "world_ranks": "list", "step_samples": "str",
     "emulate_switch_iter": "num",
@@ -120,11 +120,16 @@ def _check_kind(rec, key, kind, where):
           "num": lambda x: x is None or finite(x),
           "str": lambda x: isinstance(x, str),
           "obj": lambda x: isinstance(x, dict),
-          "list": lambda x: isinstance(x, list) and all(y is None or finite(y) for y in x)}[kind]
+          "list": lambda x: isinstance(x, list) and all(y is None or finite(y) for y in x),
+          # relative speeds: only their ratios mean something, any finite magnitude
+          "ratios": lambda x: isinstance(x, list) and all(
+              y is None or (isinstance(y, (int, float)) and not isinstance(y, bool) and
+                            math.isfinite(y)) for y in x)}[kind]
     if not ok(v):
         raise BadInput("%s: '%s' is %s, not %s" % (where, key, clean(json.dumps(v), 60), {
             "int": "an integer", "num": "a finite number or null", "str": "a string",
-            "obj": "an object", "list": "a list of finite numbers"}[kind]))
+            "obj": "an object", "list": "a list of finite numbers",
+            "ratios": "a list of finite numbers"}[kind]))
 
 
 def check_config(rec, where):

@@ -82,6 +82,9 @@ $DOC "$WORK/a" "$WORK/node" node 1 node-b 0.5
 cmp_rc 1 "$WORK/a" "$WORK/node"
 grep -q "^# suspect node node-b: rank 1 score 0.50" "$WORK/cmp" || fail "suspect node not named"
 cmp_rc 0 --suspect-threshold 0.4 "$WORK/a" "$WORK/node"
+cmp_rc 0 "$WORK/node" "$WORK/node" # as slow in A: listed, and the run holds against itself
+grep -q "^# suspect node node-b: rank 1 score 0.50 (A: 0.50) (as slow in A)" "$WORK/cmp" ||
+    fail "a node as slow in A not listed as such"
 
 # a baseline from three runs (one 0.3 % slower, one 0.3 % faster), then runs against it
 $DOC "$WORK/a" "$WORK/a103" scale 2 1.003

@@ -31,8 +31,15 @@ expect_rc() {
     [ "$RC" -eq "$1" ] || fail "exit code $RC, expected $1"
 }
 
+# check_results DIR WHAT ARGS...: the result files are what WHAT says, and the run
+# compared with itself holds (tpbal-compare exits 0 whatever the run holds: emulated
+# slow ranks, noise, one config or a comm-only sweep).
 check_results() {
     "$PY" "$HERE/check_results.py" "$@" || fail "check_results.py $*"
+    if [ -n "${TPBAL_COMPARE:-}" ] && [ -f "$1/results.jsonl" ]; then
+        "$TPBAL_COMPARE" "$1" "$1" >"$WORK/self-cmp" 2>&1 ||
+            fail "tpbal-compare $1 $1 (itself) exited $?: $(tail -3 "$WORK/self-cmp")"
+    fi
 }
 
 check_trace() {

@@ -97,7 +97,13 @@ class Compare(unittest.TestCase):
         a = self.run_of("a", [asked], ranks=ranks)
         self.assertEqual(cmp.suspects(a, a, 0.75), [])
         plain = self.run_of("p", [fx.config(0)], ranks=ranks)
-        self.assertEqual(cmp.suspects(plain, plain, 0.75)[0]["node"], "node-a")
+        sus = cmp.suspects(plain, plain, 0.75)
+        self.assertEqual((sus[0]["node"], sus[0]["known"]), ("node-a", True))  # as slow in A
+        fine = self.run_of("f", [fx.config(0)], ranks=ranks.replace("node-a,0.6", "node-a,0.9"))
+        self.assertFalse(cmp.suspects(fine, plain, 0.75)[0]["known"])  # it got slower
+        delayed = self.run_of("d", [fx.config(0)], ranks=ranks,
+                              run=fx.run_record(inject_delay_rank=1))
+        self.assertEqual(cmp.suspects(delayed, delayed, 0.75), [])  # --inject-delay 1:...
         evil = ranks.replace("node-a,0.6", "evil\x1b[2J,0.6")
         self.assertEqual(cmp.suspects(*[self.run_of("e", [fx.config(0)], ranks=evil)] * 2,
                                       0.75)[0]["node"], "evil?[2J")

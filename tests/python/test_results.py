@@ -35,6 +35,9 @@ class Loader(unittest.TestCase):
         self.assertEqual(r.summary["type"], "summary")
         self.assertEqual(len(tr.load(os.path.join(d, "results.jsonl")).configs), 2)
         self.assertTrue(r.trace_path(3).endswith("trace-003.json"))
+        # relative speeds of any finite magnitude are what tpbal accepts (--speeds 1e308,1e308)
+        d = fx.write_dir(os.path.join(self.d, "huge"), [fx.config(0, speeds=[1e308, 1e308])])
+        self.assertEqual(tr.load(d).configs[0]["speeds"], [1e308, 1e308])
 
     def test_refused_records(self):
         c = fx.config()
@@ -43,6 +46,9 @@ class Loader(unittest.TestCase):
         self.refused([fx.config(n="512")], "'n' is \"512\", not an integer")
         self.refused([fx.config(lb="high")], "'lb'")
         self.refused([fx.config(tflops=1e308)], "'tflops' is 1e+308")
+        self.refused(['{"type": "config", "id": 0, "tp": 2, "m": 1, "n": 1, "k": 1, "split": "row", '
+                      '"policy": "even", "dtype": "fp32", "step_us": {}, "speeds": [1e999]}'],
+                     "'speeds' is [Infinity], not a list of finite numbers")
         self.refused([fx.config(step_us={"median": None, "p95": 1.0})], "step_us.median")
         self.refused(["42"], "not a JSON object")
         self.refused(['{"type": "config", "lb": NaN}'], "is not JSON")
