@@ -96,7 +96,8 @@ static tpb_status_t start_backend(MPI_Comm world, const tpb_topo_t *topo, const 
                                     .ngpu_map = o->ngpu_map,
                                     .bind = o->bind,
                                     .timeout_s = o->timeout_s,
-                                    .emulate_mode = o->emulate_mode},
+                                    .emulate_mode = o->emulate_mode,
+                                    .threads = o->threads},
                             .clock = clock,
                             .emulate_factor = 1.0};
     if (o->nemulate)

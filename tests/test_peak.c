@@ -19,6 +19,13 @@ START_TEST(cpu_flags_and_peak)
     ck_assert_double_eq_tol(tpb_cpu_peak_gflops(&c, 2, TPB_DTYPE_FP32, basis, sizeof(basis)),
                             2 * 2.3 * 64, 1e-9);
     ck_assert_ptr_nonnull(strstr(basis, "2 cores x 2.30 GHz x 64 FLOP/cycle (AVX-512"));
+    /* half a core: two ranks on one core */
+    ck_assert_double_eq_tol(tpb_cpu_peak_gflops(&c, 0.5, TPB_DTYPE_FP32, basis, sizeof(basis)),
+                            0.5 * 2.3 * 64, 1e-9);
+    ck_assert_ptr_nonnull(strstr(basis, "0.5 cores x 2.30 GHz x 64"));
+    c.ghz_from = "measured"; /* where the clock came from is said */
+    tpb_cpu_peak_gflops(&c, 1, TPB_DTYPE_FP32, basis, sizeof(basis));
+    ck_assert_ptr_nonnull(strstr(basis, "1 core x 2.30 GHz (measured) x 64 FLOP/cycle"));
     /* words, not substrings: "avx512f" is not "avx" and "fma4" is not "fma" */
     tpb_cpu_t d = {0};
     tpb_cpu_parse_flags("sse2 avx512fx fma4 avx2", &d);

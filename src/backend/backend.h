@@ -35,6 +35,7 @@ typedef struct {
     tpb_bind_t bind;                 /**< --bind */
     double timeout_s;                /**< collective watchdog, 0 = off */
     tpb_emulate_mode_t emulate_mode; /**< --emulate-mode: how a slower device is imitated */
+    int threads;                     /**< --threads (host BLAS threads), 0 = decided per rank */
 } tpb_backend_cfg_t;
 
 /** What a backend is started with. */
@@ -81,6 +82,11 @@ typedef struct {
     char peak_basis[96]; /**< how the peak was computed ("132 SMs x 1.98 GHz x 4096 FLOP/cycle") */
     char advice[192];    /**< why GEMMs may run far below peak and what to do ("" if nothing) */
     char cpuset[64];     /**< the cores this rank may run on, after --bind ("0-3") */
+    int threads;         /**< BLAS threads (host), 0 on GPUs */
+    char threads_from[24];  /**< what set them: "auto", "--threads", "OPENBLAS_NUM_THREADS", ... */
+    double cores_share;     /**< the cores this rank may use: 1/k of each core k ranks may run on */
+    int sharing;            /**< node-local ranks whose cores overlap its own, itself included */
+    char threads_note[192]; /**< why its threads may not fit its cores ("" if they do) */
     int packages, numa_nodes, cores, pus; /**< this rank's node, as hwloc sees it */
     char versions[160]; /**< library versions ("cuBLAS 13.0, NCCL 2.28.9", "OpenBLAS ...") */
 } tpb_device_info_t;

@@ -1,8 +1,11 @@
-/* bind.c - CPU binding and the topology summary through hwloc. */
+/* bind.c - CPU binding, the cores shared by a node's ranks and the topology
+ * summary through hwloc. */
 #include "backend/bind.h"
 
 #include <hwloc.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* Objects of type t on the node (0 if hwloc cannot say). */
 static int count(hwloc_topology_t topo, hwloc_obj_type_t t)
@@ -57,4 +60,57 @@ void tpb_bind_report(tpb_device_info_t *info)
     }
     hwloc_bitmap_free(set);
     hwloc_topology_destroy(topo);
+}
+
+/* The cores (hwloc logical index) this process's cpuset touches; 0 if hwloc cannot say. */
+static int my_cores(tpb_coreset_t *mine)
+{
+    hwloc_topology_t topo;
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    int ok = 0;
+    if (set && hwloc_topology_init(&topo) == 0) {
+        if (hwloc_topology_load(topo) == 0 &&
+            hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) {
+            hwloc_obj_t core = NULL;
+            while ((core = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_CORE, core)))
+                if (hwloc_bitmap_intersects(core->cpuset, set))
+                    tpb_coreset_add(mine, (int)core->logical_index);
+            ok = tpb_coreset_count(mine) > 0;
+        }
+        hwloc_topology_destroy(topo);
+    }
+    hwloc_bitmap_free(set);
+    return ok;
+}
+
+tpb_status_t tpb_bind_share(MPI_Comm world, tpb_core_share_t *share)
+{
+    tpb_coreset_t mine;
+    tpb_coreset_clear(&mine);
+    cpu_set_t cpus;
+    if (!my_cores(&mine) && sched_getaffinity(0, sizeof(cpus), &cpus) == 0)
+        for (int c = 0; c < CPU_SETSIZE && c < TPB_CORESET_MAX; c++)
+            if (CPU_ISSET(c, &cpus))
+                tpb_coreset_add(&mine, c);
+    MPI_Comm node;
+    int me = 0, n = 1;
+    if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+        return tpb_err_set(TPB_ERR_MPI, "MPI_Comm_split_type failed (the ranks of this node)");
+    MPI_Comm_rank(node, &me);
+    MPI_Comm_size(node, &n);
+    tpb_coreset_t *all = malloc((size_t)n * sizeof(*all));
+    int have = all != NULL, everyone = 0; /* the node gathers only if every rank has room */
+    int rc = MPI_Allreduce(&have, &everyone, 1, MPI_INT, MPI_MIN, node);
+    if (rc == MPI_SUCCESS && everyone)
+        rc = MPI_Allgather(&mine, (int)sizeof(mine), MPI_BYTE, all, (int)sizeof(mine), MPI_BYTE,
+                           node);
+    MPI_Comm_free(&node);
+    if (rc != MPI_SUCCESS || !everyone) {
+        free(all);
+        return tpb_err_set(rc != MPI_SUCCESS ? TPB_ERR_MPI : TPB_ERR_NOMEM,
+                           "the cores of this node's ranks could not be gathered");
+    }
+    *share = tpb_core_share(all, n, me);
+    free(all);
+    return TPB_OK;
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "backend/backend.h"
+#include "base/cores.h"
 
 /**
  * Bind this process for kind (TPB_BIND_CORE: core local_rank, or
@@ -17,6 +18,14 @@
  * what was asked and what exists; so is a binding the OS refuses.
  */
 tpb_status_t tpb_bind_apply(tpb_bind_t kind, int local_rank, int local_size);
+
+/**
+ * How this process shares cores with the other ranks of its node: the cores
+ * (hwloc) its cpuset touches, gathered over the node's ranks (tpb_core_share).
+ * Collective over world: every rank calls it, whatever failed before. A rank
+ * whose cores hwloc cannot read counts every CPU it may run on as a core.
+ */
+tpb_status_t tpb_bind_share(MPI_Comm world, tpb_core_share_t *share);
 
 /** Fill info's cpuset (the cores this process may run on, "0-3,8") and its node's
  *  packages, NUMA nodes, cores and PUs ("?" and zeros if hwloc cannot say). */

@@ -62,6 +62,7 @@ enum {
     OPT_GPUMAP,
     OPT_BIND,
     OPT_TIMEOUT,
+    OPT_THREADS,
     OPT_TIMELINE,
     OPT_TRACE_ITERS,
     OPT_INJ_DELAY,
@@ -156,6 +157,10 @@ static const opt_spec opt_table[] = {
     {"bind", 0, "none|core|numa|gpu", OPT_BIND, NULL, NULL,
      "bind each rank (hwloc): a core, a NUMA node, or the\ncores near its GPU (cuda); "
      "the cpuset is recorded"},
+    {"threads", 0, "N", OPT_THREADS, NULL, NULL,
+     "BLAS threads per rank (host backend). Default: its\nshare of the cores it may run on "
+     "(ranks allowed on\nthe same cores split them: 2 unbound ranks on 2\ncores run 1 "
+     "each), or OPENBLAS_NUM_THREADS if set"},
     {"timeout", 0, "SECONDS", OPT_TIMEOUT, NULL, NULL,
      "end a hung collective after this long (default 300)"},
     {"collectives", 0, "blocking|nonblocking", OPT_COLLECTIVES, NULL, NULL,
@@ -374,6 +379,7 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
         TPB_CHECK_RET(set_name(flag, v, &tpb_binds, &u));
         o->bind = (tpb_bind_t)u;
         return TPB_OK;
+    case OPT_THREADS: return set_int(flag, v, 1, TPB_MAX_THREADS, &o->threads);
     case OPT_TIMEOUT:
         TPB_CHECK_RET(tpb_opt_double(flag, v, &o->timeout_s));
         if (o->timeout_s < 0 || o->timeout_s > 1e7)

@@ -23,6 +23,7 @@
 #define TPB_MAX_ITERS 10000000L /**< --iters, --warmup */
 #define TPB_MAX_DIM 2147483647L /**< largest M, N or K: BLAS and cuBLAS take int dimensions */
 #define TPB_MIN_EMULATE 0.01    /**< slowest --emulate-speed factor (100x slower) */
+#define TPB_MAX_THREADS 1024    /**< --threads */
 
 /** A fault injected for testing (documented as such in --help). */
 typedef struct {
@@ -66,6 +67,7 @@ typedef struct {
     int *gpu_map;                  /**< --gpu-map, device per node-local rank (owned) */
     int ngpu_map;
     tpb_bind_t bind;  /**< --bind */
+    int threads;      /**< --threads: BLAS threads per rank (host), 0 = decided per rank */
     double timeout_s; /**< collective watchdog (CUDA), 0 = off */
     int timeline;     /**< record and write timelines (default on) */
     int trace_iters;  /**< --trace-iters: iterations per trace file; 0 auto, -1 all */

@@ -162,6 +162,9 @@ tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, tpb_backend_kind_t
     TPB_CHECK_RET(check_per_rank("--emulate-schedule", o->nsched, world));
     TPB_CHECK_RET(check_inject("--inject-delay", &o->inject_delay, world));
     TPB_CHECK_RET(check_inject("--inject-clock-offset", &o->inject_clock, world));
+    if (o->threads && backend != TPB_BACKEND_HOST)
+        return tpb_err_set(TPB_ERR_INVALID, "--threads sets the BLAS threads of the host "
+                                            "backend: drop it with --backend cuda");
     TPB_CHECK_RET(resolve_tp(o, world));
     if (o->comm_only)
         return comm_shapes(o);

@@ -1,6 +1,7 @@
 /* record_run.c - what rank 0 says about the run as a whole: the header it prints and
  * the run record (metadata) that heads results.jsonl. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,18 +44,25 @@ static void print_slurm(FILE *f, const tpb_slurm_t *sl)
 }
 
 /* One "# warning:" line per distinct advice of the devices, naming the ranks. */
-static void print_advice(const tpb_run_info_t *o)
+/* The warnings held in the device facts at offset `field` (advice, threads_note), each
+ * text once with the ranks that share it. */
+static const char *note_of(const tpb_run_info_t *o, int r, size_t field)
+{
+    return (const char *)&o->devices[r] + field;
+}
+
+static void print_notes(const tpb_run_info_t *o, size_t field)
 {
     for (int r = 0; r < o->topo->size; r++) {
-        const char *a = o->devices[r].advice;
+        const char *a = note_of(o, r, field);
         int first = 1;
         for (int q = 0; q < r && first; q++)
-            first = strcmp(o->devices[q].advice, a) != 0;
+            first = strcmp(note_of(o, q, field), a) != 0;
         if (!a[0] || !first)
             continue;
         int n = 0;
         for (int q = r; q < o->topo->size; q++)
-            n += strcmp(o->devices[q].advice, a) == 0;
+            n += strcmp(note_of(o, q, field), a) == 0;
         if (n == o->topo->size)
             fprintf(o->table, "# warning: all ranks: %s\n", a);
         else
@@ -76,16 +84,22 @@ void tpb_record_header(const tpb_record_t *s)
     fprintf(o->table, "# versions: %s; %s\n", ver, o->devices[0].versions);
     for (int r = 0; r < o->topo->size; r++) {
         const tpb_device_info_t *d = &o->devices[r];
+        char units[96];
+        if (d->index < 0) /* host: BLAS threads, and the cores they may use */
+            snprintf(units, sizeof(units), "threads %d (%s) on %.2f of %d cores", d->threads,
+                     d->threads_from, d->cores_share, d->cores > 0 ? d->cores : d->sm_total);
+        else
+            snprintf(units, sizeof(units), "units %d/%d", d->sm_count, d->sm_total);
         fprintf(o->table,
-                "#   rank %3d  host %-16s dev %2d  %s  units %d/%d  mem %.1f GiB  peak %.2f "
+                "#   rank %3d  host %-16s dev %2d  %s  %s  mem %.1f GiB  peak %.2f "
                 "TFLOP/s  cpus %s%s%s%s%s%s%s\n",
-                r, o->topo->hosts[r], d->index, d->name, d->sm_count, d->sm_total,
-                d->mem_bytes / 1073741824.0, d->peak_gflops * 1e-3, d->cpuset,
-                d->bus_id[0] ? "  bus " : "", d->bus_id, d->uuid[0] ? "  " : "", d->uuid,
-                strcmp(d->emulation, "none") ? "  emulation " : "",
+                r, o->topo->hosts[r], d->index, d->name, units, d->mem_bytes / 1073741824.0,
+                d->peak_gflops * 1e-3, d->cpuset, d->bus_id[0] ? "  bus " : "", d->bus_id,
+                d->uuid[0] ? "  " : "", d->uuid, strcmp(d->emulation, "none") ? "  emulation " : "",
                 strcmp(d->emulation, "none") ? d->emulation : "");
     }
-    print_advice(o);
+    print_notes(o, offsetof(tpb_device_info_t, advice));
+    print_notes(o, offsetof(tpb_device_info_t, threads_note));
     if (o->slurm && o->slurm->present)
         print_slurm(o->table, o->slurm);
     double worst = 0;
@@ -119,6 +133,12 @@ static void json_clock(tpb_buf_t *b, const char *key, const tpb_clock_sample_t *
     tpb_json_arr_end(b);
 }
 
+/* Empty strings are unknown: null, never invented. */
+static void kv_str_or_null(tpb_buf_t *b, const char *key, const char *v)
+{
+    tpb_json_kv_str(b, key, v && v[0] ? v : NULL);
+}
+
 static void json_devices(tpb_buf_t *b, const tpb_run_info_t *s)
 {
     tpb_json_key(b, "ranks");
@@ -142,6 +162,11 @@ static void json_devices(tpb_buf_t *b, const tpb_run_info_t *s)
         tpb_json_kv_str(b, "peak_basis", d->peak_basis);
         tpb_json_kv_str(b, "advice", d->advice);
         tpb_json_kv_str(b, "cpuset", d->cpuset);
+        tpb_json_kv_int(b, "threads", d->threads);
+        kv_str_or_null(b, "threads_from", d->threads_from);
+        tpb_json_kv_num(b, "cores_share", d->index < 0 ? d->cores_share : NAN);
+        tpb_json_kv_int(b, "sharing_ranks", d->sharing);
+        kv_str_or_null(b, "threads_note", d->threads_note);
         tpb_json_key(b, "node");
         tpb_json_obj_begin(b);
         tpb_json_kv_int(b, "packages", d->packages);
@@ -152,12 +177,6 @@ static void json_devices(tpb_buf_t *b, const tpb_run_info_t *s)
         tpb_json_obj_end(b);
     }
     tpb_json_arr_end(b);
-}
-
-/* Empty strings are unknown: null, never invented. */
-static void kv_str_or_null(tpb_buf_t *b, const char *key, const char *v)
-{
-    tpb_json_kv_str(b, key, v && v[0] ? v : NULL);
 }
 
 /* Slurm's facts about the job step, or null outside Slurm. */

@@ -186,6 +186,48 @@ def peak(cfgs):
         assert all(0 < p <= 100 for p in c["pct_peak_rank"]), c["pct_peak_rank"]
 
 
+def cpu_list(text):
+    """'0-3,8' -> {0, 1, 2, 3, 8}"""
+    out = set()
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+def threads(run, source, sharing):
+    """Each rank's BLAS threads came from `source`; with "auto" they are its share of the
+    cores it may run on, recomputed here from the recorded cpusets (each CPU k ranks may run
+    on counts 1/k to each; exact where a core is one CPU), floored, at least one; `sharing`
+    ranks overlap each rank's cores ("-": not checked); the peak counts the cores it uses."""
+    ranks = run["ranks"]
+    for r in ranks:
+        print("rank %d: %d threads (%s), share %.2f of cpus %s, sharing %d; peak basis %s" % (
+            r["rank"], r["threads"], r["threads_from"], r["cores_share"], r["cpuset"],
+            r["sharing_ranks"], r["peak_basis"]))
+        assert r["threads_from"] == source, r
+        assert r["threads"] >= 1
+        same_host = [q for q in ranks if q["host"] == r["host"]]
+        mine = cpu_list(r["cpuset"])
+        overlap = [q for q in same_host if cpu_list(q["cpuset"]) & mine]
+        assert r["sharing_ranks"] == len(overlap), (r["sharing_ranks"], len(overlap))
+        if sharing != "-":
+            assert r["sharing_ranks"] == int(sharing), r["sharing_ranks"]
+        if r["node"]["cores"] == r["node"]["pus"]:  # a CPU is a core: the share is exact
+            ref = sum(1.0 / len([q for q in same_host if c in cpu_list(q["cpuset"])])
+                      for c in mine)
+            assert math.isclose(r["cores_share"], ref, rel_tol=1e-9), (r["cores_share"], ref)
+        if source == "auto":
+            assert r["threads"] == max(1, int(math.floor(r["cores_share"] + 1e-9))), r
+        used = min(r["threads"], r["cores_share"])
+        assert r["peak_basis"].startswith("%.3g core" % used), (r["peak_basis"], used)
+        noted = r["threads_note"] or ""
+        assert ("oversubscribed" in noted) == (r["threads"] > max(1, math.ceil(
+            r["cores_share"] - 1e-9))), noted
+        assert ("shared by" in noted) == (r["sharing_ranks"] > 1 and "oversubscribed" not in
+                                          noted), noted
+
+
 def slurm(run, ntasks, host):
     """The run record carries Slurm's facts: job and step, the node list expanded, the task
     count, and every rank's host among the nodes."""
@@ -372,6 +414,12 @@ def main():
         link_cost(cfgs, float(args[0]), float(args[1]))
     elif what == "slurm":
         slurm(run, int(args[0]), args[1])
+    elif what == "lb":
+        got = [(c["id"], c["split"], c["lb"]) for c in cfgs if c["policy"] == args[0]]
+        print("LB of the %s configs: %s" % (args[0], got))
+        assert got and all(lb >= float(args[1]) for _, _, lb in got), got
+    elif what == "threads":
+        threads(run, args[0], args[1])
     elif what == "no-slurm":
         assert run["slurm"] is None, run["slurm"]
     elif what == "calibrated":

@@ -101,6 +101,12 @@ srun_tpbal 4 --tp 2,4 --shape 64x128x128 --policy even --iters 3 --out "$WORK/s4
 expect_rc 0
 check_results "$WORK/s4" slurm 4 "$host"
 check_results "$WORK/s4" count 4
+# BLAS threads under srun (no binding here): each rank its share of the node's cores
+srun_tpbal_auto() { (unset OPENBLAS_NUM_THREADS GOTO_NUM_THREADS OMP_NUM_THREADS; srun_tpbal "$@"; exit $RC); }
+RC=0
+srun_tpbal_auto 2 --tp 2 --shape 64x128x128 --policy even --iters 3 --out "$WORK/st" || RC=$?
+expect_rc 0
+check_results "$WORK/st" threads auto -
 
 # ---- sbatch with the template; results in results/slurm-JOBID under the job's directory
 mkdir -p "$WORK/job"

@@ -36,7 +36,8 @@ int tpb_cpu_flop_per_cycle(const tpb_cpu_t *c, tpb_dtype_t dt)
     return 0;
 }
 
-double tpb_cpu_peak_gflops(const tpb_cpu_t *c, int cores, tpb_dtype_t dt, char *basis, size_t cap)
+double tpb_cpu_peak_gflops(const tpb_cpu_t *c, double cores, tpb_dtype_t dt, char *basis,
+                           size_t cap)
 {
     int fpc = tpb_cpu_flop_per_cycle(c, dt);
     double peak = cores * c->ghz * fpc;
@@ -44,8 +45,9 @@ double tpb_cpu_peak_gflops(const tpb_cpu_t *c, int cores, tpb_dtype_t dt, char *
                       : c->avx2 && c->fma ? "AVX2, 2 FMA units"
                       : c->avx            ? "AVX"
                                           : "SSE";
-    snprintf(basis, cap, "%d core%s x %.2f GHz x %d FLOP/cycle (%s, %s)", cores,
-             cores == 1 ? "" : "s", c->ghz, fpc, isa, tpb_dtype_name(dt));
+    snprintf(basis, cap, "%.3g core%s x %.2f GHz%s%s%s x %d FLOP/cycle (%s, %s)", cores,
+             cores == 1.0 ? "" : "s", c->ghz, c->ghz_from ? " (" : "",
+             c->ghz_from ? c->ghz_from : "", c->ghz_from ? ")" : "", fpc, isa, tpb_dtype_name(dt));
     return c->ghz > 0 ? peak : 0.0;
 }
 

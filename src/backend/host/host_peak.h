@@ -14,6 +14,7 @@
 typedef struct {
     int avx512, avx2, fma, avx; /**< SIMD flags (1 if present) */
     double ghz;                 /**< clock; 0 if unknown */
+    const char *ghz_from;       /**< "max" (cpufreq), "nominal", "measured"; NULL: unsaid */
 } tpb_cpu_t;
 
 /** The flags of a /proc/cpuinfo "flags" line into c (ghz untouched). */
@@ -26,8 +27,10 @@ void tpb_cpu_parse_flags(const char *flags, tpb_cpu_t *c);
  */
 int tpb_cpu_flop_per_cycle(const tpb_cpu_t *c, tpb_dtype_t dt);
 
-/** cores x ghz x FLOP per cycle in GFLOP/s; basis says how ("2 cores x 2.30 GHz x 64"). */
-double tpb_cpu_peak_gflops(const tpb_cpu_t *c, int cores, tpb_dtype_t dt, char *basis, size_t cap);
+/** cores x ghz x FLOP per cycle in GFLOP/s; basis says how ("2 cores x 2.30 GHz x 64").
+ *  cores may be a fraction: the share of cores a rank uses when ranks share them. */
+double tpb_cpu_peak_gflops(const tpb_cpu_t *c, double cores, tpb_dtype_t dt, char *basis,
+                           size_t cap);
 
 /** SIMD class of an OpenBLAS core name: 1 SSE, 2 AVX, 3 AVX2, 4 AVX-512; 0 unknown. */
 int tpb_openblas_core_class(const char *core);
