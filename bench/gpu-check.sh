@@ -1,30 +1,44 @@
 #!/usr/bin/env bash
-# bench/gpu-check.sh [--dry-run] - the one prepared check of the CUDA backend on a
-# machine with a GPU (one is enough; all are used for the NCCL step), in under 8
-# minutes, each step under a timeout and with its own line in $OUT/summary.txt:
-#   device    driver and GPUs first; stops at once without a GPU or with a driver too old
-#   build     configure --with-cuda, make (and the GPU tests: gpu.sh, cuda.sh, unit tests)
-#   check     --check at 2048^3 for every dtype (fp32 tf32 fp16 bf16 fp8)
-#   timed     8192^3 without --check (its fp64 CPU reference alone would cost minutes):
-#             compute TFLOP/s, % of the device's peak, against a bare cuBLASLt loop on
-#             the same seeded data (bench/gpu_bare; goal >= 0.97)
-#   nccl      with >= 2 GPUs: a TP sweep over all GPUs against a bare ncclAllReduce loop
-#   emulate   two ranks sharing a GPU (--comm mpi), rank 1 at 0.5 through a green context:
-#             the SMs granted and the slowdown achieved
-#   comm      --comm-only on the GPU: NCCL over every GPU (>= 2), else two ranks sharing
-#             one GPU through --comm mpi; the alpha-beta fit in the summary
-# Every run uses --timeout 60 and --bind-to none. --dry-run prints every step's command
-# and runs the host-side parts (the result parsing, on a host-backend result) so that
-# ./scripts/test keeps this script working on machines without a GPU.
+# bench/gpu-check.sh [--dry-run] - the one prepared check of the CUDA backend, planned for a
+# machine with ONE GPU (an H200 lent for ~10 minutes) in under 8 minutes: every step has a
+# budget (their sum is printed first and stays under DEADLINE, 470 s), the whole check stops
+# at the deadline, and every tpbal runs with --timeout 30. Steps that need several GPUs run
+# only when there are several. One line per step in $OUT/summary.txt (pass/FAIL/SKIP and
+# the figures), commands in $OUT/commands.txt, nvidia-smi's clocks and power every 250 ms in
+# $OUT/clocks.csv.
+#   device     name, driver, compute mode, MIG, max and current SM clocks (stops without a
+#              GPU or with a driver too old for CUDA 13)
+#   build      configure --with-cuda, make; tests: the CUDA unit tests and tests/mpi/gpu.sh
+#   check-DT   --check at TP 1, 2048^3, for fp32 tf32 fp16 bf16 fp8
+#   timed-DT   bf16 and fp8 at 8192^3 against a bare cuBLASLt loop on the same data (goal
+#              >= 0.97) and against the datasheet peak; gate-bf16 the same at 1024^3 (the
+#              start gate's share of a short GEMM)
+#   emulate-F  green-context emulation on one rank at 0.25, 0.5, 0.75 and work mode 0.5:
+#              SMs granted / SM count, the probe's achieved factor, and the factor measured
+#              against timed-bf16's compute
+#   shared-*   TP 2 on one shared GPU (--comm mpi --dtype fp32), even and weighted with
+#              --check, and the col split with --col-collective allreduce; nccl-refused: NCCL
+#              refuses a shared GPU in one line; comm: --comm-only on the shared GPU
+#              (skipped in exclusive-process compute mode or with MIG, with a line)
+#   nccl-*     with >= 2 GPUs: bare all-reduce, all-gather and grouped broadcasts, and a TP
+#              sweep over all GPUs
+#   sweep      a short whole sweep (llama3-8b shapes) with --check
+# --dry-run needs no GPU: every step's tpbal command goes through `tpbal --dry-run` (the
+# command line resolved for --backend cuda; the check fails if any is refused), the other
+# commands are printed, and the summary parsing runs on a host-backend result. It uses
+# BUILD if it holds a tpbal, else build/ (what ./scripts/test builds).
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 DRY=0
 [[ "${1:-}" == --dry-run ]] && DRY=1
 OUTDIR=${OUT:-$TOP/gpu-check-out}
 BUILD=${BUILD:-$TOP/build-gpu}
+[[ $DRY == 1 && ! -x "$BUILD/src/tpbal" ]] && BUILD=$TOP/build
+DEADLINE=${DEADLINE:-470}
 mkdir -p "$OUTDIR"
 SUM="$OUTDIR/summary.txt"
 : >"$SUM"
+: >"$OUTDIR/commands.txt"
 say() { echo "$*" | tee -a "$SUM"; }
 if [[ $(id -u) -eq 0 ]]; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -32,105 +46,202 @@ fi
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl=self,vader,tcp OMPI_MCA_pml=ob1
 MPIRUN="mpirun --bind-to none"
 T="$BUILD/src/tpbal"
-COMMON="--timeout 60 --iters 20 --warmup 5"
+COMMON="--timeout 30 --iters 20 --warmup 5"
+FAILED=0
+LOGGER=
 
-# step NAME SECONDS CMD...: run (or, dry, print) a command under a timeout; sets RC
+# the plan: step budgets in seconds (one GPU); their sum is the planned total
+declare -A BUDGET=([device]=5 [build]=90 [tests]=45 [check]=10 [bare]=12 [timed]=18 [gate]=20
+    [emulate]=12 [shared]=25 [refused]=10 [comm]=25 [sweep]=45)
+planned=$((BUDGET[device] + BUDGET[build] + BUDGET[tests] + 5 * BUDGET[check] +
+    2 * (BUDGET[bare] + BUDGET[timed]) + BUDGET[gate] + 4 * BUDGET[emulate] +
+    2 * BUDGET[shared] + BUDGET[refused] + BUDGET[comm] + BUDGET[sweep]))
+
+cleanup() { [[ -n "$LOGGER" ]] && kill "$LOGGER" 2>/dev/null; }
+trap cleanup EXIT
+
+# step NAME BUDGET CMD...: run a command under min(BUDGET, time left); sets RC. In a dry
+# run a tpbal command is resolved with --dry-run (a refusal fails the check); others print.
 step() {
-    local name=$1 secs=$2
+    local name=$1 budget=$2
     shift 2
-    echo "+ [$name] timeout $secs $*" >>"$OUTDIR/commands.txt"
+    echo "+ [$name] $*" >>"$OUTDIR/commands.txt"
     if [[ $DRY == 1 ]]; then
-        say "$name: DRY-RUN: $*"
         RC=0
+        if [[ " $* " == *" $T "* ]]; then
+            "$@" --dry-run >"$OUTDIR/$name.txt" 2>&1 || RC=$?
+            if [[ $RC -ne 0 ]]; then
+                say "$name: FAIL: refused: $(grep -m1 '^tpbal: error' "$OUTDIR/$name.txt")"
+                FAILED=1
+            fi
+        fi
         return
     fi
-    timeout "$secs" "$@" >"$OUTDIR/$name.txt" 2>&1
+    local left=$((DEADLINE - SECONDS))
+    if [[ $left -le 0 ]]; then
+        say "$name: SKIP: the check's deadline ($DEADLINE s) has passed"
+        RC=124
+        return
+    fi
+    [[ $budget -gt $left ]] && budget=$left
+    local t0=$SECONDS
+    timeout "$budget" "$@" >"$OUTDIR/$name.txt" 2>&1
     RC=$?
-    [[ $RC -ne 124 ]] || say "$name: TIMEOUT after $secs s"
+    [[ $RC -ne 124 ]] || say "$name: TIMEOUT after $budget s"
+    echo "# [$name] rc $RC in $((SECONDS - t0)) s" >>"$OUTDIR/commands.txt"
 }
 
-# summary NAME DIR [BARE]: the named fields of a result directory (host result when dry)
+# summary NAME DIR [BARE]: pass/FAIL and the named fields of a result directory (dry: what
+# tpbal --dry-run resolved)
 summary() {
-    local name=$1 dir=$2 bare=${3:-}
-    [[ $DRY == 1 ]] && dir="$OUTDIR/dry-host" bare=
-    say "$name: rc $RC, $(python3 "$TOP/bench/gpu_summary.py" "$dir" $bare 2>&1 | tail -1)"
+    local name=$1 dir=$2 bare=${3:-} verdict=pass
+    if [[ $DRY == 1 ]]; then
+        [[ $RC -eq 0 ]] && say "$name: resolved: $(grep -m1 '^tpbal: dry run' "$OUTDIR/$name.txt")"
+        return
+    fi
+    [[ $RC -eq 0 ]] || { verdict=FAIL; FAILED=1; }
+    say "$name: $verdict (rc $RC), $(python3 "$TOP/bench/gpu_summary.py" "$dir" $bare 2>&1 | tail -1)"
 }
 
 say "# tpbal GPU check, $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)$([[ $DRY == 1 ]] && echo ' (dry run)')"
-# ---- device: driver and GPUs first
+say "# plan: $planned s of step budgets for one GPU (deadline $DEADLINE s)"
+# ---- device: facts first, and the clock/power log in the background
+SHARED_OK=1
 if [[ $DRY == 0 ]]; then
-    if ! nvidia-smi --query-gpu=index,name,memory.total,driver_version,pci.bus_id \
-        --format=csv,noheader >"$OUTDIR/device.txt" 2>&1; then
+    q=index,name,driver_version,compute_mode,mig.mode.current,clocks.max.sm,clocks.sm,memory.total,pci.bus_id
+    if ! nvidia-smi --query-gpu=$q --format=csv,noheader >"$OUTDIR/device.txt" 2>&1; then
         say "device: FAIL: no GPU or no driver ($(head -1 "$OUTDIR/device.txt"))"
         exit 2
     fi
     sed 's/^/device: /' "$OUTDIR/device.txt" | tee -a "$SUM"
-    drv=$(head -1 "$OUTDIR/device.txt" | awk -F', ' '{print $4}')
+    nvidia-smi --query-gpu=timestamp,index,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu,clocks_event_reasons.active \
+        --format=csv -lms 250 >"$OUTDIR/clocks.csv" 2>&1 &
+    LOGGER=$!
+    drv=$(head -1 "$OUTDIR/device.txt" | awk -F', ' '{print $3}')
     if [[ ${drv%%.*} -lt 580 ]]; then
         say "device: FAIL: driver $drv is too old for the CUDA 13 runtime (needs >= 580)"
         exit 2
     fi
     NGPU=$(wc -l <"$OUTDIR/device.txt")
+    mode=$(head -1 "$OUTDIR/device.txt" | awk -F', ' '{print $4}')
+    mig=$(head -1 "$OUTDIR/device.txt" | awk -F', ' '{print $5}')
+    if [[ $mode != Default || $mig == Enabled ]]; then
+        SHARED_OK=0
+        say "device: compute mode $mode, MIG $mig: the steps that share one GPU are skipped"
+    fi
 else
-    say "device: DRY-RUN: nvidia-smi --query-gpu=index,name,memory.total,driver_version,pci.bus_id"
-    NGPU=2
+    say "device: DRY-RUN: nvidia-smi --query-gpu=index,name,driver_version,compute_mode,..."
+    NGPU=2 # every step's command is resolved: those for one GPU and for several
     $MPIRUN -np 2 "$T" --backend host --tp 2 --shape 64x64x64 --emulate-speed 1,0.5 --check \
         --iters 3 --out "$OUTDIR/dry-host" >"$OUTDIR/dry-host.txt" 2>&1 ||
         { say "dry-host: FAIL: $(tail -1 "$OUTDIR/dry-host.txt")"; exit 1; }
+    say "dry-host: the summary of a host result: $(python3 "$TOP/bench/gpu_summary.py" "$OUTDIR/dry-host" 2>&1 | tail -1)"
+    if ! "$T" --version 2>/dev/null | grep -q "cuda"; then
+        say "dry-run: SKIP: $T was built without CUDA: its commands cannot be resolved"
+        DRY=2
+    fi
 fi
+[[ $DRY == 2 ]] && { say "# done (dry run, CUDA commands not resolved)"; exit 0; }
 
 # ---- build and the GPU tests
 if [[ $DRY == 0 ]]; then
     (cd "$TOP" && { [ -x configure ] || autoreconf -fi >/dev/null 2>&1; })
     mkdir -p "$BUILD"
+    step build "${BUDGET[build]}" bash -c "cd '$BUILD' && { [ -f config.status ] || '$TOP/configure' --with-cuda='${CUDA_HOME:-/usr/local/cuda}' >configure.log 2>&1; } && make -j\$(nproc) >make.log 2>&1"
+    [[ $RC -eq 0 ]] || { say "build: FAIL (see $BUILD/make.log)"; exit 1; }
+    say "build: pass; $("$T" --version | tr '\n' ' ')"
+    step tests "${BUDGET[tests]}" make -C "$BUILD" check TESTS="tests/test_cuda_plan tests/test_cuda_errors tests/test_peak tests/mpi/gpu.sh"
+    say "tests: $([[ $RC -eq 0 ]] && echo pass || { FAILED=1; echo FAIL; }) $(grep -E '^(PASS|FAIL|SKIP|ERROR):' "$OUTDIR/tests.txt" | tr '\n' ' ')"
+else
+    say "build: DRY-RUN: configure --with-cuda && make (using $BUILD)"
+    say "tests: DRY-RUN: make check TESTS=\"tests/test_cuda_plan tests/test_cuda_errors tests/test_peak tests/mpi/gpu.sh\""
 fi
-step build 300 bash -c "cd '$BUILD' && '$TOP/configure' --with-cuda='${CUDA_HOME:-/usr/local/cuda}' >configure.log 2>&1 && make -j\$(nproc) >make.log 2>&1"
-[[ $RC -eq 0 ]] || { say "build: FAIL (see $BUILD/make.log)"; exit 1; }
-[[ $DRY == 1 ]] || say "build: ok; $("$T" --version | tr '\n' ' ')"
-step tests 240 make -C "$BUILD" check TESTS="tests/test_cuda_plan tests/test_cuda_errors tests/mpi/cuda.sh tests/mpi/gpu.sh"
-[[ $DRY == 1 ]] || say "tests: $([[ $RC -eq 0 ]] && echo pass || echo FAIL) $(grep -E '^(PASS|FAIL|SKIP|ERROR):' "$OUTDIR/tests.txt" | tr '\n' ' ')"
 
 # ---- --check at 2048^3 for every dtype
 for dt in fp32 tf32 fp16 bf16 fp8; do
-    step "check-$dt" 60 $MPIRUN -np 1 "$T" --backend cuda --tp 1 --shape 2048x2048x2048 \
-        --dtype "$dt" --check $COMMON --out "$OUTDIR/check-$dt"
+    step "check-$dt" "${BUDGET[check]}" $MPIRUN -np 1 "$T" --backend cuda --tp 1 \
+        --shape 2048x2048x2048 --dtype "$dt" --check --timeout 30 --iters 5 --warmup 2 \
+        --out "$OUTDIR/check-$dt"
     summary "check-$dt" "$OUTDIR/check-$dt"
 done
 
-# ---- 8192^3 timed, against the bare cuBLASLt loop on the same data
-for dt in bf16 fp16 tf32 fp8; do
-    step "bare-$dt" 60 "$BUILD/bench/gpu_bare" gemm 8192 8192 8192 "$dt" 50
-    bare=$([[ $DRY == 1 ]] && echo 1.0 || sed -n 's/^bare_tflops //p' "$OUTDIR/bare-$dt.txt")
-    step "timed-$dt" 90 $MPIRUN -np 1 "$T" --backend cuda --tp 1 --shape 8192x8192x8192 \
-        --dtype "$dt" $COMMON --out "$OUTDIR/timed-$dt"
-    summary "timed-$dt" "$OUTDIR/timed-$dt" "${bare:-}"
+# ---- 8192^3 timed against the bare cuBLASLt loop and the datasheet peak; 1024^3 for the gate
+timed() { # NAME SHAPE DTYPE BUDGET_BARE BUDGET_TPBAL
+    local name=$1 shape=$2 dt=$3
+    local m=${shape%%x*} rest=${shape#*x}
+    step "bare-$name" "$4" "$BUILD/bench/gpu_bare" gemm "$m" "${rest%%x*}" "${rest#*x}" "$dt" 50
+    bare=$([[ $DRY == 1 ]] && echo 1.0 || sed -n 's/^bare_tflops //p' "$OUTDIR/bare-$name.txt")
+    step "$name" "$5" $MPIRUN -np 1 "$T" --backend cuda --tp 1 --shape "$shape" --dtype "$dt" \
+        $COMMON --out "$OUTDIR/$name"
+    summary "$name" "$OUTDIR/$name" "${bare:-}"
+}
+timed timed-bf16 8192x8192x8192 bf16 "${BUDGET[bare]}" "${BUDGET[timed]}"
+timed timed-fp8 8192x8192x8192 fp8 "${BUDGET[bare]}" "${BUDGET[timed]}"
+timed gate-bf16 1024x1024x1024 bf16 5 15
+
+# ---- green-context emulation on one rank, against timed-bf16's full-device compute
+for f in 0.25 0.5 0.75 work-0.5; do
+    mode=time
+    [[ $f == work-* ]] && mode=work f=${f#work-}
+    name="emulate-$mode-$f"
+    step "$name" "${BUDGET[emulate]}" $MPIRUN -np 1 "$T" --backend cuda --tp 1 \
+        --shape 8192x8192x8192 --dtype bf16 --emulate-speed "$f" --emulate-mode "$mode" \
+        $COMMON --out "$OUTDIR/$name"
+    summary "$name" "$OUTDIR/$name"
+    [[ $DRY == 1 ]] || say "$name: $(python3 "$TOP/bench/gpu_summary.py" --versus \
+        "$OUTDIR/timed-bf16" "$OUTDIR/$name" 2>&1 | tail -1)"
 done
 
-# ---- NCCL over every GPU
-if [[ $NGPU -ge 2 ]]; then
-    step nccl-bare 60 $MPIRUN -np "$NGPU" "$BUILD/bench/gpu_bare" allreduce $((8192 * 8192 * 2)) 50
-    say "nccl-bare: rc $RC, $([[ $DRY == 1 ]] || tail -1 "$OUTDIR/nccl-bare.txt")"
-    step nccl 120 $MPIRUN -np "$NGPU" "$T" --backend cuda --comm nccl --tp "$NGPU" --split row \
-        --policy even --shape 8192x8192x8192 $COMMON --out "$OUTDIR/nccl"
-    summary nccl "$OUTDIR/nccl"
+# ---- two ranks on one GPU: --comm mpi with fp32, NCCL's refusal, comm-only
+if [[ $SHARED_OK == 1 ]]; then
+    step shared-tp2 "${BUDGET[shared]}" $MPIRUN -np 2 "$T" --backend cuda --comm mpi --dtype fp32 \
+        --tp 2 --policy even,weighted --shape 2048x4096x4096 --check $COMMON \
+        --out "$OUTDIR/shared-tp2"
+    summary shared-tp2 "$OUTDIR/shared-tp2"
+    step shared-col-ar "${BUDGET[shared]}" $MPIRUN -np 2 "$T" --backend cuda --comm mpi \
+        --dtype fp32 --tp 2 --split col --col-collective allreduce --shape 2048x4096x4096 \
+        --check $COMMON --out "$OUTDIR/shared-col-ar"
+    summary shared-col-ar "$OUTDIR/shared-col-ar"
+    if [[ $NGPU -eq 1 || $DRY == 1 ]]; then
+        if [[ $DRY == 1 ]]; then
+            say "nccl-refused: DRY-RUN: --comm nccl on one shared GPU (refused at start, on the GPU)"
+        else
+            step nccl-refused "${BUDGET[refused]}" $MPIRUN -np 2 "$T" --backend cuda --comm nccl \
+                --tp 2 --shape 1024x1024x1024 --dtype bf16 --timeout 30
+            lines=$(grep -c '^tpbal: error' "$OUTDIR/nccl-refused.txt")
+            if [[ $RC -eq 2 && $lines -eq 1 ]] &&
+                grep -q "ranks of this node drive GPU" "$OUTDIR/nccl-refused.txt"; then
+                say "nccl-refused: pass: $(grep -m1 '^tpbal: error' "$OUTDIR/nccl-refused.txt")"
+            else
+                FAILED=1
+                say "nccl-refused: FAIL: rc $RC, $lines error lines"
+            fi
+        fi
+    fi
+    step comm "${BUDGET[comm]}" $MPIRUN -np 2 "$T" --backend cuda --comm mpi --dtype fp32 \
+        --comm-only --comm-sizes 64K:64M:4 --timeout 30 --iters 20 --out "$OUTDIR/comm"
+    summary comm "$OUTDIR/comm"
 else
-    say "nccl: skipped (one GPU: NCCL needs one GPU per rank)"
+    say "shared-tp2, shared-col-ar, nccl-refused, comm: SKIP: one GPU cannot be shared here"
 fi
 
-# ---- green-context emulation: two ranks on one GPU
-step emulate 120 $MPIRUN -np 2 "$T" --backend cuda --comm mpi --dtype bf16 --tp 2 \
-    --emulate-speed 1,0.5 --policy even,weighted --shape 4096x8192x8192 $COMMON --check \
-    --out "$OUTDIR/emulate"
-summary emulate "$OUTDIR/emulate"
-[[ $DRY == 1 ]] || grep -E "emulation" "$OUTDIR/emulate.txt" | sed 's/^/emulate: /' | tee -a "$SUM"
-# ---- collective-only sweep: no GEMM, the GPU path's marks and collectives alone
+# ---- several GPUs: NCCL against bare loops
 if [[ $NGPU -ge 2 ]]; then
-    step comm 90 $MPIRUN -np "$NGPU" "$T" --backend cuda --comm nccl --comm-only \
-        --comm-sizes 64K:256M:4 --timeout 60 --iters 20 --out "$OUTDIR/comm"
+    for op in allreduce allgather bcastgroup; do
+        step "nccl-bare-$op" 20 $MPIRUN -np "$NGPU" "$BUILD/bench/gpu_bare" "$op" \
+            $((8192 * 8192 * 2)) 50
+        say "nccl-bare-$op: rc $RC$([[ $DRY == 1 ]] || echo ", $(tail -1 "$OUTDIR/nccl-bare-$op.txt")")"
+    done
+    step nccl 60 $MPIRUN -np "$NGPU" "$T" --backend cuda --comm nccl --tp "$NGPU" \
+        --shape 8192x8192x8192 $COMMON --out "$OUTDIR/nccl"
+    summary nccl "$OUTDIR/nccl"
 else
-    step comm 90 $MPIRUN -np 2 "$T" --backend cuda --comm mpi --comm-only \
-        --comm-sizes 64K:64M:4 --timeout 60 --iters 20 --out "$OUTDIR/comm"
+    say "nccl: SKIP: one GPU (NCCL needs one GPU per rank)"
 fi
-summary comm "$OUTDIR/comm"
-[[ $DRY == 1 ]] || grep -E "^# comm model" "$OUTDIR/comm.txt" | sed 's/^/comm: /' | tee -a "$SUM"
-say "# done in ${SECONDS} s; details in $OUTDIR"
+
+# ---- a short whole sweep with --check
+step sweep "${BUDGET[sweep]}" $MPIRUN -np "$NGPU" "$T" --backend cuda --preset llama3-8b --check \
+    --timeout 30 --iters 5 --warmup 2 --out "$OUTDIR/sweep"
+summary sweep "$OUTDIR/sweep"
+say "# done in ${SECONDS} s (plan $planned s): $([[ $FAILED == 0 ]] && echo 'every step passed' || echo 'some step FAILED'); details in $OUTDIR"
+exit $FAILED

@@ -3,8 +3,12 @@
  * in the timed part, to compare with tpbal in the same run (bench/gpu-check.sh):
  *   gpu_bare gemm M N K DTYPE [ITERS]     cuBLASLt, the same TN layout and the same
  *                                         seeded random inputs as tpbal's compute phase
- *   mpirun -np G gpu_bare allreduce BYTES [ITERS]   ncclAllReduce of fp32 on G GPUs
- * Prints "bare_tflops X" or "bare_allreduce_us X busbw_gbs Y".
+ *   mpirun -np G gpu_bare OP BYTES [ITERS]   a collective of fp32 on G GPUs, OP one of
+ *       allreduce   ncclAllReduce (the row split's)
+ *       allgather   ncclAllGather (what an even all-gather could use: NVLS on H100/H200)
+ *       bcastgroup  one ncclBroadcast per rank in a group (tpbal's all-gather-v, which
+ *                   takes uneven blocks: the gap to allgather is its price)
+ * Prints "bare_tflops X" or "bare_OP_us X busbw_gbs Y" (BYTES: the whole result).
  */
 #include <cublasLt.h>
 #include <cuda_runtime.h>
@@ -75,6 +79,11 @@ static int gemm(long m, long n, long k, tpb_dtype_t dt, int iters)
     CHECK(cublasLtMatmulDescCreate(&op, ct, CUDA_R_32F));
     CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
     CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
+    if (dt == TPB_DTYPE_FP8) { /* as tpbal's compute phase */
+        int8_t fast = 1;
+        CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast,
+                                             sizeof(fast)));
+    }
     CHECK(cublasLtMatrixLayoutCreate(&la, in, (uint64_t)k, (uint64_t)n, k));
     CHECK(cublasLtMatrixLayoutCreate(&lb, in, (uint64_t)k, (uint64_t)m, k));
     CHECK(cublasLtMatrixLayoutCreate(&lc, out, (uint64_t)n, (uint64_t)m, n));
@@ -109,7 +118,28 @@ static int gemm(long m, long n, long k, tpb_dtype_t dt, int iters)
     return 0;
 }
 
-static int allreduce(size_t bytes, int iters)
+enum { OP_ALLREDUCE, OP_ALLGATHER, OP_BCASTGROUP };
+
+/* One collective of `bytes` result bytes of fp32 (count elements; per rank count/size). */
+static void coll(int op, float *buf, size_t count, int size, ncclComm_t comm, cudaStream_t s)
+{
+    size_t per = count / (size_t)size;
+    int rank;
+    CHECK(ncclCommUserRank(comm, &rank));
+    if (op == OP_ALLREDUCE)
+        CHECK(ncclAllReduce(buf, buf, count, ncclFloat32, ncclSum, comm, s));
+    else if (op == OP_ALLGATHER)
+        CHECK(ncclAllGather(buf + (size_t)rank * per, buf, per, ncclFloat32, comm, s));
+    else {
+        CHECK(ncclGroupStart());
+        for (int r = 0; r < size; r++)
+            CHECK(ncclBroadcast(buf + (size_t)r * per, buf + (size_t)r * per, per, ncclFloat32, r,
+                                comm, s));
+        CHECK(ncclGroupEnd());
+    }
+}
+
+static int collective(int op, const char *name, size_t bytes, int iters)
 {
     int rank, size, ndev = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -122,11 +152,11 @@ static int allreduce(size_t bytes, int iters)
     MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
     ncclComm_t comm;
     CHECK(ncclCommInitRank(&comm, size, id, rank));
-    size_t count = bytes / 4;
-    void *buf;
+    size_t count = bytes / 4 / (size_t)size * (size_t)size;
+    float *buf;
     cudaStream_t s;
     cudaEvent_t e0, e1;
-    CHECK(cudaMalloc(&buf, count * 4));
+    CHECK(cudaMalloc((void **)&buf, count * 4));
     CHECK(cudaMemset(buf, 0, count * 4));
     CHECK(cudaStreamCreate(&s));
     CHECK(cudaEventCreate(&e0));
@@ -134,15 +164,16 @@ static int allreduce(size_t bytes, int iters)
     for (int i = -5; i < iters; i++) {
         if (i == 0)
             CHECK(cudaEventRecord(e0, s));
-        CHECK(ncclAllReduce(buf, buf, count, ncclFloat32, ncclSum, comm, s));
+        coll(op, buf, count, size, comm, s);
     }
     CHECK(cudaEventRecord(e1, s));
     CHECK(cudaEventSynchronize(e1));
     float ms;
     CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    double us = 1e3 * ms / iters, bw = (double)bytes / (us * 1e3) * 2.0 * (size - 1) / size;
+    double factor = op == OP_ALLREDUCE ? 2.0 * (size - 1) / size : (double)(size - 1) / size;
+    double us = 1e3 * ms / iters, bw = (double)count * 4 / (us * 1e3) * factor;
     if (rank == 0)
-        printf("bare_allreduce_us %.1f busbw_gbs %.2f\n", us, bw);
+        printf("bare_%s_us %.1f busbw_gbs %.2f\n", name, us, bw);
     ncclCommDestroy(comm);
     return 0;
 }
@@ -154,11 +185,15 @@ int main(int argc, char **argv)
     tpb_dtype_t dt;
     if (argc >= 6 && strcmp(argv[1], "gemm") == 0 && tpb_dtype_parse(argv[5], &dt) == TPB_OK)
         rc = gemm(atol(argv[2]), atol(argv[3]), atol(argv[4]), dt, argc > 6 ? atoi(argv[6]) : 50);
-    else if (argc >= 3 && strcmp(argv[1], "allreduce") == 0)
-        rc = allreduce((size_t)atol(argv[2]), argc > 3 ? atoi(argv[3]) : 50);
-    else
-        fprintf(stderr, "usage: gpu_bare gemm M N K DTYPE [ITERS] | gpu_bare allreduce BYTES "
-                        "[ITERS]\n");
+    else if (argc >= 3) {
+        static const char *const ops[] = {"allreduce", "allgather", "bcastgroup"};
+        for (int op = 0; op < 3; op++)
+            if (strcmp(argv[1], ops[op]) == 0)
+                rc = collective(op, ops[op], (size_t)atol(argv[2]), argc > 3 ? atoi(argv[3]) : 50);
+    }
+    if (rc == 2)
+        fprintf(stderr, "usage: gpu_bare gemm M N K DTYPE [ITERS] | gpu_bare "
+                        "allreduce|allgather|bcastgroup BYTES [ITERS]\n");
     MPI_Finalize();
     return rc;
 }

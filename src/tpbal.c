@@ -14,6 +14,7 @@
 #include "cli/preset.h"
 #include "record/outfile.h"
 #include "run/agree.h"
+#include "run/dryrun.h"
 #include "run/signals.h"
 #include "run/sweep.h"
 #include "run/topology.h"
@@ -65,14 +66,16 @@ static tpb_status_t setup_options(MPI_Comm world, const tpb_topo_t *topo, int ar
         return TPB_OK;
     *ops = tpb_backend_select(o->backend);
     st = tpb_options_resolve(o, topo->size, (*ops)->kind, &(*ops)->defaults);
+    tpb_backend_cfg_t cfg;
+    tpb_options_backend_cfg(o, &cfg);
     if (st == TPB_OK)
-        st = (*ops)->check_dtype(o->dtype);
-    if (st == TPB_OK && topo->rank == 0 && o->out_dir[0])
+        st = (*ops)->check_config(&cfg);
+    int out = topo->rank == 0 && o->out_dir[0] && !o->dry_run; /* a dry run writes nothing */
+    if (st == TPB_OK && out)
         st = tpb_outdir_prepare(o->out_dir);
-    if (st == TPB_OK && topo->rank == 0 && o->out_dir[0]) /* one run per directory */
+    if (st == TPB_OK && out) /* one run per directory */
         st = tpb_outdir_lock(o->out_dir, lock_fd);
-    if (st == TPB_OK && topo->rank == 0 && o->out_dir[0] && !o->force &&
-        tpb_outdir_has_results(o->out_dir))
+    if (st == TPB_OK && out && !o->force && tpb_outdir_has_results(o->out_dir))
         st = tpb_err_set(TPB_ERR_IO,
                          "--out %s holds the results of an earlier run: use a new directory, or "
                          "add --force to replace them once this run has its first config",
@@ -89,17 +92,9 @@ static tpb_status_t start_backend(MPI_Comm world, const tpb_topo_t *topo, const 
                             .world_size = topo->size,
                             .local_rank = topo->local_rank,
                             .local_size = topo->local_size,
-                            .cfg = {.dtype = o->dtype,
-                                    .comm = o->comm,
-                                    .collectives = o->collectives,
-                                    .gpu_map = o->gpu_map,
-                                    .ngpu_map = o->ngpu_map,
-                                    .bind = o->bind,
-                                    .timeout_s = o->timeout_s,
-                                    .emulate_mode = o->emulate_mode,
-                                    .threads = o->threads},
                             .clock = clock,
                             .emulate_factor = 1.0};
+    tpb_options_backend_cfg(o, &a.cfg);
     if (o->nemulate)
         a.emulate_factor = o->emulate[topo->rank];
     return tpb_agree(world, ops->init(&a, be));
@@ -246,6 +241,9 @@ int main(int argc, char **argv)
         if (topo.rank == 0)
             o.help ? tpb_options_usage(stdout) : print_version();
         code = 0;
+    } else if (o.dry_run) {
+        st = tpb_agree(world, tpb_dry_run(&o, &topo, topo.rank == 0 ? stdout : NULL));
+        code = st == TPB_OK ? 0 : fail(topo.rank, st);
     } else {
         char *cmdline = join_args(argc, argv);
         code = run(world, &topo, &o, ops, cmdline ? cmdline : "?", &slurm, &lock_fd);

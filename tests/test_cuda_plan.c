@@ -74,7 +74,7 @@ START_TEST(blocks_and_build)
     /* every slot of every registered table is filled; each owns its defaults */
     for (int i = 0; tpb_backends[i]; i++) {
         const tpb_backend_ops_t *t = tpb_backends[i];
-        void (*slots[])(void) = {(void (*)(void))t->device_count,  (void (*)(void))t->check_dtype,
+        void (*slots[])(void) = {(void (*)(void))t->device_count,  (void (*)(void))t->check_config,
                                  (void (*)(void))t->init,          (void (*)(void))t->finalize,
                                  (void (*)(void))t->info,          (void (*)(void))t->mem_free,
                                  (void (*)(void))t->alloc,         (void (*)(void))t->free,
@@ -88,8 +88,68 @@ START_TEST(blocks_and_build)
         ck_assert_ptr_nonnull(t->name);
         ck_assert(t->defaults.granularity >= 1 && t->defaults.m >= 1);
     }
-    ck_assert_int_eq(tpb_backend_host.check_dtype(TPB_DTYPE_BF16), TPB_ERR_INVALID);
-    ck_assert_int_eq(tpb_backend_host.check_dtype(TPB_DTYPE_FP64), TPB_OK);
+    tpb_backend_cfg_t bf16 = {.dtype = TPB_DTYPE_BF16}, fp64 = {.dtype = TPB_DTYPE_FP64};
+    ck_assert_int_eq(tpb_backend_host.check_config(&bf16), TPB_ERR_INVALID);
+    ck_assert_int_eq(tpb_backend_host.check_config(&fp64), TPB_OK);
+}
+END_TEST
+
+START_TEST(plan_key)
+{
+    /* 256-aligned operands; C written at a 4-byte offset is another plan */
+    static _Alignas(256) float a[64], b[64], c[128];
+    tpb_gemm_t g = {.m = 8,
+                    .n = 8,
+                    .k = 8,
+                    .a = a,
+                    .lda = 8,
+                    .b = b,
+                    .ldb = 8,
+                    .c = c,
+                    .ldc = 8,
+                    .dtype = TPB_DTYPE_BF16};
+    tpb_cuda_plan_key_t full = tpb_cuda_plan_key(&g, 0), same = tpb_cuda_plan_key(&g, 0);
+    ck_assert(tpb_cuda_plan_key_equal(&full, &same));
+    ck_assert_int_eq(full.align[2], 256);
+    /* an emulating rank's plans carry the SM target; the probe's full-device one does not */
+    tpb_cuda_plan_key_t green = tpb_cuda_plan_key(&g, 66);
+    ck_assert(!tpb_cuda_plan_key_equal(&full, &green));
+    tpb_gemm_t shifted = g;
+    shifted.c = c + 1;
+    tpb_cuda_plan_key_t off = tpb_cuda_plan_key(&shifted, 0);
+    ck_assert_int_eq(off.align[2], 4);
+    ck_assert(!tpb_cuda_plan_key_equal(&full, &off));
+    tpb_gemm_t fp8 = g;
+    fp8.dtype = TPB_DTYPE_FP8;
+    tpb_cuda_plan_key_t k8 = tpb_cuda_plan_key(&fp8, 0);
+    ck_assert(!tpb_cuda_plan_key_equal(&full, &k8));
+}
+END_TEST
+
+START_TEST(comm_dtype)
+{
+    /* --comm mpi reduces fp32 and fp64 outputs: fp32, tf32 and fp64 GEMMs; not 16-bit ones */
+    const tpb_dtype_t ok[] = {TPB_DTYPE_FP32, TPB_DTYPE_TF32, TPB_DTYPE_FP64};
+    const tpb_dtype_t no[] = {TPB_DTYPE_FP16, TPB_DTYPE_BF16, TPB_DTYPE_FP8};
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(tpb_cuda_check_comm_dtype(ok[i], TPB_COMM_MPI), TPB_OK);
+        ck_assert_int_eq(tpb_cuda_check_comm_dtype(no[i], TPB_COMM_MPI), TPB_ERR_UNSUPPORTED);
+        ck_assert_int_eq(tpb_cuda_check_comm_dtype(no[i], TPB_COMM_NCCL), TPB_OK);
+    }
+    tpb_cuda_check_comm_dtype(TPB_DTYPE_BF16, TPB_COMM_MPI);
+    ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "--comm mpi reduces fp32 and fp64 only"));
+    /* the backend's check before any device: the same rule, and --emulate-schedule */
+    tpb_backend_cfg_t bf16_mpi = {.dtype = TPB_DTYPE_BF16, .comm = TPB_COMM_MPI};
+    tpb_backend_cfg_t sched = {
+        .dtype = TPB_DTYPE_BF16, .comm = TPB_COMM_NCCL, .emulate_schedule = 1};
+    tpb_backend_cfg_t fine = {.dtype = TPB_DTYPE_FP32, .comm = TPB_COMM_MPI};
+    if (tpb_backend_cuda.built) {
+        ck_assert_int_ne(tpb_backend_cuda.check_config(&bf16_mpi), TPB_OK);
+        ck_assert_int_ne(tpb_backend_cuda.check_config(&sched), TPB_OK);
+        ck_assert_int_eq(tpb_backend_cuda.check_config(&fine), TPB_OK);
+    } else { /* a host-only build refuses every cuda config, saying how to build it */
+        ck_assert_int_ne(tpb_backend_cuda.check_config(&fine), TPB_OK);
+    }
 }
 END_TEST
 
@@ -101,6 +161,8 @@ static Suite *suite(void)
     tcase_add_test(tc, sharing);
     tcase_add_test(tc, sm_request_and_repeat);
     tcase_add_test(tc, blocks_and_build);
+    tcase_add_test(tc, plan_key);
+    tcase_add_test(tc, comm_dtype);
     suite_add_tcase(s, tc);
     return s;
 }

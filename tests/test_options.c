@@ -26,7 +26,10 @@ static tpb_status_t parse_resolve(const char *line, int world)
     if (st != TPB_OK)
         return st;
     st = tpb_options_resolve(&o, world, tpb_backend_host.kind, &tpb_backend_host.defaults);
-    return st == TPB_OK ? tpb_backend_host.check_dtype(o.dtype) : st;
+    tpb_backend_cfg_t cfg;
+    if (st == TPB_OK)
+        tpb_options_backend_cfg(&o, &cfg);
+    return st == TPB_OK ? tpb_backend_host.check_config(&cfg) : st;
 }
 
 static void assert_error(tpb_status_t st, const char *needle)

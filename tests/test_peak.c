@@ -62,6 +62,34 @@ START_TEST(gpu_table)
     ck_assert_int_eq(tpb_cuda_flop_per_cycle_sm(8, 0, TPB_DTYPE_TF32), 1024);
     ck_assert_int_eq(tpb_cuda_flop_per_cycle_sm(8, 0, TPB_DTYPE_FP8), 0);  /* no fp8 on A100 */
     ck_assert_int_eq(tpb_cuda_flop_per_cycle_sm(7, 0, TPB_DTYPE_FP32), 0); /* not in the table */
+    /* H200 SXM: the datasheet's 989 / 1979 / 495 TFLOP/s, not the 1.98 GHz maximum's 1070 */
+    char basis[96];
+    const int h200_khz = 1980000;
+    ck_assert_double_eq_tol(tpb_cuda_peak_gflops(9, 0, 132, "NVIDIA H200", h200_khz, TPB_DTYPE_BF16,
+                                                 basis, sizeof(basis)),
+                            989.4e3, 0.5e3);
+    ck_assert_ptr_nonnull(strstr(basis, "132 SMs x 1.83 GHz (datasheet) x 4096"));
+    ck_assert_double_eq_tol(tpb_cuda_peak_gflops(9, 0, 132, "NVIDIA H200", h200_khz, TPB_DTYPE_FP8,
+                                                 basis, sizeof(basis)),
+                            1978.9e3, 1e3);
+    ck_assert_double_eq_tol(tpb_cuda_peak_gflops(9, 0, 132, "NVIDIA H200", h200_khz, TPB_DTYPE_TF32,
+                                                 basis, sizeof(basis)),
+                            494.7e3, 0.5e3);
+    /* fp32 on CUDA cores: the datasheet's 67 TFLOP/s is at the maximum clock */
+    ck_assert_double_eq_tol(tpb_cuda_peak_gflops(9, 0, 132, "NVIDIA H200", h200_khz, TPB_DTYPE_FP32,
+                                                 basis, sizeof(basis)),
+                            66.9e3, 0.1e3);
+    ck_assert_ptr_nonnull(strstr(basis, "(max clock)"));
+    /* the NVL part (same SMs, lower clock) and an unknown part (the maximum clock) */
+    ck_assert_double_eq_tol(tpb_cuda_peak_gflops(9, 0, 132, "NVIDIA H200 NVL", h200_khz,
+                                                 TPB_DTYPE_BF16, basis, sizeof(basis)),
+                            835.3e3, 1e3);
+    ck_assert_double_eq_tol(tpb_cuda_peak_gflops(9, 0, 100, "NVIDIA H-something", 1500000,
+                                                 TPB_DTYPE_BF16, basis, sizeof(basis)),
+                            100 * 1.5 * 4096, 1e-6);
+    ck_assert_double_eq_tol(tpb_cuda_peak_gflops(8, 0, 108, "NVIDIA A100-SXM4-80GB", 1410000,
+                                                 TPB_DTYPE_BF16, basis, sizeof(basis)),
+                            312.0e3, 0.5e3);
 }
 END_TEST
 

@@ -204,6 +204,32 @@ START_TEST(finish_t1_speedup_check)
     r.m = 128;
     tpb_result_finish(&r, hist, 2, 0);
     ck_assert(isnan(r.t1_us) && isnan(r.e) && isnan(r.speedup));
+    /* the even config's per-rank compute (100, 200 us on 32 + 32) and the weighted shards
+     * (40 + 24): rank 0 computes 125 us, rank 1 150 us; the 300 us even step less its
+     * critical 200 us plus 150: 250 us, a predicted speed-up of 1.2 */
+    double comp[2] = {100.0, 200.0};
+    long even_shard[2] = {32, 32};
+    hist[1].compute_rank = comp;
+    hist[1].shard_rank = even_shard;
+    r.m = 64;
+    info[0].shard = 40;
+    info[1].shard = 24;
+    tpb_result_finish(&r, hist, 2, 0);
+    ck_assert_double_eq_tol(r.predicted_speedup, 300.0 / 250.0, 1e-12);
+}
+END_TEST
+
+START_TEST(weighted_step_predicted_from_even)
+{
+    double c[4] = {100.0, 200.0, 150.0, 150.0};
+    long e[4] = {32, 32, 32, 32}, w[4] = {40, 24, 32, 32}, bad[4] = {0, 32, 32, 32};
+    /* two groups: the slowest compute is 200 (rank 1), then 150 (ranks 1, 2, 3) */
+    ck_assert_double_eq_tol(tpb_predict_weighted_step(500.0, c, e, w, 4), 450.0, 1e-12);
+    ck_assert_double_eq_tol(tpb_predict_weighted_step(500.0, c, e, e, 4), 500.0, 1e-12);
+    ck_assert(isnan(tpb_predict_weighted_step(500.0, c, bad, w, 4))); /* no even shard */
+    ck_assert(isnan(tpb_predict_weighted_step(NAN, c, e, w, 4)));
+    double unknown[4] = {NAN, 1, 1, 1};
+    ck_assert(isnan(tpb_predict_weighted_step(500.0, unknown, e, w, 4)));
 }
 END_TEST
 
@@ -235,6 +261,7 @@ static Suite *suite(void)
     tcase_add_test(tc, step_samples_all_or_quantiles);
     tcase_add_test(tc, result_records);
     tcase_add_test(tc, finish_t1_speedup_check);
+    tcase_add_test(tc, weighted_step_predicted_from_even);
     suite_add_tcase(s, tc);
     return s;
 }

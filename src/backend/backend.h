@@ -36,6 +36,7 @@ typedef struct {
     double timeout_s;                /**< collective watchdog, 0 = off */
     tpb_emulate_mode_t emulate_mode; /**< --emulate-mode: how a slower device is imitated */
     int threads;                     /**< --threads (host BLAS threads), 0 = decided per rank */
+    int emulate_schedule;            /**< --emulate-schedule given (speeds change mid-run) */
 } tpb_backend_cfg_t;
 
 /** What a backend is started with. */
@@ -86,6 +87,7 @@ typedef struct {
     char threads_from[24];  /**< what set them: "auto", "--threads", "OPENBLAS_NUM_THREADS", ... */
     double cores_share;     /**< the cores this rank may use: 1/k of each core k ranks may run on */
     int sharing;            /**< node-local ranks whose cores overlap its own, itself included */
+    int ranks_on_device;    /**< node-local ranks driving the same GPU (1: its own; 1 on host) */
     char threads_note[192]; /**< why its threads may not fit its cores ("" if they do) */
     int packages, numa_nodes, cores, pus; /**< this rank's node, as hwloc sees it */
     char versions[160]; /**< library versions ("cuBLAS 13.0, NCCL 2.28.9", "OpenBLAS ...") */
@@ -113,8 +115,10 @@ typedef struct tpb_backend_ops {
     tpb_backend_defaults_t defaults; /**< see tpb_backend_defaults_t */
     /** Devices this backend can drive in this process (0: not usable here). */
     int (*device_count)(void);
-    /** TPB_OK if the backend computes in dt, else TPB_ERR_INVALID saying what it supports. */
-    tpb_status_t (*check_dtype)(tpb_dtype_t dt);
+    /** TPB_OK if the backend can run cfg as far as it can tell without a device (the dtype,
+     *  the dtype on the collectives' path, features it lacks), else a one-line error saying
+     *  what it supports. The same answer on every rank, in a run and in --dry-run. */
+    tpb_status_t (*check_config)(const tpb_backend_cfg_t *cfg);
     /** Start: select and set up the device. *be is set only on success. */
     tpb_status_t (*init)(const tpb_backend_args_t *args, tpb_backend_t **be);
     void (*finalize)(tpb_backend_t *be);

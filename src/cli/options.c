@@ -54,6 +54,7 @@ enum {
     OPT_PLACEMENT,
     OPT_GRAN,
     OPT_CHECK,
+    OPT_DRY_RUN,
     OPT_OUT,
     OPT_FORCE,
     OPT_COLCOLL,
@@ -130,6 +131,10 @@ static const opt_spec opt_table[] = {
     {"check", 'c', NULL, OPT_CHECK, "Checking and output", NULL,
      "verify Y against a single-rank reference on seeded\ninputs; exit code 3 if any config "
      "fails"},
+    {"dry-run", 0, NULL, OPT_DRY_RUN, NULL, NULL,
+     "resolve the command line for --backend and print the\nconfigs it would measure, or the "
+     "one-line refusal;\nno device is opened and nothing is written (a GPU\nrun checked on any "
+     "machine)"},
     {"out", 'o', "DIR", OPT_OUT, NULL, NULL,
      "write results.jsonl, results.csv, ranks.csv and\ntrace-NNN.json (Perfetto) into DIR (one "
      "run at a\ntime: a lock names the run that holds DIR)"},
@@ -360,6 +365,7 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
     case OPT_REBALANCE: return set_int(flag, v, 1, TPB_MAX_ITERS, &o->rebalance_every);
     case OPT_GRAN: return tpb_opt_long(flag, v, 1, TPB_MAX_DIM, &o->granularity);
     case OPT_CHECK: o->check = 1; return TPB_OK;
+    case OPT_DRY_RUN: o->dry_run = 1; return TPB_OK;
     case OPT_FORCE: o->force = 1; return TPB_OK;
     case OPT_OUT: return tpb_opt_string(flag, v, o->out_dir, sizeof(o->out_dir));
     case OPT_COLCOLL:

@@ -78,6 +78,7 @@ typedef struct {
     long comm_sizes[TPB_MAX_SHAPES]; /**< --comm-sizes in bytes */
     int ncomm_sizes;                 /**< 0: the default range */
     int quiet;
+    int dry_run; /**< --dry-run: resolve and print the configs, open no device, write nothing */
     int help, version;
 } tpb_options_t;
 
@@ -102,6 +103,9 @@ tpb_status_t tpb_options_parse(tpb_options_t *o, int argc, char **argv);
  */
 tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, tpb_backend_kind_t backend,
                                  const tpb_backend_defaults_t *defaults);
+
+/** The settings of o a backend needs (gpu_map borrowed from o). */
+void tpb_options_backend_cfg(const tpb_options_t *o, tpb_backend_cfg_t *cfg);
 
 /** Print the --help text to f. */
 void tpb_options_usage(FILE *f);

@@ -171,3 +171,17 @@ tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, tpb_backend_kind_t
     tpb_shape_t def = {.m = defaults->m, .n = defaults->n, .k = defaults->k};
     return resolve_shapes(o, &def);
 }
+
+void tpb_options_backend_cfg(const tpb_options_t *o, tpb_backend_cfg_t *cfg)
+{
+    *cfg = (tpb_backend_cfg_t){.dtype = o->dtype,
+                               .comm = o->comm,
+                               .collectives = o->collectives,
+                               .gpu_map = o->gpu_map,
+                               .ngpu_map = o->ngpu_map,
+                               .bind = o->bind,
+                               .timeout_s = o->timeout_s,
+                               .emulate_mode = o->emulate_mode,
+                               .threads = o->threads,
+                               .emulate_schedule = o->nsched > 0};
+}

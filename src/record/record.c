@@ -27,8 +27,11 @@ void tpb_record_init(tpb_record_t *r, const tpb_run_info_t *run, const tpb_clock
 
 void tpb_record_free(tpb_record_t *r)
 {
-    for (int i = 0; i < r->nhist; i++)
+    for (int i = 0; i < r->nhist; i++) {
         free(r->hist[i].t1_rank);
+        free(r->hist[i].compute_rank);
+        free(r->hist[i].shard_rank);
+    }
     free(r->hist);
     tpb_buf_free(&r->jsonl);
     tpb_buf_free(&r->csv);
@@ -73,11 +76,25 @@ static tpb_status_t push_hist(tpb_record_t *s, const tpb_result_t *res)
         s->hist = h;
         s->cap_hist = cap;
     }
+    double *comp = malloc((size_t)res->world * sizeof(double));
+    long *shard = malloc((size_t)res->world * sizeof(long));
+    if (!comp || !shard) {
+        free(comp);
+        free(shard);
+        return tpb_err_set(TPB_ERR_NOMEM, "out of memory");
+    }
+    for (int r = 0; r < res->world; r++) {
+        comp[r] = res->ranks[r].compute_med;
+        shard[r] = res->info[r].shard;
+    }
     double *t1 = NULL;
     if (res->tp == 1) {
         t1 = malloc((size_t)res->world * sizeof(double));
-        if (!t1)
+        if (!t1) {
+            free(comp);
+            free(shard);
             return tpb_err_set(TPB_ERR_NOMEM, "out of memory");
+        }
         for (int r = 0; r < res->world; r++)
             t1[r] = res->ranks[r].compute_med;
     }
@@ -94,7 +111,9 @@ static tpb_status_t push_hist(tpb_record_t *s, const tpb_result_t *res)
                                           .group_nodes = res->max_group_nodes,
                                           .step_med = res->stats.step_med,
                                           .xfer_med = res->stats.xfer_med,
-                                          .t1_rank = t1};
+                                          .t1_rank = t1,
+                                          .compute_rank = comp,
+                                          .shard_rank = shard};
     return TPB_OK;
 }
 

@@ -77,7 +77,7 @@ void tpb_report_table_row(tpb_buf_t *b, const tpb_result_t *res)
     fmt_opt(xfer, sizeof(xfer), "%.1f", s->xfer_med);
     fmt_opt(lb, sizeof(lb), "%.2f", res->lb);
     fmt_opt(u, sizeof(u), "%.2f", res->u);
-    fmt_opt(pk, sizeof(pk), "%.1f", res->pct_peak);
+    fmt_opt(pk, sizeof(pk), tpb_result_device_shared(res) > 1 ? "%.1f*" : "%.1f", res->pct_peak);
     fmt_opt(slow, sizeof(slow), "%.2f", res->whatif.slowdown);
     fmt_spikes(spikes, sizeof(spikes), s);
     if (s->straggler_rank >= 0) {
@@ -150,6 +150,7 @@ static void json_peak(tpb_buf_t *b, const tpb_result_t *res)
         tpb_json_num(b, tpb_result_rank_pct_peak(res, r));
     tpb_json_arr_end(b);
     tpb_json_kv_num(b, "pct_peak", res->pct_peak);
+    tpb_json_kv_int(b, "device_shared", tpb_result_device_shared(res));
 }
 
 /* What the emulation was asked for and what it achieved, per rank. */

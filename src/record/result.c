@@ -115,6 +115,15 @@ void tpb_result_finish(tpb_result_t *res, const tpb_history_t *hist, int nhist, 
                                   ? find_hist(hist, nhist, res, res->tp, TPB_POLICY_EVEN)
                                   : NULL;
     res->speedup = ev ? ev->step_med / res->stats.step_med : NAN;
+    if (ev && ev->compute_rank && ev->shard_rank) {
+        long shard[res->world];
+        for (int r = 0; r < res->world; r++)
+            shard[r] = res->info[r].shard;
+        double pred = tpb_predict_weighted_step(ev->step_med, ev->compute_rank, ev->shard_rank,
+                                                shard, res->world);
+        if (pred > 0.0)
+            res->predicted_speedup = ev->step_med / pred;
+    }
     judge_check(res, check_on);
 }
 
@@ -140,4 +149,29 @@ double tpb_result_rank_pct_peak(const tpb_result_t *res, int r)
     if (!(t > 0.0) || !(peak > 0.0))
         return NAN;
     return 100.0 * res->info[r].flop / (t * 1e3) / peak;
+}
+
+double tpb_predict_weighted_step(double even_step, const double *even_compute,
+                                 const long *even_shard, const long *weighted_shard, int world)
+{
+    double crit_even = 0.0, crit_w = 0.0;
+    if (world < 1 || !(even_step > 0.0))
+        return NAN;
+    for (int r = 0; r < world; r++) {
+        double c = even_compute[r];
+        if (!(c >= 0.0) || even_shard[r] <= 0 || weighted_shard[r] < 0)
+            return NAN;
+        crit_even = fmax(crit_even, c);
+        crit_w = fmax(crit_w, c * (double)weighted_shard[r] / (double)even_shard[r]);
+    }
+    double t = even_step - crit_even + crit_w;
+    return t > 0.0 ? t : NAN;
+}
+
+int tpb_result_device_shared(const tpb_result_t *res)
+{
+    int most = 1;
+    for (int r = 0; r < res->world; r++)
+        most = res->info[r].device_shared > most ? res->info[r].device_shared : most;
+    return most;
 }

@@ -27,6 +27,8 @@
  *   emulate_achieved  slowdown the emulation achieved at set-up (1: none)
  *   shard             elements of the split dimension
  *   speed_samples     GEMMs timed by the calibration (0 if none)
+ *   device_shared     ranks of its node driving its device (> 1: a shared GPU, whose
+ *                     times are for correctness, not speed)
  */
 #define TPB_RANK_INFO_FIELDS(X)                                                                    \
     X(double, speed, MPI_DOUBLE)                                                                   \
@@ -38,7 +40,8 @@
     X(double, peak_gflops, MPI_DOUBLE)                                                             \
     X(double, emulate_achieved, MPI_DOUBLE)                                                        \
     X(long, shard, MPI_LONG)                                                                       \
-    X(int, speed_samples, MPI_INT)
+    X(int, speed_samples, MPI_INT)                                                                 \
+    X(int, device_shared, MPI_INT)
 
 #define TPB_INFO_FIELD_(type, name, mpi) type name;
 typedef struct {
@@ -96,7 +99,10 @@ typedef struct {
     double
         pct_peak; /**< worst group: group GFLOP/s over the sum of its ranks' peaks (NaN: unknown) */
     double busbw_gbs, algbw_gbs;
-    double predicted_speedup; /**< mean(s)/min(s) of the worst group (NaN without speeds) */
+    double predicted_speedup; /**< weighted rows: the even step over the step predicted from
+                                   the even config's per-rank compute and the weighted
+                                   shards; without that config mean(s)/min(s) of the worst
+                                   group (NaN without speeds) */
     double speedup;           /**< T_even / T_weighted, on the weighted row (else NaN) */
     double t1_us;             /**< T_1 used for e (NaN if no TP=1 point) */
     tpb_check_t check;
@@ -123,6 +129,9 @@ double tpb_result_rank_pct_peak(const tpb_result_t *res, int r);
  *  every iteration's step up to this many, else this many quantiles of them. */
 #define TPB_STEP_SAMPLES 1000
 
+/** The most ranks sharing one device among res's ranks (1: none shares). Pure. */
+int tpb_result_device_shared(const tpb_result_t *res);
+
 /** The record's step samples of res into out[TPB_STEP_SAMPLES], rounded to 1 ns: all
  *  iterations' steps while iters <= TPB_STEP_SAMPLES, else the quantiles (j + 0.5) /
  *  TPB_STEP_SAMPLES. Returns how many (0 without steps); *quantiles says which. Pure. */
@@ -140,7 +149,9 @@ typedef struct {
     tpb_placement_t placement;
     int group_nodes; /**< most nodes one group spans */
     double step_med, xfer_med;
-    double *t1_rank; /**< TP=1 only: each rank's time for the whole layer (owned) */
+    double *t1_rank;      /**< TP=1 only: each rank's time for the whole layer (owned) */
+    double *compute_rank; /**< each position's median compute (owned; NULL: unknown) */
+    long *shard_rank;     /**< each position's shard (owned; NULL: unknown) */
 } tpb_history_t;
 
 /**
@@ -148,10 +159,23 @@ typedef struct {
  * function: T_1 (its own fastest rank at TP = 1, else the fastest rank of the
  * TP = 1 config of the same shape and split in hist), the metrics of
  * tpb_result_derive, the speed-up over the even config of the same (tp, shape,
- * split) in hist (weighted rows only), and the --check verdict from every
+ * split) in hist and the speed-up predicted from that config's measurements
+ * (weighted rows only: tpb_predict_weighted_step), and the --check verdict from every
  * rank's max_err (TPB_CHECK_OFF when check_on is 0; the tolerance is the
  * dtype's). res->ranks and res->stats must be set.
  */
 void tpb_result_finish(tpb_result_t *res, const tpb_history_t *hist, int nhist, int check_on);
+
+/**
+ * The step a weighted split should take, predicted from the even config alone:
+ * each rank computes for its even time scaled by its new shard (c_r w_r / e_r:
+ * its measured speed on the work it now gets), and everything else in the even
+ * step (the collective, the waits not due to compute) stays:
+ *   T_w = T_even - max_r c_r + max_r c_r w_r / e_r
+ * over the world's ranks (the step is the slowest group's). NaN if a time or shard is
+ * missing. Pure.
+ */
+double tpb_predict_weighted_step(double even_step, const double *even_compute,
+                                 const long *even_shard, const long *weighted_shard, int world);
 
 #endif /* TPB_RESULT_H */

@@ -220,6 +220,7 @@ tpb_status_t tpb_sweep_init(tpb_sweep_t *s)
     tpb_device_info_t mine;
     s->ops->info(s->be, &mine);
     s->peak_gflops = mine.peak_gflops;
+    s->ranks_on_device = mine.ranks_on_device;
     TPB_CHECK_RET(tpb_agree(s->world, is_root(s) ? recorder_new(s) : TPB_OK));
     /* device facts are a fixed-size record of one architecture's chars and numbers */
     TPB_MPI_RET(MPI_Gather(&mine, sizeof(mine), MPI_BYTE, s->rec ? s->rec->devices : NULL,

@@ -68,6 +68,7 @@ typedef struct {
     int nconfigs, check_failed;
     long iter_base;      /**< iterations (warm-up included) run before this config */
     double peak_gflops;  /**< this rank's device peak for the run's dtype */
+    int ranks_on_device; /**< ranks of its node driving its device (> 1: a shared GPU) */
     tpb_recorder_t *rec; /**< rank 0 only (NULL elsewhere) */
     /** A rank failed inside a timed loop and the others may be stuck in it:
      *  main must abort the job rather than finalize. */

@@ -128,6 +128,7 @@ static void rank_facts(const tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_ran
     info->flop = tpb_layer_rank_flop(&p->desc);
     info->mem = p->mem_bytes;
     info->peak_gflops = s->peak_gflops;
+    info->device_shared = s->ranks_on_device;
 }
 
 /* The layer of plan p, once it is known to fit (collective). */

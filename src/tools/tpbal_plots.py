@@ -98,7 +98,7 @@ def plot_weighted(cfgs, outdir, made):
     x = range(len(rows))
     ax.bar([i - 0.2 for i in x], meas, 0.4, label="measured T_even / T_weighted",
            color=COLORS["compute"])
-    ax.bar([i + 0.2 for i in x], pred, 0.4, label="predicted mean(s) / min(s)",
+    ax.bar([i + 0.2 for i in x], pred, 0.4, label="predicted from the even run",
            color=COLORS["wait"])
     ax.axhline(1.0, color="black", lw=0.8)
     ax.set_xticks(list(x))

@@ -134,7 +134,8 @@ CAPTIONS = {
     "step": "Median step time and efficiency E against the TP degree, per shape, split and "
             "policy.",
     "weighted": "Even against weighted: the measured speed-up T_even / T_weighted beside the "
-                "predicted mean(s)/min(s).",
+                "one predicted from the even config's per-rank compute and the weighted "
+                "shards.",
     "decomposition": "T(N) = T_comp/N + T_comm(N) + T_idle(N) per TP degree (the summary's "
                      "decomposition).",
     "comm": "Transfer time and bus bandwidth against message size, with the fitted "

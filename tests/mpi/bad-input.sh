@@ -49,4 +49,18 @@ grep -q "shape 300000x300000x300000 (fp32, tp 1, row) needs [0-9]* bytes on rank
     "$WORK/err" || fail "out-of-memory message"
 one_error_line "$*"
 [ -z "$(ls -A "$fresh")" ] || fail "files appeared in --out: $(ls -A "$fresh")"
+# --dry-run: the configs a command line would measure, nothing written, no device; its
+# refusals are a run's (one line, exit 2)
+tpbal 2 --dry-run --tp 1,2 --split row --shape 64x64x64 --speeds 1,3 --out "$WORK/dry"
+expect_rc 0
+[ ! -e "$WORK/dry" ] || fail "--dry-run created --out"
+grep -q "^config   2: tp 2 row weighted packed, 64x64x64 fp32, shards 16,48" "$WORK/out" ||
+    fail "--dry-run did not list the weighted shards"
+grep -q "^tpbal: dry run: 3 configs would be measured and 0 skipped on 2 ranks, backend host" \
+    "$WORK/out" || fail "--dry-run closing line"
+tpbal 2 --dry-run --dtype bf16
+expect_rc 2
+grep -q "^tpbal: error: --dtype bf16: the host backend supports fp32 and fp64" "$WORK/err" ||
+    fail "--dry-run did not refuse bf16 on the host"
+one_error_line "$*"
 echo "bad-input: ok"

@@ -414,6 +414,23 @@ def main():
         link_cost(cfgs, float(args[0]), float(args[1]))
     elif what == "slurm":
         slurm(run, int(args[0]), args[1])
+    elif what == "whatif-rerun":  # DIR2 TOL: the what-if of d against d2's measured steps
+        _, clean = load(args[0])
+        ref = {(c["split"], c["policy"]): c["step_us"]["median"] for c in clean}
+        for c in cfgs:
+            r = ref[(c["split"], c["policy"])]
+            err = c["whatif_straggler_step_us"] / r - 1.0
+            print("%s %s: fault step %.0f us, predicted %.0f us, rerun %.0f us: %+.1f %%" % (
+                c["split"], c["policy"], c["step_us"]["median"], c["whatif_straggler_step_us"],
+                r, 100 * err))
+            assert abs(err) <= float(args[1]), err
+    elif what == "speedup-predicted":  # TOL: predicted against measured weighted speed-up
+        for c in cfgs:
+            if c["policy"] == "weighted":
+                err = c["predicted_speedup"] / c["speedup"] - 1.0
+                print("%s weighted: speed-up predicted %.3f, measured %.3f: %+.1f %%" % (
+                    c["split"], c["predicted_speedup"], c["speedup"], 100 * err))
+                assert abs(err) <= float(args[0]), err
     elif what == "lb":
         got = [(c["id"], c["split"], c["lb"]) for c in cfgs if c["policy"] == args[0]]
         print("LB of the %s configs: %s" % (args[0], got))

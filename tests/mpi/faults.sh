@@ -83,10 +83,13 @@ check_results "$w" count 1
 
 # ---- the watchdog: a rank stopped from outside (SIGSTOP) ----
 w="$WORK/stopped"
-( timeout 60 $MPIRUN -np 2 "$TPBAL" --tp 2 --shape 32x64x64 --split row --policy even \
+# 400000 iterations of ~70 us: ~30 s, so the stop at 3 s falls inside the timed loop (at
+# 32x64x64 the loop took 2.8 s once the collectives were the blocking calls, and the stop
+# fell into the run's end, where no collective is watched)
+( timeout 60 $MPIRUN -np 2 "$TPBAL" --tp 2 --shape 64x256x256 --split row --policy even \
     --iters 400000 --warmup 0 --timeout 3 >"$WORK/out" 2>"$WORK/err"; echo $? >"$WORK/rc" ) &
 sleep 3 # both ranks are in their timed loop by now
-victim=$(pgrep -n -f "^$TPBAL --tp 2 --shape 32x64x64 --split row --policy even --iters 400000")
+victim=$(pgrep -n -f "^$TPBAL --tp 2 --shape 64x256x256 --split row --policy even --iters 400000")
 [ -n "$victim" ] || fail "no rank to stop"
 kill -STOP "$victim"
 wait

@@ -1,6 +1,8 @@
-# gpucheck.sh - bench/gpu-check.sh --dry-run: every step's command is printed with a
-# line in summary.txt, and the host-side parts (parsing named result fields) run on a
-# host-backend result, so the GPU check stays right for the day a GPU is lent.
+# gpucheck.sh - bench/gpu-check.sh --dry-run: every step has a line in summary.txt, every
+# tpbal command of the check is resolved by `tpbal --dry-run --backend cuda` (no GPU
+# needed) and a refused one fails the dry run (planted below: the shared-GPU step with
+# bf16, which --comm mpi refuses), the plan fits in 8 minutes, and the host-side parts
+# (parsing named result fields) run on a host-backend result.
 . "$(dirname "$0")/lib.sh"
 top=${TPBAL_SRCDIR:?}
 build=$(cd "$(dirname "$TPBAL")/.." && pwd)
@@ -8,11 +10,33 @@ OUT="$WORK/gc" BUILD="$build" bash "$top/bench/gpu-check.sh" --dry-run >"$WORK/g
     { cat "$WORK/gc.out"; fail "gpu-check.sh --dry-run failed"; }
 cat "$WORK/gc.out"
 s="$WORK/gc/summary.txt"
+plan=$(sed -n 's/^# plan: \([0-9]*\) s.*/\1/p' "$s")
+[ -n "$plan" ] && [ "$plan" -le 480 ] || fail "the planned total ($plan s) is not under 8 minutes"
+if grep -q "^dry-run: SKIP: .* built without CUDA" "$s"; then
+    echo "gpucheck: tpbal built without CUDA (a host-only build): commands not resolved"
+    exit 0
+fi
 for step in device build tests check-fp32 check-tf32 check-fp16 check-bf16 check-fp8 \
-    bare-bf16 timed-bf16 timed-fp8 nccl emulate comm; do
+    timed-bf16 timed-fp8 gate-bf16 emulate-time-0.25 emulate-time-0.5 emulate-time-0.75 \
+    emulate-work-0.5 shared-tp2 shared-col-ar nccl-refused comm nccl sweep; do
     grep -q "^$step: " "$s" || fail "no summary line for step $step"
 done
-grep -q "^check-bf16: rc 0, configs [0-9]*, check pass" "$s" || fail "result fields not parsed"
-grep -q "emulation .* achieved" "$s" || fail "emulation not summarised"
-grep -q -- "--timeout 60" "$WORK/gc/commands.txt" || fail "commands without --timeout"
+grep -q "^check-bf16: resolved: tpbal: dry run: [0-9]* configs would be measured" "$s" ||
+    fail "check-bf16 not resolved"
+grep -q "^dry-host: .*configs [0-9]*, check pass" "$s" || fail "result fields not parsed"
+grep -q "^dry-host: .*emulation .* achieved" "$s" || fail "emulation not summarised"
+ntpbal=$(grep -c " $build/src/tpbal " "$WORK/gc/commands.txt")
+[ "$ntpbal" -ge 15 ] || fail "only $ntpbal tpbal commands in the check"
+[ "$(grep " $build/src/tpbal " "$WORK/gc/commands.txt" | grep -c -- '--timeout 30')" -eq "$ntpbal" ] ||
+    fail "a tpbal command without --timeout 30"
+grep -q "FAIL" "$s" && fail "the dry run failed a step"
+
+# a refused command line fails the dry run, naming the step and tpbal's one line
+sed 's/--comm mpi --dtype fp32 \\$/--comm mpi --dtype bf16 \\/' "$top/bench/gpu-check.sh" >"$WORK/planted.sh"
+grep -q -- "--comm mpi --dtype bf16" "$WORK/planted.sh" || fail "could not plant the refusal"
+RC=0
+OUT="$WORK/gp" BUILD="$build" bash "$WORK/planted.sh" --dry-run >"$WORK/gp.out" 2>&1 || RC=$?
+[ "$RC" -ne 0 ] || { cat "$WORK/gp.out"; fail "a refused command passed the dry run"; }
+grep -q "^shared-tp2: FAIL: refused: tpbal: error: --comm mpi reduces fp32 and fp64 only" \
+    "$WORK/gp/summary.txt" || { cat "$WORK/gp.out"; fail "the refusal was not named"; }
 echo "gpucheck: ok"

@@ -36,6 +36,10 @@ expect_rc() {
 # slow ranks, noise, one config or a comm-only sweep).
 check_results() {
     "$PY" "$HERE/check_results.py" "$@" || fail "check_results.py $*"
+    self_compare "$1"
+}
+
+self_compare() {
     if [ -n "${TPBAL_COMPARE:-}" ] && [ -f "$1/results.jsonl" ]; then
         "$TPBAL_COMPARE" "$1" "$1" >"$WORK/self-cmp" 2>&1 ||
             fail "tpbal-compare $1 $1 (itself) exited $?: $(tail -3 "$WORK/self-cmp")"
@@ -53,6 +57,7 @@ check_trace() {
 # exit code 75 (retry) instead of failing the test.
 timing_check() {
     "$PY" "$HERE/check_results.py" "$@" || exit 75
+    self_compare "$1"
 }
 
 # attempts NAME FUNC: run FUNC (in a subshell) up to three times while it exits 75

@@ -47,9 +47,15 @@ static void driver_problem(char *why, size_t cap)
              CUDART_VERSION / 1000, line);
 }
 
-/* Before a device is chosen: every dtype of the table is a GPU dtype. */
-static tpb_status_t cuda_check_dtype_name(tpb_dtype_t dt)
+/* Before a device is chosen: every dtype of the table is a GPU dtype; what the dtype
+ * needs of the collectives' path and the host-only features are known without one. */
+static tpb_status_t cuda_check_config(const tpb_backend_cfg_t *cfg)
 {
+    TPB_CHECK_RET(tpb_cuda_check_comm_dtype(cfg->dtype, cfg->comm));
+    if (cfg->emulate_schedule)
+        return tpb_err_set(TPB_ERR_UNSUPPORTED,
+                           "--emulate-schedule: the cuda backend fixes each rank's SM partition "
+                           "at start; change speeds during a run on the host backend");
     return TPB_OK;
 }
 
@@ -63,13 +69,7 @@ static tpb_status_t check_dtype(const tpb_backend_t *be, tpb_dtype_t dt, tpb_com
                            "needs %d.%d or newer)",
                            tpb_dtype_name(dt), be->prop.name, be->prop.major, be->prop.minor,
                            need / 10, need % 10);
-    tpb_dtype_t out = tpb_dtype_out(dt);
-    if (comm == TPB_COMM_MPI && out != TPB_DTYPE_FP32 && out != TPB_DTYPE_FP64)
-        return tpb_err_set(TPB_ERR_UNSUPPORTED,
-                           "--comm mpi reduces fp32 and fp64 only, not %s outputs: use --comm "
-                           "nccl, or --dtype fp32/tf32",
-                           tpb_dtype_name(out));
-    return TPB_OK;
+    return tpb_cuda_check_comm_dtype(dt, comm);
 }
 
 /* --bind gpu: this process onto the cores near its GPU (hwloc's cudart helper). */
@@ -141,9 +141,20 @@ static int node_sharing(MPI_Comm world, const char *uuid)
     return n;
 }
 
-/* More ranks on a node than GPUs: NCCL cannot put two ranks on one GPU. */
+/* More ranks on a node than GPUs: NCCL cannot put two ranks on one GPU, and a GPU in
+ * exclusive-process compute mode takes one process only. */
 static tpb_status_t check_sharing(const tpb_backend_t *be)
 {
+    int mode = cudaComputeModeDefault;
+    if (be->ranks_on_device > 1 &&
+        cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, be->device) == cudaSuccess &&
+        (mode == cudaComputeModeExclusiveProcess || mode == cudaComputeModeProhibited))
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "%d ranks of this node drive GPU %s, which is in %s compute mode: "
+                           "start one rank per GPU, or ask the admin for the default mode "
+                           "(nvidia-smi -c DEFAULT)",
+                           be->ranks_on_device, be->uuid,
+                           mode == cudaComputeModeProhibited ? "prohibited" : "exclusive-process");
     if (be->ranks_on_device < 2 || be->args.cfg.comm != TPB_COMM_NCCL)
         return TPB_OK;
     return tpb_err_set(TPB_ERR_INVALID,
@@ -290,6 +301,7 @@ static void cuda_info(tpb_backend_t *be, tpb_device_info_t *info)
     info->gpu_numa = gpu_numa_node(info->bus_id);
     info->sm_total = be->prop.multiProcessorCount;
     info->sm_count = be->green.sm_granted ? be->green.sm_granted : info->sm_total;
+    info->ranks_on_device = be->ranks_on_device;
     info->mem_bytes = (double)be->prop.totalGlobalMem;
     snprintf(info->emulation, sizeof(info->emulation), "%s", be->green.how);
     int rt = 0, drv = 0, nccl = 0;
@@ -303,13 +315,12 @@ static void cuda_info(tpb_backend_t *be, tpb_device_info_t *info)
         rt / 1000, rt % 1000 / 10, drv / 1000, drv % 1000 / 10, cublasLtGetVersion(), nccl / 10000,
         nccl / 100 % 100, nccl % 100, be->prop.major, be->prop.minor);
     tpb_bind_report(info);
-    int khz = 0,
-        fpc = tpb_cuda_flop_per_cycle_sm(be->prop.major, be->prop.minor, be->args.cfg.dtype);
+    int khz = 0; /* the maximum SM clock */
     if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, be->device) != cudaSuccess)
         khz = 0;
-    info->peak_gflops = (double)info->sm_total * khz * 1e-6 * fpc;
-    snprintf(info->peak_basis, sizeof(info->peak_basis), "%d SMs x %.2f GHz x %d FLOP/cycle (%s)",
-             info->sm_total, khz * 1e-6, fpc, tpb_dtype_name(be->args.cfg.dtype));
+    info->peak_gflops =
+        tpb_cuda_peak_gflops(be->prop.major, be->prop.minor, info->sm_total, be->prop.name, khz,
+                             be->args.cfg.dtype, info->peak_basis, sizeof(info->peak_basis));
     if (be->ranks_on_device > 1)
         snprintf(info->advice, sizeof(info->advice),
                  "%d ranks share this GPU: they take turns on it, so its results are for "
@@ -409,7 +420,7 @@ const tpb_backend_ops_t tpb_backend_cuda = {
     .built = 1,
     .defaults = TPB_CUDA_DEFAULTS,
     .device_count = tpb_cuda_device_count,
-    .check_dtype = cuda_check_dtype_name,
+    .check_config = cuda_check_config,
     .init = cuda_init,
     .finalize = cuda_finalize,
     .info = cuda_info,

@@ -20,12 +20,10 @@
 
 /** A cached cuBLASLt plan for one GEMM shape. */
 typedef struct {
-    long m, n, k, lda, ldb, ldc;
-    tpb_dtype_t dtype;
+    tpb_cuda_plan_key_t key; /* what it was built for (cuda_plan.h) */
     cublasLtMatmulDesc_t op;
     cublasLtMatrixLayout_t a, b, c;
     cublasLtMatmulAlgo_t algo;
-    int align[4]; /* operand alignments in bytes (A', B', C, D): part of the key */
     int valid;
 } tpb_cuda_plan_t;
 

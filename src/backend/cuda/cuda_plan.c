@@ -2,6 +2,8 @@
 #include "backend/cuda/cuda_plan.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 tpb_status_t tpb_cuda_pick_device(int local_rank, int ndev, const int *map, int nmap, int *dev)
@@ -51,6 +53,17 @@ tpb_status_t tpb_cuda_check_sharing(const char (*ids)[TPB_CUDA_ID_LEN], int t, t
     return TPB_OK;
 }
 
+tpb_status_t tpb_cuda_check_comm_dtype(tpb_dtype_t dt, tpb_comm_kind_t comm)
+{
+    tpb_dtype_t out = tpb_dtype_out(dt);
+    if (comm == TPB_COMM_MPI && out != TPB_DTYPE_FP32 && out != TPB_DTYPE_FP64)
+        return tpb_err_set(TPB_ERR_UNSUPPORTED,
+                           "--comm mpi reduces fp32 and fp64 only, not the %s outputs of --dtype "
+                           "%s: use --comm nccl, or --dtype fp32/tf32",
+                           tpb_dtype_name(out), tpb_dtype_name(dt));
+    return TPB_OK;
+}
+
 int tpb_cuda_sm_request(int sm_total, double f, int min_sm, int step)
 {
     if (step < 1)
@@ -93,4 +106,65 @@ int tpb_cuda_flop_per_cycle_sm(int major, int minor, tpb_dtype_t dt)
         }
     }
     return 0;
+}
+
+/* The clock (GHz) of the vendor's dense tensor-core datasheet figures, by compute
+ * capability, SM count and a word of the name (NULL: any); 0 if not known. */
+static double datasheet_ghz(int cc, int sms, const char *name)
+{
+    static const struct {
+        int cc, sms;
+        const char *word;
+        double ghz;
+    } t[] = {
+        {90, 132, "NVL", 1.545}, /* H100 NVL, H200 NVL: 835 TFLOP/s bf16 */
+        {90, 132, NULL, 1.830},  /* H100 SXM, H200 SXM: 989 TFLOP/s bf16 */
+        {90, 114, NULL, 1.620},  /* H100 PCIe: 756 TFLOP/s bf16 */
+        {80, 108, NULL, 1.410},  /* A100 SXM and PCIe: 312 TFLOP/s bf16 */
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+        if (t[i].cc == cc && t[i].sms == sms && (!t[i].word || (name && strstr(name, t[i].word))))
+            return t[i].ghz;
+    return 0.0;
+}
+
+double tpb_cuda_peak_gflops(int major, int minor, int sms, const char *name, int max_khz,
+                            tpb_dtype_t dt, char *basis, size_t cap)
+{
+    int fpc = tpb_cuda_flop_per_cycle_sm(major, minor, dt);
+    int tensor =
+        dt == TPB_DTYPE_TF32 || dt == TPB_DTYPE_FP16 || dt == TPB_DTYPE_BF16 || dt == TPB_DTYPE_FP8;
+    double sheet = tensor ? datasheet_ghz(major * 10 + minor, sms, name) : 0.0;
+    double ghz = sheet > 0.0 ? sheet : max_khz * 1e-6;
+    snprintf(basis, cap, "%d SMs x %.3g GHz (%s) x %d FLOP/cycle (%s)", sms, ghz,
+             sheet > 0.0 ? "datasheet" : "max clock", fpc, tpb_dtype_name(dt));
+    return sms * ghz * fpc;
+}
+
+/* The largest power of two (up to 256) dividing a pointer: cuBLASLt's alignment of it. */
+static int alignment(const void *ptr)
+{
+    uintptr_t v = (uintptr_t)ptr;
+    int a = 1;
+    while (a < 256 && v % (uintptr_t)(2 * a) == 0)
+        a *= 2;
+    return a;
+}
+
+tpb_cuda_plan_key_t tpb_cuda_plan_key(const tpb_gemm_t *g, int sm_target)
+{
+    tpb_cuda_plan_key_t k = {
+        g->m,     g->n,
+        g->k,     g->lda,
+        g->ldb,   g->ldc,
+        g->dtype, {alignment(g->b), alignment(g->a), alignment(g->c), alignment(g->c)},
+        sm_target};
+    return k;
+}
+
+int tpb_cuda_plan_key_equal(const tpb_cuda_plan_key_t *a, const tpb_cuda_plan_key_t *b)
+{
+    return a->m == b->m && a->n == b->n && a->k == b->k && a->lda == b->lda && a->ldb == b->ldb &&
+           a->ldc == b->ldc && a->dtype == b->dtype && a->sm_target == b->sm_target &&
+           memcmp(a->align, b->align, sizeof(a->align)) == 0;
 }

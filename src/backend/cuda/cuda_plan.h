@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "backend/backend.h"
 #include "base/dtype.h"
 #include "base/tpb_status.h"
 #include "base/tpb_types.h"
@@ -36,6 +37,29 @@ int tpb_cuda_ranks_sharing(const char (*ids)[TPB_CUDA_ID_LEN], int n, int me);
 tpb_status_t tpb_cuda_check_sharing(const char (*ids)[TPB_CUDA_ID_LEN], int t,
                                     tpb_comm_kind_t comm);
 
+/** What a cached cuBLASLt plan was built for: a GEMM is run with a plan only when every
+ *  field matches (the operands' alignments, as cuBLASLt sees them, and the SM count the
+ *  kernels were sized for: an emulating rank's probe times the whole device with its own). */
+typedef struct {
+    long m, n, k, lda, ldb, ldc;
+    tpb_dtype_t dtype;
+    int align[4];  /**< A' = B, B' = A, C, D = C: the largest power of two <= 256 dividing each */
+    int sm_target; /**< CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, 0: the whole device */
+} tpb_cuda_plan_key_t;
+
+/** The key of g run for sm_target SMs. Pure. */
+tpb_cuda_plan_key_t tpb_cuda_plan_key(const tpb_gemm_t *g, int sm_target);
+
+/** 1 if a plan built for a serves b. Pure. */
+int tpb_cuda_plan_key_equal(const tpb_cuda_plan_key_t *a, const tpb_cuda_plan_key_t *b);
+
+/**
+ * What the collectives' path can carry: --comm mpi reduces fp32 and fp64 outputs
+ * only (fp16, bf16 and fp8 GEMMs write 16-bit outputs), TPB_ERR_UNSUPPORTED with
+ * what to use otherwise. Device-free: also in --dry-run.
+ */
+tpb_status_t tpb_cuda_check_comm_dtype(tpb_dtype_t dt, tpb_comm_kind_t comm);
+
 /**
  * SMs to request for speed factor f of a device with sm_total SMs when
  * partitions come in multiples of step (at least min_sm): the multiple of step
@@ -50,5 +74,16 @@ int tpb_cuda_sm_request(int sm_total, double f, int min_sm, int step);
  * unknown. The one table of GPU peaks; the peak is SMs x clock x this.
  */
 int tpb_cuda_flop_per_cycle_sm(int major, int minor, tpb_dtype_t dt);
+
+/**
+ * The dense peak in GFLOP/s of a GPU (compute capability major.minor, sms SMs,
+ * its name, its maximum SM clock in kHz) for dt: SMs x clock x FLOP per cycle.
+ * For the tensor-core dtypes (tf32, fp16, bf16, fp8) of the parts whose vendor
+ * datasheet is known, the clock is the datasheet's (H100/H200 SXM 1.83 GHz: 989
+ * TFLOP/s bf16, the figure everyone compares with, where the 1.98 GHz maximum
+ * would give 1070); otherwise the maximum clock. basis says which. 0 if unknown.
+ */
+double tpb_cuda_peak_gflops(int major, int minor, int sms, const char *name, int max_khz,
+                            tpb_dtype_t dt, char *basis, size_t cap);
 
 #endif /* TPB_CUDA_PLAN_H */

@@ -17,7 +17,7 @@ static int stub_device_count(void)
     return 0;
 }
 
-static tpb_status_t stub_check_dtype(tpb_dtype_t dt)
+static tpb_status_t stub_check_config(const tpb_backend_cfg_t *cfg)
 {
     return not_built();
 }
@@ -116,7 +116,7 @@ const tpb_backend_ops_t tpb_backend_cuda = {
     .built = 0,
     .defaults = TPB_CUDA_DEFAULTS,
     .device_count = stub_device_count,
-    .check_dtype = stub_check_dtype,
+    .check_config = stub_check_config,
     .init = stub_init,
     .finalize = stub_finalize,
     .info = stub_info,

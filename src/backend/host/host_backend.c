@@ -42,8 +42,9 @@ static int host_device_count(void)
     return 1; /* the CPU cores are always there */
 }
 
-static tpb_status_t host_check_dtype(tpb_dtype_t dt)
+static tpb_status_t host_check_config(const tpb_backend_cfg_t *cfg)
 {
+    tpb_dtype_t dt = cfg->dtype;
     if (dt == TPB_DTYPE_FP32 || dt == TPB_DTYPE_FP64)
         return TPB_OK;
     return tpb_err_set(TPB_ERR_INVALID,
@@ -201,6 +202,7 @@ static void host_info(tpb_backend_t *be, tpb_device_info_t *info)
     snprintf(info->threads_from, sizeof(info->threads_from), "%s", be->threads.from);
     info->cores_share = be->share.share;
     info->sharing = be->share.sharing;
+    info->ranks_on_device = 1;
     info->mem_bytes = meminfo_bytes("MemTotal");
     snprintf(info->emulation, sizeof(info->emulation), "%s",
              be->args.emulate_factor == 1.0                  ? "none"
@@ -457,7 +459,7 @@ const tpb_backend_ops_t tpb_backend_host = {
     .built = 1,
     .defaults = {.granularity = 1, .dtype = TPB_DTYPE_FP32, .m = 1024, .n = 1024, .k = 1024},
     .device_count = host_device_count,
-    .check_dtype = host_check_dtype,
+    .check_config = host_check_config,
     .init = host_init,
     .finalize = host_finalize,
     .info = host_info,
