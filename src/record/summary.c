@@ -19,15 +19,21 @@ static double ideal_compute(const double *t1_rank, int world, int tp)
     return worst;
 }
 
-static void json_decomp(tpb_buf_t *js, const tpb_history_t *h, const tpb_decomp_t *d)
+/* The keys that name a config of the summary: tp, split, policy and shape. */
+static void json_config_keys(tpb_buf_t *js, const tpb_history_t *h)
 {
-    tpb_json_obj_begin(js);
+    tpb_json_kv_int(js, "tp", h->tp);
     tpb_json_kv_str(js, "split", tpb_split_name(h->split));
     tpb_json_kv_str(js, "policy", tpb_policy_name(h->policy));
     tpb_json_kv_int(js, "m", h->m);
     tpb_json_kv_int(js, "n", h->n);
     tpb_json_kv_int(js, "k", h->k);
-    tpb_json_kv_int(js, "tp", h->tp);
+}
+
+static void json_decomp(tpb_buf_t *js, const tpb_history_t *h, const tpb_decomp_t *d)
+{
+    tpb_json_obj_begin(js);
+    json_config_keys(js, h);
     tpb_json_kv_num(js, "comp_us", d->comp_us);
     tpb_json_kv_num(js, "comm_us", d->comm_us);
     tpb_json_kv_num(js, "idle_us", d->idle_us);
@@ -186,12 +192,7 @@ static void summary_placement(tpb_record_t *s, tpb_buf_t *js)
                     sp->group_nodes, sp->group_nodes == 1 ? "" : "s", sp->step_med,
                     sp->step_med / pk->step_med);
             tpb_json_obj_begin(js);
-            tpb_json_kv_int(js, "tp", sp->tp);
-            tpb_json_kv_str(js, "split", tpb_split_name(sp->split));
-            tpb_json_kv_str(js, "policy", tpb_policy_name(sp->policy));
-            tpb_json_kv_int(js, "m", sp->m);
-            tpb_json_kv_int(js, "n", sp->n);
-            tpb_json_kv_int(js, "k", sp->k);
+            json_config_keys(js, sp);
             tpb_json_kv_int(js, "packed_nodes", pk->group_nodes);
             tpb_json_kv_num(js, "packed_step_us", pk->step_med);
             tpb_json_kv_int(js, "spread_nodes", sp->group_nodes);

@@ -10,6 +10,19 @@ import os
 import sys
 
 
+
+def trace_spans(d, config):
+    """A trace read on its own: the trace, every span (tid, iter, phase) -> (ts, dur), and the
+    thread names."""
+    tr = json.load(open(os.path.join(d, "trace-%03d.json" % config)))
+    span = {}
+    for e in tr["traceEvents"]:
+        if e.get("ph") == "X":
+            span[(e["tid"], e["args"]["iter"], e["name"])] = (e["ts"], e["dur"])
+    names = {e["tid"]: e["args"]["name"] for e in tr["traceEvents"]
+             if e.get("name") == "thread_name"}
+    return tr, span, names
+
 def close(a, b, what):
     if a is None or b is None or (isinstance(b, float) and not math.isfinite(b)):
         assert a is None and (b is None or not math.isfinite(b)), (what, a, b)
@@ -65,14 +78,7 @@ def main():
         n += 2
     tl = plots.get("timeline")
     if tl:  # the Gantt bars and the lateness map against the trace itself
-        tr = json.load(open(os.path.join(d, "trace-%03d.json" % tl["config"])))
-        tp = tr["otherData"]["tp"]
-        span = {}
-        for e in tr["traceEvents"]:
-            if e.get("ph") == "X":
-                span[(e["tid"], e["args"]["iter"], e["name"])] = (e["ts"], e["dur"])
-        names = {e["tid"]: e["args"]["name"] for e in tr["traceEvents"]
-                 if e.get("name") == "thread_name"}
+        tr, span, names = trace_spans(d, tl["config"])
         for tid, name in names.items():
             for phase in ("compute", "wait", "comm"):
                 want = [span[(tid, i, phase)][1] for i in tl["window"]]
@@ -83,14 +89,8 @@ def main():
                     n += 1
     ar = plots.get("arrivals")
     if ar:  # the heat map: arrival after the group's median arrival, % of the trace's step
-        tr = json.load(open(os.path.join(d, "trace-%03d.json" % ar["config"])))
+        tr, span, names = trace_spans(d, ar["config"])
         tp = tr["otherData"]["tp"]
-        span = {}
-        for e in tr["traceEvents"]:
-            if e.get("ph") == "X":
-                span[(e["tid"], e["args"]["iter"], e["name"])] = (e["ts"], e["dur"])
-        names = {e["tid"]: e["args"]["name"] for e in tr["traceEvents"]
-                 if e.get("name") == "thread_name"}
         iters = sorted({k[1] for k in span})
         assert iters == ar["iters"], "iterations"
         steps = dict(zip(iters, tr["otherData"]["steps_us"]))

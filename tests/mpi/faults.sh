@@ -5,15 +5,6 @@
 # nothing fails. Every case: one line on stderr, the right exit code, no hang.
 . "$(dirname "$0")/lib.sh"
 
-refused() { # refused "EXPECTED TEXT" ARGS...: exit 2, one line naming the problem
-    local want=$1
-    shift
-    tpbal 2 "$@"
-    expect_rc 2
-    one_error_line "$*"
-    grep -q -- "$want" "$WORK/err" || fail "stderr lacks '$want' for $*"
-}
-
 # ---- sizes and integer ranges (no crash, no wrap-around, no silent change) ----
 refused "--shape '2147483648x2147483648x4294967296': expected MxNxK with integers from 1 to 2147483647" \
     --tp 2 --split row --policy weighted --shape 2147483648x2147483648x4294967296

@@ -5,15 +5,6 @@
 # tests/python (test_mutations.py feeds them hundreds of broken result directories).
 . "$(dirname "$0")/lib.sh"
 
-refused() { # refused "EXPECTED TEXT" ARGS...: exit 2, one line naming the problem
-    local want=$1
-    shift
-    tpbal 2 "$@"
-    expect_rc 2
-    one_error_line "$*"
-    grep -q -- "$want" "$WORK/err" || fail "stderr lacks '$want' for $*"
-}
-
 # 1. the weighted and adaptive policies at TP 1 (no speeds there): a segfault on every rank
 tpbal 2 --tp 1 --shape 64x64x64 --policy weighted --iters 3
 expect_rc 0

@@ -83,3 +83,13 @@ attempts() {
 one_error_line() {
     [ "$(grep -c '^tpbal' "$WORK/err")" -eq 1 ] || fail "expected one tpbal line on stderr ($1)"
 }
+
+# refused "EXPECTED TEXT" ARGS...: tpbal on 2 ranks exits 2 with one line naming the problem
+refused() {
+    local want=$1
+    shift
+    tpbal 2 "$@"
+    expect_rc 2
+    one_error_line "$*"
+    grep -q -- "$want" "$WORK/err" || fail "stderr lacks '$want' for $*"
+}
