@@ -53,6 +53,12 @@ START_TEST(two_ranks_one_late)
     ck_assert_double_eq_tol(r[0].wait_free_med, 2000, 1e-9);
     ck_assert_int_eq(c.causality_violations, 0);
     ck_assert_int_eq(c.nspikes, 0);
+    /* means: the step and the transfer of the group that set it */
+    ck_assert_double_eq_tol(c.step_mean, 3050, 1e-9);
+    ck_assert_double_eq_tol(c.xfer_mean, 50, 1e-9);
+    /* T_comp/N = the mean of 1000 and 3000; idle = 3050 - 2000 - 50 = 1000: rank 0's wait / 2 */
+    ck_assert_double_eq_tol(c.comp_mean, 2000, 1e-9);
+    ck_assert(tpb_straggler_clear(&c, 2)); /* last every time, 2000 us late of 3050 */
 }
 END_TEST
 
@@ -71,6 +77,26 @@ START_TEST(groups_and_worst_group)
     ck_assert_int_eq(c.straggler_rank, 3);
     ck_assert_double_eq_tol(r[2].score, 1.0, 1e-12);
     ck_assert_double_eq_tol(r[3].score, 0.6, 1e-12);
+    /* the transfer that adds up is the step-setting group's */
+    ck_assert_double_eq_tol(c.step_mean - c.xfer_mean, 2500, 1e-9);
+    /* ... and so is the compute: group 1's mean (1500 + 2500) / 2, not group 0's */
+    ck_assert_double_eq_tol(c.comp_mean, 2000, 1e-9);
+    ck_assert(c.step_mean - c.comp_mean - c.xfer_mean >= 0.0);
+}
+END_TEST
+
+START_TEST(straggler_beyond_noise)
+{
+    tpb_config_stats_t c = {.step_med = 1000, .straggler_rank = 1};
+    c.straggler_frac = 0.55, c.straggler_late_us = 200; /* equal ranks: last by chance */
+    ck_assert(!tpb_straggler_clear(&c, 2));
+    c.straggler_frac = 0.8; /* last 4 times in 5 (chance: 1 in 2), 20 % of the step late */
+    ck_assert(tpb_straggler_clear(&c, 2));
+    c.straggler_late_us = 30; /* ... but by 3 % of the step */
+    ck_assert(!tpb_straggler_clear(&c, 2));
+    c.straggler_late_us = 200, c.straggler_frac = 0.6; /* 0.6 at tp 8: chance is 1/8 */
+    ck_assert(tpb_straggler_clear(&c, 8));
+    ck_assert(!tpb_straggler_clear(&c, 1));
 }
 END_TEST
 
@@ -165,6 +191,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, two_ranks_one_late);
     tcase_add_test(tc, groups_and_worst_group);
+    tcase_add_test(tc, straggler_beyond_noise);
     tcase_add_test(tc, spikes_blamed_on_the_right_rank);
     tcase_add_test(tc, causality_violations_counted);
     tcase_add_test(tc, clock_correction);

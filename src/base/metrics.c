@@ -262,13 +262,8 @@ void tpb_relative_scores(const double *t, size_t n, double *out)
         out[i] = m / t[i];
 }
 
-tpb_decomp_t tpb_decompose(double t_comp_single_us, int n, double comm_us, double step_us)
+tpb_decomp_t tpb_decompose(double comp_us, double comm_us, double step_us)
 {
-    tpb_decomp_t d;
-    d.comp_us = t_comp_single_us / n;
-    d.comm_us = comm_us;
-    d.idle_us = step_us - d.comp_us - d.comm_us;
-    if (d.idle_us < 0.0)
-        d.idle_us = 0.0;
-    return d;
+    return (tpb_decomp_t){
+        .comp_us = comp_us, .comm_us = comm_us, .idle_us = step_us - comp_us - comm_us};
 }

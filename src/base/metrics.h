@@ -79,10 +79,14 @@ void tpb_relative_scores(const double *t, size_t n, double *out);
 
 /** The decomposition of seed 1 for one TP degree: T = T_comp/N + T_comm + T_idle. */
 typedef struct {
-    double comp_us; /**< T_comp / N: the ideal compute share */
-    double comm_us; /**< T_comm(N) */
-    double idle_us; /**< T_idle(N) = T_step - comp - comm (never negative) */
+    double comp_us; /**< T_comp / N: the ranks' mean compute */
+    double comm_us; /**< T_comm(N): the transfer after the last arrival */
+    double idle_us; /**< T_idle(N) = T - comp - comm: waits and start skew */
 } tpb_decomp_t;
-tpb_decomp_t tpb_decompose(double t_comp_single_us, int n, double comm_us, double step_us);
+
+/** The terms of a mean step from the means of the step-setting group's mean compute and
+ *  transfer (base/timeline.h's comp_mean, xfer_mean): they add up to step_us exactly, and
+ *  idle >= 0 when they come from one timeline (A - min c0 >= any rank's compute). Pure. */
+tpb_decomp_t tpb_decompose(double comp_us, double comm_us, double step_us);
 
 #endif /* TPB_METRICS_H */

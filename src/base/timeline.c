@@ -57,21 +57,23 @@ static void rank_stats(const tpb_mark_t *marks, int r, int iters, double *scr, d
 
 /* Everything about group g: per-rank stats, step and transfer per iteration. */
 static void group_stats(const tpb_mark_t *marks, int tp, int iters, int g, double *scr,
-                        double *a_last, double *free_x, double *grp_step, double *grp_xfer,
-                        tpb_rank_stats_t *ranks, tpb_config_stats_t *cfg)
+                        double *a_last, double *free_x, double *grp[3], tpb_rank_stats_t *ranks,
+                        tpb_config_stats_t *cfg)
 {
     for (int i = 0; i < iters; i++) {
         double a = tpb_timeline_last_arrival(marks, tp, iters, g, i), c0 = INFINITY;
-        double x1 = -INFINITY, fx = INFINITY, late;
+        double x1 = -INFINITY, fx = INFINITY, comp = 0.0, late;
         a_last[i] = a;
         for (int r = g * tp; r < (g + 1) * tp; r++) {
             c0 = fmin(c0, M(r, i).c0);
             x1 = fmax(x1, M(r, i).x1);
             fx = fmin(fx, M(r, i).x1 - M(r, i).c1);
+            comp += M(r, i).c1 - M(r, i).c0;
             cfg->causality_violations += M(r, i).x1 < a;
         }
-        grp_step[i] = x1 - c0;
-        grp_xfer[i] = x1 - a;
+        grp[0][i] = x1 - c0; /* step */
+        grp[1][i] = x1 - a;  /* transfer after the last arrival */
+        grp[2][i] = comp / tp;
         free_x[i] = fx;
         if (tp > 1) {
             int last = last_of_group(marks, tp, iters, g, i, &late);
@@ -134,7 +136,7 @@ tpb_status_t tpb_timeline_analyse(const tpb_mark_t *marks, int world, int tp, in
                                   tpb_rank_stats_t *ranks, tpb_config_stats_t *cfg)
 {
     size_t n = (size_t)iters;
-    double *work = malloc(8 * n * sizeof(double));
+    double *work = malloc(11 * n * sizeof(double));
     int *worst = malloc(n * sizeof(int));
     if (!work || !worst) {
         free(work);
@@ -142,9 +144,10 @@ tpb_status_t tpb_timeline_analyse(const tpb_mark_t *marks, int world, int tp, in
         return tpb_err_set(TPB_ERR_NOMEM, "timeline analysis: out of memory (%d iterations)",
                            iters);
     }
-    double *scr = work, *a_last = work + n, *free_x = work + 2 * n, *gstep = work + 3 * n;
-    double *gxfer = work + 4 * n, *step = work + 5 * n, *xfer = work + 6 * n;
-    double *all_free = work + 7 * n;
+    double *scr = work, *a_last = work + n, *free_x = work + 2 * n, *step = work + 3 * n;
+    double *xfer = work + 4 * n, *all_free = work + 5 * n, *set_xfer = work + 6 * n;
+    double *set_comp = work + 7 * n, *grp[3] = {work + 8 * n, work + 9 * n, work + 10 * n};
+    double xfer_sum = 0.0, step_sum = 0.0, comp_sum = 0.0;
     memset(ranks, 0, (size_t)world * sizeof(*ranks));
     memset(cfg, 0, sizeof(*cfg));
     for (int i = 0; i < iters; i++) {
@@ -152,16 +155,26 @@ tpb_status_t tpb_timeline_analyse(const tpb_mark_t *marks, int world, int tp, in
         all_free[i] = INFINITY;
     }
     for (int g = 0; g < world / tp; g++) {
-        group_stats(marks, tp, iters, g, scr, a_last, free_x, gstep, gxfer, ranks, cfg);
+        group_stats(marks, tp, iters, g, scr, a_last, free_x, grp, ranks, cfg);
         for (int i = 0; i < iters; i++) {
-            if (gstep[i] > step[i]) {
-                step[i] = gstep[i];
+            if (grp[0][i] > step[i]) { /* this group sets the step: its terms add up to it */
+                step[i] = grp[0][i];
                 worst[i] = g;
+                set_xfer[i] = grp[1][i];
+                set_comp[i] = grp[2][i];
             }
-            xfer[i] = fmax(xfer[i], gxfer[i]);
+            xfer[i] = fmax(xfer[i], grp[1][i]);
             all_free[i] = fmin(all_free[i], free_x[i]);
         }
     }
+    for (int i = 0; i < iters; i++) {
+        step_sum += step[i];
+        xfer_sum += set_xfer[i];
+        comp_sum += set_comp[i];
+    }
+    cfg->step_mean = step_sum / iters;
+    cfg->xfer_mean = xfer_sum / iters;
+    cfg->comp_mean = comp_sum / iters;
     cfg->step_med = tpb_median(step, n);
     cfg->step_p95 = tpb_quantile(step, n, 0.95);
     cfg->step_min = tpb_min(step, n);
@@ -230,4 +243,12 @@ int tpb_timeline_trace_window(const double *step, int iters, int n, unsigned cha
     kept += nsp;
     free(sp);
     return kept;
+}
+
+int tpb_straggler_clear(const tpb_config_stats_t *cfg, int tp)
+{
+    if (tp < 2 || cfg->straggler_rank < 0)
+        return 0;
+    return cfg->straggler_frac >= 0.5 * (1.0 + 1.0 / tp) &&
+           cfg->straggler_late_us >= 0.05 * cfg->step_med;
 }

@@ -48,10 +48,14 @@ typedef struct {
  *  (max x1 - min c0 within a group) over the groups. */
 typedef struct {
     double step_med, step_p95, step_min, step_max;
-    double xfer_med;          /**< median over iterations of max_r x1 - A (worst group) */
-    double xfer_free_med;     /**< clock-free transfer bound: min over ranks of x1 - c1 */
-    int straggler_rank;       /**< rank most often last (ties: larger lateness; -1 if t = 1) */
-    double straggler_frac;    /**< fraction of iterations it was last in its group */
+    double step_mean;      /**< mean step: the T that the summary's T(N) terms add up to */
+    double xfer_mean;      /**< mean over iterations of the step-setting group's max x1 - A */
+    double comp_mean;      /**< ... of the mean compute of that group's ranks (T_comp/N); the step
+                            *   less both is the idle, A - min c0 - mean compute >= 0 */
+    double xfer_med;       /**< median over iterations of max_r x1 - A (worst group) */
+    double xfer_free_med;  /**< clock-free transfer bound: min over ranks of x1 - c1 */
+    int straggler_rank;    /**< rank most often last (ties: larger lateness; -1 if t = 1) */
+    double straggler_frac; /**< fraction of iterations it was last in its group */
     double straggler_late_us; /**< its mean lateness */
     int causality_violations; /**< (rank, iteration) with x1 < A */
     int nspikes;              /**< iterations with step > 1.5 x median */
@@ -65,6 +69,14 @@ typedef struct {
  */
 tpb_status_t tpb_timeline_analyse(const tpb_mark_t *marks, int world, int tp, int iters,
                                   tpb_rank_stats_t *ranks, tpb_config_stats_t *cfg);
+
+/**
+ * Whether the straggler of cfg stands out from noise in groups of tp: last more often than
+ * halfway between chance (1/tp) and always, (1 + 1/tp) / 2 of the iterations, and late
+ * by at least 5 % of the median step on average. Between equal ranks the last one is
+ * whoever happens to be; the table shows it in parentheses and the summary leaves it out.
+ */
+int tpb_straggler_clear(const tpb_config_stats_t *cfg, int tp);
 
 /** The step of every iteration: the largest group step (max x1 - min c0 within a group). */
 void tpb_timeline_steps(const tpb_mark_t *marks, int world, int tp, int iters, double *step);

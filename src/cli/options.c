@@ -105,7 +105,7 @@ static const opt_spec opt_table[] = {
     {"shape", 0, "MxNxK[,...]", OPT_SHAPE, NULL, NULL, "explicit shapes"},
     {"preset", 0, "NAME|PATH", OPT_PRESET, NULL, NULL,
      "shape file (bench/presets/NAME.shapes): llama3-8b,\nllama3-70b, llama3-405b, gpt3-175b, "
-     "llama3-8b-cpu"},
+     "llama3-8b-cpu,\ntiny"},
     {"dtype", 'd', "T", OPT_DTYPE, NULL, NULL,
      "fp32 | fp64 (host); fp32 | tf32 | fp16 | bf16 | fp8 (cuda)"},
     {"iters", 'i', "N", OPT_ITERS, NULL, NULL, "measured iterations per config (default 20)"},
@@ -127,7 +127,8 @@ static const opt_spec opt_table[] = {
      "time: stretch the compute phase (host: spin; GPU:\nfewer SMs); work: repeat the GEMM "
      "(default time)"},
     {"emulate-schedule", 0, "ITER:LIST", OPT_SCHEDULE, NULL, NULL,
-     "from iteration ITER of the run on, these factors\n(a rank that slows down mid-run; host)"},
+     "from iteration ITER of the run on, these factors\n(a rank that slows down mid-run; host "
+     "backend\nonly: refused with --backend cuda)"},
     {"check", 'c', NULL, OPT_CHECK, "Checking and output", NULL,
      "verify Y against a single-rank reference on seeded\ninputs; exit code 3 if any config "
      "fails"},

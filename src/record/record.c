@@ -1,6 +1,7 @@
 /* record.c - rank 0's outputs: per-config records, result files and traces (the run's
  * header and metadata record: record_run.c). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -61,9 +62,41 @@ static void loop_only_stats(const tpb_result_t *res, const tpb_mark_t *marks,
                                       .lateness_us = NAN,
                                       .score = NAN};
     }
-    st->step_med = st->step_p95 = st->step_min = st->step_max = (hi - lo) / iters;
-    st->xfer_med = st->xfer_free_med = NAN;
+    st->step_med = st->step_p95 = st->step_min = st->step_max = st->step_mean = (hi - lo) / iters;
+    st->xfer_med = st->xfer_free_med = st->xfer_mean = st->comp_mean = NAN;
     st->straggler_rank = -1;
+}
+
+/* The world rank at position p of res. */
+static int world_of(const tpb_result_t *res, int p)
+{
+    return res->rank_of ? res->rank_of[p] : p;
+}
+
+/* What the closing summary needs of res beyond its identity. */
+static void summary_facts(tpb_history_t *h, const tpb_result_t *res)
+{
+    snprintf(h->shape_name, sizeof(h->shape_name), "%s", res->shape_name);
+    h->step_mean = res->stats.step_mean;
+    h->xfer_mean = res->tp > 1 ? res->stats.xfer_mean : 0.0;
+    h->comp_mean = res->stats.comp_mean;
+    h->speedup = res->speedup;
+    h->predicted_speedup = res->predicted_speedup;
+    int clear = tpb_straggler_clear(&res->stats, res->tp);
+    h->straggler_world = clear ? world_of(res, res->stats.straggler_rank) : -1;
+    h->straggler_frac = res->stats.straggler_frac;
+    h->straggler_late_us = res->stats.straggler_late_us;
+    h->spread_worst = NAN;
+    h->spread_world = -1;
+    if (!tpb_speed_source_measured(res->speed_source) || res->comm_only)
+        return;
+    for (int r = 0; r < res->world; r++) {
+        double sp = res->info[r].speed_spread;
+        if (isfinite(sp) && !(sp <= h->spread_worst)) {
+            h->spread_worst = sp;
+            h->spread_world = world_of(res, r);
+        }
+    }
 }
 
 static tpb_status_t push_hist(tpb_record_t *s, const tpb_result_t *res)
@@ -114,6 +147,7 @@ static tpb_status_t push_hist(tpb_record_t *s, const tpb_result_t *res)
                                           .t1_rank = t1,
                                           .compute_rank = comp,
                                           .shard_rank = shard};
+    summary_facts(&s->hist[s->nhist - 1], res);
     return TPB_OK;
 }
 

@@ -60,6 +60,7 @@ typedef struct {
     int force;                /**< --force: replace an earlier run's files at the first config */
     int comm_only;            /**< --comm-only: the collectives' table */
     tpb_collectives_t collectives; /**< --collectives: how MPI collectives were called */
+    double cal_target_spread;      /**< the calibration's goal (relative IQR) */
     FILE *table;                   /**< where the table goes (stdout) */
 } tpb_run_info_t;
 

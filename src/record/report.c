@@ -21,15 +21,16 @@ void tpb_report_table_header(tpb_buf_t *b)
 {
     tpb_buf_printf(b,
                    "#%4s %3s %-5s %-8s %7s %7s %7s %-5s %10s %10s %10s %9s %9s %5s %5s %5s "
-                   "%8s %5s %8s %9s %8s %8s %5s %5s\n",
+                   "%8s %5s %8s %10s %8s %8s %5s %5s %s\n",
                    "id", "tp", "split", "policy", "M", "N", "K", "dtype", "step(us)", "p95(us)",
                    "comp(us)", "wait(us)", "comm(us)", "LB", "U", "E", "TFLOP/s", "%peak", "busbw",
-                   "straggler", "late(us)", "spikes", "S", "check");
+                   "straggler", "late(us)", "spikes", "S", "check", "layer");
     tpb_buf_printf(b,
                    "#%4s %3s %-5s %-8s %7s %7s %7s %-5s %10s %10s %10s %9s %9s %5s %5s %5s "
-                   "%8s %5s %8s %9s %8s %8s %5s %5s\n",
+                   "%8s %5s %8s %10s %8s %8s %5s %5s %s\n",
                    "", "", "", "", "", "", "", "", "median", "", "max rank", "max rank", "xfer", "",
-                   "", "", "group", "group", "GB/s", "rank:%last", "mean", "n@rank", "what-if", "");
+                   "", "", "group", "group", "GB/s", "rank:%last", "mean", "n@rank", "what-if", "",
+                   "");
 }
 
 static void fmt_opt(char *out, size_t cap, const char *fmt, double v)
@@ -80,8 +81,10 @@ void tpb_report_table_row(tpb_buf_t *b, const tpb_result_t *res)
     fmt_opt(pk, sizeof(pk), tpb_result_device_shared(res) > 1 ? "%.1f*" : "%.1f", res->pct_peak);
     fmt_opt(slow, sizeof(slow), "%.2f", res->whatif.slowdown);
     fmt_spikes(spikes, sizeof(spikes), s);
-    if (s->straggler_rank >= 0) {
-        snprintf(strag, sizeof(strag), "%d:%.0f%%", s->straggler_rank, 100.0 * s->straggler_frac);
+    if (s->straggler_rank >= 0) { /* in parentheses: last by chance, not beyond noise */
+        int clear = tpb_straggler_clear(s, res->tp);
+        snprintf(strag, sizeof(strag), clear ? "%d:%.0f%%" : "(%d:%.0f%%)", s->straggler_rank,
+                 100.0 * s->straggler_frac);
         snprintf(late, sizeof(late), "%.1f", s->straggler_late_us);
     } else {
         snprintf(strag, sizeof(strag), "-");
@@ -89,11 +92,11 @@ void tpb_report_table_row(tpb_buf_t *b, const tpb_result_t *res)
     }
     tpb_buf_printf(b,
                    " %4d %3d %-5s %-8s %7ld %7ld %7ld %-5s %10.1f %10.1f %10s %9s %9s "
-                   "%5s %5s %5s %8.3f %5s %8s %9s %8s %8s %5s %5s\n",
+                   "%5s %5s %5s %8.3f %5s %8s %10s %8s %8s %5s %5s %s\n",
                    res->id, res->tp, tpb_split_name(res->split), tpb_policy_name(res->policy),
                    res->m, res->n, res->k, tpb_dtype_name(res->dtype), s->step_med, s->step_p95,
                    comp, wait, xfer, lb, u, e, res->tflops, pk, bw, strag, late, spikes, slow,
-                   tpb_check_name(res->check));
+                   tpb_check_name(res->check), res->shape_name[0] ? res->shape_name : "-");
 }
 
 /* A per-rank array of one double field of the rank info or stats. */

@@ -36,7 +36,9 @@ void tpb_report_comm_row(tpb_buf_t *b, const tpb_result_t *res)
     opt(wait, sizeof(wait), "%.1f", w);
     opt(slow, sizeof(slow), "%.2f", res->whatif.slowdown);
     if (s->straggler_rank >= 0)
-        snprintf(strag, sizeof(strag), "%d:%.0f%%", s->straggler_rank, 100.0 * s->straggler_frac);
+        snprintf(strag, sizeof(strag),
+                 tpb_straggler_clear(s, res->tp) ? "%d:%.0f%%" : "(%d:%.0f%%)", s->straggler_rank,
+                 100.0 * s->straggler_frac);
     else
         snprintf(strag, sizeof(strag), "-");
     tpb_buf_printf(b,

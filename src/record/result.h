@@ -152,6 +152,14 @@ typedef struct {
     double *t1_rank;      /**< TP=1 only: each rank's time for the whole layer (owned) */
     double *compute_rank; /**< each position's median compute (owned; NULL: unknown) */
     long *shard_rank;     /**< each position's shard (owned; NULL: unknown) */
+    /* what the closing summary says of it */
+    char shape_name[48];
+    double step_mean, xfer_mean, comp_mean; /**< T, T_comm, T_comp/N: they add up (NaN: unknown) */
+    double speedup, predicted_speedup;      /**< weighted rows: over the even config */
+    int straggler_world;                    /**< world rank of a straggler beyond noise, -1: none */
+    double straggler_frac, straggler_late_us;
+    double spread_worst; /**< calibrated speeds: the largest spread of a rank, NaN: none */
+    int spread_world;    /**< and that rank (world) */
 } tpb_history_t;
 
 /**

@@ -3,21 +3,8 @@
 #include <math.h>
 
 #include "base/metrics.h"
+#include "record/answer.h"
 #include "record/record.h"
-
-/* Ideal compute time of the worst group at TP degree tp from each rank's TP = 1
- * time: 1 / sum_r (1 / T1_r), which is T_1 / N when the ranks are alike. */
-static double ideal_compute(const double *t1_rank, int world, int tp)
-{
-    double worst = 0.0;
-    for (int g = 0; g < world / tp; g++) {
-        double rate = 0.0;
-        for (int r = g * tp; r < (g + 1) * tp; r++)
-            rate += 1.0 / t1_rank[r];
-        worst = fmax(worst, 1.0 / rate);
-    }
-    return worst;
-}
 
 /* The keys that name a config of the summary: tp, split, policy and shape. */
 static void json_config_keys(tpb_buf_t *js, const tpb_history_t *h)
@@ -30,21 +17,34 @@ static void json_config_keys(tpb_buf_t *js, const tpb_history_t *h)
     tpb_json_kv_int(js, "k", h->k);
 }
 
-static void json_decomp(tpb_buf_t *js, const tpb_history_t *h, const tpb_decomp_t *d)
+static void json_decomp(tpb_buf_t *js, const tpb_history_t *h, const tpb_decomp_t *d, double e)
 {
     tpb_json_obj_begin(js);
     json_config_keys(js, h);
     tpb_json_kv_num(js, "comp_us", d->comp_us);
     tpb_json_kv_num(js, "comm_us", d->comm_us);
     tpb_json_kv_num(js, "idle_us", d->idle_us);
-    tpb_json_kv_num(js, "step_us", h->step_med);
+    tpb_json_kv_num(js, "step_us", h->step_mean);
+    tpb_json_kv_num(js, "step_median_us", h->step_med);
+    tpb_json_kv_num(js, "e", e);
     tpb_json_obj_end(js);
 }
 
-static void summary_series(tpb_record_t *s, const tpb_history_t *base, tpb_buf_t *js)
+/* "%10.1f", or "-" where unknown. */
+static void put_term(FILE *out, const char *name, double v)
+{
+    if (isfinite(v))
+        fprintf(out, "  %s %10.1f", name, v);
+    else
+        fprintf(out, "  %s %10s", name, "-");
+}
+
+/* T(N) per TP degree of the series of base: the means over iterations of the step-setting
+ * group's mean compute, transfer after the last arrival and the rest (idle), which add up
+ * to its mean step by construction; E = T_1 / (N T) beside them. */
+static void summary_series(tpb_record_t *s, const tpb_history_t *base, tpb_buf_t *js, int *headed)
 {
     const tpb_history_t *t1 = NULL;
-    int world = s->run.topo->size;
     FILE *out = s->run.table;
     for (int i = 0; i < s->nhist; i++) {
         const tpb_history_t *h = &s->hist[i];
@@ -54,6 +54,17 @@ static void summary_series(tpb_record_t *s, const tpb_history_t *base, tpb_buf_t
     }
     if (!t1)
         return;
+    if (!(*headed)++)
+        fprintf(out,
+                "# T(N) = T_comp/N + T_comm(N) + T_idle(N) per TP degree, in us: means over the "
+                "iterations of the group that set each step (its ranks' mean compute, the "
+                "transfer after its last arrival, the rest), which add up to T, the mean step\n"
+                "#   E = T_1 / (N T), T_1 the fastest rank's whole layer: 1 = the N ranks lose "
+                "nothing to waits and transfers; > 1: shards run faster per FLOP (caches); at "
+                "tp 1, E < 1 is how much slower the slowest rank is\n");
+    double t1_us = INFINITY;
+    for (int r = 0; r < s->run.topo->size; r++)
+        t1_us = fmin(t1_us, t1->t1_rank[r]);
     fprintf(out, "# %-5s %-8s %ldx%ldx%ld%s\n", tpb_split_name(base->split),
             tpb_policy_name(base->policy), base->m, base->n, base->k,
             base->placement == TPB_PLACE_SPREAD ? " (spread)" : "");
@@ -63,14 +74,20 @@ static void summary_series(tpb_record_t *s, const tpb_history_t *base, tpb_buf_t
         if (h->split != base->split || h->m != base->m || h->n != base->n || h->k != base->k ||
             (h->tp > 1 && (h->policy != base->policy || h->placement != base->placement)))
             continue;
-        double comp = ideal_compute(t1->t1_rank, world, h->tp);
-        tpb_decomp_t d =
-            tpb_decompose(comp * h->tp, h->tp, h->tp > 1 ? h->xfer_med : 0.0, h->step_med);
-        fprintf(out, "#   tp %3d  T_comp/N %10.1f  T_comm %10.1f  T_idle %10.1f  T %10.1f\n", h->tp,
-                d.comp_us, d.comm_us, d.idle_us, h->step_med);
+        tpb_decomp_t d = tpb_decompose(h->comp_mean, h->xfer_mean, h->step_mean);
+        double e = t1_us / (h->tp * h->step_mean);
+        fprintf(out, "#   tp %3d", h->tp);
+        put_term(out, "T_comp/N", d.comp_us);
+        put_term(out, "T_comm", d.comm_us);
+        put_term(out, "T_idle", d.idle_us);
+        put_term(out, "T", h->step_mean);
+        if (isfinite(e))
+            fprintf(out, "  E %5.2f\n", e);
+        else
+            fprintf(out, "  E     -\n");
         if (best < 0 || h->step_med < s->hist[best].step_med)
             best = i;
-        json_decomp(js, h, &d);
+        json_decomp(js, h, &d, e);
     }
     if (best >= 0)
         fprintf(out, "#   fastest: tp %d\n", s->hist[best].tp);
@@ -203,6 +220,25 @@ static void summary_placement(tpb_record_t *s, tpb_buf_t *js)
     }
 }
 
+/* The closing answer (record/answer.c), printed after everything else. */
+static void summary_answer(tpb_record_t *s, tpb_buf_t *js)
+{
+    int world = s->run.topo->size;
+    const char *hosts[world];
+    for (int r = 0; r < world; r++)
+        hosts[r] = s->run.topo->hosts[r];
+    tpb_buf_t txt = TPB_BUF_INIT;
+    for (int r = 0, said = 0; s->run.emulate && r < world; r++) /* slow on purpose */
+        if (s->run.emulate[r] < 1.0)
+            tpb_buf_printf(&txt, "%s rank %d at %.2f",
+                           said++ ? "," : "# emulated (--emulate-speed):", r, s->run.emulate[r]);
+    if (tpb_buf_str(&txt)[0])
+        tpb_buf_puts(&txt, " of its speed: the ranks the answer calls slow were asked to be\n");
+    tpb_answer_write(&txt, js, s->hist, s->nhist, hosts, s->run.cal_target_spread);
+    fputs(tpb_buf_str(&txt), s->run.table);
+    tpb_buf_free(&txt);
+}
+
 void tpb_record_summary(tpb_record_t *s)
 {
     tpb_buf_t js = TPB_BUF_INIT;
@@ -210,8 +246,7 @@ void tpb_record_summary(tpb_record_t *s)
     tpb_json_kv_str(&js, "type", "summary");
     tpb_json_key(&js, "decomposition");
     tpb_json_arr_begin(&js);
-    if (s->nhist && !s->run.comm_only)
-        fprintf(s->run.table, "# T(N) = T_comp/N + T_comm(N) + T_idle(N) per TP degree\n");
+    int headed = 0;
     for (int i = 0; i < s->nhist; i++) { /* one series per (split, shape, policy) */
         const tpb_history_t *h = &s->hist[i];
         int seen = h->tp == 1;
@@ -220,7 +255,7 @@ void tpb_record_summary(tpb_record_t *s)
                    s->hist[j].n == h->n && s->hist[j].k == h->k && s->hist[j].policy == h->policy &&
                    s->hist[j].placement == h->placement;
         if (!seen)
-            summary_series(s, h, &js);
+            summary_series(s, h, &js, &headed);
     }
     tpb_json_arr_end(&js);
     tpb_json_key(&js, "comm_model");
@@ -230,6 +265,10 @@ void tpb_record_summary(tpb_record_t *s)
     tpb_json_key(&js, "placement");
     tpb_json_arr_begin(&js);
     summary_placement(s, &js);
+    tpb_json_arr_end(&js);
+    tpb_json_key(&js, "answer");
+    tpb_json_arr_begin(&js);
+    summary_answer(s, &js);
     tpb_json_arr_end(&js);
     tpb_json_obj_end(&js);
     tpb_buf_puts(&js, "\n");

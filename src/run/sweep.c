@@ -6,6 +6,7 @@
 
 #include "record/outfile.h"
 #include "run/agree.h"
+#include "run/calibrate.h"
 #include "run/clocksync.h"
 #include "run/signals.h"
 #include "run/split.h"
@@ -174,6 +175,7 @@ static tpb_run_info_t run_info(const tpb_sweep_t *s)
                             .force = o->force,
                             .comm_only = o->comm_only,
                             .collectives = o->collectives,
+                            .cal_target_spread = TPB_CAL_POLICY_DEFAULT.target_spread,
                             .slurm = s->slurm,
                             .table = s->out};
 }
@@ -204,7 +206,8 @@ static tpb_status_t recorder_new(tpb_sweep_t *s)
     r->devices = calloc((size_t)size, sizeof(*r->devices));
     r->sync0 = calloc((size_t)size, sizeof(*r->sync0));
     r->sync1 = calloc((size_t)size, sizeof(*r->sync1));
-    if (!r->devices || !r->sync0 || !r->sync1)
+    r->cal_warned = calloc((size_t)size, 1);
+    if (!r->devices || !r->sync0 || !r->sync1 || !r->cal_warned)
         return tpb_err_set(TPB_ERR_NOMEM, "out of memory for %d ranks", size);
     return s->o->calibration_file[0] ? tpb_calfile_load(s->o->calibration_file, &r->cal) : TPB_OK;
 }
@@ -274,6 +277,7 @@ void tpb_sweep_free(tpb_sweep_t *s)
         free(r->devices);
         free(r->sync0);
         free(r->sync1);
+        free(r->cal_warned);
         tpb_calfile_free(&r->cal);
         free(r);
         s->rec = NULL;

@@ -42,6 +42,7 @@ typedef struct {
     tpb_calfile_t cal; /**< --calibration-file */
     double progress_at;
     tpb_rounds_t rounds;
+    unsigned char *cal_warned; /**< world entries: its calibration was said not to settle */
 } tpb_recorder_t;
 
 /** The measuring context of a run (every rank), and rank 0's recorder. */

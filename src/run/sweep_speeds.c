@@ -37,13 +37,17 @@ static tpb_status_t calibrate(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_ca
     tpb_cal_speed_t mine;
     TPB_CHECK_RET(tpb_calibrate_gemm(s->ops, s->be, s->world, &g, &pol, &mine));
     TPB_CHECK_RET(share(s, &mine, world, -1));
-    for (int r = 0; s->rec && r < s->topo->size; r++)
-        if (!(world[r].spread <= pol.target_spread))
-            fprintf(s->out,
-                    "# warning: calibration of rank %d (%s) did not settle: spread %.1f %% "
-                    "after %d GEMMs (target %.0f %%); its weighted shard may be off\n",
-                    s->rank_of[r], s->topo->hosts[r], 100.0 * world[r].spread, world[r].samples,
-                    100.0 * pol.target_spread);
+    for (int r = 0; s->rec && r < s->topo->size; r++) { /* once a rank; the summary: worst */
+        if (world[r].spread <= pol.target_spread || s->rec->cal_warned[s->rank_of[r]])
+            continue;
+        s->rec->cal_warned[s->rank_of[r]] = 1;
+        fprintf(s->out,
+                "# warning: calibration of rank %d (%s) did not settle: spread %.1f %% "
+                "after %d GEMMs (target %.0f %%); its weighted shards may be off (said once "
+                "a rank: the closing summary has the worst spread)\n",
+                s->rank_of[r], s->topo->hosts[r], 100.0 * world[r].spread, world[r].samples,
+                100.0 * pol.target_spread);
+    }
     return TPB_OK;
 }
 

@@ -4,6 +4,8 @@
 usage: check_results.py DIR CHECK [ARGS...]
   fields                      schema and required fields of every record; CSV shapes
   all-pass                    every config's --check passed
+  answer POLICY RANK          the summary's answer at TP 2: POLICY fastest and never lost,
+                              RANK the even split's straggler
   emulate FACTOR              2 ranks, factors 1,FACTOR: even LB low, weighted LB high, a
                               shorter step and the calibration right, per split
   straggler RANK FRAC LO HI   in every config with tp > 1: RANK is the straggler in >= FRAC
@@ -47,6 +49,39 @@ def load(d):
     cfgs = [r for r in recs if r["type"] == "config"]
     assert len(run) == 1, "one run-metadata object expected"
     return run[0], cfgs
+
+
+def summary_of(d):
+    recs = [json.loads(line) for line in open(os.path.join(d, "results.jsonl"))]
+    summ = [r for r in recs if r["type"] == "summary"]
+    return summ[0] if summ else None
+
+
+def summary(d, cfgs):
+    """The summary recomputed from the configs: T(N)'s terms add up to the mean step, the
+    idle is not negative, the median beside it is the config's; each answer's fastest
+    config and each use line's are the configs with the smallest median step."""
+    summ = summary_of(d)
+    if summ is None:  # a run stopped before its end has no summary
+        return
+    gemm = [c for c in cfgs if c["comm_only"] == "no"]
+    for t in summ["decomposition"]:
+        if t["comp_us"] is None:
+            continue
+        total = t["comp_us"] + t["comm_us"] + t["idle_us"]
+        assert math.isclose(total, t["step_us"], rel_tol=1e-9), ("T(N) does not add up", t)
+        assert t["idle_us"] >= -1e-9 * t["step_us"], ("negative idle", t)
+        meds = [c["step_us"]["median"] for c in gemm if (c["tp"], c["split"], c["m"], c["n"],
+                c["k"]) == (t["tp"], t["split"], t["m"], t["n"], t["k"])]
+        assert t["step_median_us"] in meds, (t, meds)
+    for a in summ["answer"]:
+        same = [c for c in gemm if (c["m"], c["n"], c["k"], c["shape"]) ==
+                (a["m"], a["n"], a["k"], a["shape"])]
+        if a["kind"] == "tp":
+            same = [c for c in same if c["tp"] == a["tp"] and c["placement"] == a["placement"]]
+            assert a["best_step_us"] == min(c["step_us"]["median"] for c in same), a
+        else:
+            assert a["step_us"] == min(c["step_us"]["median"] for c in same), a
 
 
 def fields(d, run, cfgs):
@@ -127,6 +162,20 @@ def emulate(cfgs, factor):
         assert we["shards"][0] > 2 * we["shards"][1], we["shards"]
         seen += 1
     assert seen, "no tp=2 configs"
+
+
+def answer(d, policy, rank):
+    """The closing answer at TP 2: the fastest policy, no such policy lost, the even
+    split's straggler named."""
+    summ = summary_of(d)
+    tp2 = [a for a in summ["answer"] if a["kind"] == "tp" and a["tp"] == 2]
+    use = [a for a in summ["answer"] if a["kind"] == "use"]
+    print("answer: %s; use %s" % (tp2, use))
+    assert tp2 and all(a["best_policy"] == policy for a in tp2), tp2
+    assert all(p["lost"] == "no" for a in tp2 for p in a["policies"]), tp2
+    assert all(any(s["policy"] == "even" and s["rank"] == rank for s in a["stragglers"])
+               for a in tp2), tp2
+    assert use and all(u["policy"] == policy for u in use), use
 
 
 def adaptive_converges(cfgs, within, lb):
@@ -383,6 +432,7 @@ def whatif_slow(cfgs, rank, least):
 def main():
     d, what, args = sys.argv[1], sys.argv[2], sys.argv[3:]
     run, cfgs = load(d)
+    summary(d, cfgs)  # whatever else is checked
     if what == "fields":
         fields(d, run, cfgs)
     elif what == "all-pass":
@@ -390,6 +440,8 @@ def main():
         assert cfgs and not bad, bad
     elif what == "emulate":
         emulate(cfgs, float(args[0]))
+    elif what == "answer":
+        answer(d, args[0], int(args[1]))
     elif what == "straggler":
         straggler(cfgs, int(args[0]), float(args[1]), float(args[2]), float(args[3]))
     elif what == "clock":

@@ -20,5 +20,7 @@ attempt() {
     check_results "$d" source calibration
     check_results "$d" calibrated
     timing_check "$d" emulate 0.125
+    grep -q "^# use for 192x768x768: .* weighted at tp 2" "$WORK/out" || exit 75
+    timing_check "$d" answer weighted 1
 }
 attempts emulate attempt
