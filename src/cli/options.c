@@ -66,6 +66,7 @@ enum {
     OPT_THREADS,
     OPT_TIMELINE,
     OPT_TRACE_ITERS,
+    OPT_TRACE_PER,
     OPT_INJ_DELAY,
     OPT_INJ_CLOCK,
     OPT_SEED,
@@ -147,6 +148,9 @@ static const opt_spec opt_table[] = {
     {"trace-iters", 0, "N|all|auto", OPT_TRACE_ITERS, NULL, NULL,
      "iterations per trace file: N around the slowest\nstep plus up to N spikes; auto: all "
      "up to 300k\nrank-iterations, else 300k / ranks (default auto)"},
+    {"trace-per", 0, "config|run", OPT_TRACE_PER, NULL, NULL,
+     "config: trace-NNN.json per config; run: one\ntrace.json, every config on the run's time "
+     "axis\n(even beside weighted; default config)"},
     {"seed", 0, "N", OPT_SEED, NULL, NULL, "input generator seed (default 42)"},
     {"quiet", 'q', NULL, OPT_QUIET, NULL, NULL, "no progress lines"},
     {"comm-only", 0, NULL, OPT_COMM_ONLY, "Collective-only sweeps (no GEMM)", NULL,
@@ -190,6 +194,7 @@ static const opt_spec opt_table[] = {
 #define NOPTS (sizeof(opt_table) / sizeof(opt_table[0]))
 
 static const char *const onoff_names[] = {"off", "on"};
+static const char *const trace_per_names[] = {"config", "run"};
 
 /* One named value of table t into *out. */
 static tpb_status_t set_name(const char *flag, const char *v, const tpb_name_table_t *t,
@@ -394,6 +399,8 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
         return TPB_OK;
     case OPT_TIMELINE: return tpb_opt_choice(flag, v, onoff_names, 2, "on or off", &o->timeline);
     case OPT_TRACE_ITERS: return set_trace_iters(o, flag, v);
+    case OPT_TRACE_PER:
+        return tpb_opt_choice(flag, v, trace_per_names, 2, "config or run", &o->trace_per_run);
     case OPT_INJ_DELAY: return tpb_opt_inject(flag, v, 1, &o->inject_delay);
     case OPT_INJ_CLOCK: return tpb_opt_inject(flag, v, 0, &o->inject_clock);
     case OPT_SEED: {

@@ -66,11 +66,12 @@ typedef struct {
     tpb_collectives_t collectives; /**< --collectives */
     int *gpu_map;                  /**< --gpu-map, device per node-local rank (owned) */
     int ngpu_map;
-    tpb_bind_t bind;  /**< --bind */
-    int threads;      /**< --threads: BLAS threads per rank (host), 0 = decided per rank */
-    double timeout_s; /**< collective watchdog (CUDA), 0 = off */
-    int timeline;     /**< record and write timelines (default on) */
-    int trace_iters;  /**< --trace-iters: iterations per trace file; 0 auto, -1 all */
+    tpb_bind_t bind;   /**< --bind */
+    int threads;       /**< --threads: BLAS threads per rank (host), 0 = decided per rank */
+    double timeout_s;  /**< collective watchdog (CUDA), 0 = off */
+    int timeline;      /**< record and write timelines (default on) */
+    int trace_iters;   /**< --trace-iters: iterations per trace file; 0 auto, -1 all */
+    int trace_per_run; /**< --trace-per run: one trace.json for the run (0: one per config) */
     tpb_inject_t inject_delay;
     tpb_inject_t inject_clock;
     uint64_t seed;

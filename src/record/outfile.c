@@ -145,7 +145,7 @@ static int is_ours(const char *name)
 {
     size_t n = strlen(name);
     return strcmp(name, "results.jsonl") == 0 || strcmp(name, "results.csv") == 0 ||
-           strcmp(name, "ranks.csv") == 0 ||
+           strcmp(name, "ranks.csv") == 0 || strcmp(name, "trace.json") == 0 ||
            (strncmp(name, "trace-", 6) == 0 && n > 11 && strcmp(name + n - 5, ".json") == 0) ||
            (name[0] == '.' && strstr(name, ".tmp."));
 }

@@ -1,5 +1,6 @@
 /* record.c - rank 0's outputs: per-config records, result files and traces (the run's
  * header and metadata record: record_run.c). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@ void tpb_record_free(tpb_record_t *r)
     tpb_buf_free(&r->jsonl);
     tpb_buf_free(&r->csv);
     tpb_buf_free(&r->ranks_csv);
+    tpb_buf_free(&r->trace_infos);
     memset(r, 0, sizeof(*r));
 }
 
@@ -184,29 +186,99 @@ static int trace_window(int opt, int world, int iters)
     return n < 16 ? 16 : n;
 }
 
-static tpb_status_t write_trace(const tpb_record_t *s, const tpb_result_t *res,
-                                const tpb_mark_t *marks, const double *steps)
+/* The first n bytes of dir/name into f (what this run wrote there before). */
+static tpb_status_t copy_head(FILE *f, const char *dir, const char *name, long n)
 {
+    char path[4096], buf[1 << 16];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *in = fopen(path, "rb");
+    if (!in)
+        return tpb_err_set(TPB_ERR_IO, "cannot read back %s: %s", path, strerror(errno));
+    while (n > 0) {
+        size_t want = n < (long)sizeof(buf) ? (size_t)n : sizeof(buf);
+        size_t got = fread(buf, 1, want, in);
+        if (got == 0 || fwrite(buf, 1, got, f) != got)
+            break;
+        n -= (long)got;
+    }
+    fclose(in);
+    if (n > 0)
+        return tpb_err_set(TPB_ERR_IO, "cannot copy %s into its new version (%ld bytes short)",
+                           path, n);
+    return TPB_OK;
+}
+
+/* --trace-per run: trace.json again with res's events appended (record/trace.h). */
+static tpb_status_t write_run_trace(tpb_record_t *s, const tpb_result_t *res,
+                                    const tpb_mark_t *marks, const double *steps,
+                                    const unsigned char *keep)
+{
+    tpb_outstream_t os;
+    TPB_CHECK_RET(tpb_outstream_open(&os, s->run.out_dir, TPB_TRACE_RUN_NAME));
+    tpb_status_t st = TPB_OK;
+    if (s->trace_end == 0)
+        tpb_trace_run_begin(os.f, s->run.topo);
+    else
+        st = copy_head(os.f, s->run.out_dir, TPB_TRACE_RUN_NAME, s->trace_end);
+    if (st == TPB_OK)
+        st = tpb_trace_run_config(os.f, res, marks, s->t0_us, s->run.topo, keep);
+    long end = ftell(os.f);
+    char *info = NULL;
+    size_t len = 0;
+    FILE *m = st == TPB_OK ? open_memstream(&info, &len) : NULL;
+    if (st == TPB_OK && !m)
+        st = tpb_err_set(TPB_ERR_NOMEM, "out of memory for the run's trace");
+    if (m) {
+        tpb_trace_info(m, res, steps, keep);
+        fclose(m);
+    }
+    tpb_buf_t infos = TPB_BUF_INIT;
+    if (st == TPB_OK) {
+        tpb_buf_printf(&infos, "%s%s%s", tpb_buf_str(&s->trace_infos),
+                       s->trace_infos.len ? "," : "", info);
+        st = tpb_buf_ok(&infos) ? tpb_trace_run_end(os.f, tpb_buf_str(&infos))
+                                : tpb_err_set(TPB_ERR_NOMEM, "out of memory for the run's trace");
+    }
+    free(info);
+    if (st == TPB_OK)
+        st = tpb_outstream_commit(&os);
+    else
+        tpb_outstream_abort(&os);
+    if (st == TPB_OK) { /* the record follows the file only once it is in place */
+        tpb_buf_free(&s->trace_infos);
+        s->trace_infos = infos;
+        s->trace_end = end;
+    } else {
+        tpb_buf_free(&infos);
+    }
+    return st;
+}
+
+static tpb_status_t write_trace(tpb_record_t *s, const tpb_result_t *res, const tpb_mark_t *marks,
+                                const double *steps)
+{
+    unsigned char *keep = NULL;
+    int n = trace_window(s->run.trace_iters, res->world, res->iters);
+    if (n < res->iters) { /* --trace-iters: a window around the slowest step, and the spikes */
+        if (!(keep = malloc((size_t)res->iters)))
+            return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the trace window");
+        tpb_timeline_trace_window(steps, res->iters, n, keep);
+    }
+    if (s->run.trace_per_run) {
+        tpb_status_t st = write_run_trace(s, res, marks, steps, keep);
+        free(keep);
+        return st;
+    }
     char name[64];
     tpb_outstream_t os;
     tpb_trace_name(res->id, name, sizeof(name));
     tpb_topo_t view;
-    TPB_CHECK_RET(placed_view(s->run.topo, res, &view));
-    tpb_status_t st = tpb_outstream_open(&os, s->run.out_dir, name);
-    if (st != TPB_OK) {
+    tpb_status_t st = placed_view(s->run.topo, res, &view);
+    if (st == TPB_OK && (st = tpb_outstream_open(&os, s->run.out_dir, name)) != TPB_OK)
         tpb_topo_free(&view);
+    if (st != TPB_OK) {
+        free(keep);
         return st;
-    }
-    unsigned char *keep = NULL;
-    int n = trace_window(s->run.trace_iters, res->world, res->iters);
-    if (n < res->iters) { /* --trace-iters: a window around the slowest step, and the spikes */
-        keep = malloc((size_t)res->iters);
-        if (!keep) {
-            tpb_topo_free(&view);
-            tpb_outstream_abort(&os);
-            return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the trace window");
-        }
-        tpb_timeline_trace_window(steps, res->iters, n, keep);
     }
     st = tpb_trace_write(os.f, res, marks, steps, s->t0_us, &view, keep);
     free(keep);

@@ -52,7 +52,8 @@ typedef struct {
     long granularity;
     unsigned long long seed;
     int timeline, check;
-    int trace_iters; /**< iterations per trace: 0 auto, -1 all, else N (--trace-iters) */
+    int trace_iters;   /**< iterations per trace: 0 auto, -1 all, else N (--trace-iters) */
+    int trace_per_run; /**< --trace-per run: one trace.json (record/trace.h) */
     int inject_delay_rank, inject_clock_rank;
     int clock_exchanges;
     const tpb_slurm_t *slurm; /**< Slurm's facts, or NULL (written as null) */
@@ -72,9 +73,11 @@ typedef struct {
     tpb_buf_t jsonl, csv, ranks_csv;
     tpb_history_t *hist;
     int nhist, cap_hist;
-    int skipped;      /**< configs skipped, with a line in the table */
-    int check_failed; /**< a config's --check failed */
-    int claimed;      /**< this run has written into out_dir (after its first config) */
+    int skipped;           /**< configs skipped, with a line in the table */
+    int check_failed;      /**< a config's --check failed */
+    int claimed;           /**< this run has written into out_dir (after its first config) */
+    long trace_end;        /**< --trace-per run: where trace.json's events end (0: none yet) */
+    tpb_buf_t trace_infos; /**< ... and its configs' otherData objects, comma-separated */
 } tpb_record_t;
 
 /** Start the record of a run; the clock samples are read when written. */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
@@ -13,9 +14,13 @@ void tpb_trace_name(int id, char *out, size_t cap)
     snprintf(out, cap, "trace-%03d.json", id);
 }
 
-static void write_names(FILE *f, const tpb_topo_t *topo, const tpb_result_t *res)
+/* Process (host) and thread (rank) names. Per config, tid is the rank's position and its
+ * name says its TP group; per run (world != NULL: every world rank), tid is the world rank,
+ * and the group is in each span's args, since it changes with the config. pid = host + 1
+ * (Perfetto reserves 0). */
+static void write_names(FILE *f, const tpb_topo_t *topo, const tpb_result_t *res, int per_run)
 {
-    int world = res->world;
+    int world = per_run ? topo->size : res->world;
     for (int h = 0; h < topo->nhosts; h++) {
         for (int r = 0; r < world; r++) {
             if (topo->host_index[r] != h)
@@ -25,17 +30,23 @@ static void write_names(FILE *f, const tpb_topo_t *topo, const tpb_result_t *res
             fprintf(f,
                     ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
                     "\"args\":{\"name\":%s}}",
-                    h, tpb_buf_str(&b));
+                    h + 1, tpb_buf_str(&b));
             tpb_buf_free(&b);
             break;
         }
     }
     for (int r = 0; r < world; r++) {
-        int h = topo->host_index[r];
-        fprintf(f,
-                ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
-                "\"args\":{\"name\":\"rank %d\"}}",
-                h, r, tpb_result_world_rank(res, r)); /* tid: position; name: world rank */
+        int h = topo->host_index[r] + 1;
+        if (per_run)
+            fprintf(f,
+                    ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
+                    "\"args\":{\"name\":\"rank %d\"}}",
+                    h, r, r);
+        else
+            fprintf(f,
+                    ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
+                    "\"args\":{\"name\":\"rank %d, TP group %d\"}}",
+                    h, r, tpb_result_world_rank(res, r), r / res->tp);
         fprintf(f,
                 ",\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
                 "\"args\":{\"sort_index\":%d}}",
@@ -99,17 +110,84 @@ static char *span(char *p, const char *name, const char *head, double ts, double
     return put_uint(p, (unsigned long long)iter);
 }
 
-static void write_rank(FILE *f, const tpb_result_t *res, const tpb_mark_t *marks, double t0,
-                       const tpb_topo_t *topo, int r, const unsigned char *keep)
+/* Where position r's spans go: pid (host + 1) and tid (see write_names). */
+static void ids_of(const tpb_topo_t *topo, const tpb_result_t *res, int r, int per_run, int *pid,
+                   int *tid)
 {
-    int iters = res->iters, tp = res->tp, g = r / tp;
+    int w = tpb_result_world_rank(res, r);
+    *pid = topo->host_index[per_run ? w : r] + 1;
+    *tid = per_run ? w : r;
+}
+
+/* A flow arrow from the last arrival (inside its compute span) to a rank that waited for
+ * it (inside its wait span), both 1 ns before A so that each binds to its slice. */
+static char *flow(char *p, char ph, unsigned long long id, int pid, int tid, double ts)
+{
+    p = put_str(p, ",\n{\"name\":\"waited for\",\"cat\":\"wait\",\"ph\":\"");
+    *p++ = ph;
+    p = put_str(p, ph == 'f' ? "\",\"bp\":\"e\",\"id\":" : "\",\"id\":");
+    p = put_uint(p, id);
+    p = put_str(p, ",\"pid\":");
+    p = put_uint(p, (unsigned long long)pid);
+    p = put_str(p, ",\"tid\":");
+    p = put_uint(p, (unsigned long long)tid);
+    p = put_str(p, ",\"ts\":");
+    return put_fix3(p, ts);
+}
+
+/* Waits worth an arrow: at least 1 us and 1 % of the iteration's step. */
+static int worth_arrow(double wait, double step)
+{
+    return wait >= 1.0 && wait >= 0.01 * step;
+}
+
+/* The arrows of group g in iteration i from its last arrival to every rank that waited. */
+static char *group_flows(char *p, const tpb_result_t *res, const tpb_mark_t *marks, double t0,
+                         const tpb_topo_t *topo, int g, int i, int per_run)
+{
+    int iters = res->iters, tp = res->tp, last = g * tp, pid, tid;
+    double a = tpb_timeline_last_arrival(marks, tp, iters, g, i), c0 = INFINITY, x1 = -INFINITY;
+    for (int q = g * tp; q < (g + 1) * tp; q++) {
+        const tpb_mark_t *mk = &marks[(size_t)q * iters + i];
+        last = mk->c1 >= a ? q : last;
+        c0 = fmin(c0, mk->c0);
+        x1 = fmax(x1, mk->x1);
+    }
+    ids_of(topo, res, last, per_run, &pid, &tid);
+    for (int q = g * tp; q < (g + 1) * tp; q++) {
+        const tpb_mark_t *mk = &marks[(size_t)q * iters + i];
+        if (q == last || !worth_arrow(fmin(a, mk->x1) - mk->c1, x1 - c0))
+            continue;
+        unsigned long long id = ((unsigned long long)res->id * (unsigned long long)iters + i) *
+                                    (unsigned long long)res->world +
+                                q + 1;
+        int qpid, qtid;
+        ids_of(topo, res, q, per_run, &qpid, &qtid);
+        p = flow(p, 's', id, pid, tid, a - t0 - 0.001);
+        p = put_str(p, "}");
+        p = flow(p, 'f', id, qpid, qtid, fmin(a, mk->x1) - t0 - 0.001);
+        p = put_str(p, "}");
+    }
+    return p;
+}
+
+static int write_rank(FILE *f, const tpb_result_t *res, const tpb_mark_t *marks, double t0,
+                      const tpb_topo_t *topo, int r, const unsigned char *keep, int per_run)
+{
+    int iters = res->iters, tp = res->tp, g = r / tp, pid, tid;
     const tpb_rank_info_t *info = &res->info[r];
-    char head[96], comp_args[96], line[1024];
+    char head[96], comp_args[96], comm_args[128], grp[32], *line;
+    ids_of(topo, res, r, per_run, &pid, &tid);
     snprintf(head, sizeof(head),
-             "\",\"cat\":\"tpbal\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":", topo->host_index[r],
-             r);
-    snprintf(comp_args, sizeof(comp_args), ",\"shard\":%ld,\"flop\":%.6g}}", info->shard,
-             info->flop);
+             "\",\"cat\":\"tpbal\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":", pid, tid);
+    snprintf(grp, sizeof(grp), per_run ? ",\"group\":%d" : "", g);
+    snprintf(comp_args, sizeof(comp_args), ",\"shard\":%ld,\"flop\":%.6g%s}}", info->shard,
+             info->flop, grp);
+    snprintf(comm_args, sizeof(comm_args), ",\"collective\":\"%s\",\"bytes\":%.0f%s",
+             tpb_coll_label(res->coll), res->coll_bytes, grp);
+    size_t cap = 1024 + (size_t)tp * 512; /* three spans, and two events per arrow */
+    if (!(line = malloc(cap)))
+        return -1;
     for (int i = 0; i < iters; i++) {
         if (keep && !keep[i])
             continue;
@@ -121,12 +199,17 @@ static void write_rank(FILE *f, const tpb_result_t *res, const tpb_mark_t *marks
         for (int k = 0; k < 2; k++) {
             p = k == 0 ? span(p, "wait", head, mk->c1 - t0, wait_end - t0, res->id, i)
                        : span(p, "comm", head, wait_end - t0, mk->x1 - t0, res->id, i);
+            p = put_str(p, k == 0 ? grp : comm_args);
             p = put_str(p, ",\"last_arrival_us\":");
             p = put_fix3(p, a - t0);
             p = put_str(p, "}}");
         }
+        if (r == g * tp && tp > 1) /* the group's arrows, once */
+            p = group_flows(p, res, marks, t0, topo, g, i, per_run);
         fwrite(line, 1, (size_t)(p - line), f);
     }
+    free(line);
+    return 0;
 }
 
 /* otherData's slowest iteration and the step of every iteration written. */
@@ -149,17 +232,17 @@ static void write_steps(FILE *f, const double *step, int iters, const unsigned c
     fprintf(f, "]");
 }
 
-tpb_status_t tpb_trace_write(FILE *f, const tpb_result_t *res, const tpb_mark_t *marks,
-                             const double *step, double t0_us, const tpb_topo_t *topo,
-                             const unsigned char *keep)
+/* A config's facts (otherData per config; one entry of otherData.configs per run). */
+static void write_info(FILE *f, const tpb_result_t *res, const double *step,
+                       const unsigned char *keep)
 {
     fprintf(f,
-            "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"tool\":\"tpbal\",\"config\":%d,"
-            "\"tp\":%d,\"split\":\"%s\",\"policy\":\"%s\",\"m\":%ld,\"n\":%ld,\"k\":%ld,"
-            "\"dtype\":\"%s\",\"iters\":%d,\"placement\":\"%s\",\"world_ranks\":[",
+            "{\"tool\":\"tpbal\",\"config\":%d,\"tp\":%d,\"split\":\"%s\",\"policy\":\"%s\","
+            "\"m\":%ld,\"n\":%ld,\"k\":%ld,\"dtype\":\"%s\",\"iters\":%d,\"placement\":\"%s\","
+            "\"collective\":\"%s\",\"bytes\":%.0f,\"world_ranks\":[",
             res->id, res->tp, tpb_split_name(res->split), tpb_policy_name(res->policy), res->m,
             res->n, res->k, tpb_dtype_name(res->dtype), res->iters,
-            tpb_placement_name(res->placement));
+            tpb_placement_name(res->placement), tpb_coll_label(res->coll), res->coll_bytes);
     for (int r = 0; r < res->world; r++)
         fprintf(f, "%s%d", r ? "," : "", tpb_result_world_rank(res, r));
     int kept = 0;
@@ -174,21 +257,76 @@ tpb_status_t tpb_trace_write(FILE *f, const tpb_result_t *res, const tpb_mark_t 
         fprintf(f, "]");
     }
     write_steps(f, step, res->iters, keep);
-    fprintf(f, "},\n\"traceEvents\":[\n");
+    fprintf(f, "}");
+}
+
+/* The config's instant event (named by its identity) and every rank's spans. */
+static tpb_status_t write_config(FILE *f, const tpb_result_t *res, const tpb_mark_t *marks,
+                                 double t0_us, const tpb_topo_t *topo, const unsigned char *keep,
+                                 int per_run)
+{
     double first = marks[0].c0;
     for (int r = 1; r < res->world; r++)
         first = fmin(first, marks[(size_t)r * res->iters].c0);
     fprintf(f,
-            "{\"name\":\"config %d: tp %d %s %s %ldx%ldx%ld\",\"ph\":\"i\",\"s\":\"g\","
-            "\"pid\":0,\"tid\":0,\"ts\":%.3f}",
-            res->id, res->tp, tpb_split_name(res->split), tpb_policy_name(res->policy), res->m,
-            res->n, res->k, first - t0_us);
-    write_names(f, topo, res);
+            "%s{\"name\":\"config %d: tp %d %s %s %ldx%ldx%ld\",\"ph\":\"i\",\"s\":\"g\","
+            "\"pid\":1,\"tid\":0,\"ts\":%.3f}",
+            per_run ? ",\n" : "", res->id, res->tp, tpb_split_name(res->split),
+            tpb_policy_name(res->policy), res->m, res->n, res->k, first - t0_us);
+    if (!per_run)
+        write_names(f, topo, res, 0);
     for (int r = 0; r < res->world; r++)
-        write_rank(f, res, marks, t0_us, topo, r, keep);
-    fprintf(f, "\n]}\n");
-    if (ferror(f))
-        return tpb_err_set(TPB_ERR_IO, "cannot write the trace of config %d: %s", res->id,
-                           strerror(errno));
+        if (write_rank(f, res, marks, t0_us, topo, r, keep, per_run) != 0)
+            return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the trace of config %d", res->id);
     return TPB_OK;
+}
+
+static tpb_status_t stream_status(FILE *f, const char *what)
+{
+    if (ferror(f))
+        return tpb_err_set(TPB_ERR_IO, "cannot write %s: %s", what, strerror(errno));
+    return TPB_OK;
+}
+
+tpb_status_t tpb_trace_write(FILE *f, const tpb_result_t *res, const tpb_mark_t *marks,
+                             const double *step, double t0_us, const tpb_topo_t *topo,
+                             const unsigned char *keep)
+{
+    fprintf(f, "{\"displayTimeUnit\":\"ms\",\"otherData\":");
+    write_info(f, res, step, keep);
+    fprintf(f, ",\n\"traceEvents\":[\n");
+    TPB_CHECK_RET(write_config(f, res, marks, t0_us, topo, keep, 0));
+    fprintf(f, "\n]}\n");
+    char what[64];
+    snprintf(what, sizeof(what), "the trace of config %d", res->id);
+    return stream_status(f, what);
+}
+
+void tpb_trace_run_begin(FILE *f, const tpb_topo_t *topo)
+{
+    fprintf(f, "{\"traceEvents\":[\n{\"name\":\"tpbal run\",\"ph\":\"i\",\"s\":\"g\",\"pid\":1,"
+               "\"tid\":0,\"ts\":0.000}");
+    write_names(f, topo, NULL, 1);
+}
+
+tpb_status_t tpb_trace_run_config(FILE *f, const tpb_result_t *res, const tpb_mark_t *marks,
+                                  double t0_us, const tpb_topo_t *topo, const unsigned char *keep)
+{
+    TPB_CHECK_RET(write_config(f, res, marks, t0_us, topo, keep, 1));
+    return stream_status(f, "the run's trace");
+}
+
+void tpb_trace_info(FILE *f, const tpb_result_t *res, const double *step, const unsigned char *keep)
+{
+    write_info(f, res, step, keep);
+}
+
+tpb_status_t tpb_trace_run_end(FILE *f, const char *infos)
+{
+    fprintf(
+        f,
+        "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"tool\":\"tpbal\",\"trace_per\":\"run\","
+        "\"configs\":[%s]}}\n",
+        infos);
+    return stream_status(f, "the run's trace");
 }

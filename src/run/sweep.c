@@ -167,6 +167,7 @@ static tpb_run_info_t run_info(const tpb_sweep_t *s)
                             .seed = o->seed,
                             .timeline = o->timeline,
                             .trace_iters = o->trace_iters,
+                            .trace_per_run = o->trace_per_run,
                             .check = o->check,
                             .inject_delay_rank = o->inject_delay.rank,
                             .inject_clock_rank = o->inject_clock.rank,

@@ -210,8 +210,8 @@ def plot_comm(cfgs, summ, outdir, made):
 class Trace:
     """One config's trace, as the record wrote it: hosts, rank names and spans."""
 
-    def __init__(self, path):
-        self.info, events = tr.read_trace(path)
+    def __init__(self, path, config=None):
+        self.info, events = tr.read_trace(path, config)
         self.hosts, self.names, self.spans = {}, {}, {}
         for e in events:
             args = e.get("args") if isinstance(e.get("args"), dict) else {}

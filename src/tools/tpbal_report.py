@@ -204,7 +204,7 @@ def main(argv):
     data["decomposition"] = plots.plot_decomposition(res.summary, outdir, made)
     data["comm"] = plots.plot_comm(res.configs, res.summary, outdir, made)
     c = pick_config(res, o.config)
-    trace = plots.Trace(res.trace_path(c["id"])) if c else None
+    trace = plots.Trace(res.trace_path(c["id"]), c["id"]) if c else None
     data["timeline"] = plots.plot_gantt(c, trace, outdir, o.window, made) if c else None
     data["arrivals"] = plots.plot_arrivals(c, trace, outdir, made) if c else None
     write_outputs(outdir, data, page(res, made, CAPTIONS, data["timeline"]))

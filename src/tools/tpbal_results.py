@@ -191,7 +191,11 @@ class Results:
         return self.run.get("schema")
 
     def trace_path(self, cid):
-        return os.path.join(self.dir, "trace-%03d.json" % cid)
+        """Config cid's trace: its trace-NNN.json, else the run's trace.json (--trace-per
+        run), which holds every config."""
+        own = os.path.join(self.dir, "trace-%03d.json" % cid)
+        run = os.path.join(self.dir, "trace.json")
+        return run if not os.path.exists(own) and os.path.exists(run) else own
 
 
 def load(path):
@@ -212,8 +216,11 @@ def read_ranks(path):
     return rows
 
 
-def read_trace(path):
-    """A trace file's otherData and events (each a dict)."""
+def read_trace(path, config=None):
+    """A trace file's otherData and events (each a dict). A run's trace (--trace-per run)
+    is cut to one config's view: its entry of otherData.configs, the names and that
+    config's spans and arrows, with each rank's tid mapped from its world rank to its
+    position in the config (as a config's own trace has it)."""
     text = read_text(path, "the trace", MAX_TRACE)
     try:
         tr = json_loads(text)
@@ -223,7 +230,26 @@ def read_trace(path):
         raise BadInput("the trace %s is not a tpbal trace (an object with traceEvents)"
                        % clean(path))
     other = tr.get("otherData") if isinstance(tr.get("otherData"), dict) else {}
-    return other, [e for e in tr["traceEvents"] if isinstance(e, dict)]
+    events = [e for e in tr["traceEvents"] if isinstance(e, dict)]
+    if other.get("trace_per") != "run":
+        return other, events
+    info = [c for c in records(other.get("configs")) if c.get("config") == config]
+    if not info:
+        raise BadInput("the run's trace %s has no config %s" % (clean(path), config))
+    info = info[0]
+    ranks = info.get("world_ranks") if isinstance(info.get("world_ranks"), list) else []
+    pos = {w: p for p, w in enumerate(ranks)}
+    view = []
+    for e in events:
+        args = e.get("args") if isinstance(e.get("args"), dict) else {}
+        if e.get("ph") != "M" and args.get("config", config) != config:
+            continue
+        if e.get("tid") in pos and not isinstance(e.get("tid"), bool):
+            e = dict(e, tid=pos[e["tid"]])
+        elif e.get("ph") in ("M", "X"):
+            continue  # a rank this config did not run on
+        view.append(e)
+    return info, view
 
 
 def records(x):

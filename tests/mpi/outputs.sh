@@ -74,6 +74,37 @@ print("kept", tr["kept"], "stalls", stalls)
 assert cfg["iters"] == 40 and tr["iters_kept"] <= 8 and len(stalls) >= 4, (tr, stalls)
 assert set(stalls) <= set(tr["kept"]), "a stall left out of the trace"
 PY
+# --trace-per run: one trace.json, every config on the run's time axis (even then
+# weighted on the same rank tracks), arrows from each last arrival, comm spans with their
+# collective and bytes; the report reads it as a config's own trace
+d="$WORK/perrun"
+tpbal 2 --tp 1,2 --shape 32x64x64 --iters 6 --inject-delay 1:3000 --trace-per run --out "$d"
+expect_rc 0
+ls "$d"/trace-*.json >/dev/null 2>&1 && fail "--trace-per run wrote per-config traces"
+check_trace "$d" 2
+check_results "$d" fields
+"$PY" - "$d" <<'PY' || fail "the run's trace"
+import json, sys
+d = sys.argv[1]
+cfgs = [json.loads(l) for l in open(d + "/results.jsonl") if '"config"' in l]
+cfgs = [c for c in cfgs if c["type"] == "config"]
+tr = json.load(open(d + "/trace.json"))
+infos = tr["otherData"]["configs"]
+assert [i["config"] for i in infos] == [c["id"] for c in cfgs], (infos, cfgs)
+first = {}
+for e in tr["traceEvents"]:
+    if e.get("ph") == "X":
+        first.setdefault(e["args"]["config"], e["ts"])
+starts = [first[c["id"]] for c in cfgs]
+assert starts == sorted(starts), ("configs out of time order", starts)
+flows = [e for e in tr["traceEvents"] if e.get("ph") == "s"]
+assert all(e["tid"] == 1 for e in flows) and flows, "the arrows start at the delayed rank"
+print("%d configs in one trace, %d arrows from rank 1" % (len(infos), len(flows)))
+PY
+if [ -n "${TPBAL_REPORT:-}" ] && "${TPB_PYTHON_MPL:-false}" -c "import matplotlib" 2>/dev/null; then
+    "$TPBAL_REPORT" "$d" >"$WORK/rep.out" 2>&1 || { cat "$WORK/rep.out"; fail "tpbal-report on a run's trace"; }
+    grep -q "gantt" "$WORK/rep.out" || fail "no Gantt chart from the run's trace"
+fi
 tpbal 2 --tp 2 --shape 32x64x64 --iters 2 --trace-iters 0
 expect_rc 2
 grep -q "expected all, auto or an integer from 1" "$WORK/err" || fail "--trace-iters 0"
