@@ -122,6 +122,53 @@ cat "$WORK/job/tpbal-$job.out"
 check_results "$WORK/job/results/slurm-$job" fields
 check_results "$WORK/job/results/slurm-$job" slurm 2 "$host"
 
+# ---- a graceful stop during a sweep, both launch paths of the template: the run ends after
+# the config being measured, recorded "interrupted" with its finished configs, and the
+# template's report step runs whatever the exit. srun: scancel --signal=TERM reaches the
+# step's ranks; mpirun: scancel --batch --signal=TERM reaches the batch shell, which passes
+# it on (as --signal=B:TERM@60 does before the time limit).
+shapes=$(seq -s, 16 16 960 | sed 's/\([0-9]*\)/\1x256x256/g')
+graceful() { # LAUNCH SCANCEL-ARGS...
+    local launch=$1 dir="$WORK/stop-$1"
+    shift
+    mkdir -p "$dir"
+    job=$(TPBAL="$TPBAL" TPBAL_REPORT="${TPBAL_REPORT:-none}" TPBAL_LAUNCH="$launch" \
+        TPBAL_ARGS="--tp 2 --policy even --split row --iters 300 --shape $shapes" \
+        sbatch --parsable --nodes=1 --ntasks-per-node=2 --chdir="$dir" \
+        "$top/scripts/slurm/tpbal-cpu.sbatch") || fail "sbatch refused the template ($launch)"
+    res="$dir/results/slurm-$job"
+    for _ in $(seq 600); do # until the first config is on disk
+        grep -q '"type":"config"' "$res/results.jsonl" 2>/dev/null && break
+        [ -n "$(squeue -h -j "$job" 2>/dev/null)" ] || break
+        sleep 0.1
+    done
+    grep -q '"type":"config"' "$res/results.jsonl" 2>/dev/null ||
+        { cat "$dir/tpbal-$job.out"; fail "job $job ($launch) wrote no config"; }
+    echo "+ scancel $* $job"
+    scancel "$@" "$job" || fail "scancel $* $job"
+    for _ in $(seq 300); do
+        [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break
+        sleep 0.2
+    done
+    [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] || fail "job $job did not end after the signal"
+    cat "$dir/tpbal-$job.out"
+    "$PY" - "$res" <<'PY' || fail "the stopped run's record ($launch)"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1] + "/results.jsonl")]
+run = recs[0]
+cfgs = [r for r in recs if r["type"] == "config"]
+print("status %s after %d of 60 configs" % (run["status"], len(cfgs)))
+assert run["status"] == "interrupted" and 1 <= len(cfgs) < 60, (run["status"], len(cfgs))
+PY
+    check_results "$res" fields
+    grep -q "^tpbal: the sweep exited [1-9]" "$dir/tpbal-$job.out" || fail "no exit line ($launch)"
+    if [ -n "${TPBAL_REPORT:-}" ] && "${TPB_PYTHON_MPL:-false}" -c "import matplotlib" 2>/dev/null; then
+        [ -s "$res/report/index.html" ] || fail "the template wrote no report after the stop ($launch)"
+    fi
+}
+graceful srun --signal=TERM
+graceful mpirun --batch --signal=TERM
+
 # ---- srun without PMI: one line, exit 2, not two singleton runs
 echo "+ srun -n 2 --mpi=none tpbal"
 timeout 120 srun -n 2 --mpi=none "$TPBAL" --shape 32x32x32 >"$WORK/out" 2>"$WORK/err"
