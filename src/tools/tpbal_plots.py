@@ -41,14 +41,34 @@ def inches(n, per, base, cap=MAX_INCHES):
     return min(cap, base + per * n)
 
 
+time_unit, us_text = tr.time_unit, tr.us_text
+
+
+def size_ticks(ax, sizes):
+    """Byte-size tick labels (4K, 1M) at the measured sizes of a log axis."""
+    ticks = sorted(set(sizes))
+    if len(ticks) > 12:
+        ticks = ticks[::(len(ticks) + 11) // 12]
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([tr.size_label(b) for b in ticks], fontsize=8)
+    ax.minorticks_off()
+
+
 def step_series(cfgs):
     """{label: configs by TP degree} of the GEMM configs, one series per shape, split and
-    policy."""
-    series = {}
+    policy; a policy other than even starts from the TP 1 config of its shape and split
+    (at TP 1 there is nothing to weigh), so that its line starts where even's does."""
+    series, tp1 = {}, {}
     for c in cfgs:
         if c.get("comm_only") != "yes":
             key = "%s %s %s" % (tr.shape_label(c), c["split"], c["policy"])
             series.setdefault(key, []).append(c)
+            if c["tp"] == 1:
+                tp1[(tr.shape_label(c), c["split"])] = c
+    for key, v in series.items():
+        first = tp1.get((tr.shape_label(v[0]), v[0]["split"]))
+        if first is not None and all(c["tp"] != 1 for c in v):
+            v.append(first)
     return {k: sorted(v, key=lambda c: c["tp"]) for k, v in series.items()}
 
 
@@ -61,15 +81,17 @@ def plot_step(cfgs, outdir, made):
     drawn = sorted(series.items())[:MAX_BARS]  # more lines than this are a blur
     if len(series) > len(drawn):
         fig.suptitle("the first %d of %d series" % (len(drawn), len(series)))
+    unit, f = time_unit(max(c["step_us"]["median"] for _, cs in drawn for c in cs))
     for key, cs in drawn:
         tps = [c["tp"] for c in cs]
         steps = [c["step_us"]["median"] for c in cs]
         effs = [c.get("e") for c in cs]
-        ax1.plot(tps, steps, marker="o", label=clean(key))
+        ax1.plot(tps, [x / f for x in steps], marker="o", label=clean(key),
+                 linestyle="-" if key.endswith(" even") else "--")
         ax2.plot([t for t, e in zip(tps, effs) if finite(e)], [e for e in effs if finite(e)],
                  marker="o", label=clean(key))
         data[key] = {"tp": tps, "step_us": steps, "e": effs}
-    ax1.set(xlabel="TP degree", ylabel="median step (us)", title="Step time")
+    ax1.set(xlabel="TP degree", ylabel="median step (%s)" % unit, title="Step time")
     ax2.set(xlabel="TP degree", ylabel="E = T_1 / (N T_step)", title="Parallel efficiency",
             ylim=(0, 1.1))
     all_tp = sorted({t for v in data.values() for t in v["tp"]})
@@ -80,7 +102,7 @@ def plot_step(cfgs, outdir, made):
         ax.minorticks_off()
         ax.grid(alpha=0.3)
     if len(series) <= MAX_SERIES:
-        ax1.legend(fontsize=7)
+        ax2.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     save(fig, outdir, "step", made)
     return data
 
@@ -104,46 +126,67 @@ def plot_weighted(cfgs, outdir, made):
     ax.set_xticks(list(x))
     ax.set_xticklabels([clean(s, 40) for s in labels], rotation=30, ha="right", fontsize=8)
     ax.set(ylabel="speed-up of weighted over even", title="Even vs weighted")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     save(fig, outdir, "weighted", made)
     return {"labels": labels, "measured": meas, "predicted": pred}
 
 
-def decomposition_series(summ):
-    """{label: decomposition rows by TP degree} from the summary record."""
-    series = {}
+def decomposition_groups(summ):
+    """{tp: [row, ...]} of the summary's decomposition, one row per shape, split and
+    policy (rows with a missing term are left out)."""
+    groups, seen = {}, set()
     for d in tr.records(summ.get("decomposition")):
         if not all(finite(d.get(f)) for f in (
-                "tp", "m", "n", "k", "comp_us", "comm_us", "idle_us")):
+                "tp", "m", "n", "k", "comp_us", "comm_us", "idle_us", "step_us")):
             continue
-        key = "%s %s %dx%dx%d" % (d.get("split"), d.get("policy"), d["m"], d["n"], d["k"])
-        if all(x["tp"] != d["tp"] for x in series.get(key, [])):
-            series.setdefault(key, []).append(d)
-    return {k: sorted(v, key=lambda d: d["tp"]) for k, v in series.items()}
+        key = (d["tp"], d.get("split"), d.get("policy"), d["m"], d["n"], d["k"])
+        if key not in seen:
+            seen.add(key)
+            groups.setdefault(d["tp"], []).append(d)
+    order = {"even": 0, "weighted": 1, "adaptive": 2}
+    return {tp: sorted(v, key=lambda d: ("%dx%dx%d" % (d["m"], d["n"], d["k"]), d.get("split"),
+                                         order.get(d.get("policy"), 3)))
+            for tp, v in sorted(groups.items())}
 
 
 def plot_decomposition(summ, outdir, made):
-    series = decomposition_series(summ)
-    if not series:
+    """One grouped chart per TP degree: per shape and split, even beside weighted, each a
+    stacked bar of T_comp/N, T_comm and T_idle (which add up to the mean step), a marker
+    at T. One y-scale for all panels; nothing is left out."""
+    groups = decomposition_groups(summ)
+    if not groups:
         return None
-    keys = sorted(series)[:MAX_BARS // 4]
-    fig, axes = plt.subplots(1, len(keys), figsize=(inches(len(keys), 4, 0), 4), squeeze=False)
+    top = max(d["step_us"] for v in groups.values() for d in v)
+    unit, f = time_unit(top)
+    widths = [len(v) for v in groups.values()]
+    fig, axes = plt.subplots(1, len(groups), figsize=(inches(sum(widths), 0.55, 2.5), 4.2),
+                             squeeze=False, sharey=True,
+                             gridspec_kw={"width_ratios": [max(w, 2) for w in widths]})
     data = {}
-    for ax, key in zip(axes[0], keys):
-        ds = series[key]
-        tps = [str(d["tp"]) for d in ds]
-        comp = [d["comp_us"] for d in ds]
-        comm = [d["comm_us"] for d in ds]
-        idle = [d["idle_us"] for d in ds]
-        ax.bar(tps, comp, color=COLORS["compute"], label="T_comp/N")
-        ax.bar(tps, comm, bottom=comp, color=COLORS["comm"], label="T_comm")
-        ax.bar(tps, idle, bottom=[a + b for a, b in zip(comp, comm)], color=COLORS["idle"],
+    for ax, (tp, ds) in zip(axes[0], groups.items()):
+        x = list(range(len(ds)))
+        comp = [d["comp_us"] / f for d in ds]
+        comm = [d["comm_us"] / f for d in ds]
+        idle = [d["idle_us"] / f for d in ds]
+        ax.bar(x, comp, 0.8, color=COLORS["compute"], label="T_comp/N")
+        ax.bar(x, comm, 0.8, bottom=comp, color=COLORS["comm"], label="T_comm")
+        ax.bar(x, idle, 0.8, bottom=[a + b for a, b in zip(comp, comm)], color=COLORS["idle"],
                label="T_idle")
-        ax.set(xlabel="TP degree N", ylabel="us", title=clean(key, 40))
-        data[key] = {"tp": [d["tp"] for d in ds], "comp_us": comp, "comm_us": comm,
-                     "idle_us": idle}
-    axes[0][0].legend(fontsize=8)
-    fig.suptitle("T(N) = T_comp/N + T_comm(N) + T_idle(N)")
+        ax.plot(x, [d["step_us"] / f for d in ds], "k_", markersize=14, mew=2, label="T (mean)")
+        ax.set_xticks(x)
+        ax.set_xticklabels(["%dx%dx%d\n%s %s" % (d["m"], d["n"], d["k"], clean(d.get("split")),
+                                                 clean(d.get("policy"))) for d in ds],
+                           fontsize=7, rotation=30, ha="right")
+        ax.set_title("tp %d" % tp, fontsize=9)
+        ax.grid(alpha=0.3, axis="y")
+        data["tp%d" % tp] = [{"split": d.get("split"), "policy": d.get("policy"),
+                              "m": d["m"], "n": d["n"], "k": d["k"], "comp_us": d["comp_us"],
+                              "comm_us": d["comm_us"], "idle_us": d["idle_us"],
+                              "step_us": d["step_us"]} for d in ds]
+    axes[0][0].set_ylabel("mean step (%s)" % unit)
+    axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.suptitle("T(N) = T_comp/N + T_comm(N) + T_idle(N), per TP degree", fontsize=10)
+    fig.tight_layout()
     save(fig, outdir, "decomposition", made)
     return data
 
@@ -161,13 +204,29 @@ def comm_series(cfgs):
             if len({c["comm_bytes"] for c in v}) >= 2}
 
 
+MEANINGFUL_FITS = ("ok", "latency not resolved")  # the fit's quality: worth a curve
+
+
 def fit_of(summ, key):
+    """The series' alpha-beta fit where it means something: a resolved bandwidth over more
+    than two sizes, not a poor fit (None otherwise)."""
     for f in tr.records(summ.get("comm_model")):
         if (f.get("collective"), f.get("tp"), f.get("policy"),
                                     f.get("placement"), f.get("comm_only", "no")) == key \
-                and finite(f.get("latency_us")) and finite(f.get("bandwidth_gbs")):
+                and finite(f.get("latency_us")) and finite(f.get("bandwidth_gbs")) \
+                and f.get("quality", "ok") in MEANINGFUL_FITS:
             return f
     return None
+
+
+def spread_bars(c):
+    """The config's step spread (min and p95 against the median) applied to its transfer
+    time: (below, above) in us, or (0, 0)."""
+    s, x = c.get("step_us") or {}, c.get("xfer_us")
+    med, lo, hi = (tr.num(s.get(k)) for k in ("median", "min", "p95"))
+    if not (med and lo is not None and hi is not None and finite(x)):
+        return 0.0, 0.0
+    return max(0.0, x * (1 - lo / med)), max(0.0, x * (hi / med - 1))
 
 
 def plot_comm(cfgs, summ, outdir, made):
@@ -181,10 +240,12 @@ def plot_comm(cfgs, summ, outdir, made):
         v = [c["comm_bytes"] for c in cs]
         t = [c["xfer_us"] for c in cs]
         bw = [c.get("busbw_gbs") for c in cs]
-        line = ax1.plot(v, t, "o", label=clean(label))[0]
+        bars = [spread_bars(c) for c in cs]
+        line = ax1.errorbar(v, t, yerr=[[b[0] for b in bars], [b[1] for b in bars]], fmt="o",
+                            capsize=2, label=clean(label))[0]
         ax2.plot(v, [b if finite(b) else float("nan") for b in bw], "o-",
                  color=line.get_color(), label=clean(label))
-        entry = {"bytes": v, "xfer_us": t, "busbw_gbs": bw}
+        entry = {"bytes": v, "xfer_us": t, "busbw_gbs": bw, "bars_us": bars}
         f = fit_of(summ, key)
         if f and f["bandwidth_gbs"] > 0:
             lo, hi = min(v), max(v)
@@ -197,10 +258,12 @@ def plot_comm(cfgs, summ, outdir, made):
                             "r2": f.get("r2")}
         data[label] = entry
     ax1.set(xscale="log", yscale="log", xlabel="message (bytes)", ylabel="transfer xfer_us (us)",
-            title="Time vs size, T = L + V/B")
+            title="Time vs size, T = L + V/B (bars: the step's min..p95 spread)")
     ax2.set(xscale="log", xlabel="message (bytes)", ylabel="busbw (GB/s)",
             title="Bus bandwidth (nccl-tests)")
+    sizes = [b for e in data.values() for b in e["bytes"]]
     for ax in (ax1, ax2):
+        size_ticks(ax, sizes)
         ax.grid(alpha=0.3, which="both")
         ax.legend(fontsize=7)
     save(fig, outdir, "comm", made)
@@ -279,9 +342,14 @@ def plot_gantt(c, t, outdir, window, made):
             "ranks": [t.names[r][1] for r in t.ranks], "gantt": gantt}
 
 
+ARRIVAL_FLOOR_US = 1.0  # offsets below this are clock jitter of the marks, drawn as 0
+
+
 def arrival_offsets(t, tp):
     """Each rank's arrival (compute end) minus its TP group's median arrival, per kept
-    iteration, in % of that iteration's step as the record wrote it (NaN where missing)."""
+    iteration, in % of that iteration's step as the record wrote it (NaN where missing);
+    an offset under ARRIVAL_FLOOR_US is 0 (sub-us jitter would light up comm-only runs,
+    whose steps are microseconds)."""
     steps = t.info.get("steps_us") if isinstance(t.info.get("steps_us"), list) else []
     step_of = dict(zip(t.iters, steps)) if len(steps) == len(t.iters) else {}
     rows = []
@@ -296,7 +364,8 @@ def arrival_offsets(t, tp):
                 continue
             n = len(grp)
             med = grp[n // 2] if n % 2 else (grp[n // 2 - 1] + grp[n // 2]) / 2
-            row.append(100.0 * (sum(t.spans[(r, i)]["compute"]) - med) / step)
+            off = sum(t.spans[(r, i)]["compute"]) - med
+            row.append(0.0 if abs(off) < ARRIVAL_FLOOR_US else 100.0 * off / step)
         rows.append(row)
     return rows
 
@@ -309,7 +378,7 @@ def plot_arrivals(c, t, outdir, made):
     fig, ax = plt.subplots(figsize=(11, inches(len(t.ranks), 0.35, 1.8)))
     im = ax.imshow(rows, aspect="auto", cmap="coolwarm", interpolation="nearest", vmin=-50,
                    vmax=50)
-    fig.colorbar(im, ax=ax, label="arrival after the group's median, % of the step")
+    fig.colorbar(im, ax=ax, label="arrival - group median\n(% of the step)")
     ax.set_yticks(range(len(t.ranks)))
     ax.set_yticklabels([t.label(r) for r in t.ranks], fontsize=8)
     step_x = max(1, len(t.iters) // 20)  # label the iterations themselves (a --trace-iters

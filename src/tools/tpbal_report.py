@@ -54,10 +54,17 @@ def table(head, rows):
 
 
 def fmt(x):
+    """A cell: '-' for nothing, plain numbers without exponents (48,310 not 4.831e+04)."""
     if x is None:
         return "-"
     if isinstance(x, float):
-        return "%.4g" % x if math.isfinite(x) else "-"
+        if not math.isfinite(x):
+            return "-"
+        if abs(x) >= 1e4:
+            return "{:,.0f}".format(x)
+        if x != 0 and abs(x) < 1e-3:
+            return "%.2g" % x
+        return "%.4g" % x
     return clean(x, 400)
 
 
@@ -85,13 +92,23 @@ def clock_part(run):
             table(["rank", "offset start (us)", "rtt start", "offset end", "rtt end"], rows)]
 
 
+def straggler_cell(c):
+    s = c.get("straggler") if isinstance(c.get("straggler"), dict) else {}
+    r, frac = s.get("rank"), tr.num(s.get("last_frac"))
+    if not isinstance(r, int) or r < 0 or frac is None:
+        return "-"
+    return "%d (%.0f %%)" % (r, 100 * frac)
+
+
 def configs_part(res):
-    head = ["id", "tp", "split", "policy", "shape", "dtype", "step us", "p95 us", "xfer us",
-            "LB", "E", "TFLOP/s", "busbw GB/s", "S", "straggler", "speed-up", "check"]
+    us = tr.us_text
+    head = ["id", "tp", "split", "policy", "shape", "dtype", "step", "p95", "xfer",
+            "LB", "E", "TFLOP/s", "busbw GB/s", "what-if S", "straggler (% last)", "speed-up",
+            "check"]
     rows = [(c["id"], c["tp"], c["split"], c["policy"], tr.shape_label(c), c["dtype"],
-             c["step_us"]["median"], c["step_us"].get("p95"), c.get("xfer_us"), c.get("lb"),
-             c.get("e"), c.get("tflops"), c.get("busbw_gbs"), c.get("slowdown"),
-             c.get("straggler_rank"), c.get("speedup"), c.get("check")) for c in res.configs]
+             us(c["step_us"]["median"]), us(c["step_us"].get("p95")), us(c.get("xfer_us")),
+             c.get("lb"), c.get("e"), c.get("tflops"), c.get("busbw_gbs"), c.get("slowdown"),
+             straggler_cell(c), c.get("speedup"), c.get("check")) for c in res.configs]
     parts = ["<h2>Configs</h2>", table(head, rows)]
     fits = tr.records(res.summary.get("comm_model"))
     if fits:
@@ -105,14 +122,31 @@ def configs_part(res):
     return parts
 
 
-def page(res, made, captions, tl):
+STYLE = ("<style>body{font-family:sans-serif;margin:2em;max-width:1300px}"
+         "table{border-collapse:collapse;font-size:12px;margin:1em 0}"
+         "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
+         "th{background:#eee}img{max-width:100%;border:1px solid #ddd}"
+         "figure{margin:1.5em 0}.headline{border:2px solid #4c72b0;background:#f3f6fb;"
+         "padding:0.6em 1.2em;margin:1em 0}.headline li{margin:0.25em 0}"
+         ".use{font-weight:bold;font-size:15px}.warning{color:#a61b1b;font-weight:bold}"
+         ".note{color:#555}</style>")
+
+
+def headline_part(res):
+    import tpbal_headline as hl
+    items = hl.headline(res)
+    if not items:
+        return []
+    lis = ["<li class='%s'>%s%s</li>" % (k, "WARNING: " if k == "warning" else "",
+                                         html.escape(t)) for k, t in items]
+    return ["<div class='headline'><h2>The answer</h2><ul>"] + lis + ["</ul></div>"]
+
+
+def page(res, made, captions, tl, extra=()):
     parts = ["<!doctype html><html><head><meta charset='utf-8'><title>tpbal report</title>",
-             "<style>body{font-family:sans-serif;margin:2em;max-width:1300px}"
-             "table{border-collapse:collapse;font-size:12px;margin:1em 0}"
-             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
-             "th{background:#eee}img{max-width:100%;border:1px solid #ddd}"
-             "figure{margin:1.5em 0}</style></head><body>",
-             "<h1>tpbal report</h1>", "<h2>Run</h2>", table(["", ""], run_table(res.run))]
+             STYLE, "</head><body>", "<h1>tpbal report</h1>"]
+    parts += headline_part(res)
+    parts += ["<h2>Run</h2>", table(["", ""], run_table(res.run))]
     parts += clock_part(res.run)
     parts.append("<h2>Plots</h2>")
     for name in made:
@@ -122,6 +156,7 @@ def page(res, made, captions, tl):
     missing = [n for n in captions if n not in made]
     if missing:
         parts.append("<p>Not drawn (no data in these results): %s.</p>" % ", ".join(missing))
+    parts += list(extra)
     parts += configs_part(res)
     if tl:
         parts.append("<p>Gantt chart and heat map: config %d, iterations %s.</p>" % (
@@ -131,19 +166,29 @@ def page(res, made, captions, tl):
 
 
 CAPTIONS = {
+    "ranks": "Per rank, even beside weighted (the even config with the largest what-if "
+             "slowdown and its twin): calibrated speed, shard, and median compute / wait / "
+             "comm (ranks.csv).",
+    "steps": "Step-time distributions: the fraction of iterations at most that long, from "
+             "every recorded step, per shape and TP degree.",
+    "gantt_pair": "Even above weighted on one time scale: a window of iterations each, "
+                  "iteration starts as lines, the slowest step shaded.",
     "step": "Median step time and efficiency E against the TP degree, per shape, split and "
             "policy.",
     "weighted": "Even against weighted: the measured speed-up T_even / T_weighted beside the "
                 "one predicted from the even config's per-rank compute and the weighted "
                 "shards.",
-    "decomposition": "T(N) = T_comp/N + T_comm(N) + T_idle(N) per TP degree (the summary's "
-                     "decomposition).",
+    "decomposition": "T(N) = T_comp/N + T_comm(N) + T_idle(N) per TP degree: per shape and "
+                     "split, even beside weighted; the terms add up to the mean step T "
+                     "(marker).",
     "comm": "Transfer time and bus bandwidth against message size, with the fitted "
-            "T = L + V/B.",
+            "T = L + V/B where the fit means something (more than two sizes, a resolved "
+            "bandwidth, not a poor fit).",
     "gantt": "A window of iterations around the slowest step: compute, wait and comm per "
              "rank, grouped by node.",
     "arrivals": "Each rank's arrival after its TP group's median arrival, in % of the step, "
-                "per measured iteration: a straggler is red, the ranks that wait for it blue.",
+                "per measured iteration (under 1 us: 0): a straggler is red, the ranks that "
+                "wait for it blue.",
 }
 
 
@@ -174,6 +219,11 @@ def parse_args(argv):
                         "largest what-if slowdown among those with a trace and TP > 1)")
     p.add_argument("--window", type=positive(1), default=8, metavar="N",
                    help="iterations in the Gantt chart (default 8, centred on the slowest step)")
+    p.add_argument("--compare", metavar="B",
+                   help="also write compare.html: the result directory B against DIR (A), "
+                        "with tpbal-compare's decision per config drawn")
+    p.add_argument("--tolerance", default="5%", metavar="PCT",
+                   help="with --compare: the step change that counts (default 5%%)")
     return p.parse_args(argv)
 
 
@@ -207,10 +257,36 @@ def main(argv):
     trace = plots.Trace(res.trace_path(c["id"]), c["id"]) if c else None
     data["timeline"] = plots.plot_gantt(c, trace, outdir, o.window, made) if c else None
     data["arrivals"] = plots.plot_arrivals(c, trace, outdir, made) if c else None
-    write_outputs(outdir, data, page(res, made, CAPTIONS, data["timeline"]))
+    extra = per_rank_views(res, plots, outdir, o.window, made, data)
+    write_outputs(outdir, data, page(res, made, CAPTIONS, data["timeline"], extra))
     print("tpbal-report: %d plots (%s) and index.html in %s" % (
         len(made), ", ".join(made), clean(outdir)))
+    if o.compare:
+        import tpbal_compare
+        import tpbal_report_compare as rc
+        tol = tpbal_compare.parse_tolerance(o.tolerance)
+        cm = rc.write(o.dir, o.compare, outdir, tol, table)
+        print("tpbal-report: %d plots (%s) and compare.html in %s" % (
+            len(cm), ", ".join(cm), clean(outdir)))
     return 0
+
+
+def per_rank_views(res, plots, outdir, window, made, data):
+    """The per-rank bars and table, the step distributions and even beside weighted in one
+    Gantt chart; returns the page's per-rank table."""
+    import tpbal_views as vw
+    pair = vw.pick_pair(res.configs)
+    rows = tr.read_ranks(res.ranks_csv) if res.ranks_csv else []
+    data["ranks"] = vw.plot_ranks(pair, rows, outdir, made)
+    data["steps"] = vw.plot_steps(res.configs, outdir, made)
+    traces = None
+    if pair and all(os.path.exists(res.trace_path(c["id"])) for c in pair):
+        traces = [plots.Trace(res.trace_path(c["id"]), c["id"]) for c in pair]
+    data["gantt_pair"] = vw.plot_gantt_pair(pair, traces, outdir, window, made) \
+        if traces else None
+    if not pair or not rows:
+        return []
+    return ["<h2>Per rank and host</h2>", table(*vw.rank_table(pair, rows))]
 
 
 if __name__ == "__main__":

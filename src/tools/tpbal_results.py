@@ -268,6 +268,23 @@ def shape_label(c):
     return "%dx%dx%d" % (c["m"], c["n"], c["k"])
 
 
+def time_unit(us):
+    """The unit a time of this size reads best in, and its size in us."""
+    if finite(us) and us >= 1e6:
+        return "s", 1e6
+    if finite(us) and us >= 1e3:
+        return "ms", 1e3
+    return "us", 1.0
+
+
+def us_text(us):
+    """A time as people read it: 830 us, 12.3 ms, 1.25 s; '-' when unknown."""
+    if not finite(us):
+        return "-"
+    unit, f = time_unit(us)
+    return ("%.0f %s" if unit == "us" else "%.3g %s") % (us / f, unit)
+
+
 def size_label(b):
     """Bytes as nccl-tests and people write them: 4K, 1M, 256M (1024-based)."""
     if not finite(b):

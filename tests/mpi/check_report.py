@@ -39,8 +39,10 @@ def main():
     n = 0
     for key, s in (plots.get("step") or {}).items():  # step and E per TP degree
         for tp, step, e in zip(s["tp"], s["step_us"], s["e"]):
-            c = [c for c in cfgs if c["tp"] == tp and key.endswith(" %s %s" % (
-                c["split"], c["policy"])) and key.startswith("%dx%dx%d" % (c["m"], c["n"], c["k"]))]
+            # a weighted series starts at the TP 1 config of its shape and split (even)
+            c = [c for c in cfgs if c["tp"] == tp and (key.endswith(" %s %s" % (
+                c["split"], c["policy"])) or (tp == 1 and key.rsplit(" ", 1)[0].endswith(
+                    " " + c["split"]))) and key.startswith("%dx%dx%d" % (c["m"], c["n"], c["k"]))]
             assert len(c) == 1, (key, tp)
             close(step, c[0]["step_us"]["median"], "step")
             close(e, c[0]["e"], "e")
@@ -53,13 +55,19 @@ def main():
             close(m, c["speedup"], "speedup")
             close(p, c["predicted_speedup"], "predicted")
             n += 2
-    for key, s in (plots.get("decomposition") or {}).items():
-        for i, tp in enumerate(s["tp"]):
-            d0 = [x for x in summ["decomposition"] if x["tp"] == tp and key == "%s %s %dx%dx%d" % (
-                x["split"], x["policy"], x["m"], x["n"], x["k"])][0]
-            for f in ("comp_us", "comm_us", "idle_us"):
-                close(s[f][i], d0[f], f)
+    for tp, rows in (plots.get("decomposition") or {}).items():  # every row of the summary
+        want = {(x["split"], x["policy"], x["m"], x["n"], x["k"]): x for x in summ["decomposition"]
+                if "tp%d" % x["tp"] == tp and x["comp_us"] is not None}  # TP 1 is in every series
+        want = list(want.values())
+        assert len(rows) == len(want), ("a decomposition row left out", tp, len(rows), len(want))
+        for r in rows:
+            d0 = [x for x in want if (x["split"], x["policy"], x["m"], x["n"], x["k"]) ==
+                  (r["split"], r["policy"], r["m"], r["n"], r["k"])][0]
+            for f in ("comp_us", "comm_us", "idle_us", "step_us"):
+                close(r[f], d0[f], f)
                 n += 1
+            assert math.isclose(r["comp_us"] + r["comm_us"] + r["idle_us"], r["step_us"],
+                                rel_tol=1e-9), ("bars do not add up to T", r)
     for label, s in (plots.get("comm") or {}).items():
         coll, tp = label.split()[0], int(label.split()[1][2:])
         pol = label.split()[2]
@@ -72,7 +80,12 @@ def main():
             n += 2
         fit = [f for f in summ["comm_model"] if (f["collective"], f["tp"], f["policy"]) ==
                (coll, tp, pol)]
-        assert fit and "fit" in s, ("fit not plotted", label)
+        meaningful = fit and fit[0]["quality"] in ("ok", "latency not resolved") and \
+            fit[0]["bandwidth_gbs"] is not None
+        assert bool(meaningful) == ("fit" in s), ("fit drawn where it means nothing, or not "
+                                                 "drawn where it does", label, fit)
+        if not meaningful:
+            continue
         close(s["fit"]["latency_us"], fit[0]["latency_us"], "L")
         close(s["fit"]["bandwidth_gbs"], fit[0]["bandwidth_gbs"], "B")
         n += 2
@@ -111,9 +124,39 @@ def main():
                 grp = sorted(arrive(q) for q in names if q // tp == tid // tp)
                 med = grp[len(grp) // 2] if len(grp) % 2 else \
                     (grp[len(grp) // 2 - 1] + grp[len(grp) // 2]) / 2
-                close(ar["offset_pct"][row][col], 100 * (arrive(tid) - med) / steps[i],
+                off = arrive(tid) - med  # under 1 us: jitter, drawn as 0
+                close(ar["offset_pct"][row][col], 0.0 if abs(off) < 1.0 else 100 * off / steps[i],
                       "arrival offset")
                 n += 1
+    rk = plots.get("ranks")
+    if rk:  # per-rank bars against ranks.csv
+        import csv
+        rows = list(csv.DictReader(open(os.path.join(d, "ranks.csv"))))
+        for cid in rk["configs"]:
+            pol = [c for c in cfgs if c["id"] == cid][0]["policy"]
+            mine = [r for r in rows if int(r["id"]) == cid]
+            for f in ("speed", "shard", "compute_med_us", "wait_med_us", "comm_med_us"):
+                for got, r in zip(rk[pol][f], mine):
+                    close(got, float(r[f]), "ranks.csv " + f)
+                    n += 1
+    for cid, st in (plots.get("steps") or {}).items():  # distributions: the record's samples
+        c = [c for c in cfgs if c["id"] == int(cid)][0]
+        assert st["samples"] == len(c["step_samples_us"]), (cid, st)
+        close(st["median_us"], c["step_us"]["median"], "median step")
+        n += 2
+    for pol, g in (plots.get("gantt_pair") or {}).items():  # the windows and slowest steps
+        tr, span, names = trace_spans(d, g["config"])
+        kept = sorted({k[1] for k in span})
+        assert set(g["window"]) <= set(kept), (pol, g["window"])
+        assert g["slowest_iter"] == tr["otherData"]["slowest_iter"], (pol, g)
+        n += 2
+    page = open(os.path.join(rep, "index.html")).read()
+    for a in summ.get("answer", []):  # the headline says what the terminal's answer says
+        if a["kind"] == "use":
+            want = "Use %s %s at TP %d" % (a["split"], a["policy"], a["tp"])
+            assert want in page, ("the headline lacks", want)
+            n += 1
+    assert "images:" not in page, "a test hook in the page"
     assert n > 0, "nothing plotted"
     print("report: %d plotted numbers match the result files" % n)
 

@@ -22,7 +22,25 @@ for d in g c; do
     cat "$WORK/rep.out"
     "$PY" "$HERE/check_report.py" "$WORK/$d" "$WORK/$d/report" || fail "plotted numbers ($d)"
 done
-for p in step weighted decomposition gantt arrivals; do
+# the A-vs-B page: the same sweep again as B, tpbal-compare's decision drawn; its status is
+# the one tpbal-compare exits with
+tpbal 4 --tp 1,2,4 --shape 64x256x256 --speeds 1,1,1,2 --inject-delay 3:3000:4 --iters 16 \
+    --out "$WORK/g2"
+expect_rc 0
+"$REP" "$WORK/g" --compare "$WORK/g2" >"$WORK/rep.out" 2>&1 || { cat "$WORK/rep.out"; fail "tpbal-report --compare"; }
+cat "$WORK/rep.out"
+[ -s "$WORK/g/report/compare.html" ] && [ -s "$WORK/g/report/cmp_deltas.png" ] || fail "no compare page"
+"${TPBAL_COMPARE:?}" "$WORK/g" "$WORK/g2" >/dev/null 2>&1
+cmp_rc=$?
+"$PY" - "$WORK/g/report/compare.json" "$cmp_rc" <<'PY' || fail "the compare page's verdict"
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("compare page: status %s (%s), tpbal-compare exited %s" % (d["status"], d["verdict"], sys.argv[2]))
+assert d["status"] == int(sys.argv[2]), d["status"]
+assert len(d["deltas"]["labels"]) == 10, d["deltas"]["labels"]
+PY
+grep -q "class='headline'" "$WORK/g/report/index.html" || fail "no headline box"
+for p in step weighted decomposition gantt arrivals ranks steps gantt_pair; do
     [ -s "$WORK/g/report/$p.png" ] && [ -s "$WORK/g/report/$p.svg" ] || fail "no $p plot"
 done
 [ -s "$WORK/c/report/comm.png" ] || fail "no comm plot"
@@ -42,13 +60,16 @@ if [ -z "$CHROME" ]; then
     echo "SKIP: no Chromium for the browser check (scripts/deps installs chromium)"
     exit 77
 fi
-for d in g c; do
+for d in g c cmp; do
     page="file://$WORK/$d/report/index.html"
+    [ "$d" = cmp ] && page="file://$WORK/g/report/compare.html"
     timeout 120 "$CHROME" --headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage \
         --user-data-dir="$WORK/chrome-$d" --hide-scrollbars --window-size=1300,2400 \
         --screenshot="$WORK/$d.png" "$page" >"$WORK/chrome.out" 2>&1 ||
         { tail -5 "$WORK/chrome.out"; fail "chromium screenshot ($d)"; }
-    "$MPL" - "$WORK/$d/report/index.html" <<'PY' || fail "an image of the page ($d)"
+    html="$WORK/$d/report/index.html"
+    [ "$d" = cmp ] && html="$WORK/g/report/compare.html"
+    "$MPL" - "$html" <<'PY' || fail "an image of the page ($d)"
 import os, re, sys
 import matplotlib.image as mpimg
 page = sys.argv[1]

@@ -40,14 +40,47 @@ class Plots(unittest.TestCase):
         self.assertEqual(made, ["step"])
 
     def test_decomposition_skips_broken_rows(self):
-        summ = {"decomposition": [
-            {"split": "row", "policy": "even", "m": 1, "n": 2, "k": 3, "tp": 1, "comp_us": 5,
-             "comm_us": 0, "idle_us": 1},
-            {"split": "row", "policy": "even", "m": 1, "n": 2, "k": 3, "tp": 2, "comp_us": "x",
-             "comm_us": 0, "idle_us": 1}]}
-        s = plots.decomposition_series(summ)
-        self.assertEqual(list(s), ["row even 1x2x3"])
-        self.assertEqual(len(s["row even 1x2x3"]), 1)
+        row = {"split": "row", "policy": "even", "m": 1, "n": 2, "k": 3, "tp": 1, "comp_us": 5,
+               "comm_us": 0, "idle_us": 1, "step_us": 6}
+        summ = {"decomposition": [row, dict(row, policy="weighted"), dict(row),  # TP 1 twice
+                                  dict(row, tp=2, comp_us="x")]}
+        s = plots.decomposition_groups(summ)
+        self.assertEqual(list(s), [1])
+        self.assertEqual([d["policy"] for d in s[1]], ["even", "weighted"])
+
+    def test_decomposition_keeps_every_series(self):
+        """sorted(series)[:6] dropped a preset's panels: every row of every TP is drawn."""
+        rows = [{"split": sp, "policy": po, "m": m, "n": 64, "k": 64, "tp": tp, "comp_us": 5,
+                 "comm_us": 1, "idle_us": 1, "step_us": 7}
+                for sp in ("row", "col") for po in ("even", "weighted") for m in range(1, 9)
+                for tp in (2, 4)]
+        made = []
+        data = plots.plot_decomposition({"decomposition": rows}, self.d, made)
+        self.assertEqual(made, ["decomposition"])
+        self.assertEqual(sorted(data), ["tp2", "tp4"])
+        self.assertEqual([len(v) for v in data.values()], [32, 32])
+
+    def test_fit_drawn_only_where_it_means_something(self):
+        cfgs = [fx.config(i, comm_bytes=b) for i, b in enumerate((4096, 65536, 1 << 20))]
+        for c in cfgs:
+            c["xfer_us"] = 10.0 + c["comm_bytes"] / 1e3
+        key = list(plots.comm_series(cfgs))[0]
+        fit = {"collective": key[0], "tp": key[1], "policy": key[2], "placement": key[3],
+               "comm_only": key[4], "latency_us": 10.0, "bandwidth_gbs": 1.0}
+        for quality, drawn in (("ok", True), ("exact", False), ("poor", False),
+                               ("bandwidth not resolved", False)):
+            made = []
+            data = plots.plot_comm(cfgs, {"comm_model": [dict(fit, quality=quality)]}, self.d,
+                                   made)
+            self.assertEqual("fit" in list(data.values())[0], drawn, quality)
+
+    def test_human_numbers(self):
+        import tpbal_report as rep
+        self.assertEqual(rep.fmt(48310.4), "48,310")
+        self.assertEqual(rep.fmt(0.5104), "0.5104")
+        self.assertEqual(plots.us_text(48310.4), "48.3 ms")
+        self.assertEqual(plots.us_text(830.2), "830 us")
+        self.assertEqual(rep.straggler_cell({"straggler": {"rank": -1}}), "-")
 
     def test_comm_series_needs_two_sizes(self):
         cfgs = [fx.config(0, comm_bytes=4096), fx.config(1, comm_bytes=65536),

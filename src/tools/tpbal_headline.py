@@ -1,0 +1,125 @@
+"""tpbal_headline: the answers at the top of a report, in words, from the records alone.
+
+What the terminal's closing answer says (the summary record's "answer" array: the fastest
+config per shape and TP degree, what weighting bought, stragglers beyond noise), and what a
+reader must know before trusting the numbers: a weighted split that lost, a calibration that
+did not settle, ranks slowed or delayed on purpose, a shared GPU, a failed check, a run that
+did not finish. Each item is (kind, text) with kind "use" (what to run), "warning", "answer" or "note".
+"""
+import tpbal_results as tr
+from tpbal_results import clean, finite
+
+
+human_us = tr.us_text
+
+
+def host_of(run, rank):
+    ranks = tr.records(run.get("ranks"))
+    if isinstance(rank, int) and 0 <= rank < len(ranks):
+        return clean(ranks[rank].get("host", "?"), 64)
+    return "?"
+
+
+def shape_text(a):
+    name = a.get("shape") or ""
+    return "%sx%sx%s%s" % (a.get("m"), a.get("n"), a.get("k"), " " + clean(name, 48) if name else "")
+
+
+def answers(summ, run):
+    items = []
+    for a in tr.records(summ.get("answer")):
+        if a.get("kind") == "use":
+            items.append(("use", "Use %s %s at TP %s%s for %s: %s a step." % (
+                clean(a.get("split")), clean(a.get("policy")), a.get("tp"),
+                " (spread)" if a.get("placement") == "spread" else "", shape_text(a),
+                human_us(tr.num(a.get("step_us"))))))
+    for a in tr.records(summ.get("answer")):
+        if a.get("kind") != "tp":
+            continue
+        where = "%s TP %s" % (shape_text(a), a.get("tp"))
+        for p in tr.records(a.get("policies")):
+            sp, pred = tr.num(p.get("speedup")), tr.num(p.get("predicted_speedup"))
+            if sp is None:
+                continue
+            text = "%s %s: %s %.2fx over even%s." % (
+                where, clean(p.get("split")), clean(p.get("policy")), sp,
+                " (predicted %.2fx)" % pred if pred is not None else "")
+            if p.get("lost") == "yes":
+                items.append(("warning", text + " It LOST: the speeds it was weighted by did "
+                                                 "not hold, or the shards' times are not "
+                                                 "proportional to their size."))
+            else:
+                items.append(("answer", text))
+        for s in tr.records(a.get("stragglers")):
+            rank = s.get("rank")
+            items.append(("answer", "%s %s %s: rank %s (%s) arrived last in %.0f %% of the "
+                          "iterations, by %s on average." % (
+                              where, clean(s.get("split")), clean(s.get("policy")), rank,
+                              host_of(run, rank), 100 * (tr.num(s.get("last_frac")) or 0),
+                              human_us(tr.num(s.get("lateness_us"))))))
+    return items
+
+
+def calibration(cfgs):
+    worst = None
+    for c in cfgs:
+        if c.get("speed_source") != "calibration":
+            continue
+        for w, sp in zip(c.get("world_ranks") or [], c.get("speed_spread") or []):
+            if finite(sp) and (worst is None or sp > worst[0]):
+                worst = (sp, w)
+    if worst is None:
+        return []
+    sp, w = worst
+    if sp <= 0.05:
+        return [("note", "Calibration settled: the worst spread of a rank's GEMM times was "
+                         "%.1f %% (rank %s; goal 5 %%)." % (100 * sp, w))]
+    return [("warning", "Calibration did not settle: rank %s's GEMM times spread %.1f %% "
+                        "(goal 5 %%), so its weighted shards may be off." % (w, 100 * sp))]
+
+
+def on_purpose(run, cfgs):
+    items, slow = [], {}
+    for c in cfgs:
+        for w, f in zip(c.get("world_ranks") or [], c.get("emulate_asked") or []):
+            if finite(f) and f < 1.0:
+                slow.setdefault(w, (f, c.get("emulate_mode", "time")))
+    if slow:
+        items.append(("note", "Emulated on purpose (--emulate-speed): %s." % ", ".join(
+            "rank %s at %.2f of its speed (%s mode)" % (w, f, clean(m)) for w, (f, m) in
+            sorted(slow.items()))))
+    if run.get("emulate_schedule"):
+        items.append(("note", "A mid-run slowdown was scheduled (--emulate-schedule %s)." %
+                      clean(run.get("emulate_schedule"), 80)))
+    inj = run.get("inject_delay_rank")
+    if isinstance(inj, int) and not isinstance(inj, bool) and inj >= 0:
+        items.append(("note", "A compute delay was injected on rank %d (--inject-delay; the "
+                              "command line has its size and period)." % inj))
+    inj = run.get("inject_clock_rank")
+    if isinstance(inj, int) and not isinstance(inj, bool) and inj >= 0:
+        items.append(("note", "A clock offset was injected on rank %d (--inject-clock-offset)."
+                      % inj))
+    return items
+
+
+def trust(run, cfgs):
+    items = []
+    if run.get("status") not in (None, "finished"):
+        items.append(("warning", "The run did not finish (status %s): %d configs were measured."
+                      % (clean(run.get("status")), len(cfgs))))
+    bad = [c["id"] for c in cfgs if c.get("check") == "fail"]
+    if bad:
+        items.append(("warning", "--check failed for config %s." % ", ".join(map(str, bad))))
+    shared = [c["id"] for c in cfgs if (tr.num(c.get("device_shared")) or 1) > 1]
+    if shared:
+        items.append(("warning", "Ranks shared a GPU in %d configs: their times are for "
+                                 "correctness, not speed." % len(shared)))
+    return items
+
+
+def headline(res):
+    """The headline's items, answers first."""
+    items = answers(res.summary, res.run) + calibration(res.configs) + \
+        on_purpose(res.run, res.configs) + trust(res.run, res.configs)
+    order = {"use": 0, "warning": 1, "answer": 2, "note": 3}
+    return sorted(items, key=lambda it: order[it[0]])
