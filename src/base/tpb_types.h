@@ -36,7 +36,8 @@ typedef enum {
     TPB_SPEEDS_NONE = 0,
     TPB_SPEEDS_CALIBRATION,
     TPB_SPEEDS_FILE,
-    TPB_SPEEDS_GIVEN
+    TPB_SPEEDS_GIVEN,
+    TPB_SPEEDS_PLAN /**< --shards-from: the shards (and speeds) of a shard plan */
 } tpb_speed_source_t;
 /** How --emulate-speed imitates a slower device. */
 typedef enum {

@@ -105,8 +105,8 @@ const char *tpb_emulate_mode_name(tpb_emulate_mode_t m)
 
 const char *tpb_speed_source_name(tpb_speed_source_t s)
 {
-    static const char *const names[] = {"none", "calibration", "file", "speeds"};
-    return (unsigned)s < 4 ? names[s] : "?";
+    static const char *const names[] = {"none", "calibration", "file", "speeds", "plan"};
+    return (unsigned)s < 5 ? names[s] : "?";
 }
 
 const char *tpb_check_name(tpb_check_t c)

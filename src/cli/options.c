@@ -21,6 +21,7 @@ void tpb_options_init(tpb_options_t *o)
 
 void tpb_options_free(tpb_options_t *o)
 {
+    tpb_shardplan_free(&o->shard_plan);
     free(o->speeds);
     free(o->emulate);
     free(o->gpu_map);
@@ -47,6 +48,7 @@ enum {
     OPT_WARMUP,
     OPT_SPEEDS,
     OPT_CALFILE,
+    OPT_SHARDS_FROM,
     OPT_EMULATE,
     OPT_EMULATE_MODE,
     OPT_SCHEDULE,
@@ -121,6 +123,9 @@ static const opt_spec opt_table[] = {
      NULL, "one relative speed per rank"},
     {"calibration-file", 0, "F", OPT_CALFILE, NULL, NULL,
      "reuse calibrated speeds from F, calibrate and add\nthe missing ones (CSV)"},
+    {"shards-from", 0, "F", OPT_SHARDS_FROM, NULL, NULL,
+     "the shards of tpbal-plan --plan-out F for the configs\nit plans (speeds: \"plan\"); no "
+     "calibration for them"},
     {"emulate-speed", 0, "LIST", OPT_EMULATE, NULL, NULL,
      "one factor per rank in [0.01,1]: slow a rank down on\npurpose (the weighted policy learns it "
      "only by\ncalibration)"},
@@ -249,7 +254,8 @@ void tpb_options_usage(FILE *f)
           "to change), 3 --check failed, 4 a collective timed out (--timeout), 128+N stopped\n"
           "by signal N (results kept), 1 other failures. Metrics: see doc/METRICS.md.\n"
           "Then: tpbal-report DIR (plots and index.html), tpbal-compare A B (regressions,\n"
-          "exit 1 when B is worse), both installed beside tpbal.\n",
+          "exit 1 when B is worse), tpbal-plan DIR (predictions checked by leave-one-out,\n"
+          "a layout for a world size, --plan-out shard plans), installed beside tpbal.\n",
           f);
 }
 
@@ -361,6 +367,7 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
     case OPT_SPEEDS: return tpb_opt_double_list(flag, v, &o->speeds, &o->nspeeds);
     case OPT_CALFILE:
         return tpb_opt_string(flag, v, o->calibration_file, sizeof(o->calibration_file));
+    case OPT_SHARDS_FROM: return tpb_opt_string(flag, v, o->shards_from, sizeof(o->shards_from));
     case OPT_EMULATE: return set_emulate(o, flag, v);
     case OPT_EMULATE_MODE:
         TPB_CHECK_RET(set_name(flag, v, &tpb_emulate_modes, &u));

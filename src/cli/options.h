@@ -17,6 +17,7 @@
 #include "base/dtype.h"
 #include "base/tpb_types.h"
 #include "backend/backend.h"
+#include "cli/shardplan.h"
 
 #define TPB_MAX_TP 64           /**< entries of a --tp list */
 #define TPB_MAX_SHAPES 256      /**< shapes of a sweep */
@@ -57,7 +58,9 @@ typedef struct {
     int nsched;
     int rebalance_every; /**< --rebalance-every: measured iterations per adaptive round */
     char calibration_file[1024];
-    long granularity; /**< 0: the backend's default */
+    char shards_from[1024];     /**< --shards-from ("" if none) */
+    tpb_shardplan_t shard_plan; /**< ... its plans (tpbal.c reads them; owned) */
+    long granularity;           /**< 0: the backend's default */
     int check;
     char out_dir[1024];
     int force; /**< --force: replace an earlier run's results in out_dir */

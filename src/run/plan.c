@@ -195,6 +195,54 @@ static tpb_status_t given_speeds(tpb_plan_list_t *list, const tpb_options_t *o)
     return TPB_OK;
 }
 
+/* --shards-from: plan p takes the shards (and speeds) of entry e for its group, which must
+ * be the group the plan file names for the same world ranks in the same order. */
+static tpb_status_t take_planned(tpb_plan_list_t *list, tpb_config_plan_t *p,
+                                 const tpb_shardplan_entry_t *e)
+{
+    const int *rank_of = tpb_plans_rank_of(list, p->placement);
+    int g0 = p->position / p->tp * p->tp, at = -1;
+    for (int q = 0; q < e->nranks; q++)
+        if (e->world_ranks[q] == rank_of[g0])
+            at = q;
+    int same = at >= 0 && at % p->tp == 0;
+    for (int r = 0; same && r < p->tp; r++)
+        same = e->world_ranks[at + r] == rank_of[g0 + r];
+    if (!same)
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "--shards-from: the plan of %ldx%ldx%ld %s %s tp %d has no group of "
+                           "world ranks %d.. in this run's order (%s placement): plan with the "
+                           "world and placement you run",
+                           e->m, e->n, e->k, tpb_split_name(e->split), tpb_policy_name(e->policy),
+                           e->tp, rank_of[g0], tpb_placement_name(p->placement));
+    if (!(p->speeds = malloc((size_t)p->tp * sizeof(*p->speeds))))
+        return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the plans");
+    long total = tpb_split_total(p->shape, p->desc.split->split);
+    for (int r = 0; r < p->tp; r++) {
+        p->shards[r] = e->shards[at + r];
+        p->fractions[r] = (double)p->shards[r] / (double)total;
+        p->speeds[r] = (tpb_cal_speed_t){.speed = e->speeds[at + r], .spread = NAN};
+    }
+    p->speed_source = TPB_SPEEDS_PLAN;
+    p->mem_bytes = tpb_layer_bytes(&p->desc);
+    return TPB_OK;
+}
+
+static tpb_status_t planned_shards(tpb_plan_list_t *list, const tpb_options_t *o)
+{
+    for (int i = 0; i < list->n; i++) {
+        tpb_config_plan_t *p = &list->p[i];
+        if (p->skip[0] || p->tp < 2 || p->shape->comm_only)
+            continue;
+        const tpb_shardplan_entry_t *e =
+            tpb_shardplan_find(&o->shard_plan, p->shape->m, p->shape->n, p->shape->k,
+                               p->desc.split->split, p->policy, p->tp);
+        if (e)
+            TPB_CHECK_RET(take_planned(list, p, e));
+    }
+    return TPB_OK;
+}
+
 tpb_status_t tpb_plans_build(const tpb_options_t *o, const tpb_topo_t *topo, tpb_plan_list_t *list)
 {
     memset(list, 0, sizeof(*list));
@@ -212,6 +260,8 @@ tpb_status_t tpb_plans_build(const tpb_options_t *o, const tpb_topo_t *topo, tpb
         if (o->placements & pl)
             st = push_placement(list, o, topo, (tpb_placement_t)pl, &block);
     }
+    if (st == TPB_OK && o->shard_plan.n) /* before --speeds: a planned config keeps its own */
+        st = planned_shards(list, o);
     if (st == TPB_OK && o->nspeeds)
         st = given_speeds(list, o);
     if (st != TPB_OK)
@@ -230,6 +280,8 @@ tpb_status_t tpb_plans_set_speeds(tpb_plan_list_t *list, int i, tpb_speed_source
     int block = list->p[i].block;
     for (int j = i; j < list->n && list->p[j].block == block; j++) {
         tpb_config_plan_t *p = &list->p[j];
+        if (p->speed_source == TPB_SPEEDS_PLAN)
+            continue; /* its shards are the plan file's */
         p->speeds = malloc((size_t)p->tp * sizeof(*speeds));
         if (!p->speeds)
             return tpb_err_set(TPB_ERR_NOMEM, "out of memory for speeds");

@@ -1,0 +1,54 @@
+/*
+ * shardplan.h - --shards-from FILE: the shard plans tpbal-plan writes (schema
+ * "tpbal-plan/1", doc/METRICS.md "Shard plans"), read back so that a run measures
+ * exactly those shards. Each planned config names its shape, split, policy and TP
+ * degree and, per TP group, its world ranks and shards (and the speeds they came from).
+ */
+#ifndef TPB_SHARDPLAN_H
+#define TPB_SHARDPLAN_H
+
+#include <stddef.h>
+
+#include "base/tpb_status.h"
+#include "base/tpb_types.h"
+
+/** The schema this reader accepts. */
+#define TPB_SHARDPLAN_SCHEMA "tpbal-plan/1"
+
+/** One planned config: its groups one after the other (nranks = groups x tp). */
+typedef struct {
+    long m, n, k;
+    tpb_split_t split;
+    tpb_policy_t policy;
+    int tp;
+    int nranks;
+    int *world_ranks; /**< position order, group by group (owned) */
+    long *shards;     /**< the shard of each of them (owned) */
+    double *speeds;   /**< the speeds behind the shards, GFLOP/s (owned; NAN: not given) */
+} tpb_shardplan_entry_t;
+
+typedef struct {
+    tpb_shardplan_entry_t *e;
+    int n;
+} tpb_shardplan_t;
+
+/**
+ * Read the plan at path (a bounded regular text file) into *out. On error
+ * TPB_ERR_INVALID with one line naming the file, the config and what is wrong (not
+ * JSON, another schema, a missing or out-of-range field, shards that do not add up
+ * to the split dimension, a group of the wrong size, a rank planned twice), and *out
+ * is empty; TPB_ERR_NOMEM when memory ran out.
+ */
+tpb_status_t tpb_shardplan_load(const char *path, tpb_shardplan_t *out);
+
+/** The same from text[len] (what names it in messages). */
+tpb_status_t tpb_shardplan_parse(const char *text, size_t len, const char *what,
+                                 tpb_shardplan_t *out);
+
+void tpb_shardplan_free(tpb_shardplan_t *p);
+
+/** The entry for (shape, split, policy, tp), or NULL. */
+const tpb_shardplan_entry_t *tpb_shardplan_find(const tpb_shardplan_t *p, long m, long n, long k,
+                                                tpb_split_t split, tpb_policy_t policy, int tp);
+
+#endif /* TPB_SHARDPLAN_H */

@@ -1,0 +1,312 @@
+"""tpbal_model: models of a result directory, and the step they predict for any config.
+
+Compute, per world rank: t = c0 + F / R, a GEMM's time against its FLOPs F (a fixed cost
+c0 >= 0, which is why small shards run below peak, and a rate R), fitted by least squares
+weighted by 1/t^2 (relative residuals) to every (FLOPs, median compute) the rank measured:
+each config's shard, and its calibration GEMM (the speed at the even shard's FLOPs).
+
+Communication, per collective and kind of group (inside one node, or across nodes): the
+ring algorithms' cost in the group size t, so that an unmeasured degree can be predicted,
+T = a (t - 1) L + a (t - 1) / t * V / B, with a = 2 for all-reduce (reduce-scatter, then
+all-gather) and 1 for all-gather, V the whole result's bytes; L >= 0 and B > 0 fitted to
+the measured transfers (xfer_us) the same way.
+
+A config's step: per TP group, its slowest rank's predicted compute on the shard it would
+get (even: as equal as the granularity allows; weighted: in proportion to the ranks'
+modelled speeds at the even shard, largest remainder at the granularity) plus the group's
+transfer; the config's step is its slowest group's. Idle is the rest: the slowest rank's
+compute less the mean. Every figure says where it extrapolates: FLOPs, a group size or
+message bytes outside what was measured, a kind of group never measured, ranks beyond the
+measured world.
+"""
+import math
+import statistics
+
+import tpbal_results as tr
+from tpbal_results import finite
+
+ELEMENT_BYTES = {"fp64": 8, "fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 2}
+COLL_FACTOR = {"all-reduce": 2.0, "all-gather": 1.0}
+
+
+def wls2(x1, x2, y, nonneg=True):
+    """y ~ p x1 + q x2, least squares weighted by 1/y^2; p >= 0 when nonneg (else refitted
+    with p = 0). Returns (p, q) or None."""
+    w = [1.0 / (v * v) for v in y]
+    s11 = sum(a * a * c for a, c in zip(x1, w))
+    s22 = sum(b * b * c for b, c in zip(x2, w))
+    s12 = sum(a * b * c for a, b, c in zip(x1, x2, w))
+    s1y = sum(a * v * c for a, v, c in zip(x1, y, w))
+    s2y = sum(b * v * c for b, v, c in zip(x2, y, w))
+    det = s11 * s22 - s12 * s12
+    if det > 1e-12 * max(s11 * s22, 1e-300) and len(y) >= 2:
+        p, q = (s1y * s22 - s2y * s12) / det, (s11 * s2y - s12 * s1y) / det
+        if (p >= 0 or not nonneg) and q > 0:
+            return p, q
+    if s22 > 0 and s2y > 0:  # through the origin of x1
+        return 0.0, s2y / s22
+    return None
+
+
+class ComputeModel:
+    """t = c0 + F / R per world rank."""
+
+    def __init__(self, points):
+        """points: {world rank: [(flops, t_us), ...]}"""
+        self.fit, self.range = {}, {}
+        for w, pts in points.items():
+            pts = [(f, t) for f, t in pts if finite(f) and finite(t) and f > 0 and t > 0]
+            if not pts:
+                continue
+            got = wls2([1.0] * len(pts), [f for f, _ in pts], [t for _, t in pts])
+            if got:
+                self.fit[w] = got  # (c0 us, 1 / R in us per FLOP)
+                self.range[w] = (min(f for f, _ in pts), max(f for f, _ in pts))
+
+    def time(self, w, flops):
+        c0, inv = self.fit[w]
+        return c0 + flops * inv
+
+    def extrapolates(self, w, flops):
+        lo, hi = self.range[w]
+        return flops < 0.8 * lo or flops > 1.25 * hi
+
+
+class CommModel:
+    """T = a (t-1) L + a (t-1)/t V / B per (collective, kind)."""
+
+    def __init__(self, points):
+        """points: {(collective, kind): [(t, bytes, T_us), ...]}"""
+        self.fit, self.range = {}, {}
+        for key, pts in points.items():
+            a = COLL_FACTOR.get(key[0], 1.0)
+            pts = [p for p in pts if p[0] >= 2 and finite(p[1]) and finite(p[2]) and p[2] > 0]
+            if not pts:
+                continue
+            got = wls2([a * (t - 1) for t, _, _ in pts],
+                       [a * (t - 1) / t * v for t, v, _ in pts], [x for _, _, x in pts])
+            if got:
+                self.fit[key] = got  # (L us, 1 / B in us per byte)
+                self.range[key] = ({t for t, _, _ in pts}, min(v for _, v, _ in pts),
+                                   max(v for _, v, _ in pts))
+
+    def time(self, key, t, nbytes):
+        if t < 2:
+            return 0.0
+        a = COLL_FACTOR.get(key[0], 1.0)
+        lat, inv = self.fit[key]
+        return a * (t - 1) * lat + a * (t - 1) / t * nbytes * inv
+
+    def extrapolates(self, key, t, nbytes):
+        tps, lo, hi = self.range[key]
+        return t not in tps or nbytes < 0.8 * lo or nbytes > 1.25 * hi
+
+
+def layer_flops(m, n, k, split, shard):
+    """A rank's GEMM FLOPs: 2 M N k_r (row) or 2 M K n_r (col)."""
+    return 2.0 * m * (n if split == "row" else k) * shard
+
+
+def split_dim(n, k, split):
+    return k if split == "row" else n
+
+
+def even_shards(dim, t, g):
+    """As equal as the granularity allows (every shard a multiple of g, the rest last)."""
+    units, rest = divmod(dim, g)
+    base, extra = divmod(units, t)
+    out = [(base + (1 if r < extra else 0)) * g for r in range(t)]
+    out[-1] += rest
+    return out
+
+
+def weighted_shards(dim, speeds, g):
+    """Shards in proportion to speeds, largest remainder at the granularity, each >= g."""
+    t, units = len(speeds), dim // g
+    total = sum(speeds)
+    quota = [units * s / total for s in speeds]
+    out = [max(1, int(math.floor(q))) for q in quota]
+    while sum(out) > units:
+        out[out.index(max(out))] -= 1
+    order = sorted(range(t), key=lambda r: -(quota[r] - math.floor(quota[r])))
+    i = 0
+    while sum(out) < units:
+        out[order[i % t]] += 1
+        i += 1
+    out = [u * g for u in out]
+    out[-1] += dim - units * g
+    return out
+
+
+def kind_of(group_hosts):
+    return "inter-node" if len(set(group_hosts)) > 1 else "intra-node"
+
+
+class Models:
+    """Compute and comm models of a set of measured configs (a result directory's)."""
+
+    def __init__(self, cfgs, hosts, granularity=1, leave_out=None):
+        """cfgs: config records; hosts: host per world rank; leave_out: config ids whose
+        measurements are not used (leave-one-out)."""
+        self.hosts, self.g = hosts, granularity
+        cpts, mpts, self.bytes_of = {}, {}, {}
+        for c in cfgs:
+            if leave_out is not None and c["id"] in leave_out:
+                continue
+            if c.get("comm_only") != "yes":
+                self._compute_points(c, cpts)
+            if c["tp"] >= 2 and finite(c.get("xfer_us")) and finite(c.get("comm_bytes")):
+                ranks = c.get("world_ranks") or list(range(c["world_size"]))
+                key = (c.get("collective"), kind_of([hosts[w] for w in ranks[:c["tp"]]]))
+                mpts.setdefault(key, []).append((c["tp"], c["comm_bytes"], c["xfer_us"]))
+            if c.get("comm_only") != "yes" and finite(c.get("comm_bytes")):
+                self.bytes_of[(c["m"], c["n"], c["dtype"], c["split"])] = c["comm_bytes"]
+        self.compute = ComputeModel(cpts)
+        self.comm = CommModel(mpts)
+
+    def _compute_points(self, c, pts):
+        ranks = c.get("world_ranks") or list(range(c["world_size"]))
+        for p, w in enumerate(ranks):
+            shard = (c.get("shards") or [None] * len(ranks))[p]
+            t = (c.get("compute_us") or [None] * len(ranks))[p]
+            if c["tp"] == 1:
+                shard = split_dim(c["n"], c["k"], c["split"])
+            if finite(shard) and finite(t):
+                pts.setdefault(w, []).append((layer_flops(c["m"], c["n"], c["k"], c["split"],
+                                                          shard), t))
+        if c.get("speed_source") == "calibration" and c["tp"] >= 2:
+            even = even_shards(split_dim(c["n"], c["k"], c["split"]), c["tp"], self.g)
+            for p, w in enumerate(ranks):
+                s = (c.get("speeds") or [None] * len(ranks))[p]
+                if finite(s) and s > 0:
+                    f = layer_flops(c["m"], c["n"], c["k"], c["split"], even[p % c["tp"]])
+                    pts.setdefault(w, []).append((f, f / (s * 1e3)))  # GFLOP/s -> FLOP/us
+
+    def comm_bytes(self, m, n, dtype, split):
+        got = self.bytes_of.get((m, n, dtype, split))
+        return got if got is not None else m * n * ELEMENT_BYTES.get(dtype, 4)
+
+    def predict(self, m, n, k, split, policy, tp, ranks, dtype, collective=None, hosts=None,
+                borrow=None, shards=None):
+        """The predicted step of a config on world ranks `ranks` (positions in order), with
+        its terms and what it extrapolates; None when a rank or the collective has no model.
+        hosts: host per world rank (default: the measured ones); borrow: the measured rank
+        whose compute model each rank uses (default: its own); shards: the shard of each
+        position (default: the policy's, from the modelled speeds)."""
+        hosts = hosts or self.hosts
+        model = (lambda w: borrow[w]) if borrow else (lambda w: w)
+        if any(model(w) not in self.compute.fit for w in ranks):
+            return None
+        dim, flags = split_dim(n, k, split), set()
+        coll = collective or ("all-reduce" if split == "row" else "all-gather")
+        nbytes = self.comm_bytes(m, n, dtype, split)
+        worst = None
+        for g in range(len(ranks) // tp):
+            grp = ranks[g * tp:(g + 1) * tp]
+            mgrp = [model(w) for w in grp]
+            if shards is not None and tp > 1:
+                gsh = shards[g * tp:(g + 1) * tp]
+            else:
+                gsh = self.shards(dim, mgrp, policy, m, n, k, split) if tp > 1 else [dim]
+            comp = [self.compute.time(w, layer_flops(m, n, k, split, s))
+                    for w, s in zip(mgrp, gsh)]
+            for w, s in zip(mgrp, gsh):
+                if self.compute.extrapolates(w, layer_flops(m, n, k, split, s)):
+                    flags.add("flops")
+            xfer = 0.0
+            if tp > 1:
+                key = (coll, kind_of([hosts[w] for w in grp]))
+                if key not in self.comm.fit:
+                    return None
+                xfer = self.comm.time(key, tp, nbytes)
+                if self.comm.extrapolates(key, tp, nbytes):
+                    flags.add("comm")
+            step = max(comp) + xfer
+            if worst is None or step > worst["step_us"]:
+                worst = {"step_us": step, "comp_us": sum(comp) / len(comp), "comm_us": xfer,
+                         "idle_us": max(comp) - sum(comp) / len(comp), "shards": gsh,
+                         "group": grp}
+        worst["extrapolates"] = sorted(flags)
+        return worst
+
+    def shards(self, dim, grp, policy, m, n, k, split):
+        t = len(grp)
+        even = even_shards(dim, t, self.g)
+        if policy == "even":
+            return even
+        speeds = [layer_flops(m, n, k, split, s) / self.compute.time(w, layer_flops(
+            m, n, k, split, s)) for w, s in zip(grp, even)]
+        return weighted_shards(dim, speeds, self.g)
+
+
+def hosts_of(run):
+    ranks = tr.records(run.get("ranks"))
+    return [str(r.get("host", "?")) for r in ranks] or ["?"] * int(run.get("world_size") or 1)
+
+
+class Pooled:
+    """Several runs of one sweep as one result: every config's records across the runs (its
+    measurements all count in the fits) and the median over the runs of its median step
+    (one disturbed run moves the reference less). The first run's metadata stands for all."""
+
+    def __init__(self, results):
+        self.dir = results[0].dir
+        self.run = results[0].run
+        self.jsonl = results[0].jsonl
+        self.runs = len(results)
+        self.configs, self.reference = [], {}
+        by_key = {}
+        for i, res in enumerate(results):
+            for c in res.configs:
+                c = dict(c, id=len(self.configs), run=i)
+                self.configs.append(c)
+                by_key.setdefault(tr.config_key(c), []).append(c)
+        for key, cs in by_key.items():
+            ref = statistics.median(c["step_us"]["median"] for c in cs
+                                    if finite(c["step_us"].get("median")))
+            for c in cs:
+                self.reference[c["id"]] = (key, ref, [x["id"] for x in cs])
+
+
+def validate(res):
+    """Leave-one-out: each GEMM config predicted from models fitted without it, on the
+    shards it ran with (a weighted config's shards come from that run's calibration, whose
+    noise is the answer's to flag, not the model's). Rows of (config, measured, predicted,
+    error, extrapolates)."""
+    hosts = hosts_of(res.run)
+    g = int(res.run.get("granularity") or 1)
+    pooled = getattr(res, "reference", None)
+    rows, done = [], set()
+    for c in res.configs:
+        if c.get("comm_only") == "yes" or not finite(c["step_us"].get("median")):
+            continue
+        key, meas, ids = pooled[c["id"]] if pooled else (None, c["step_us"]["median"], [c["id"]])
+        if key is not None and key in done:
+            continue  # one row per config of the sweep
+        done.add(key)
+        mdl = Models(res.configs, hosts, g, leave_out=set(ids))
+        preds = []
+        for x in (res.configs[i] for i in ids) if pooled else [c]:
+            ranks = x.get("world_ranks") or list(range(x["world_size"]))
+            shards = x.get("shards") if all(finite(v) for v in x.get("shards") or [None]) \
+                else None
+            preds.append(mdl.predict(x["m"], x["n"], x["k"], x["split"], x["policy"], x["tp"],
+                                     ranks, x["dtype"], x.get("collective"), shards=shards))
+        got = [p for p in preds if p]  # each run's copy on its own shards: their median
+        pred = statistics.median(p["step_us"] for p in got) if got else None
+        flags = sorted({f for p in got for f in p["extrapolates"]}) if got else ["no model"]
+        rows.append({"config": c["id"] if not pooled else ids[0], "tp": c["tp"],
+                     "split": c["split"], "policy": c["policy"], "shape": tr.shape_label(c),
+                     "measured_us": meas, "predicted_us": pred,
+                     "error": pred / meas - 1.0 if pred else None, "extrapolates": flags})
+    return rows
+
+
+def error_summary(rows):
+    errs = sorted(abs(r["error"]) for r in rows if r["error"] is not None)
+    if not errs:
+        return None
+    q = lambda f: errs[min(len(errs) - 1, int(math.ceil(f * len(errs))) - 1)]
+    return {"configs": len(errs), "median": statistics.median(errs), "p90": q(0.9),
+            "max": errs[-1],
+            "unpredicted": len(rows) - len(errs)}

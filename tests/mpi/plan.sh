@@ -1,0 +1,101 @@
+# plan.sh - tpbal-plan on real runs: a sweep of 3 shapes x TP {1, 2} x both splits x both
+# policies on 2 ranks (rank 1 at half speed), five times; every config predicted from models
+# fitted without it (leave-one-out) against the median of its five measured medians: median
+# |error| <= 5 % and p90 <= 15 % (the issue's goal). The text and JSON outputs, a shard plan
+# (--plan-out) and bad input are checked without timing.
+#
+# Timing: five runs pooled, because one run's config is now and then 1.5-2x slower for its
+# whole measurement on this 2-vCPU kind (a rank's core shared); the median over the runs and
+# over the configs keeps one such config from failing the goal. A failed attempt is printed
+# and tried again (three attempts at most); the false-failure rate is in doc/TESTING.md.
+. "$(dirname "$0")/lib.sh"
+PLAN=${TPBAL_PLAN:?}
+SWEEP="--emulate-speed 1,0.5 --emulate-mode work --tp 1,2 --shape 64x512x512,128x256x256,96x384x384 --iters 60"
+
+attempt() {
+    dirs=""
+    for r in 1 2 3 4 5; do
+        tpbal 2 $SWEEP --out "$WORK/a$1-$r"
+        expect_rc 0
+        dirs="$dirs $WORK/a$1-$r"
+    done
+    "$PLAN" $dirs >"$WORK/plan.txt" 2>&1 || { cat "$WORK/plan.txt"; fail "tpbal-plan"; }
+    cat "$WORK/plan.txt"
+    "$PLAN" --format json $dirs >"$WORK/plan.json" || fail "tpbal-plan --format json"
+    "$PY" - "$WORK/plan.json" <<'PY' || exit 75
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["validation"]["summary"]
+print("leave-one-out over %d configs: median %.1f %%, p90 %.1f %%, largest %.1f %%" % (
+    s["configs"], 100 * s["median"], 100 * s["p90"], 100 * s["max"]))
+assert s["configs"] == 18 and s["unpredicted"] == 0, s
+assert s["median"] <= 0.05 and s["p90"] <= 0.15, s
+PY
+}
+attempts plan attempt
+
+# one run: every config has a validation row with its error, predictions, a recommendation
+d="$WORK/a1-1"
+[ -d "$d" ] || d=$(ls -d "$WORK"/a*-1 | head -1)
+"$PLAN" "$d" >"$WORK/one.txt" || fail "tpbal-plan on one run"
+[ "$(grep -cE '^ +[0-9]+ +[12] (row|col) ' "$WORK/one.txt")" -eq 18 ] || fail "not 18 validation rows"
+grep -q "^# median |error| " "$WORK/one.txt" || fail "no validation summary"
+grep -q "^# recommend for 64x512x512 on 2 ranks: shortest step TP " "$WORK/one.txt" || fail "no recommendation"
+# a world that was not run: predictions flagged as extrapolated, the layout TP x rest = P
+"$PLAN" "$d" --world 8 --ranks-per-node 4 --tp 1,2,4 --shape 64x512x512 >"$WORK/w8.txt" || fail "--world 8"
+grep -qE "^ +4 packed +row +weighted +64x512x512 +[0-9.]+ [mu]?s\*" "$WORK/w8.txt" || fail "TP 4 not predicted as an extrapolation"
+grep -q "on 8 ranks: shortest step TP [124] .* the other [248]-way for DP/PP" "$WORK/w8.txt" || fail "no layout for 8 ranks"
+# the shard plan: schema, groups that cover the split dimension
+"$PLAN" "$d" --plan-out "$WORK/shards.json" >/dev/null || fail "--plan-out"
+"$PY" - "$WORK/shards.json" <<'PY' || fail "the shard plan"
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["schema"] == "tpbal-plan/1", p["schema"]
+for c in p["configs"]:
+    dim = c["k"] if c["split"] == "row" else c["n"]
+    for g in c["groups"]:
+        assert sum(g["shards"]) == dim and g["offsets"][0] == 0, g
+        assert all(a + s == b for a, s, b in zip(g["offsets"], g["shards"], g["offsets"][1:]))
+        assert len(g["world_ranks"]) == c["tp"] == len(g["hosts"]) == len(g["speeds_gflops"])
+print("shard plan: %d configs" % len(p["configs"]))
+PY
+# read back: a run with --shards-from measures exactly the planned shards, without calibrating
+# them (speeds "plan"); a plan for other ranks is refused in one line, nothing written
+c=$("$PY" -c "import json,sys; c=json.load(open(sys.argv[1]))['configs'][0]; print('%dx%dx%d %s %s %d' % (c['m'], c['n'], c['k'], c['split'], c['policy'], c['tp']))" "$WORK/shards.json")
+set -- $c
+tpbal 2 --emulate-speed 1,0.5 --shape "$1" --split "$2" --policy "$3" --tp "$4" --iters 5 \
+    --shards-from "$WORK/shards.json" --out "$WORK/replay"
+expect_rc 0
+"$PY" - "$WORK/shards.json" "$WORK/replay" <<'PY' || fail "the plan read back"
+import json, sys
+plan = json.load(open(sys.argv[1]))["configs"][0]
+cfg = [json.loads(l) for l in open(sys.argv[2] + "/results.jsonl")][1]
+want = [s for g in plan["groups"] for s in g["shards"]]
+print("planned shards %s, measured with %s (%s)" % (want, cfg["shards"], cfg["speed_source"]))
+assert cfg["shards"] == want and cfg["speed_source"] == "plan", cfg
+assert cfg["world_ranks"] == [w for g in plan["groups"] for w in g["world_ranks"]]
+PY
+"$PY" - "$WORK/shards.json" "$WORK/other.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+for c in p["configs"]:
+    for g in c["groups"]:
+        g["world_ranks"] = list(reversed(g["world_ranks"]))  # not this run's order
+json.dump(p, open(sys.argv[2], "w"))
+PY
+tpbal 2 --shape "$1" --split "$2" --policy "$3" --tp "$4" --iters 2 --shards-from "$WORK/other.json" \
+    --out "$WORK/refused"
+expect_rc 2
+[ "$(grep -c '^tpbal' "$WORK/err")" -eq 1 ] && grep -q "has no group of world ranks 0.. in this run's order" "$WORK/err" ||
+    fail "a plan for other ranks: $(cat "$WORK/err")"
+[ ! -e "$WORK/refused/results.jsonl" ] || fail "a refused run wrote results"
+tpbal 2 --shape 64x64x64 --shards-from "$WORK/none.json"
+expect_rc 2
+grep -q "no such file" "$WORK/err" || fail "--shards-from a missing file"
+
+# bad input: one line, exit 2
+"$PLAN" "$WORK/none" >/dev/null 2>"$WORK/err"
+[ $? -eq 2 ] && [ "$(wc -l <"$WORK/err")" -eq 1 ] || fail "a missing directory"
+"$PLAN" "$d" --world 0 >/dev/null 2>"$WORK/err"
+[ $? -eq 2 ] && grep -q "from 1 to" "$WORK/err" || fail "--world 0"
+echo "plan: ok"
