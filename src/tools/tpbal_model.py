@@ -8,8 +8,9 @@ each config's shard, and its calibration GEMM (the speed at the even shard's FLO
 Communication, per collective and kind of group (inside one node, or across nodes): the
 ring algorithms' cost in the group size t, so that an unmeasured degree can be predicted,
 T = a (t - 1) L + a (t - 1) / t * V / B, with a = 2 for all-reduce (reduce-scatter, then
-all-gather) and 1 for all-gather, V the whole result's bytes; L >= 0 and B > 0 fitted to
-the measured transfers (xfer_us) the same way.
+all-gather) and 1 for all-gather, V the whole result's bytes; L >= 0 and B > 0 fitted the
+same way to what the collective added to each measured step (exposed_comm: the step less
+the slowest rank's compute; a comm-only config's whole step).
 
 A config's step: per TP group, its slowest rank's predicted compute on the shard it would
 get (even: as equal as the granularity allows; weighted: in proportion to the ranks'
@@ -30,8 +31,23 @@ COLL_FACTOR = {"all-reduce": 2.0, "all-gather": 1.0}
 
 
 def wls2(x1, x2, y, nonneg=True):
-    """y ~ p x1 + q x2, least squares weighted by 1/y^2; p >= 0 when nonneg (else refitted
-    with p = 0). Returns (p, q) or None."""
+    """y ~ p x1 + q x2, least squares weighted by 1/y^2, then once more without the points
+    more than 3x the median relative residual (and over 5 %) off: a config measured while
+    its rank's core was shared would pull the fit. p >= 0 when nonneg (else refitted with
+    p = 0). Returns (p, q) or None."""
+    got = _wls2(x1, x2, y, nonneg)
+    if got is None or len(y) < 4:
+        return got
+    res = [abs((got[0] * a + got[1] * b) / v - 1.0) for a, b, v in zip(x1, x2, y)]
+    cut = max(0.05, 3.0 * statistics.median(res))
+    keep = [i for i, r in enumerate(res) if r <= cut]
+    if len(keep) == len(y) or len(keep) < 3:
+        return got
+    return _wls2([x1[i] for i in keep], [x2[i] for i in keep], [y[i] for i in keep],
+                 nonneg) or got
+
+
+def _wls2(x1, x2, y, nonneg):
     w = [1.0 / (v * v) for v in y]
     s11 = sum(a * a * c for a, c in zip(x1, w))
     s22 = sum(b * b * c for b, c in zip(x2, w))
@@ -138,6 +154,19 @@ def weighted_shards(dim, speeds, g):
     return out
 
 
+def exposed_comm(c):
+    """What the collective adds to a config's step: its median step less its slowest rank's
+    median compute (a comm-only config: all of it). More than the transfer after the last
+    arrival (xfer_us) by the skew of the ranks' starts that a slow link leaves behind, which
+    the step pays too. None where unknown."""
+    step = c["step_us"].get("median")
+    comp = [x for x in c.get("compute_us") or [] if finite(x)] if c.get("comm_only") != "yes" \
+        else [0.0]
+    if not finite(step) or not comp or step - max(comp) <= 0:
+        return None
+    return step - max(comp)
+
+
 def kind_of(group_hosts):
     return "inter-node" if len(set(group_hosts)) > 1 else "intra-node"
 
@@ -155,10 +184,11 @@ class Models:
                 continue
             if c.get("comm_only") != "yes":
                 self._compute_points(c, cpts)
-            if c["tp"] >= 2 and finite(c.get("xfer_us")) and finite(c.get("comm_bytes")):
+            t = exposed_comm(c)
+            if c["tp"] >= 2 and t is not None and finite(c.get("comm_bytes")):
                 ranks = c.get("world_ranks") or list(range(c["world_size"]))
                 key = (c.get("collective"), kind_of([hosts[w] for w in ranks[:c["tp"]]]))
-                mpts.setdefault(key, []).append((c["tp"], c["comm_bytes"], c["xfer_us"]))
+                mpts.setdefault(key, []).append((c["tp"], c["comm_bytes"], t))
             if c.get("comm_only") != "yes" and finite(c.get("comm_bytes")):
                 self.bytes_of[(c["m"], c["n"], c["dtype"], c["split"])] = c["comm_bytes"]
         self.compute = ComputeModel(cpts)

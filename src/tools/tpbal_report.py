@@ -166,6 +166,8 @@ def page(res, made, captions, tl, extra=()):
 
 
 CAPTIONS = {
+    "plan": "tpbal-plan's leave-one-out check: every config's measured step against the one "
+            "predicted from models fitted without it.",
     "ranks": "Per rank, even beside weighted (the even config with the largest what-if "
              "slowdown and its twin): calibrated speed, shard, and median compute / wait / "
              "comm (ranks.csv).",
@@ -258,6 +260,8 @@ def main(argv):
     data["timeline"] = plots.plot_gantt(c, trace, outdir, o.window, made) if c else None
     data["arrivals"] = plots.plot_arrivals(c, trace, outdir, made) if c else None
     extra = per_rank_views(res, plots, outdir, o.window, made, data)
+    import tpbal_report_plan as rp
+    extra += rp.plan_part(res, outdir, made, data, table)
     write_outputs(outdir, data, page(res, made, CAPTIONS, data["timeline"], extra))
     print("tpbal-report: %d plots (%s) and index.html in %s" % (
         len(made), ", ".join(made), clean(outdir)))

@@ -150,6 +150,11 @@ def main():
         assert set(g["window"]) <= set(kept), (pol, g["window"])
         assert g["slowest_iter"] == tr["otherData"]["slowest_iter"], (pol, g)
         n += 2
+    pp = plots.get("plan")
+    if pp:  # the leave-one-out plot: measured steps are the records'
+        for cid, meas in zip(pp["configs"], pp["measured_us"]):
+            close(meas, [c for c in cfgs if c["id"] == cid][0]["step_us"]["median"], "plan")
+            n += 1
     page = open(os.path.join(rep, "index.html")).read()
     for a in summ.get("answer", []):  # the headline says what the terminal's answer says
         if a["kind"] == "use":

@@ -90,15 +90,21 @@ def check_spans(ev, procs, metas, kept, tid_of_pos):
     return spans
 
 
-def check_config_file(path, world, kept):
-    doc = json.load(open(path))
-    meta = doc["otherData"]
-    ev = doc["traceEvents"]
+def names(ev, world):
+    """Thread (rank) and process (host) names: pids from 1, one thread per rank."""
     threads = {e["tid"]: e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
     procs = {e["pid"]: e["args"]["name"] for e in ev if e.get("name") == "process_name"}
     assert procs and min(procs) >= 1, procs
     if world:
         assert sorted(threads) == list(range(world)), threads
+    return threads, procs
+
+
+def check_config_file(path, world, kept):
+    doc = json.load(open(path))
+    meta = doc["otherData"]
+    ev = doc["traceEvents"]
+    threads, procs = names(ev, world)
     order = meta.get("world_ranks", list(range(len(threads))))  # position -> world rank
     for tid, name in threads.items():
         assert name == "rank %d, TP group %d" % (order[tid], tid // meta["tp"]), (name, tid)
@@ -113,11 +119,7 @@ def check_run_file(path, world, kept):
     assert other["trace_per"] == "run", other
     metas = {m["config"]: m for m in other["configs"]}
     ev = doc["traceEvents"]
-    threads = {e["tid"]: e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
-    procs = {e["pid"]: e["args"]["name"] for e in ev if e.get("name") == "process_name"}
-    assert procs and min(procs) >= 1, procs
-    if world:
-        assert sorted(threads) == list(range(world)), threads
+    threads, procs = names(ev, world)
     for tid, name in threads.items():
         assert name == "rank %d" % tid, (name, tid)
     for e in ev:  # tid = world rank; the group is in the args, from the position

@@ -6,7 +6,8 @@
 # detection and per-node grouping in the results and traces, placement (packed groups on
 # one node, spread groups on two), cross-node clock sync with an injected offset, and,
 # with the links limited by tbf, a spread group slower than a packed one by about what
-# the link rate predicts. Every namespace is removed on exit, failure included.
+# the link rate predicts, and tpbal-plan's prediction of a spread run from packed runs and a
+# comm-only sweep of the link. Every namespace is removed on exit, failure included.
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" = 0 ] || { echo "SKIP: network namespaces need root"; exit 77; }
 for c in ip unshare tc; do
@@ -91,4 +92,43 @@ link() {
     timing_check "$d" link-cost $((256 * 1024 * 4)) 200e6
 }
 attempts "cluster link cost" link
+
+# ---- tpbal-plan across nodes: the spread placement predicted from packed GEMM runs (the
+# compute models) and a comm-only sweep of spread groups (the link's all-reduce), against a
+# spread run it never saw: within 15 %
+plan_spread() {
+    d="$WORK/ps$1"
+    cl_tpbal --tp 2 --tp-placement packed --shape 256x1024x512 --policy even --split row \
+        --iters 8 --warmup 2 --out "$d-packed"
+    expect_rc 0
+    cl_tpbal --comm-only --tp 2 --tp-placement spread --split row --comm-sizes 256K:4M:2 \
+        --iters 8 --warmup 2 --out "$d-link"
+    expect_rc 0
+    cl_tpbal --tp 2 --tp-placement spread --shape 256x1024x512 --policy even --split row \
+        --iters 8 --warmup 2 --out "$d-spread"
+    expect_rc 0
+    "${TPBAL_PLAN:?}" "$d-packed" "$d-link" --placement spread --tp 2 --shape 256x1024x512 \
+        --format json >"$WORK/ps.json" || fail "tpbal-plan across nodes"
+    "$PY" - "$WORK/ps.json" "$d-spread" "$d-link" <<'PY' || exit 75
+import json, sys
+plan = json.load(open(sys.argv[1]))
+pred = [r for r in plan["predictions"] if r["placement"] == "spread" and r["split"] == "row"
+        and r["policy"] == "even"][0]
+cfg = [json.loads(l) for l in open(sys.argv[2] + "/results.jsonl")][1]
+p, m = pred["prediction"], cfg["step_us"]["median"]
+print("spread tp 2 row even: predicted %.0f us (compute %.0f, comm %.0f) on ranks %s, "
+      "measured %.0f us on %s: %+.1f %%" % (p["step_us"], p["comp_us"], p["comm_us"],
+                                           pred["ranks"], m, cfg["world_ranks"],
+                                           100 * (p["step_us"] / m - 1)))
+link = [json.loads(l) for l in open(sys.argv[3] + "/results.jsonl")]
+link = {c["comm_bytes"]: c for c in link if c.get("type") == "config"}
+at = link.get(cfg["comm_bytes"])
+print("  measured: compute %s us, xfer %.0f us; the link's comm-only step at %d B: %s us" % (
+    [round(x) for x in cfg["compute_us"]], cfg["xfer_us"], cfg["comm_bytes"],
+    round(at["step_us"]["median"]) if at else "-"))
+assert pred["ranks"] == cfg["world_ranks"], "another spread order than tpbal's"
+assert abs(p["step_us"] / m - 1) <= 0.15
+PY
+}
+attempts "cluster spread plan" plan_spread
 echo "cluster: ok"

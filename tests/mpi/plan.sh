@@ -5,9 +5,11 @@
 # (--plan-out) and bad input are checked without timing.
 #
 # Timing: five runs pooled, because one run's config is now and then 1.5-2x slower for its
-# whole measurement on this 2-vCPU kind (a rank's core shared); the median over the runs and
-# over the configs keeps one such config from failing the goal. A failed attempt is printed
-# and tried again (three attempts at most); the false-failure rate is in doc/TESTING.md.
+# whole measurement on this 2-vCPU kind (a rank's core shared); the median over the runs
+# keeps one such config from failing the goal, and the goal is held over the configs whose
+# reference is reliable (the middle three of the five runs within 10 %; at least 12 of 18,
+# else the attempt is inconclusive). A failed attempt is printed and tried again (three
+# attempts at most); the false-failure rates are in doc/TESTING.md.
 . "$(dirname "$0")/lib.sh"
 PLAN=${TPBAL_PLAN:?}
 SWEEP="--emulate-speed 1,0.5 --emulate-mode work --tp 1,2 --shape 64x512x512,128x256x256,96x384x384 --iters 60"
@@ -22,14 +24,33 @@ attempt() {
     "$PLAN" $dirs >"$WORK/plan.txt" 2>&1 || { cat "$WORK/plan.txt"; fail "tpbal-plan"; }
     cat "$WORK/plan.txt"
     "$PLAN" --format json $dirs >"$WORK/plan.json" || fail "tpbal-plan --format json"
-    "$PY" - "$WORK/plan.json" <<'PY' || exit 75
-import json, sys
+    "$PY" - "$WORK/plan.json" $dirs <<'PY' || exit 75
+import json, statistics, sys
 d = json.load(open(sys.argv[1]))
-s = d["validation"]["summary"]
-print("leave-one-out over %d configs: median %.1f %%, p90 %.1f %%, largest %.1f %%" % (
-    s["configs"], 100 * s["median"], 100 * s["p90"], 100 * s["max"]))
-assert s["configs"] == 18 and s["unpredicted"] == 0, s
-assert s["median"] <= 0.05 and s["p90"] <= 0.15, s
+meds = {}  # (tp, split, policy, shape) -> the five runs' median steps
+for run in sys.argv[2:]:
+    for line in open(run + "/results.jsonl"):
+        c = json.loads(line)
+        if c["type"] == "config":
+            key = (c["tp"], c["split"], c["policy"], "%dx%dx%d" % (c["m"], c["n"], c["k"]))
+            meds.setdefault(key, []).append(c["step_us"]["median"])
+rows = d["validation"]["configs"]
+assert len(rows) == 18 and all(r["error"] is not None for r in rows), rows
+# a reference is reliable when the middle three of its five runs agree within 10 %
+def reliable(r):
+    m = sorted(meds[(r["tp"], r["split"], r["policy"], r["shape"])])[1:4]
+    return m[-1] / m[0] - 1 <= 0.10
+ok = [abs(r["error"]) for r in rows if reliable(r)]
+print("leave-one-out: %d of 18 configs with a reliable reference (five runs' middle three "
+      "within 10 %%)" % len(ok))
+if len(ok) < 12:
+    print("inconclusive: this machine's runs disagree too much to check a 5 %% goal")
+    sys.exit(1)
+ok.sort()
+med, p90 = statistics.median(ok), ok[min(len(ok) - 1, -(-9 * len(ok) // 10) - 1)]
+print("  over them: median |error| %.1f %%, p90 %.1f %%, largest %.1f %%" % (
+    100 * med, 100 * p90, 100 * ok[-1]))
+assert med <= 0.05 and p90 <= 0.15, (med, p90)
 PY
 }
 attempts plan attempt
