@@ -270,8 +270,30 @@ class Models:
 
 
 def hosts_of(run):
+    """The host of every world rank, from the run record (one line if it cannot say)."""
     ranks = tr.records(run.get("ranks"))
-    return [str(r.get("host", "?")) for r in ranks] or ["?"] * int(run.get("world_size") or 1)
+    world = run.get("world_size")
+    if not isinstance(world, int) or isinstance(world, bool) or not 1 <= world <= 1 << 20:
+        raise tr.BadInput("the run record's world_size is not a number of ranks: is it a "
+                          "tpbal result?")
+    if ranks and len(ranks) != world:
+        raise tr.BadInput("the run record names %d ranks for a world of %d" % (len(ranks), world))
+    return [tr.clean(r.get("host", "?"), 64) for r in ranks] or ["?"] * world
+
+
+def check_configs(cfgs, world):
+    """What the models index by: every GEMM config's ranks, shards and times, one per world
+    rank (one line naming the config otherwise)."""
+    for c in cfgs:
+        ranks = c.get("world_ranks") or list(range(world))
+        ok = c.get("world_size", world) == world and isinstance(ranks, list) and \
+            sorted(ranks) == list(range(world)) and c["tp"] <= world and world % c["tp"] == 0
+        for f in ("shards", "compute_us", "speeds"):
+            v = c.get(f)
+            ok = ok and (v is None or (isinstance(v, list) and len(v) == world))
+        if not ok:
+            raise tr.BadInput("config %s: its ranks, shards or times do not match a world of %d "
+                              "ranks" % (c.get("id"), world))
 
 
 class Pooled:
@@ -298,13 +320,21 @@ class Pooled:
                 self.reference[c["id"]] = (key, ref, [x["id"] for x in cs])
 
 
+def granularity_of(run):
+    g = run.get("granularity") or 1
+    if not isinstance(g, int) or isinstance(g, bool) or not 1 <= g <= 1 << 30:
+        raise tr.BadInput("the run record's granularity is not a shard unit")
+    return g
+
+
 def validate(res):
     """Leave-one-out: each GEMM config predicted from models fitted without it, on the
     shards it ran with (a weighted config's shards come from that run's calibration, whose
     noise is the answer's to flag, not the model's). Rows of (config, measured, predicted,
     error, extrapolates)."""
     hosts = hosts_of(res.run)
-    g = int(res.run.get("granularity") or 1)
+    check_configs(res.configs, len(hosts))
+    g = granularity_of(res.run)
     pooled = getattr(res, "reference", None)
     rows, done = [], set()
     for c in res.configs:

@@ -131,7 +131,7 @@ def placement_ranks(world, tp, hosts, placement):
 class Planner:
     def __init__(self, res, hosts, borrow):
         self.res, self.hosts, self.borrow = res, hosts, borrow
-        self.g = int(res.run.get("granularity") or 1)
+        self.g = tm.granularity_of(res.run)
         self.dtype = res.run.get("dtype") or "fp32"
         self.models = tm.Models(res.configs, tm.hosts_of(res.run), self.g)
 
@@ -200,6 +200,11 @@ def text(res, val, summ, rows, recs, world):
             tr.us_text(v["measured_us"]), tr.us_text(v["predicted_us"]),
             "*" if v["extrapolates"] else " ",
             "%+.1f%%" % (100 * v["error"]) if v["error"] is not None else "-"))
+    inj = res.run.get("inject_delay_rank")
+    if isinstance(inj, int) and not isinstance(inj, bool) and inj >= 0:
+        lines.append("# warning: this run injected a delay on rank %d (--inject-delay): no model "
+                     "knows it, so the errors above say how much it cost, not how good the "
+                     "models are" % inj)
     if summ:
         lines.append("# median |error| %.1f %%, p90 %.1f %%, largest %.1f %% over %d configs%s" % (
             100 * summ["median"], 100 * summ["p90"], 100 * summ["max"], summ["configs"],
@@ -284,6 +289,7 @@ def main(argv):
     res = runs[0] if len(runs) == 1 else tm.Pooled(runs)
     if not [c for c in res.configs if c.get("comm_only") != "yes"]:
         raise BadInput("%s has no GEMM config: nothing to model" % clean(res.jsonl))
+    tm.check_configs(res.configs, len(tm.hosts_of(res.run)))
     world = o.world or len(tm.hosts_of(res.run))
     hosts, borrow, _ = world_layout(res, world, o.ranks_per_node)
     pl = Planner(res, hosts, borrow)

@@ -1,6 +1,8 @@
 """tpbal_report_plan: tpbal-plan's leave-one-out check in the report: each measured config
 against the step predicted from models fitted without it (tpbal_model), as a plot and a
 table, with the median, p90 and largest |error|."""
+import html
+
 import tpbal_model as tm
 import tpbal_plots as pl
 import tpbal_results as tr
@@ -37,7 +39,12 @@ def plan_part(res, outdir, made, data, table):
     """The report's section; data["plan"] gets the plotted numbers."""
     if not [c for c in res.configs if c.get("comm_only") != "yes"]:
         return []
-    rows = tm.validate(res)
+    try:
+        rows = tm.validate(res)
+    except tr.BadInput as e:  # the report stands without its predictions
+        data["plan"] = None
+        return ["<h2>Predictions (tpbal-plan)</h2>", "<p>No predictions: %s</p>" % (
+            html.escape(tr.clean(str(e))))]
     data["plan"] = plot_plan(rows, outdir, made)
     s = tm.error_summary(rows)
     head = ["id", "tp", "split", "policy", "shape", "measured", "predicted", "error",

@@ -102,7 +102,8 @@ class Validation(unittest.TestCase):
         d = synthetic(self.d)[0]
         out = os.path.join(self.d, "p.json")
         self.assertEqual(plan.main([d, "--plan-out", out, "--world", "2"]), 0)
-        p = tr.json_loads(open(out).read())
+        with open(out) as fh:
+            p = tr.json_loads(fh.read())
         self.assertEqual(p["schema"], "tpbal-plan/1")
         rate = [4e4, 2e4]
         for c in p["configs"]:

@@ -1,4 +1,4 @@
-"""Both tools on hundreds of broken result directories: every one ends with exit 0, 1 or
+"""The tools on hundreds of broken result directories: every one ends with exit 0, 1 or
 2, never a traceback or an internal error, and JSON output stays strict JSON.
 
 The directories are mutations of one well-formed result (fixtures): truncated files,
@@ -17,6 +17,7 @@ from contextlib import redirect_stderr, redirect_stdout
 
 import fixtures as fx
 import tpbal_compare
+import tpbal_plan
 import tpbal_results as tr
 
 try:
@@ -162,6 +163,53 @@ class Mutations(unittest.TestCase):
         # the mutations reach every verdict: some are refused, some compared
         self.assertGreater(counts[2], 30)
         self.assertGreater(counts[0] + counts[1], 30)
+
+    def test_plan_on_300_mutations(self):
+        """tpbal-plan: validation, predictions for another world and a shard plan."""
+        rng = random.Random(31337)
+        counts = {0: 0, 1: 0, 2: 0}
+        for n in range(300):
+            d = os.path.join(self.tmp.name, "p%d" % n)
+            shutil.copytree(self.base, d)
+            what = "; ".join(mutate(rng, d) for _ in range(rng.randint(1, 3)))
+            out_plan = os.path.join(self.tmp.name, "plan%d.json" % n)
+            argv = [d, "--format", "json"] if n % 2 else [d, "--world", "8", "--plan-out",
+                                                          out_plan]
+            rc, out, err = call(tpbal_plan.main, argv)
+            self.check(rc, out, err, what)
+            self.assertNotEqual(rc, 1, what)
+            if rc == 0 and n % 2:
+                json.loads(out, parse_constant=tr._no_constant)  # strict JSON
+            if rc == 0 and not n % 2:
+                json.loads(read(out_plan), parse_constant=tr._no_constant)
+            counts[rc] += 1
+            shutil.rmtree(d)
+        self.assertGreater(counts[2], 30)
+        self.assertGreater(counts[0], 30)
+
+    @unittest.skipIf(tpbal_report is None, "matplotlib is missing")
+    def test_report_compare_on_60_mutations(self):
+        """tpbal-report A --compare B with B broken: a page or one line, exit 0 or 2."""
+        real = tpbal_plots.save
+
+        def made_only(fig, outdir, name, made):
+            tpbal_plots.plt.close(fig)
+            made.append(name)
+
+        tpbal_plots.save = made_only
+        rng = random.Random(99)
+        try:
+            for n in range(60):
+                d = os.path.join(self.tmp.name, "c%d" % n)
+                shutil.copytree(self.base, d)
+                what = "; ".join(mutate(rng, d) for _ in range(rng.randint(1, 2)))
+                rc, out, err = call(tpbal_report.main, [self.base, "--compare", d, "--out",
+                                                        os.path.join(self.tmp.name, "rep")])
+                self.check(rc, out, err, what)
+                self.assertNotEqual(rc, 1, what)
+                shutil.rmtree(d)
+        finally:
+            tpbal_plots.save = real
 
     def report_on(self, seed, n):
         rng = random.Random(seed)
