@@ -46,7 +46,8 @@ attempt() {
         echo "plan: the goal is not checked: another process took over 25 % of the CPUs"
         return 0
     fi
-    "$PY" - "$WORK/plan.json" $dirs <<'PY' || exit 75
+    rc=0
+    "$PY" - "$WORK/plan.json" $dirs <<'PY' || rc=$?
 import json, statistics, sys
 d = json.load(open(sys.argv[1]))
 meds = {}  # (tp, split, policy, shape) -> the five runs' median steps
@@ -66,16 +67,33 @@ ok = [abs(r["error"]) for r in rows if reliable(r)]
 print("leave-one-out: %d of 18 configs with a reliable reference (five runs' middle three "
       "within 10 %%)" % len(ok))
 if len(ok) < 12:
-    print("inconclusive: this machine's runs disagree too much to check a 5 %% goal")
-    sys.exit(1)
+    print("inconclusive: this machine's identical runs disagree too much to check a 5 % goal")
+    sys.exit(3)
 ok.sort()
 med, p90 = statistics.median(ok), ok[min(len(ok) - 1, -(-9 * len(ok) // 10) - 1)]
 print("  over them: median |error| %.1f %%, p90 %.1f %%, largest %.1f %%" % (
     100 * med, 100 * p90, 100 * ok[-1]))
 assert med <= 0.05 and p90 <= 0.15, (med, p90)
 PY
+    [ $rc -eq 0 ] || exit $((rc == 3 ? 76 : 75))
 }
-attempts plan attempt
+# three attempts: a goal missed over reliable references is retried, then fails; attempts
+# whose references were not reliable (the machine's identical runs disagreeing by > 10 %)
+# are retried, and if no attempt had reliable references the goal is not checked (said in
+# a line): such a machine cannot tell a model's 5 % from its own noise
+checked=0
+for a in 1 2 3; do
+    rc=0
+    (attempt "$a") || rc=$?
+    case $rc in
+    0) echo "plan: ok (attempt $a of 3)"; checked=1; break ;;
+    75) echo "plan: attempt $a of 3 failed on timing (printed above)"; checked=2 ;;
+    76) echo "plan: attempt $a of 3 inconclusive (printed above)" ;;
+    *) exit "$rc" ;;
+    esac
+done
+[ $checked -ne 2 ] || fail "plan: the goal was missed in every attempt that could check it"
+[ $checked -ne 0 ] || echo "plan: the goal is not checked: no attempt had reliable references"
 
 # one run: every config has a validation row with its error, predictions, a recommendation
 d="$WORK/a1-1"
