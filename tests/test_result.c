@@ -102,7 +102,13 @@ START_TEST(result_records)
     tpb_buf_t t = TPB_BUF_INIT;
     r.stats.straggler_late_us = 1234.5;
     tpb_report_table_row(&t, &r);
-    ck_assert_ptr_nonnull(strstr(tpb_buf_str(&t), " 1:100%   1234.5      1@1  1.25  pass\n"));
+    ck_assert_ptr_nonnull(
+        strstr(tpb_buf_str(&t), " 1:100%   1234.5      1@1  1.25  pass qkv,\"proj\"\n"));
+    /* last by chance (55 % of the iterations at TP 2): in parentheses, not a verdict */
+    tpb_buf_reset(&t);
+    r.stats.straggler_frac = 0.55;
+    tpb_report_table_row(&t, &r);
+    ck_assert_ptr_nonnull(strstr(tpb_buf_str(&t), " (1:55%)   1234.5"));
     tpb_buf_free(&t);
     /* CSV: as many fields in the row as in the header, after unquoting */
     tpb_buf_t h = TPB_BUF_INIT, row = TPB_BUF_INIT;

@@ -14,10 +14,10 @@ void tpb_trace_name(int id, char *out, size_t cap)
     snprintf(out, cap, "trace-%03d.json", id);
 }
 
-/* Process (host) and thread (rank) names. Per config, tid is the rank's position and its
- * name says its TP group; per run (world != NULL: every world rank), tid is the world rank,
- * and the group is in each span's args, since it changes with the config. pid = host + 1
- * (Perfetto reserves 0). */
+/* Process (host) and thread (rank) names. Per config (topo: the config's placed view), tid
+ * is the rank's position and its name says its TP group; per run (per_run, topo: the run's,
+ * res unused), tid is the world rank and the group is in each span's args, since it changes
+ * with the config. pid = host + 1 (Perfetto reserves 0). */
 static void write_names(FILE *f, const tpb_topo_t *topo, const tpb_result_t *res, int per_run)
 {
     int world = per_run ? topo->size : res->world;

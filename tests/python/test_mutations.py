@@ -6,6 +6,7 @@ values of the wrong type or out of range, missing keys, invalid UTF-8, records t
 not objects, broken ranks.csv and traces, control characters in names. The mutations
 are drawn from a fixed seed: the same ones every run.
 """
+import contextlib
 import io
 import json
 import os
@@ -125,6 +126,23 @@ def mutate_file(rng, path, raw, kind):
     return "jsonl " + path
 
 
+@contextlib.contextmanager
+def figures_not_rendered():
+    """The report's figures made and closed, not written (what is checked is the reading and
+    the numbers; report.sh renders)."""
+    real = tpbal_plots.save
+
+    def made_only(fig, outdir, name, made):
+        tpbal_plots.plt.close(fig)
+        made.append(name)
+
+    tpbal_plots.save = made_only
+    try:
+        yield
+    finally:
+        tpbal_plots.save = real
+
+
 def call(main, argv):
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
@@ -190,15 +208,8 @@ class Mutations(unittest.TestCase):
     @unittest.skipIf(tpbal_report is None, "matplotlib is missing")
     def test_report_compare_on_60_mutations(self):
         """tpbal-report A --compare B with B broken: a page or one line, exit 0 or 2."""
-        real = tpbal_plots.save
-
-        def made_only(fig, outdir, name, made):
-            tpbal_plots.plt.close(fig)
-            made.append(name)
-
-        tpbal_plots.save = made_only
         rng = random.Random(99)
-        try:
+        with figures_not_rendered():
             for n in range(60):
                 d = os.path.join(self.tmp.name, "c%d" % n)
                 shutil.copytree(self.base, d)
@@ -208,8 +219,6 @@ class Mutations(unittest.TestCase):
                 self.check(rc, out, err, what)
                 self.assertNotEqual(rc, 1, what)
                 shutil.rmtree(d)
-        finally:
-            tpbal_plots.save = real
 
     def report_on(self, seed, n):
         rng = random.Random(seed)
@@ -231,17 +240,8 @@ class Mutations(unittest.TestCase):
     def test_report_on_300_mutations(self):
         """Reading, checking and the numbers of every plot on 300 mutations; the figures
         are made but not rendered (rendering is the next test's, and report.sh's)."""
-        real = tpbal_plots.save
-
-        def made_only(fig, outdir, name, made):
-            tpbal_plots.plt.close(fig)
-            made.append(name)
-
-        tpbal_plots.save = made_only
-        try:
+        with figures_not_rendered():
             written = self.report_on(4242, 300)
-        finally:
-            tpbal_plots.save = real
         self.assertGreater(written, 30)
 
     @unittest.skipIf(tpbal_report is None, "matplotlib is missing")
