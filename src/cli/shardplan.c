@@ -54,12 +54,6 @@ static tpb_status_t read_group(const tpb_jv_t *grp, tpb_shardplan_entry_t *e, lo
                                "%s: config %d group %d: a world rank or shard "
                                "out of range (shards from 1 to %ld)",
                                what, i, g, dim);
-        for (int q = 0; q < e->nranks; q++)
-            if (e->world_ranks[q] == (int)wr)
-                return tpb_err_set(TPB_ERR_INVALID,
-                                   "%s: config %d: world rank %ld is planned "
-                                   "twice",
-                                   what, i, wr);
         double speed = NAN;
         if (sp && sp->kind == TPB_JV_ARR && sp->n == e->tp && sp->items[r].kind == TPB_JV_NUM &&
             sp->items[r].num > 0)
@@ -74,6 +68,31 @@ static tpb_status_t read_group(const tpb_jv_t *grp, tpb_shardplan_entry_t *e, lo
                            "%s: config %d group %d: the shards add up to %ld, "
                            "not the split dimension %ld",
                            what, i, g, sum, dim);
+    return TPB_OK;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* No world rank planned twice in config i (sorted: n log n, whatever n). */
+static tpb_status_t distinct_ranks(const tpb_shardplan_entry_t *e, const char *what, int i)
+{
+    int *r = malloc((size_t)e->nranks * sizeof(int));
+    if (!r)
+        return tpb_err_set(TPB_ERR_NOMEM, "out of memory reading %s", what);
+    memcpy(r, e->world_ranks, (size_t)e->nranks * sizeof(int));
+    qsort(r, (size_t)e->nranks, sizeof(int), cmp_int);
+    int dup = -1;
+    for (int q = 1; q < e->nranks && dup < 0; q++)
+        if (r[q] == r[q - 1])
+            dup = r[q];
+    free(r);
+    if (dup >= 0)
+        return tpb_err_set(TPB_ERR_INVALID, "%s: config %d: world rank %d is planned twice", what,
+                           i, dup);
     return TPB_OK;
 }
 
@@ -105,7 +124,7 @@ static tpb_status_t read_config(const tpb_jv_t *c, tpb_shardplan_entry_t *e, con
     long dim = e->split == TPB_SPLIT_ROW ? e->k : e->n;
     for (int g = 0; g < groups->n; g++)
         TPB_CHECK_RET(read_group(&groups->items[g], e, dim, what, i, g));
-    return TPB_OK;
+    return distinct_ranks(e, what, i);
 }
 
 static tpb_status_t read_plan(const tpb_jv_t *doc, const char *what, tpb_shardplan_t *out)
