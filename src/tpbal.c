@@ -63,6 +63,8 @@ static tpb_status_t setup_options(MPI_Comm world, const tpb_topo_t *topo, int ar
         st = tpb_preset_load(o);
     if (st == TPB_OK && !o->help && !o->version && o->shards_from[0])
         st = tpb_shardplan_load(o->shards_from, &o->shard_plan);
+    if (st == TPB_OK && !o->help && !o->version)
+        st = tpb_options_load_cost(o);
     TPB_CHECK_RET(tpb_agree(world, st));
     if (o->help || o->version)
         return TPB_OK;

@@ -23,6 +23,8 @@ static tpb_status_t parse(const char *line)
 static tpb_status_t parse_resolve(const char *line, int world)
 {
     tpb_status_t st = parse(line);
+    if (st == TPB_OK)
+        st = tpb_options_load_cost(&o);
     if (st != TPB_OK)
         return st;
     st = tpb_options_resolve(&o, world, tpb_backend_host.kind, &tpb_backend_host.defaults);
@@ -124,7 +126,7 @@ START_TEST(bad_input)
     assert_error(parse("--emulate-speed 1,1.5"), "outside");
     assert_error(parse("--split rows"), "--split 'rows': expected row and/or col");
     assert_error(parse("--policy evne"),
-                 "--policy 'evne': expected even, weighted and/or adaptive");
+                 "--policy 'evne': expected even, weighted, adaptive and/or cost");
     assert_error(parse("--dtype fp23"), "--dtype 'fp23': expected one of");
     assert_error(parse("--backend gpu"), "--backend 'gpu': expected auto, host or cuda");
     assert_error(parse("--emulate-speed 1,0"), "--emulate-speed '0': every value must be > 0");
@@ -219,6 +221,25 @@ START_TEST(comm_only_sizes)
 }
 END_TEST
 
+START_TEST(cost_profile)
+{
+    ck_assert_int_eq(parse_resolve("--cost-profile skew:4", 2), TPB_OK);
+    ck_assert_int_eq(o.cost_profile.nblocks, 2);
+    ck_assert_uint_eq(o.policies, TPB_POLICY_EVEN | TPB_POLICY_WEIGHTED | TPB_POLICY_COST);
+    ck_assert_int_eq(parse_resolve("--cost-profile skew:4 --policy even,cost", 2), TPB_OK);
+    ck_assert_uint_eq(o.policies, TPB_POLICY_EVEN | TPB_POLICY_COST);
+    assert_error(parse_resolve("--policy cost", 2), "--policy cost balances a --cost-profile");
+    assert_error(parse_resolve("--cost-profile skew:0.5", 2), "skew:R with R in [1");
+    assert_error(parse_resolve("--cost-profile /nonexistent/costs", 2), "no such file");
+    assert_error(parse_resolve("--cost-profile /", 2), "--cost-profile");
+    assert_error(parse_resolve("--cost-profile skew:4 --policy adaptive", 2), "use --policy cost");
+    assert_error(parse_resolve("--cost-profile skew:4 --emulate-speed 1,0.5 --emulate-mode work",
+                               2),
+                 "--emulate-mode time");
+    assert_error(parse_resolve("--comm-only --cost-profile skew:4", 2), "drop --cost-profile");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("options");
@@ -230,6 +251,7 @@ static Suite *suite(void)
     tcase_add_test(tc, resolve_against_world);
     tcase_add_test(tc, presets);
     tcase_add_test(tc, comm_only_sizes);
+    tcase_add_test(tc, cost_profile);
     suite_add_tcase(s, tc);
     return s;
 }

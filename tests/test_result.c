@@ -214,12 +214,12 @@ START_TEST(finish_t1_speedup_check)
      * (40 + 24): rank 0 computes 125 us, rank 1 150 us; the 300 us even step less its
      * critical 200 us plus 150: 250 us, a predicted speed-up of 1.2 */
     double comp[2] = {100.0, 200.0};
-    long even_shard[2] = {32, 32};
+    double even_work[2] = {32, 32};
     hist[1].compute_rank = comp;
-    hist[1].shard_rank = even_shard;
+    hist[1].work_rank = even_work;
     r.m = 64;
-    info[0].shard = 40;
-    info[1].shard = 24;
+    info[0].flop = 40;
+    info[1].flop = 24;
     tpb_result_finish(&r, hist, 2, 0);
     ck_assert_double_eq_tol(r.predicted_speedup, 300.0 / 250.0, 1e-12);
 }
@@ -228,7 +228,7 @@ END_TEST
 START_TEST(weighted_step_predicted_from_even)
 {
     double c[4] = {100.0, 200.0, 150.0, 150.0};
-    long e[4] = {32, 32, 32, 32}, w[4] = {40, 24, 32, 32}, bad[4] = {0, 32, 32, 32};
+    double e[4] = {32, 32, 32, 32}, w[4] = {40, 24, 32, 32}, bad[4] = {0, 32, 32, 32};
     /* two groups: the slowest compute is 200 (rank 1), then 150 (ranks 1, 2, 3) */
     ck_assert_double_eq_tol(tpb_predict_weighted_step(500.0, c, e, w, 4), 450.0, 1e-12);
     ck_assert_double_eq_tol(tpb_predict_weighted_step(500.0, c, e, e, 4), 500.0, 1e-12);

@@ -106,6 +106,7 @@ typedef struct {
     long ldc;
     tpb_dtype_t dtype;
     double delay_us; /**< extra delay inside the compute phase (fault injection) */
+    int accumulate;  /**< 1: C += A B^T (a block-sparse row shard's later blocks), 0: C = */
 } tpb_gemm_t;
 
 typedef struct tpb_backend_ops {

@@ -1,6 +1,6 @@
 /*
  * partition.h - how a dimension of the layer is split over the t ranks of a TP
- * group. Pure functions: no MPI, no I/O, no allocation.
+ * group. Pure functions: no MPI, no I/O; only tpb_partition_cost allocates.
  */
 #ifndef TPB_PARTITION_H
 #define TPB_PARTITION_H
@@ -41,6 +41,18 @@ tpb_status_t tpb_speeds_check(const double *speeds, int t, const char *what);
  */
 tpb_status_t tpb_partition_weighted(long total, int t, long g, const double *speeds, long *shards,
                                     double *fractions);
+
+/**
+ * Cost-aware split (--policy cost): the contiguous split of `units` units of cost
+ * ucost[u] (>= 0) over t ranks of speeds[t], in rank order and at least one unit each,
+ * that minimises the largest rank time (sum of its units' costs) / speeds[r]. Optimal
+ * (to 1e-12 relative): a bisection on that time, each step deciding by the ends the
+ * ranks can reach in order. counts[t] receives the units of every rank and *tmax (may
+ * be NULL) the largest rank time. TPB_ERR_INVALID (nothing written) if units < t or a
+ * speed fails tpb_speeds_check; TPB_ERR_NOMEM (it allocates units + 1 bytes per rank).
+ */
+tpb_status_t tpb_partition_cost(const double *ucost, long units, int t, const double *speeds,
+                                long *counts, double *tmax);
 
 /** Offsets of the shards: offsets[r] = sum of shards[0..r-1]. */
 void tpb_partition_offsets(const long *shards, int t, long *offsets);

@@ -17,7 +17,14 @@
 
 typedef enum { TPB_BACKEND_AUTO = 0, TPB_BACKEND_HOST, TPB_BACKEND_CUDA } tpb_backend_kind_t;
 typedef enum { TPB_SPLIT_ROW = 1, TPB_SPLIT_COL = 2 } tpb_split_t;
-typedef enum { TPB_POLICY_EVEN = 1, TPB_POLICY_WEIGHTED = 2, TPB_POLICY_ADAPTIVE = 4 } tpb_policy_t;
+/** How a TP group's shards are sized: evenly, by rank speed, re-balanced from measured
+ *  compute times, or by cost / speed along a --cost-profile. */
+typedef enum {
+    TPB_POLICY_EVEN = 1,
+    TPB_POLICY_WEIGHTED = 2,
+    TPB_POLICY_ADAPTIVE = 4,
+    TPB_POLICY_COST = 8
+} tpb_policy_t;
 /** The collective of a TP layer, and of --col-collective: an all-gather(-v) of the shards'
  *  outputs, or a sum-all-reduce of full-size partial outputs. */
 typedef enum { TPB_COLL_ALLGATHER = 0, TPB_COLL_ALLREDUCE } tpb_coll_t;
@@ -61,7 +68,7 @@ typedef struct {
 const char *tpb_backend_kind_name(tpb_backend_kind_t k);
 /** "row", "col". */
 const char *tpb_split_name(tpb_split_t s);
-/** "even", "weighted", "adaptive". */
+/** "even", "weighted", "adaptive", "cost". */
 const char *tpb_policy_name(tpb_policy_t p);
 /** "allgather", "allreduce" (as --col-collective spells them). */
 const char *tpb_coll_name(tpb_coll_t c);

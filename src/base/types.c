@@ -7,8 +7,9 @@ static const char *const backend_names[] = {"auto", "host", "cuda"};
 static const unsigned backend_values[] = {TPB_BACKEND_AUTO, TPB_BACKEND_HOST, TPB_BACKEND_CUDA};
 static const char *const split_names[] = {"row", "col"};
 static const unsigned split_values[] = {TPB_SPLIT_ROW, TPB_SPLIT_COL};
-static const char *const policy_names[] = {"even", "weighted", "adaptive"};
-static const unsigned policy_values[] = {TPB_POLICY_EVEN, TPB_POLICY_WEIGHTED, TPB_POLICY_ADAPTIVE};
+static const char *const policy_names[] = {"even", "weighted", "adaptive", "cost"};
+static const unsigned policy_values[] = {TPB_POLICY_EVEN, TPB_POLICY_WEIGHTED, TPB_POLICY_ADAPTIVE,
+                                         TPB_POLICY_COST};
 static const char *const coll_names[] = {"allgather", "allreduce"};
 static const unsigned coll_values[] = {TPB_COLL_ALLGATHER, TPB_COLL_ALLREDUCE};
 static const char *const comm_names[] = {"nccl", "mpi"};
@@ -24,8 +25,8 @@ static const unsigned colls_values[] = {TPB_COLLS_BLOCKING, TPB_COLLS_NONBLOCKIN
 
 const tpb_name_table_t tpb_backend_kinds = {backend_names, backend_values, 3, "auto, host or cuda"};
 const tpb_name_table_t tpb_splits = {split_names, split_values, 2, "row and/or col (e.g. row,col)"};
-const tpb_name_table_t tpb_policies = {policy_names, policy_values, 3,
-                                       "even, weighted and/or adaptive (e.g. even,weighted)"};
+const tpb_name_table_t tpb_policies = {policy_names, policy_values, 4,
+                                       "even, weighted, adaptive and/or cost (e.g. even,weighted)"};
 const tpb_name_table_t tpb_colls = {coll_names, coll_values, 2, "allgather or allreduce"};
 const tpb_name_table_t tpb_comm_kinds = {comm_names, comm_values, 2, "nccl or mpi"};
 const tpb_name_table_t tpb_binds = {bind_names, bind_values, 4, "none, core, numa or gpu"};

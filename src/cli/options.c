@@ -22,6 +22,7 @@ void tpb_options_init(tpb_options_t *o)
 void tpb_options_free(tpb_options_t *o)
 {
     tpb_shardplan_free(&o->shard_plan);
+    tpb_cost_profile_free(&o->cost_profile);
     free(o->speeds);
     free(o->emulate);
     free(o->gpu_map);
@@ -49,6 +50,7 @@ enum {
     OPT_SPEEDS,
     OPT_CALFILE,
     OPT_SHARDS_FROM,
+    OPT_COST_PROFILE,
     OPT_EMULATE,
     OPT_EMULATE_MODE,
     OPT_SCHEDULE,
@@ -97,8 +99,9 @@ static const opt_spec opt_table[] = {
     {"split", 's', "LIST", OPT_SPLIT, NULL, NULL,
      "row (K split + all-reduce), col (N split + all-gather)"},
     {"policy", 'p', "LIST", OPT_POLICY, NULL, NULL,
-     "even, weighted, adaptive (default: even,weighted);\nadaptive re-balances from measured "
-     "compute times"},
+     "even, weighted, adaptive, cost (default: even,weighted;\nwith --cost-profile "
+     "even,weighted,cost); adaptive\nre-balances from measured compute times; cost "
+     "balances\nthe profile's cost / speed (optimal contiguous split)"},
     {"rebalance-every", 0, "K", OPT_REBALANCE, NULL, NULL,
      "adaptive: measured iterations per round (default 5)"},
     {"m", 'm', "LIST", OPT_M, NULL, "  -m, -n, -k LIST",
@@ -123,6 +126,10 @@ static const opt_spec opt_table[] = {
      NULL, "one relative speed per rank"},
     {"calibration-file", 0, "F", OPT_CALFILE, NULL, NULL,
      "reuse calibrated speeds from F, calibrate and add\nthe missing ones (CSV)"},
+    {"cost-profile", 0, "skew:R|F", OPT_COST_PROFILE, NULL, NULL,
+     "work that is not uniform along the split dimension:\nW block-sparse, block b's density its "
+     "cost / the\nlargest (F: one relative cost per block; skew:R: the\nfirst half R times the "
+     "second); GEMMs skip the zeros"},
     {"shards-from", 0, "F", OPT_SHARDS_FROM, NULL, NULL,
      "the shards of tpbal-plan --plan-out F for the configs\nit plans (speeds: \"plan\"); no "
      "calibration for them"},
@@ -368,6 +375,7 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
     case OPT_CALFILE:
         return tpb_opt_string(flag, v, o->calibration_file, sizeof(o->calibration_file));
     case OPT_SHARDS_FROM: return tpb_opt_string(flag, v, o->shards_from, sizeof(o->shards_from));
+    case OPT_COST_PROFILE: return tpb_opt_string(flag, v, o->cost_spec, sizeof(o->cost_spec));
     case OPT_EMULATE: return set_emulate(o, flag, v);
     case OPT_EMULATE_MODE:
         TPB_CHECK_RET(set_name(flag, v, &tpb_emulate_modes, &u));

@@ -17,6 +17,7 @@
 #include "base/dtype.h"
 #include "base/tpb_types.h"
 #include "backend/backend.h"
+#include "base/costprofile.h"
 #include "cli/shardplan.h"
 
 #define TPB_MAX_TP 64           /**< entries of a --tp list */
@@ -60,6 +61,8 @@ typedef struct {
     char calibration_file[1024];
     char shards_from[1024];     /**< --shards-from ("" if none) */
     tpb_shardplan_t shard_plan; /**< ... its plans (tpbal.c reads them; owned) */
+    char cost_spec[1024];            /**< --cost-profile ("" if none) */
+    tpb_cost_profile_t cost_profile; /**< ... its blocks (tpbal.c reads them; owned) */
     long granularity;           /**< 0: the backend's default */
     int check;
     char out_dir[1024];
@@ -110,6 +113,10 @@ tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, tpb_backend_kind_t
 
 /** The settings of o a backend needs (gpu_map borrowed from o). */
 void tpb_options_backend_cfg(const tpb_options_t *o, tpb_backend_cfg_t *cfg);
+
+/** Read --cost-profile (a built-in or a bounded text file) into o->cost_profile; nothing
+ *  if none was given. One line naming the file and what is wrong otherwise. */
+tpb_status_t tpb_options_load_cost(tpb_options_t *o);
 
 /** Print the --help text to f. */
 void tpb_options_usage(FILE *f);

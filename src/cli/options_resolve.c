@@ -77,6 +77,7 @@ static tpb_status_t comm_only_refusals(const tpb_options_t *o)
                       : o->nemulate || o->nsched            ? "--emulate-speed/--emulate-schedule"
                       : o->calibration_file[0]              ? "--calibration-file"
                       : (o->policies & TPB_POLICY_ADAPTIVE) ? "--policy adaptive"
+                      : o->cost_spec[0]                     ? "--cost-profile"
                                                             : NULL;
     if (bad)
         return tpb_err_set(TPB_ERR_INVALID,
@@ -134,6 +135,25 @@ static tpb_status_t comm_shapes(tpb_options_t *o)
     return TPB_OK;
 }
 
+/* --cost-profile and --policy cost: what they cannot go with. */
+static tpb_status_t cost_refusals(const tpb_options_t *o)
+{
+    if ((o->policies & TPB_POLICY_COST) && !o->cost_profile.nblocks)
+        return tpb_err_set(TPB_ERR_INVALID, "--policy cost balances a --cost-profile: give one "
+                                            "(skew:R or a file), or use --policy weighted");
+    if (!o->cost_profile.nblocks)
+        return TPB_OK;
+    if (o->policies & TPB_POLICY_ADAPTIVE)
+        return tpb_err_set(TPB_ERR_INVALID, "--policy adaptive re-balances by shard length, "
+                                            "which a --cost-profile makes wrong: use --policy "
+                                            "cost");
+    if (o->emulate_mode == TPB_EMULATE_WORK && (o->nemulate || o->nsched))
+        return tpb_err_set(TPB_ERR_INVALID, "--emulate-mode work repeats GEMMs, which a "
+                                            "block-sparse row shard accumulates: use "
+                                            "--emulate-mode time with --cost-profile");
+    return TPB_OK;
+}
+
 tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, tpb_backend_kind_t backend,
                                  const tpb_backend_defaults_t *defaults)
 {
@@ -144,7 +164,9 @@ tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, tpb_backend_kind_t
     if (!o->placements)
         o->placements = TPB_PLACE_PACKED;
     if (!o->policies)
-        o->policies = TPB_POLICY_EVEN | TPB_POLICY_WEIGHTED;
+        o->policies = TPB_POLICY_EVEN | TPB_POLICY_WEIGHTED |
+                      (o->cost_profile.nblocks ? TPB_POLICY_COST : 0u);
+    TPB_CHECK_RET(cost_refusals(o));
     if (!o->dtype_set)
         o->dtype = defaults->dtype;
     if (!o->granularity)

@@ -32,7 +32,7 @@ void tpb_record_free(tpb_record_t *r)
     for (int i = 0; i < r->nhist; i++) {
         free(r->hist[i].t1_rank);
         free(r->hist[i].compute_rank);
-        free(r->hist[i].shard_rank);
+        free(r->hist[i].work_rank);
     }
     free(r->hist);
     tpb_buf_free(&r->jsonl);
@@ -112,22 +112,22 @@ static tpb_status_t push_hist(tpb_record_t *s, const tpb_result_t *res)
         s->cap_hist = cap;
     }
     double *comp = malloc((size_t)res->world * sizeof(double));
-    long *shard = malloc((size_t)res->world * sizeof(long));
-    if (!comp || !shard) {
+    double *work = malloc((size_t)res->world * sizeof(double));
+    if (!comp || !work) {
         free(comp);
-        free(shard);
+        free(work);
         return tpb_err_set(TPB_ERR_NOMEM, "out of memory");
     }
     for (int r = 0; r < res->world; r++) {
         comp[r] = res->ranks[r].compute_med;
-        shard[r] = res->info[r].shard;
+        work[r] = res->info[r].flop;
     }
     double *t1 = NULL;
     if (res->tp == 1) {
         t1 = malloc((size_t)res->world * sizeof(double));
         if (!t1) {
             free(comp);
-            free(shard);
+            free(work);
             return tpb_err_set(TPB_ERR_NOMEM, "out of memory");
         }
         for (int r = 0; r < res->world; r++)
@@ -148,7 +148,7 @@ static tpb_status_t push_hist(tpb_record_t *s, const tpb_result_t *res)
                                           .xfer_med = res->stats.xfer_med,
                                           .t1_rank = t1,
                                           .compute_rank = comp,
-                                          .shard_rank = shard};
+                                          .work_rank = work};
     summary_facts(&s->hist[s->nhist - 1], res);
     return TPB_OK;
 }

@@ -15,6 +15,7 @@
 #include "backend/backend.h"
 #include "base/buf.h"
 #include "base/clock.h"
+#include "base/costprofile.h"
 #include "base/slurm.h"
 #include "base/topo.h"
 #include "record/result.h"
@@ -50,6 +51,7 @@ typedef struct {
     tpb_dtype_t dtype;
     int iters, warmup;
     long granularity;
+    const tpb_cost_profile_t *cost_profile; /**< --cost-profile, or NULL */
     unsigned long long seed;
     int timeline, check;
     int trace_iters;   /**< iterations per trace: 0 auto, -1 all, else N (--trace-iters) */

@@ -82,6 +82,11 @@ void tpb_record_header(const tpb_record_t *s)
             PACKAGE_VERSION, o->backend, o->topo->size, o->topo->nhosts, tpb_dtype_name(o->dtype),
             o->warmup, o->iters, o->granularity);
     fprintf(o->table, "# versions: %s; %s\n", ver, o->devices[0].versions);
+    if (o->cost_profile)
+        fprintf(o->table,
+                "# cost profile: %s, %d blocks along the split dimension; W block-sparse (a "
+                "block's density = its cost / the largest), GEMMs skip the zeros\n",
+                o->cost_profile->source, o->cost_profile->nblocks);
     for (int r = 0; r < o->topo->size; r++) {
         const tpb_device_info_t *d = &o->devices[r];
         char units[96];
@@ -237,6 +242,15 @@ void tpb_record_run_json(const tpb_record_t *s, tpb_buf_t *b, tpb_run_status_t s
     tpb_json_kv_int(b, "warmup", o->warmup);
     tpb_json_kv_int(b, "granularity", o->granularity);
     tpb_json_kv_int(b, "seed", (long long)o->seed);
+    tpb_json_key(b, "cost_profile");
+    if (o->cost_profile) {
+        tpb_json_obj_begin(b);
+        tpb_json_kv_str(b, "source", o->cost_profile->source);
+        tpb_json_kv_nums(b, "costs", o->cost_profile->cost, (size_t)o->cost_profile->nblocks);
+        tpb_json_obj_end(b);
+    } else {
+        tpb_json_str(b, NULL);
+    }
     tpb_json_kv_str(b, "timeline", o->timeline ? "on" : "off");
     tpb_json_kv_str(b, "comm_only", o->comm_only ? "yes" : "no");
     tpb_json_kv_str(b, "collectives", tpb_collectives_name(o->collectives));

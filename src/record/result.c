@@ -35,7 +35,7 @@ static void group_metrics(tpb_result_t *res, int g, double flop_total)
 
 void tpb_result_derive(tpb_result_t *res, double t1_us)
 {
-    double flop_total = 2.0 * res->m * res->n * res->k;
+    double flop_total = res->layer_flop > 0.0 ? res->layer_flop : 2.0 * res->m * res->n * res->k;
     double step = res->stats.step_med;
     res->lb = res->u = INFINITY;
     res->e_het = res->predicted_speedup = NAN;
@@ -111,16 +111,16 @@ void tpb_result_finish(tpb_result_t *res, const tpb_history_t *hist, int nhist, 
                    : t1 && t1->t1_rank ? tpb_min(t1->t1_rank, (size_t)res->world)
                                        : NAN;
     tpb_result_derive(res, t1_us);
-    const tpb_history_t *ev = res->policy == TPB_POLICY_WEIGHTED
+    const tpb_history_t *ev = res->policy == TPB_POLICY_WEIGHTED || res->policy == TPB_POLICY_COST
                                   ? find_hist(hist, nhist, res, res->tp, TPB_POLICY_EVEN)
                                   : NULL;
     res->speedup = ev ? ev->step_med / res->stats.step_med : NAN;
-    if (ev && ev->compute_rank && ev->shard_rank) {
-        long shard[res->world];
+    if (ev && ev->compute_rank && ev->work_rank) {
+        double work[res->world];
         for (int r = 0; r < res->world; r++)
-            shard[r] = res->info[r].shard;
-        double pred = tpb_predict_weighted_step(ev->step_med, ev->compute_rank, ev->shard_rank,
-                                                shard, res->world);
+            work[r] = res->info[r].flop;
+        double pred = tpb_predict_weighted_step(ev->step_med, ev->compute_rank, ev->work_rank,
+                                                work, res->world);
         if (pred > 0.0)
             res->predicted_speedup = ev->step_med / pred;
     }
@@ -152,17 +152,17 @@ double tpb_result_rank_pct_peak(const tpb_result_t *res, int r)
 }
 
 double tpb_predict_weighted_step(double even_step, const double *even_compute,
-                                 const long *even_shard, const long *weighted_shard, int world)
+                                 const double *even_work, const double *new_work, int world)
 {
     double crit_even = 0.0, crit_w = 0.0;
     if (world < 1 || !(even_step > 0.0))
         return NAN;
     for (int r = 0; r < world; r++) {
         double c = even_compute[r];
-        if (!(c >= 0.0) || even_shard[r] <= 0 || weighted_shard[r] < 0)
+        if (!(c >= 0.0) || !(even_work[r] > 0.0) || !(new_work[r] >= 0.0))
             return NAN;
         crit_even = fmax(crit_even, c);
-        crit_w = fmax(crit_w, c * (double)weighted_shard[r] / (double)even_shard[r]);
+        crit_w = fmax(crit_w, c * new_work[r] / even_work[r]);
     }
     double t = even_step - crit_even + crit_w;
     return t > 0.0 ? t : NAN;

@@ -18,7 +18,7 @@
  * once, as X(C type, name, MPI datatype), so that the struct and the MPI
  * datatype that gathers it (run/wire.c) cannot disagree:
  *   speed             speed used by the policy (NaN if none)
- *   fraction          intended fraction (weighted) or shard / total
+ *   fraction          intended fraction (weighted) or shard / total (even, cost, adaptive)
  *   flop              this rank's GEMM FLOPs
  *   mem               bytes allocated for the config
  *   max_err           --check max relative error (NaN if not checked)
@@ -96,6 +96,8 @@ typedef struct {
     double e, e_het; /**< NaN when unknown */
     double r;        /**< compute / comm */
     double tflops;   /**< per group: layer FLOP / median step */
+    double layer_flop; /**< the layer's FLOPs over one group (block-sparse: what is computed);
+                            0: the dense 2 M N K */
     double
         pct_peak; /**< worst group: group GFLOP/s over the sum of its ranks' peaks (NaN: unknown) */
     double busbw_gbs, algbw_gbs;
@@ -151,11 +153,11 @@ typedef struct {
     double step_med, xfer_med;
     double *t1_rank;      /**< TP=1 only: each rank's time for the whole layer (owned) */
     double *compute_rank; /**< each position's median compute (owned; NULL: unknown) */
-    long *shard_rank;     /**< each position's shard (owned; NULL: unknown) */
+    double *work_rank;    /**< each position's GEMM FLOPs (owned; NULL: unknown) */
     /* what the closing summary says of it */
     char shape_name[48];
     double step_mean, xfer_mean, comp_mean; /**< T, T_comm, T_comp/N: they add up (NaN: unknown) */
-    double speedup, predicted_speedup;      /**< weighted rows: over the even config */
+    double speedup, predicted_speedup;      /**< weighted and cost rows: over the even config */
     int straggler_world;                    /**< world rank of a straggler beyond noise, -1: none */
     double straggler_frac, straggler_late_us;
     double spread_worst; /**< calibrated speeds: the largest spread of a rank, NaN: none */
@@ -168,22 +170,23 @@ typedef struct {
  * TP = 1 config of the same shape and split in hist), the metrics of
  * tpb_result_derive, the speed-up over the even config of the same (tp, shape,
  * split) in hist and the speed-up predicted from that config's measurements
- * (weighted rows only: tpb_predict_weighted_step), and the --check verdict from every
+ * (weighted and cost rows: tpb_predict_weighted_step), and the --check verdict from every
  * rank's max_err (TPB_CHECK_OFF when check_on is 0; the tolerance is the
  * dtype's). res->ranks and res->stats must be set.
  */
 void tpb_result_finish(tpb_result_t *res, const tpb_history_t *hist, int nhist, int check_on);
 
 /**
- * The step a weighted split should take, predicted from the even config alone:
- * each rank computes for its even time scaled by its new shard (c_r w_r / e_r:
- * its measured speed on the work it now gets), and everything else in the even
- * step (the collective, the waits not due to compute) stays:
+ * The step a weighted (or cost-aware) split should take, predicted from the even config
+ * alone: each rank computes for its even time scaled by its new work (its GEMM FLOPs,
+ * which follow the shard, or the shard's cost under a --cost-profile: c_r w_r / e_r, its
+ * measured speed on the work it now gets), and everything else in the even step (the
+ * collective, the waits not due to compute) stays:
  *   T_w = T_even - max_r c_r + max_r c_r w_r / e_r
- * over the world's ranks (the step is the slowest group's). NaN if a time or shard is
- * missing. Pure.
+ * over the world's ranks (the step is the slowest group's). NaN if a time or the work
+ * is missing. Pure.
  */
 double tpb_predict_weighted_step(double even_step, const double *even_compute,
-                                 const long *even_shard, const long *weighted_shard, int world);
+                                 const double *even_work, const double *new_work, int world);
 
 #endif /* TPB_RESULT_H */

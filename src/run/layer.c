@@ -41,7 +41,21 @@ double tpb_layer_rank_flop(const tpb_layer_desc_t *d)
 {
     if (d->comm_only)
         return 0.0;
-    return d->split->flop(d, d->shards[d->group_rank]);
+    if (!tpb_layer_sparse(d))
+        return d->split->flop(d, d->shards[d->group_rank]);
+    long off = 0;
+    for (int r = 0; r < d->group_rank; r++)
+        off += d->shards[r];
+    return tpb_layer_sparse_flop(d, off, d->shards[d->group_rank]);
+}
+
+double tpb_layer_flop(const tpb_layer_desc_t *d)
+{
+    tpb_layer_desc_t r = *d;
+    double f = 0.0;
+    for (r.group_rank = 0; r.group_rank < d->tp; r.group_rank++)
+        f += tpb_layer_rank_flop(&r);
+    return f;
 }
 
 static tpb_status_t alloc_buffers(tpb_layer_t *l)
@@ -69,7 +83,8 @@ static tpb_status_t setup_shard(tpb_layer_t *l)
     l->gemm.dtype = l->d.dtype;
     l->gemm.a = l->x;
     l->gemm.b = l->w;
-    return l->d.split->setup(l);
+    TPB_CHECK_RET(l->d.split->setup(l));
+    return tpb_layer_sparse(&l->d) ? tpb_layer_sparse_setup(l) : TPB_OK;
 }
 
 /* All-gather-v blocks (in elements) and this rank's shard. */
@@ -84,6 +99,17 @@ static void plan_blocks(tpb_layer_t *l)
     }
     l->off = offs[d->group_rank];
     l->len = d->shards[d->group_rank];
+}
+
+/* The compute phase: the shard's GEMM, or its blocks' (the injected delay in the first). */
+static tpb_status_t run_gemms(tpb_layer_t *l)
+{
+    if (!l->sub)
+        return l->ops->gemm(l->be, &l->gemm);
+    l->sub[0].delay_us = l->gemm.delay_us;
+    for (int i = 0; i < l->nsub; i++)
+        TPB_CHECK_RET(l->ops->gemm(l->be, &l->sub[i]));
+    return TPB_OK;
 }
 
 tpb_status_t tpb_layer_create(const tpb_backend_ops_t *ops, tpb_backend_t *be, tpb_comm_t *comm,
@@ -112,7 +138,7 @@ tpb_status_t tpb_layer_create(const tpb_backend_ops_t *ops, tpb_backend_t *be, t
     /* one untimed GEMM: a backend's per-shape set-up (cuBLASLt's heuristic) and
      * its errors happen here, where every rank agrees on them, not in a timed loop */
     if (!d->comm_only)
-        TPB_CHECK_GOTO(ops->gemm(be, &l->gemm), st, err);
+        TPB_CHECK_GOTO(run_gemms(l), st, err);
     *out = l;
     return TPB_OK;
 err:
@@ -122,7 +148,9 @@ err:
 
 const tpb_gemm_t *tpb_layer_gemm(const tpb_layer_t *l)
 {
-    return &l->gemm;
+    /* block-sparse: the first block's GEMM, which writes (never adds) what it computes; the
+     * dense one would leave a row shard's unkept columns non-zero */
+    return l->sub ? &l->sub[0] : &l->gemm;
 }
 
 void tpb_layer_destroy(tpb_layer_t *l)
@@ -133,6 +161,7 @@ void tpb_layer_destroy(tpb_layer_t *l)
     for (int i = 0; i < 4; i++)
         if (bufs[i])
             l->ops->free(l->be, bufs[i]);
+    free(l->sub);
     free(l->shards);
     free(l->counts);
     free(l->displs);
@@ -152,7 +181,7 @@ tpb_status_t tpb_layer_iter(tpb_layer_t *l, size_t slot, double delay_us, int re
         if (delay_us > 0.0) /* --inject-delay: the rank arrives late */
             tpb_spin_us(delay_us);
     } else {
-        TPB_CHECK_RET(ops->gemm(l->be, &l->gemm));
+        TPB_CHECK_RET(run_gemms(l));
     }
     if (record)
         TPB_CHECK_RET(ops->mark(l->be, 3 * slot + 1, TPB_MARK_COMPUTE_END));
@@ -174,6 +203,8 @@ static tpb_status_t reference(const tpb_layer_desc_t *d, double *ref)
     }
     tpb_rng_fill(x, d->m, d->k, d->k, 0, 0, d->seed, TPB_MAT_X, 1.0);
     tpb_rng_fill(w, d->n, d->k, d->k, 0, 0, d->seed, TPB_MAT_W, 1.0 / sqrt((double)d->k));
+    if (tpb_layer_sparse(d))
+        TPB_CHECK_GOTO(tpb_layer_sparse_mask(d, w), st, out);
     tpb_dtype_encode(d->dtype, x, q, nx);
     tpb_dtype_decode(d->dtype, q, x, nx);
     tpb_dtype_encode(d->dtype, w, q, nw);

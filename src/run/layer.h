@@ -10,11 +10,15 @@
  *   comm-only: the same collectives on seeded buffers, without the GEMM.
  *   row: W split along K and X along its columns. Rank r computes the partial
  *        P_r = X[:, k_r] W[k_r, :] (M x N) and the group all-reduces the sum.
+ *   --cost-profile: W is block-sparse along the split dimension; a rank runs one
+ *        GEMM per block of its shard over the block's non-zero part only (col:
+ *        the first kept K entries; row: the first kept N columns, accumulated).
  */
 #ifndef TPB_LAYER_H
 #define TPB_LAYER_H
 
 #include "backend/backend.h"
+#include "base/costprofile.h"
 
 /** A split orientation and its collective (run/split.h). */
 typedef struct tpb_split_ops tpb_split_ops_t;
@@ -30,6 +34,9 @@ typedef struct {
     uint64_t seed;
     int comm_only; /**< --comm-only: no X, W or GEMM; the collective's input is seeded data
                         (a 1 x n message split along n for both splits) */
+    const tpb_cost_profile_t *profile; /**< --cost-profile: W block-sparse along the split
+                                            dimension (base/costprofile.h); NULL: dense */
+    long granularity;                  /**< the shard unit (the profile's block edges) */
 } tpb_layer_desc_t;
 
 typedef struct tpb_layer tpb_layer_t;
@@ -37,8 +44,12 @@ typedef struct tpb_layer tpb_layer_t;
 /** Bytes this rank needs on the backend for the config. Pure. */
 double tpb_layer_bytes(const tpb_layer_desc_t *d);
 
-/** FLOPs of this rank's GEMM (2 M N k_r or 2 M n_r K). Pure. */
+/** FLOPs of this rank's GEMM (2 M N k_r or 2 M n_r K; block-sparse: the blocks' non-zero
+ *  parts only). Pure. */
 double tpb_layer_rank_flop(const tpb_layer_desc_t *d);
+
+/** FLOPs of the whole layer over the group: the sum of every group rank's. Pure. */
+double tpb_layer_flop(const tpb_layer_desc_t *d);
 
 /**
  * Allocate and fill this rank's buffers (random normal inputs from d->seed).
@@ -51,7 +62,8 @@ tpb_status_t tpb_layer_create(const tpb_backend_ops_t *ops, tpb_backend_t *be, t
 
 void tpb_layer_destroy(tpb_layer_t *l);
 
-/** The layer's GEMM, as the backend runs it (for the emulation probe; borrowed). */
+/** The layer's GEMM, as the backend runs it (for the emulation probe; borrowed); a
+ *  block-sparse layer's first block GEMM, which leaves the layer's result as it is. */
 const tpb_gemm_t *tpb_layer_gemm(const tpb_layer_t *l);
 
 /**

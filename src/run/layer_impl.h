@@ -21,8 +21,25 @@ struct tpb_layer {
     long off, len; /* this rank's shard */
     void *x, *w, *part, *y;
     size_t *counts, *displs; /* all-gather-v blocks, in elements */
-    tpb_gemm_t gemm;
+    tpb_gemm_t gemm;         /* the dense GEMM of the shard */
+    tpb_gemm_t *sub;         /* --cost-profile: the GEMMs of its blocks, run instead */
+    int nsub;
 };
+
+/** 1 if the layer's W is block-sparse (--cost-profile). */
+static inline int tpb_layer_sparse(const tpb_layer_desc_t *d)
+{
+    return d->profile && d->profile->nblocks > 0 && !d->comm_only;
+}
+
+/** FLOPs of the block-sparse shard [off, off + len) (layer_sparse.c). Pure. */
+double tpb_layer_sparse_flop(const tpb_layer_desc_t *d, long off, long len);
+
+/** The GEMMs of this rank's blocks into l->sub (after the split's setup). */
+tpb_status_t tpb_layer_sparse_setup(tpb_layer_t *l);
+
+/** Zero the entries of the reference W^T (N x K, fp64) that the profile makes zero. */
+tpb_status_t tpb_layer_sparse_mask(const tpb_layer_desc_t *d, double *w);
 
 /** Rows x cols of seeded matrix id at (row0, col0) into backend memory dst (W is
  *  scaled by 1/sqrt(K) so that Y stays of order 1 for every K). */

@@ -50,7 +50,27 @@ static int policy_runs(const tpb_options_t *o, int tp, tpb_policy_t p, tpb_split
 
 static int weighted(tpb_policy_t p)
 {
-    return p == TPB_POLICY_WEIGHTED || p == TPB_POLICY_ADAPTIVE;
+    return p == TPB_POLICY_WEIGHTED || p == TPB_POLICY_ADAPTIVE || p == TPB_POLICY_COST;
+}
+
+/* --policy cost: the optimal contiguous split of the profile's cost / speed (units of the
+ * granularity), the last shard taking total mod g as the other splits do. */
+static tpb_status_t cost_split(const tpb_config_plan_t *p, long total, const double *s)
+{
+    long g = p->granularity, units = total / g, counts[p->tp];
+    double *ucost = malloc((size_t)units * sizeof(double));
+    if (!ucost)
+        return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the cost split");
+    tpb_cost_units(p->desc.profile, total, g, ucost);
+    tpb_status_t st = tpb_partition_cost(ucost, units, p->tp, s, counts, NULL);
+    free(ucost);
+    TPB_CHECK_RET(st);
+    for (int r = 0; r < p->tp; r++)
+        p->shards[r] = counts[r] * g;
+    p->shards[p->tp - 1] += total % g;
+    for (int r = 0; r < p->tp; r++) /* what the split gives, as the cost decided it */
+        p->fractions[r] = (double)p->shards[r] / (double)total;
+    return TPB_OK;
 }
 
 /* A new plan at the end of the list (zeroed), or NULL without memory. */
@@ -88,7 +108,11 @@ static void weigh(tpb_config_plan_t *p)
     for (int i = 0; i < t; i++)
         s[i] = p->speeds[i].speed;
     long total = tpb_split_total(p->shape, p->desc.split->split);
-    if (tpb_partition_weighted(total, t, p->granularity, s, p->shards, p->fractions) != TPB_OK)
+    tpb_status_t st = p->policy == TPB_POLICY_COST
+                          ? cost_split(p, total, s)
+                          : tpb_partition_weighted(total, t, p->granularity, s, p->shards,
+                                                   p->fractions);
+    if (st != TPB_OK)
         snprintf(p->skip, sizeof(p->skip), "%s", tpb_err_msg());
     else
         p->mem_bytes = tpb_layer_bytes(&p->desc);
@@ -110,7 +134,8 @@ static tpb_status_t push_config(tpb_plan_list_t *list, const tpb_options_t *o, i
         .policy = policy,
         .position = pos,
         .granularity = o->granularity,
-        .uses_speeds = tp > 1 && (o->policies & (TPB_POLICY_WEIGHTED | TPB_POLICY_ADAPTIVE))};
+        .uses_speeds = tp > 1 && (o->policies & (TPB_POLICY_WEIGHTED | TPB_POLICY_ADAPTIVE |
+                                                 TPB_POLICY_COST))};
     p->shards = malloc((size_t)tp * sizeof(long));
     p->fractions = malloc((size_t)tp * sizeof(double));
     if (!p->shards || !p->fractions)
@@ -128,7 +153,9 @@ static tpb_status_t push_config(tpb_plan_list_t *list, const tpb_options_t *o, i
                                  .group_rank = pos % tp,
                                  .shards = p->shards,
                                  .seed = o->seed,
-                                 .comm_only = sh->comm_only};
+                                 .comm_only = sh->comm_only,
+                                 .profile = o->cost_profile.nblocks ? &o->cost_profile : NULL,
+                                 .granularity = o->granularity};
     p->mem_bytes = tpb_layer_bytes(&p->desc);
     list->measured++;
     return TPB_OK;
@@ -139,10 +166,13 @@ static tpb_status_t push_block(tpb_plan_list_t *list, const tpb_options_t *o, in
                                tpb_placement_t pl, int pos, int tp, const tpb_shape_t *sh,
                                tpb_split_t sp)
 {
-    long even[tp];
-    if (tpb_partition_even(tpb_split_total(sh, sp), tp, o->granularity, even) != TPB_OK)
+    long even[tp], total = tpb_split_total(sh, sp);
+    if (tpb_partition_even(total, tp, o->granularity, even) != TPB_OK)
         return push_skip(list, block, pl, tp, tpb_err_msg());
-    for (unsigned p = TPB_POLICY_EVEN; p <= TPB_POLICY_ADAPTIVE; p <<= 1)
+    if (o->cost_profile.nblocks && !sh->comm_only &&
+        tpb_cost_fits(&o->cost_profile, total, o->granularity) != TPB_OK)
+        return push_skip(list, block, pl, tp, tpb_err_msg());
+    for (unsigned p = TPB_POLICY_EVEN; p <= TPB_POLICY_COST; p <<= 1)
         if (policy_runs(o, tp, (tpb_policy_t)p, sp))
             TPB_CHECK_RET(push_config(list, o, block, pl, pos, tp, sh, sp, (tpb_policy_t)p, even));
     return TPB_OK;

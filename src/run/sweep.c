@@ -164,6 +164,7 @@ static tpb_run_info_t run_info(const tpb_sweep_t *s)
                             .iters = o->iters,
                             .warmup = o->warmup,
                             .granularity = o->granularity,
+                            .cost_profile = o->cost_profile.nblocks ? &o->cost_profile : NULL,
                             .seed = o->seed,
                             .timeline = o->timeline,
                             .trace_iters = o->trace_iters,

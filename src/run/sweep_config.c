@@ -86,6 +86,7 @@ static void describe(const tpb_sweep_t *s, const tpb_config_plan_t *p, const tpb
     res->busbw_factor = so->busbw_factor(p->tp);
     res->comm_only = p->shape->comm_only;
     res->coll_bytes = so->coll_bytes(&p->desc);
+    res->layer_flop = tpb_layer_flop(&p->desc);
     res->m = p->shape->m;
     res->n = p->shape->n;
     res->k = p->shape->k;

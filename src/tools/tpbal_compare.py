@@ -194,7 +194,7 @@ def compare(A, B, tol):
         if e_ref != "ok":
             r["metrics"]["e"]["delta"] = None
             r["metrics"]["e"]["note"] = "reference changed" if e_ref else "no reference"
-        if r["key"]["policy"] != "weighted" or s_ref != "ok":
+        if r["key"]["policy"] not in ("weighted", "cost") or s_ref != "ok":
             r["metrics"]["speedup"]["delta"] = None
     only_a = [A.configs[k]["label"] for k in A.configs if k not in B.configs]
     only_b = [B.configs[k]["label"] for k in B.configs if k not in A.configs]

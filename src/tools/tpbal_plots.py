@@ -108,11 +108,12 @@ def plot_step(cfgs, outdir, made):
 
 
 def plot_weighted(cfgs, outdir, made):
-    rows = [c for c in cfgs if c["policy"] == "weighted" and finite(c.get("speedup"))]
+    rows = [c for c in cfgs if c["policy"] in ("weighted", "cost") and finite(c.get("speedup"))]
     if not rows:
         return None
     rows = rows[:MAX_BARS]
-    labels = ["tp%d %s %s" % (c["tp"], c["split"], tr.shape_label(c)) for c in rows]
+    labels = ["tp%d %s %s%s" % (c["tp"], c["split"], tr.shape_label(c),
+                                " cost" if c["policy"] == "cost" else "") for c in rows]
     meas = [c["speedup"] for c in rows]
     pred = [c["predicted_speedup"] if finite(c.get("predicted_speedup")) else float("nan")
             for c in rows]
@@ -143,7 +144,7 @@ def decomposition_groups(summ):
         if key not in seen:
             seen.add(key)
             groups.setdefault(d["tp"], []).append(d)
-    order = {"even": 0, "weighted": 1, "adaptive": 2}
+    order = {"even": 0, "weighted": 1, "adaptive": 2, "cost": 3}
     return {tp: sorted(v, key=lambda d: ("%dx%dx%d" % (d["m"], d["n"], d["k"]), d.get("split"),
                                          order.get(d.get("policy"), 3)))
             for tp, v in sorted(groups.items())}

@@ -11,7 +11,8 @@ from tpbal_results import clean, finite
 
 plt = pl.plt
 COLORS = pl.COLORS
-POLICY_COLORS = {"even": "#8c8c8c", "weighted": "#4c72b0", "adaptive": "#8172b3"}
+POLICY_COLORS = {"even": "#8c8c8c", "weighted": "#4c72b0", "adaptive": "#8172b3",
+                 "cost": "#dd8452"}
 
 
 def pick_pair(cfgs):

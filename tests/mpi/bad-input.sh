@@ -24,7 +24,7 @@ bad "--iters 'abc': expected an integer" --iters abc
 bad "-m '0': expected an integer from 1 to 2147483647" -m 0
 bad "--tp 3 does not divide the 2 ranks" --tp 3
 bad "--split 'rows': expected row and/or col" --split rows
-bad "--policy 'evne': expected even, weighted and/or adaptive" --policy evne
+bad "--policy 'evne': expected even, weighted, adaptive and/or cost" --policy evne
 bad "--dtype 'fp23': expected one of" --dtype fp23
 bad "--dtype bf16: the host backend supports fp32 and fp64" --backend host --dtype bf16
 bad "--emulate-speed has 1 values but there are 2 ranks" --emulate-speed 1

@@ -429,6 +429,80 @@ def whatif_slow(cfgs, rank, least):
         assert c["slowdown_straggler"] >= least, c["slowdown_straggler"]
 
 
+def cost_geometry(run, c):
+    """The profile's blocks on c's split dimension, recomputed: (total, g, unit costs, kept
+    inner entries per element along the dimension)."""
+    prof, g = run["cost_profile"], run["granularity"]
+    costs, total = prof["costs"], c["k"] if c["split"] == "row" else c["n"]
+    inner = c["n"] if c["split"] == "row" else c["k"]
+    nb, units = len(costs), total // g
+    start = [b * units // nb * g for b in range(nb)] + [total]
+    top = max(costs)
+
+    def kept(b):
+        k = -(-math.ceil(costs[b] / top * inner) // 16) * 16
+        return max(1, min(inner, k))
+    block = [b for b in range(nb) for _ in range(start[b], start[b + 1])]
+    ucost = [costs[block[u * g]] for u in range(units)]
+    ucost[-1] *= (g + total % g) / g
+    return total, g, ucost, [kept(block[e]) for e in range(total)]
+
+
+def best_split(ucost, speeds):
+    """The least largest cost / speed over every contiguous split (dynamic programme)."""
+    pre = [0.0]
+    for u in ucost:
+        pre.append(pre[-1] + u)
+    n, inf = len(ucost), float("inf")
+    best = [0.0] + [inf] * n  # zero ranks cover zero units
+    for r, s in enumerate(speeds):
+        nxt = [inf] * (n + 1)
+        for j in range(r + 1, n + 1):
+            nxt[j] = min(max(best[i], (pre[j] - pre[i]) / s) for i in range(r, j))
+        best = nxt
+    return best[n]
+
+
+def cost_exact(run, cfgs):
+    """--cost-profile: every result passed --check; the cost configs' shards reach the
+    optimum a dynamic programme finds; the layer's FLOPs (tflops x step) are the blocks'
+    non-zero parts, recomputed here."""
+    assert run["cost_profile"] and run["cost_profile"]["costs"], run["cost_profile"]
+    seen = 0
+    for c in cfgs:
+        assert c["check"] == "pass", (c["id"], c["check"], c["max_rel_err"])
+        total, g, ucost, kept = cost_geometry(run, c)
+        flop = sum(2.0 * c["m"] * kept[e] for e in range(total))
+        got = c["tflops"] * 1e12 * c["step_us"]["median"] * 1e-6
+        assert abs(got / flop - 1.0) < 1e-6, (c["id"], got, flop)
+        if c["policy"] != "cost":
+            continue
+        tp, at, worst = c["tp"], 0, 0.0
+        for r in range(tp):
+            u = c["shards"][r] // g if r < tp - 1 else (total - at * g) // g
+            worst = max(worst, sum(ucost[at:at + u]) / c["speeds"][r])
+            at += u
+        opt = best_split(ucost, c["speeds"][:tp])
+        print("config %d (%s cost): largest cost / speed %.6g, optimum %.6g, shards %s" % (
+            c["id"], c["split"], worst, opt, c["shards"][:tp]))
+        assert worst <= opt * (1 + 1e-9), (worst, opt)
+        seen += 1
+    assert seen, "no cost config"
+
+
+def cost_lb(cfgs, least, most):
+    """The goal: per split, the cost-aware split's LB >= least where even and the speed-only
+    weighted split stay at the skew's (<= most)."""
+    for split in ("row", "col"):
+        by = {c["policy"]: c for c in cfgs if c["tp"] == 2 and c["split"] == split}
+        print("%s: LB even %.3f, weighted %.3f, cost %.3f; step %.0f / %.0f / %.0f us" % (
+            split, by["even"]["lb"], by["weighted"]["lb"], by["cost"]["lb"],
+            by["even"]["step_us"]["median"], by["weighted"]["step_us"]["median"],
+            by["cost"]["step_us"]["median"]))
+        assert by["cost"]["lb"] >= least, ("cost LB", by["cost"]["lb"])
+        assert by["even"]["lb"] <= most and by["weighted"]["lb"] <= most, by
+
+
 def main():
     d, what, args = sys.argv[1], sys.argv[2], sys.argv[3:]
     run, cfgs = load(d)
@@ -497,6 +571,10 @@ def main():
         comm_only(d, cfgs, [int(x) for x in args[0].split(",")])
     elif what == "whatif-slow":
         whatif_slow(cfgs, int(args[0]), float(args[1]))
+    elif what == "cost-exact":
+        cost_exact(run, cfgs)
+    elif what == "cost-lb":
+        cost_lb(cfgs, float(args[0]), float(args[1]))
     elif what == "count":
         assert len(cfgs) == int(args[0]), (len(cfgs), args[0])
     else:

@@ -40,7 +40,10 @@ static tpb_status_t launch(tpb_backend_t *be, const tpb_gemm_t *g, const tpb_cud
     float one32 = 1.0f, zero32 = 0.0f;
     int f64 = g->dtype == TPB_DTYPE_FP64;
     TPB_CUBLAS_RET(cublasLtMatmul(be->lt, p->op, f64 ? (void *)&one64 : (void *)&one32, g->b, p->a,
-                                  g->a, p->b, f64 ? (void *)&zero64 : (void *)&zero32, g->c, p->c,
+                                  g->a, p->b,
+                                  g->accumulate ? (f64 ? (void *)&one64 : (void *)&one32)
+                                                : (f64 ? (void *)&zero64 : (void *)&zero32),
+                                  g->c, p->c,
                                   g->c, p->c, &p->algo, be->workspace, TPB_CUDA_WORKSPACE, stream));
     return TPB_OK;
 }
@@ -172,6 +175,11 @@ static tpb_status_t run_one(tpb_backend_t *be, const tpb_gemm_t *g)
 tpb_status_t tpb_cuda_gemm(tpb_backend_t *be, const tpb_gemm_t *g)
 {
     /* the repeat fallback of --emulate-speed: the same GEMM again, plus part of one */
+    if (g->accumulate && (be->repeat_full > 1 || be->repeat_frac > 0.0))
+        return tpb_err_set(TPB_ERR_UNSUPPORTED,
+                           "--emulate-speed here repeats GEMMs (no green contexts), which a "
+                           "block-sparse row shard accumulates: drop --cost-profile or "
+                           "--emulate-speed");
     for (int i = 0; i < be->repeat_full; i++)
         TPB_CHECK_RET(run_one(be, g));
     long extra = (long)(be->repeat_frac * (double)g->n);

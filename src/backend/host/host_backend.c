@@ -268,10 +268,12 @@ static tpb_status_t blas_gemm(const tpb_gemm_t *g, long n)
 {
     if (g->dtype == TPB_DTYPE_FP64)
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->m, (int)n, (int)g->k, 1.0,
-                    g->a, (int)g->lda, g->b, (int)g->ldb, 0.0, g->c, (int)g->ldc);
+                    g->a, (int)g->lda, g->b, (int)g->ldb, g->accumulate ? 1.0 : 0.0, g->c,
+                    (int)g->ldc);
     else if (g->dtype == TPB_DTYPE_FP32)
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)g->m, (int)n, (int)g->k, 1.0f,
-                    g->a, (int)g->lda, g->b, (int)g->ldb, 0.0f, g->c, (int)g->ldc);
+                    g->a, (int)g->lda, g->b, (int)g->ldb, g->accumulate ? 1.0f : 0.0f, g->c,
+                    (int)g->ldc);
     else
         return tpb_err_set(TPB_ERR_UNSUPPORTED, "host backend: dtype %s is not supported",
                            tpb_dtype_name(g->dtype));
@@ -284,6 +286,10 @@ static tpb_status_t emulated_gemm(tpb_backend_t *be, const tpb_gemm_t *g, double
     if (f >= 1.0)
         return blas_gemm(g, g->n);
     if (be->args.cfg.emulate_mode == TPB_EMULATE_WORK) {
+        if (g->accumulate) /* a repeat would add the product again */
+            return tpb_err_set(TPB_ERR_UNSUPPORTED,
+                               "--emulate-mode work repeats GEMMs, which a block-sparse row "
+                               "shard accumulates: use --emulate-mode time with --cost-profile");
         int full;
         long extra;
         tpb_repeat_plan(f, g->n, &full, &extra);
