@@ -37,6 +37,8 @@ typedef struct {
     tpb_emulate_mode_t emulate_mode; /**< --emulate-mode: how a slower device is imitated */
     int threads;                     /**< --threads (host BLAS threads), 0 = decided per rank */
     int emulate_schedule;            /**< --emulate-schedule given (speeds change mid-run) */
+    int overlap;                     /**< --overlap chunked in the sweep: GEMMs and collectives
+                                          on separate streams */
 } tpb_backend_cfg_t;
 
 /** What a backend is started with. */
@@ -54,6 +56,8 @@ typedef struct {
     long granularity;  /**< shard unit */
     tpb_dtype_t dtype; /**< default dtype */
     long m, n, k;      /**< default shape */
+    int overlap_polls; /**< --overlap-polls: GEMMs a chunk is cut into, with a progress call
+                            after each (host: MPI progresses only inside MPI calls) */
 } tpb_backend_defaults_t;
 
 /** What a timer mark belongs to: the compute phase's begin (c0) or end (c1), or the end of
@@ -63,6 +67,12 @@ typedef enum {
     TPB_MARK_COMPUTE_END = 1,
     TPB_MARK_COMM = 2
 } tpb_mark_phase_t;
+
+/** No mark for tpb_backend_ops_t.coll_start. */
+#define TPB_NO_MARK ((size_t)-1)
+
+/** Most collectives of one chunked iteration (--chunks). */
+#define TPB_MAX_CHUNKS 64
 
 /** Direction of tpb_backend_ops_t.copy. */
 typedef enum { TPB_COPY_TO_BACKEND = 0, TPB_COPY_TO_HOST = 1 } tpb_copy_dir_t;
@@ -107,6 +117,8 @@ typedef struct {
     tpb_dtype_t dtype;
     double delay_us; /**< extra delay inside the compute phase (fault injection) */
     int accumulate;  /**< 1: C += A B^T (a block-sparse row shard's later blocks), 0: C = */
+    int chunk;       /**< 1: a later piece of a chunked iteration: it writes rows that no
+                          collective still in flight reads (a GPU does not wait for them) */
 } tpb_gemm_t;
 
 typedef struct tpb_backend_ops {
@@ -145,6 +157,16 @@ typedef struct tpb_backend_ops {
      *  recv + displs[r] (in elements). */
     tpb_status_t (*allgatherv)(tpb_comm_t *comm, const void *send, void *recv, const size_t *counts,
                                const size_t *displs, tpb_dtype_t dt);
+    /** --overlap chunked: start a non-blocking collective (counts NULL: a sum-all-reduce of
+     *  count elements; else an all-gather-v of counts/displs) ordered after the GEMMs
+     *  submitted so far, and take mark slot `mark` (TPB_NO_MARK: none) when it completes. */
+    tpb_status_t (*coll_start)(tpb_comm_t *comm, const void *send, void *recv, size_t count,
+                               const size_t *counts, const size_t *displs, tpb_dtype_t dt,
+                               size_t mark);
+    /** Let started collectives progress (host: MPI_Test on each; GPU: nothing to do). */
+    tpb_status_t (*coll_progress)(tpb_comm_t *comm);
+    /** Wait for every started collective (under the --timeout watchdog). */
+    tpb_status_t (*coll_wait)(tpb_comm_t *comm);
     /** Make room for n timer marks (outside timed loops). */
     tpb_status_t (*marks_prepare)(tpb_backend_t *be, size_t n);
     /** Record mark `slot` at this point of the work of `phase`: compute marks are

@@ -35,6 +35,10 @@ typedef enum { TPB_COLLS_BLOCKING = 0, TPB_COLLS_NONBLOCKING } tpb_collectives_t
 /** How a rank is bound to CPU cores (--bind). */
 typedef enum { TPB_BIND_NONE = 0, TPB_BIND_CORE, TPB_BIND_NUMA, TPB_BIND_GPU } tpb_bind_t;
 
+/** How an iteration orders GEMM and collective (--overlap): one after the other, or in
+ *  chunks whose collectives run beside the next chunk's GEMM. */
+typedef enum { TPB_OVERLAP_NONE = 1, TPB_OVERLAP_CHUNKED = 2 } tpb_overlap_mode_t;
+
 /** How the ranks of a TP group are chosen (--tp-placement). */
 typedef enum { TPB_PLACE_PACKED = 1, TPB_PLACE_SPREAD = 2 } tpb_placement_t;
 
@@ -80,6 +84,8 @@ const char *tpb_comm_kind_name(tpb_comm_kind_t c);
 const char *tpb_collectives_name(tpb_collectives_t c);
 /** "none", "core", "numa", "gpu". */
 const char *tpb_bind_name(tpb_bind_t b);
+/** "none", "chunked". */
+const char *tpb_overlap_name(tpb_overlap_mode_t m);
 /** "packed", "spread". */
 const char *tpb_placement_name(tpb_placement_t p);
 /** "time", "work". */
@@ -103,7 +109,7 @@ typedef struct {
 } tpb_name_table_t;
 
 extern const tpb_name_table_t tpb_backend_kinds, tpb_splits, tpb_policies, tpb_colls,
-    tpb_comm_kinds, tpb_emulate_modes, tpb_placements, tpb_binds, tpb_collectives;
+    tpb_comm_kinds, tpb_emulate_modes, tpb_placements, tpb_binds, tpb_collectives, tpb_overlaps;
 
 /** The value named s in t; TPB_ERR_INVALID (no message) if none. Pure. */
 tpb_status_t tpb_name_parse(const tpb_name_table_t *t, const char *s, unsigned *value);

@@ -20,6 +20,8 @@ static const unsigned placement_values[] = {TPB_PLACE_PACKED, TPB_PLACE_SPREAD};
 static const char *const emulate_names[] = {"time", "work"};
 static const unsigned emulate_values[] = {TPB_EMULATE_TIME, TPB_EMULATE_WORK};
 static const unsigned comm_values[] = {TPB_COMM_NCCL, TPB_COMM_MPI};
+static const char *const overlap_names[] = {"none", "chunked"};
+static const unsigned overlap_values[] = {TPB_OVERLAP_NONE, TPB_OVERLAP_CHUNKED};
 static const char *const colls_names[] = {"blocking", "nonblocking"};
 static const unsigned colls_values[] = {TPB_COLLS_BLOCKING, TPB_COLLS_NONBLOCKING};
 
@@ -33,6 +35,8 @@ const tpb_name_table_t tpb_binds = {bind_names, bind_values, 4, "none, core, num
 const tpb_name_table_t tpb_placements = {placement_names, placement_values, 2,
                                          "packed and/or spread"};
 const tpb_name_table_t tpb_emulate_modes = {emulate_names, emulate_values, 2, "time or work"};
+const tpb_name_table_t tpb_overlaps = {overlap_names, overlap_values, 2,
+                                       "none and/or chunked (e.g. none,chunked)"};
 const tpb_name_table_t tpb_collectives = {colls_names, colls_values, 2, "blocking or nonblocking"};
 
 static const char *name_of(const tpb_name_table_t *t, unsigned v)
@@ -92,6 +96,11 @@ const char *tpb_collectives_name(tpb_collectives_t c)
 const char *tpb_bind_name(tpb_bind_t b)
 {
     return name_of(&tpb_binds, (unsigned)b);
+}
+
+const char *tpb_overlap_name(tpb_overlap_mode_t m)
+{
+    return name_of(&tpb_overlaps, (unsigned)m);
 }
 
 const char *tpb_placement_name(tpb_placement_t p)

@@ -1,5 +1,6 @@
 /* options.c - the option table and command-line parsing into tpb_options_t (pure). */
 #include "cli/optparse.h"
+#include "cli/options_set.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -51,6 +52,9 @@ enum {
     OPT_CALFILE,
     OPT_SHARDS_FROM,
     OPT_COST_PROFILE,
+    OPT_OVERLAP,
+    OPT_CHUNKS,
+    OPT_OVERLAP_POLLS,
     OPT_EMULATE,
     OPT_EMULATE_MODE,
     OPT_SCHEDULE,
@@ -104,6 +108,13 @@ static const opt_spec opt_table[] = {
      "balances\nthe profile's cost / speed (optimal contiguous split)"},
     {"rebalance-every", 0, "K", OPT_REBALANCE, NULL, NULL,
      "adaptive: measured iterations per round (default 5)"},
+    {"overlap", 0, "LIST", OPT_OVERLAP, NULL, NULL,
+     "none, chunked (default none): chunked cuts M into C\nchunks, each chunk's collective "
+     "beside the next\nchunk's GEMM; figures per config (doc/METRICS.md)"},
+    {"chunks", 0, "LIST", OPT_CHUNKS, NULL, NULL,
+     "chunk counts of --overlap chunked (default 2,4,8)"},
+    {"overlap-polls", 0, "N", OPT_OVERLAP_POLLS, NULL, NULL,
+     "pieces of a chunk's GEMM, a progress call after each\n(default 4 host, 1 cuda)"},
     {"m", 'm', "LIST", OPT_M, NULL, "  -m, -n, -k LIST",
      "shape lists, combined as a grid (M tokens, N out, K in)"},
     {"n", 'n', "LIST", OPT_N, NULL, NULL, NULL},
@@ -266,89 +277,6 @@ void tpb_options_usage(FILE *f)
           f);
 }
 
-static tpb_status_t set_int(const char *flag, const char *v, long min, long max, int *out)
-{
-    long x;
-    TPB_CHECK_RET(tpb_opt_long(flag, v, min, max, &x));
-    *out = (int)x;
-    return TPB_OK;
-}
-
-static tpb_status_t set_tp(tpb_options_t *o, const char *flag, const char *v)
-{
-    long tmp[TPB_MAX_TP];
-    int n;
-    TPB_CHECK_RET(tpb_opt_long_list(flag, v, 1, TPB_MAX_TP_DEGREE, tmp, TPB_MAX_TP, &n));
-    for (int i = 0; i < n; i++)
-        o->tp[i] = (int)tmp[i];
-    o->ntp = n;
-    return TPB_OK;
-}
-
-static tpb_status_t set_gpu_map(tpb_options_t *o, const char *flag, const char *v)
-{
-    long tmp[TPB_MAX_SHAPES];
-    int n;
-    TPB_CHECK_RET(tpb_opt_long_list(flag, v, 0, 65535, tmp, TPB_MAX_SHAPES, &n));
-    int *map = malloc((size_t)n * sizeof(*map));
-    if (!map)
-        return tpb_err_set(TPB_ERR_NOMEM, "%s: out of memory", flag);
-    for (int i = 0; i < n; i++)
-        map[i] = (int)tmp[i];
-    free(o->gpu_map);
-    o->gpu_map = map;
-    o->ngpu_map = n;
-    return TPB_OK;
-}
-
-/* Emulation factors in [TPB_MIN_EMULATE, 1], as --help says. */
-static tpb_status_t check_factors(const char *flag, const double *f, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (f[i] < TPB_MIN_EMULATE || f[i] > 1.0)
-            return tpb_err_set(TPB_ERR_INVALID,
-                               "%s: factor %g of rank %d is outside [%g, 1] (1 = full speed)", flag,
-                               f[i], i, TPB_MIN_EMULATE);
-    return TPB_OK;
-}
-
-static tpb_status_t set_emulate(tpb_options_t *o, const char *flag, const char *v)
-{
-    TPB_CHECK_RET(tpb_opt_double_list(flag, v, &o->emulate, &o->nemulate));
-    return check_factors(flag, o->emulate, o->nemulate);
-}
-
-/* ITER:F0,F1,...: the iteration of the run, then one factor per rank. */
-static tpb_status_t set_schedule(tpb_options_t *o, const char *flag, const char *v)
-{
-    const char *colon = strchr(v, ':');
-    char iter[32];
-    if (!colon || (size_t)(colon - v) >= sizeof(iter))
-        return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected ITER:F0,F1,... (e.g. 40:1,0.5)",
-                           flag, v);
-    memcpy(iter, v, (size_t)(colon - v));
-    iter[colon - v] = '\0';
-    TPB_CHECK_RET(tpb_opt_long(flag, iter, 0, LONG_MAX / 4, &o->sched_iter));
-    TPB_CHECK_RET(tpb_opt_double_list(flag, colon + 1, &o->sched, &o->nsched));
-    return check_factors(flag, o->sched, o->nsched);
-}
-
-/* --trace-iters N|all|auto */
-static tpb_status_t set_trace_iters(tpb_options_t *o, const char *flag, const char *v)
-{
-    if (strcmp(v, "all") == 0 || strcmp(v, "auto") == 0) {
-        o->trace_iters = v[1] == 'l' ? -1 : 0;
-        return TPB_OK;
-    }
-    long n;
-    if (tpb_opt_long(flag, v, 1, TPB_MAX_ITERS, &n) != TPB_OK)
-        return tpb_err_set(TPB_ERR_INVALID,
-                           "%s '%s': expected all, auto or an integer from 1 to %ld", flag, v,
-                           TPB_MAX_ITERS);
-    o->trace_iters = (int)n;
-    return TPB_OK;
-}
-
 static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char *v)
 {
     unsigned u = 0;
@@ -357,9 +285,12 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
         TPB_CHECK_RET(set_name(flag, v, &tpb_backend_kinds, &u));
         o->backend = (tpb_backend_kind_t)u;
         return TPB_OK;
-    case OPT_TP: return set_tp(o, flag, v);
+    case OPT_TP: return tpb_optset_tp(o, flag, v);
     case OPT_SPLIT: return tpb_opt_name_set(flag, v, &tpb_splits, &o->splits);
     case OPT_POLICY: return tpb_opt_name_set(flag, v, &tpb_policies, &o->policies);
+    case OPT_OVERLAP: return tpb_opt_name_set(flag, v, &tpb_overlaps, &o->overlaps);
+    case OPT_CHUNKS: return tpb_optset_chunks(o, flag, v);
+    case OPT_OVERLAP_POLLS: return tpb_optset_int(flag, v, 1, TPB_MAX_CHUNKS, &o->overlap_polls);
     case OPT_M:
         return tpb_opt_long_list(flag, v, 1, TPB_MAX_DIM, o->m_list, TPB_MAX_SHAPES, &o->nm);
     case OPT_N:
@@ -369,21 +300,21 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
     case OPT_SHAPE: return tpb_opt_shapes(flag, v, o->shapes, &o->nshapes);
     case OPT_PRESET: return tpb_opt_string(flag, v, o->preset, sizeof(o->preset));
     case OPT_DTYPE: o->dtype_set = 1; return tpb_dtype_parse(v, &o->dtype);
-    case OPT_ITERS: return set_int(flag, v, 1, TPB_MAX_ITERS, &o->iters);
-    case OPT_WARMUP: return set_int(flag, v, 0, TPB_MAX_ITERS, &o->warmup);
+    case OPT_ITERS: return tpb_optset_int(flag, v, 1, TPB_MAX_ITERS, &o->iters);
+    case OPT_WARMUP: return tpb_optset_int(flag, v, 0, TPB_MAX_ITERS, &o->warmup);
     case OPT_SPEEDS: return tpb_opt_double_list(flag, v, &o->speeds, &o->nspeeds);
     case OPT_CALFILE:
         return tpb_opt_string(flag, v, o->calibration_file, sizeof(o->calibration_file));
     case OPT_SHARDS_FROM: return tpb_opt_string(flag, v, o->shards_from, sizeof(o->shards_from));
     case OPT_COST_PROFILE: return tpb_opt_string(flag, v, o->cost_spec, sizeof(o->cost_spec));
-    case OPT_EMULATE: return set_emulate(o, flag, v);
+    case OPT_EMULATE: return tpb_optset_emulate(o, flag, v);
     case OPT_EMULATE_MODE:
         TPB_CHECK_RET(set_name(flag, v, &tpb_emulate_modes, &u));
         o->emulate_mode = (tpb_emulate_mode_t)u;
         return TPB_OK;
-    case OPT_SCHEDULE: return set_schedule(o, flag, v);
+    case OPT_SCHEDULE: return tpb_optset_schedule(o, flag, v);
     case OPT_PLACEMENT: return tpb_opt_name_set(flag, v, &tpb_placements, &o->placements);
-    case OPT_REBALANCE: return set_int(flag, v, 1, TPB_MAX_ITERS, &o->rebalance_every);
+    case OPT_REBALANCE: return tpb_optset_int(flag, v, 1, TPB_MAX_ITERS, &o->rebalance_every);
     case OPT_GRAN: return tpb_opt_long(flag, v, 1, TPB_MAX_DIM, &o->granularity);
     case OPT_CHECK: o->check = 1; return TPB_OK;
     case OPT_DRY_RUN: o->dry_run = 1; return TPB_OK;
@@ -401,19 +332,19 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
         TPB_CHECK_RET(set_name(flag, v, &tpb_comm_kinds, &u));
         o->comm = (tpb_comm_kind_t)u;
         return TPB_OK;
-    case OPT_GPUMAP: return set_gpu_map(o, flag, v);
+    case OPT_GPUMAP: return tpb_optset_gpu_map(o, flag, v);
     case OPT_BIND:
         TPB_CHECK_RET(set_name(flag, v, &tpb_binds, &u));
         o->bind = (tpb_bind_t)u;
         return TPB_OK;
-    case OPT_THREADS: return set_int(flag, v, 1, TPB_MAX_THREADS, &o->threads);
+    case OPT_THREADS: return tpb_optset_int(flag, v, 1, TPB_MAX_THREADS, &o->threads);
     case OPT_TIMEOUT:
         TPB_CHECK_RET(tpb_opt_double(flag, v, &o->timeout_s));
         if (o->timeout_s < 0 || o->timeout_s > 1e7)
             return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected seconds from 0 to 1e7", flag, v);
         return TPB_OK;
     case OPT_TIMELINE: return tpb_opt_choice(flag, v, onoff_names, 2, "on or off", &o->timeline);
-    case OPT_TRACE_ITERS: return set_trace_iters(o, flag, v);
+    case OPT_TRACE_ITERS: return tpb_optset_trace_iters(o, flag, v);
     case OPT_TRACE_PER:
         return tpb_opt_choice(flag, v, trace_per_names, 2, "config or run", &o->trace_per_run);
     case OPT_INJ_DELAY: return tpb_opt_inject(flag, v, 1, &o->inject_delay);

@@ -37,10 +37,14 @@ typedef struct {
 typedef struct {
     tpb_backend_kind_t backend;
     int tp[TPB_MAX_TP];
-    int ntp;             /**< 0: every power of two dividing the world size */
-    unsigned splits;     /**< TPB_SPLIT_* mask; 0: row and col */
-    unsigned policies;   /**< TPB_POLICY_* mask; 0: even and weighted */
-    unsigned placements; /**< TPB_PLACE_* mask; 0: packed */
+    int ntp;                    /**< 0: every power of two dividing the world size */
+    unsigned splits;            /**< TPB_SPLIT_* mask; 0: row and col */
+    unsigned policies;          /**< TPB_POLICY_* mask; 0: even and weighted */
+    unsigned placements;        /**< TPB_PLACE_* mask; 0: packed */
+    unsigned overlaps;          /**< TPB_OVERLAP_* mask; 0: none */
+    int chunks[TPB_MAX_CHUNKS]; /**< --chunks: chunk counts of --overlap chunked */
+    int nchunks;                /**< 0: 2, 4, 8 */
+    int overlap_polls;          /**< --overlap-polls; 0: the backend's default */
     tpb_shape_t shapes[TPB_MAX_SHAPES];
     int nshapes; /**< 0: the backend's default shape */
     long m_list[TPB_MAX_SHAPES], n_list[TPB_MAX_SHAPES], k_list[TPB_MAX_SHAPES];
@@ -59,11 +63,11 @@ typedef struct {
     int nsched;
     int rebalance_every; /**< --rebalance-every: measured iterations per adaptive round */
     char calibration_file[1024];
-    char shards_from[1024];     /**< --shards-from ("" if none) */
-    tpb_shardplan_t shard_plan; /**< ... its plans (tpbal.c reads them; owned) */
+    char shards_from[1024];          /**< --shards-from ("" if none) */
+    tpb_shardplan_t shard_plan;      /**< ... its plans (tpbal.c reads them; owned) */
     char cost_spec[1024];            /**< --cost-profile ("" if none) */
     tpb_cost_profile_t cost_profile; /**< ... its blocks (tpbal.c reads them; owned) */
-    long granularity;           /**< 0: the backend's default */
+    long granularity;                /**< 0: the backend's default */
     int check;
     char out_dir[1024];
     int force; /**< --force: replace an earlier run's results in out_dir */

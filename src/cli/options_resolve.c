@@ -78,6 +78,7 @@ static tpb_status_t comm_only_refusals(const tpb_options_t *o)
                       : o->calibration_file[0]              ? "--calibration-file"
                       : (o->policies & TPB_POLICY_ADAPTIVE) ? "--policy adaptive"
                       : o->cost_spec[0]                     ? "--cost-profile"
+                      : (o->overlaps & TPB_OVERLAP_CHUNKED) ? "--overlap chunked"
                                                             : NULL;
     if (bad)
         return tpb_err_set(TPB_ERR_INVALID,
@@ -135,6 +136,32 @@ static tpb_status_t comm_shapes(tpb_options_t *o)
     return TPB_OK;
 }
 
+/* --overlap chunked: its chunk counts and what it cannot go with. */
+static tpb_status_t resolve_overlap(tpb_options_t *o, const tpb_backend_defaults_t *defaults)
+{
+    int chunked = (o->overlaps & TPB_OVERLAP_CHUNKED) != 0;
+    if (!o->overlaps)
+        o->overlaps = TPB_OVERLAP_NONE;
+    if (!chunked)
+        return o->nchunks || o->overlap_polls
+                   ? tpb_err_set(TPB_ERR_INVALID, "--chunks and --overlap-polls need --overlap "
+                                                  "chunked")
+                   : TPB_OK;
+    const char *bad = o->cost_profile.nblocks               ? "--cost-profile"
+                      : (o->policies & TPB_POLICY_ADAPTIVE) ? "--policy adaptive"
+                      : !o->timeline                        ? "--timeline off"
+                                                            : NULL;
+    if (bad)
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "--overlap chunked times every chunk of a dense layer: drop %s", bad);
+    if (!o->nchunks)
+        for (int c = 2; c <= 8; c *= 2)
+            o->chunks[o->nchunks++] = c;
+    if (!o->overlap_polls)
+        o->overlap_polls = defaults->overlap_polls > 0 ? defaults->overlap_polls : 1;
+    return TPB_OK;
+}
+
 /* --cost-profile and --policy cost: what they cannot go with. */
 static tpb_status_t cost_refusals(const tpb_options_t *o)
 {
@@ -167,6 +194,7 @@ tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, tpb_backend_kind_t
         o->policies = TPB_POLICY_EVEN | TPB_POLICY_WEIGHTED |
                       (o->cost_profile.nblocks ? TPB_POLICY_COST : 0u);
     TPB_CHECK_RET(cost_refusals(o));
+    TPB_CHECK_RET(resolve_overlap(o, defaults));
     if (!o->dtype_set)
         o->dtype = defaults->dtype;
     if (!o->granularity)
@@ -205,5 +233,6 @@ void tpb_options_backend_cfg(const tpb_options_t *o, tpb_backend_cfg_t *cfg)
                                .timeout_s = o->timeout_s,
                                .emulate_mode = o->emulate_mode,
                                .threads = o->threads,
-                               .emulate_schedule = o->nsched > 0};
+                               .emulate_schedule = o->nsched > 0,
+                               .overlap = (o->overlaps & TPB_OVERLAP_CHUNKED) != 0};
 }

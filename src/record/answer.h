@@ -25,4 +25,19 @@
 void tpb_answer_write(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, int n,
                       const char *const *hosts, double target_spread);
 
+/** Overlap beyond this speed-up over serial pays; below it, it does not (a draw is noise). */
+#define TPB_ANSWER_OVERLAP_PAYS 1.02
+
+/**
+ * --overlap chunked: per (shape, TP degree, placement, split, policy) of the chunked
+ * configs ohist[n], the chunk count with the best speed-up over serial (the whole GEMM and
+ * the serial collective timed alone in the same config; the serial config's own step is
+ * shown beside it where it ran) and its share of the
+ * communication hidden; or "overlap does not pay here" and why: the chunked GEMMs' cost
+ * (chunking_cost), the GEMM slowed beside the collectives (interference), or little
+ * hidden (no progress). Appends '#' lines to txt and one JSON object per line to js as
+ * array items. Nothing without chunked configs.
+ */
+void tpb_answer_overlap(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *ohist, int n);
+
 #endif /* TPB_ANSWER_H */

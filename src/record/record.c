@@ -35,6 +35,7 @@ void tpb_record_free(tpb_record_t *r)
         free(r->hist[i].work_rank);
     }
     free(r->hist);
+    free(r->ohist);
     tpb_buf_free(&r->jsonl);
     tpb_buf_free(&r->csv);
     tpb_buf_free(&r->ranks_csv);
@@ -101,8 +102,37 @@ static void summary_facts(tpb_history_t *h, const tpb_result_t *res)
     }
 }
 
+/* A chunked config: kept apart, with what the overlap answer needs. */
+static tpb_status_t push_ohist(tpb_record_t *s, const tpb_result_t *res)
+{
+    if (s->nohist == s->cap_ohist) {
+        int cap = s->cap_ohist ? 2 * s->cap_ohist : 16;
+        tpb_history_t *h = realloc(s->ohist, (size_t)cap * sizeof(*h));
+        if (!h)
+            return tpb_err_set(TPB_ERR_NOMEM, "out of memory");
+        s->ohist = h;
+        s->cap_ohist = cap;
+    }
+    s->ohist[s->nohist++] = (tpb_history_t){.tp = res->tp,
+                                            .split = res->split,
+                                            .policy = res->policy,
+                                            .m = res->m,
+                                            .n = res->n,
+                                            .k = res->k,
+                                            .placement = res->placement,
+                                            .step_med = res->stats.step_med,
+                                            .speedup = res->serial_step_us / res->stats.step_med,
+                                            .chunks = res->chunks,
+                                            .overlap = res->overlap};
+    snprintf(s->ohist[s->nohist - 1].shape_name, sizeof(s->ohist[0].shape_name), "%s",
+             res->shape_name);
+    return TPB_OK;
+}
+
 static tpb_status_t push_hist(tpb_record_t *s, const tpb_result_t *res)
 {
+    if (res->chunks)
+        return push_ohist(s, res);
     if (s->nhist == s->cap_hist) {
         int cap = s->cap_hist ? 2 * s->cap_hist : 32;
         tpb_history_t *h = realloc(s->hist, (size_t)cap * sizeof(*h));
@@ -320,6 +350,7 @@ static void append(tpb_record_t *s, const tpb_result_t *res)
     int size = res->world;
     tpb_buf_t row = TPB_BUF_INIT;
     tpb_report_table_row(&row, res);
+    tpb_report_overlap_line(&row, res);
     fputs(tpb_buf_str(&row), s->run.table);
     fflush(s->run.table);
     tpb_buf_free(&row);

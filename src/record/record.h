@@ -73,8 +73,10 @@ typedef struct {
     const tpb_clock_sample_t *sync1; /**< offsets at the latest re-sync (borrowed) */
     double t0_us;                    /**< run start on rank 0's clock */
     tpb_buf_t jsonl, csv, ranks_csv;
-    tpb_history_t *hist;
+    tpb_history_t *hist; /**< the serial configs (the summary and the answer are theirs) */
     int nhist, cap_hist;
+    tpb_history_t *ohist; /**< the chunked configs (--overlap chunked) */
+    int nohist, cap_ohist;
     int skipped;           /**< configs skipped, with a line in the table */
     int check_failed;      /**< a config's --check failed */
     int claimed;           /**< this run has written into out_dir (after its first config) */

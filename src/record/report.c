@@ -219,6 +219,7 @@ static void json_identity(tpb_buf_t *b, const tpb_result_t *res)
     tpb_json_kv_str(b, "dtype", tpb_dtype_name(res->dtype));
     tpb_json_kv_int(b, "iters", res->iters);
     tpb_json_kv_int(b, "warmup", res->warmup);
+    tpb_report_overlap_json(b, res);
 }
 
 void tpb_report_json(tpb_buf_t *b, const tpb_result_t *res)
@@ -290,7 +291,7 @@ static const char csv_header[] =
     "wait_us,comm_us,xfer_us,xfer_free_us,lb,u,e,e_het,r,tflops,algbw_gbs,busbw_gbs,"
     "predicted_speedup,speedup,straggler_rank,straggler_last_frac,straggler_lateness_us,"
     "nspikes,causality_violations,check,max_rel_err,pct_peak,whatif_step_us,slowdown,"
-    "comm_only,collective,comm_bytes\n";
+    "comm_only,collective,comm_bytes" TPB_REPORT_OVERLAP_CSV_HEADER "\n";
 
 void tpb_report_csv_header(tpb_buf_t *b)
 {
@@ -365,8 +366,10 @@ void tpb_report_csv_row(tpb_buf_t *b, const tpb_result_t *res)
     tpb_csv_num(b, res->whatif.step_us);
     tpb_buf_puts(b, ",");
     tpb_csv_num(b, res->whatif.slowdown);
-    tpb_buf_printf(b, ",%s,%s,%.0f\n", res->comm_only ? "yes" : "no", tpb_coll_label(res->coll),
+    tpb_buf_printf(b, ",%s,%s,%.0f", res->comm_only ? "yes" : "no", tpb_coll_label(res->coll),
                    res->coll_bytes);
+    tpb_report_overlap_csv(b, res);
+    tpb_buf_puts(b, "\n");
 }
 
 void tpb_report_ranks_header(tpb_buf_t *b)

@@ -23,6 +23,16 @@ void tpb_report_comm_row(tpb_buf_t *b, const tpb_result_t *res);
 /** The results.jsonl object of a config (one line, with newline). */
 void tpb_report_json(tpb_buf_t *b, const tpb_result_t *res);
 
+/** --overlap (report_overlap.c): the record's "overlap", "chunks" and "overlap_figures"
+ *  (null for a serial config); the '#' line of figures after a chunked config's table
+ *  row (nothing for a serial one); its results.csv columns (",overlap,...", no newline). */
+void tpb_report_overlap_json(tpb_buf_t *b, const tpb_result_t *res);
+void tpb_report_overlap_line(tpb_buf_t *b, const tpb_result_t *res);
+void tpb_report_overlap_csv(tpb_buf_t *b, const tpb_result_t *res);
+#define TPB_REPORT_OVERLAP_CSV_HEADER                                                              \
+    ",overlap,chunks,t_gemm_us,t_comm_us,t_serial_us,t_overlap_us,exposed_us,"                     \
+    "overlap_efficiency,interference,chunking_cost,overlap_speedup"
+
 /** results.csv: header line and one row per config (arrays joined by ';'). */
 void tpb_report_csv_header(tpb_buf_t *b);
 void tpb_report_csv_row(tpb_buf_t *b, const tpb_result_t *res);

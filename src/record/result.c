@@ -111,16 +111,21 @@ void tpb_result_finish(tpb_result_t *res, const tpb_history_t *hist, int nhist, 
                    : t1 && t1->t1_rank ? tpb_min(t1->t1_rank, (size_t)res->world)
                                        : NAN;
     tpb_result_derive(res, t1_us);
-    const tpb_history_t *ev = res->policy == TPB_POLICY_WEIGHTED || res->policy == TPB_POLICY_COST
-                                  ? find_hist(hist, nhist, res, res->tp, TPB_POLICY_EVEN)
-                                  : NULL;
+    /* hist holds the serial configs: a chunked one's twin there is its serial run */
+    const tpb_history_t *serial =
+        res->chunks ? find_hist(hist, nhist, res, res->tp, res->policy) : NULL;
+    res->serial_step_us = serial ? serial->step_med : NAN;
+    const tpb_history_t *ev =
+        (res->policy == TPB_POLICY_WEIGHTED || res->policy == TPB_POLICY_COST) && !res->chunks
+            ? find_hist(hist, nhist, res, res->tp, TPB_POLICY_EVEN)
+            : NULL;
     res->speedup = ev ? ev->step_med / res->stats.step_med : NAN;
     if (ev && ev->compute_rank && ev->work_rank) {
         double work[res->world];
         for (int r = 0; r < res->world; r++)
             work[r] = res->info[r].flop;
-        double pred = tpb_predict_weighted_step(ev->step_med, ev->compute_rank, ev->work_rank,
-                                                work, res->world);
+        double pred = tpb_predict_weighted_step(ev->step_med, ev->compute_rank, ev->work_rank, work,
+                                                res->world);
         if (pred > 0.0)
             res->predicted_speedup = ev->step_med / pred;
     }

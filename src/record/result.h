@@ -7,6 +7,7 @@
 #ifndef TPB_RESULT_H
 #define TPB_RESULT_H
 
+#include "base/overlap.h"
 #include "base/dtype.h"
 #include "base/metrics.h"
 #include "base/timeline.h"
@@ -89,13 +90,19 @@ typedef struct {
     const tpb_rank_info_t *info;
     const tpb_rank_stats_t *ranks;
     tpb_config_stats_t stats;
-    tpb_whatif_t whatif; /**< the replay with median compute (NaN with --timeline off) */
-    const double *steps; /**< every measured iteration's step (NULL with --timeline off) */
+    tpb_whatif_t whatif;       /**< the replay with median compute (NaN with --timeline off) */
+    const double *steps;       /**< every measured iteration's step (NULL with --timeline off) */
+    int chunks;                /**< --overlap chunked: the chunk count (0: serial) */
+    int polls;                 /**< pieces of a chunk's GEMM */
+    const double *chunk_marks; /**< world x iters x chunks x 3 on rank 0's clock (borrowed) */
+    tpb_overlap_t overlap;     /**< its figures (base/overlap.h), when chunks > 0 */
+    double serial_step_us;     /**< chunked: the median step of the same config run serially
+                                    (overlap none) in this run, NaN if it was not */
     /* derived */
-    double lb, u;    /**< worst group */
-    double e, e_het; /**< NaN when unknown */
-    double r;        /**< compute / comm */
-    double tflops;   /**< per group: layer FLOP / median step */
+    double lb, u;      /**< worst group */
+    double e, e_het;   /**< NaN when unknown */
+    double r;          /**< compute / comm */
+    double tflops;     /**< per group: layer FLOP / median step */
     double layer_flop; /**< the layer's FLOPs over one group (block-sparse: what is computed);
                             0: the dense 2 M N K */
     double
@@ -160,8 +167,10 @@ typedef struct {
     double speedup, predicted_speedup;      /**< weighted and cost rows: over the even config */
     int straggler_world;                    /**< world rank of a straggler beyond noise, -1: none */
     double straggler_frac, straggler_late_us;
-    double spread_worst; /**< calibrated speeds: the largest spread of a rank, NaN: none */
-    int spread_world;    /**< and that rank (world) */
+    double spread_worst;   /**< calibrated speeds: the largest spread of a rank, NaN: none */
+    int spread_world;      /**< and that rank (world) */
+    int chunks;            /**< --overlap chunked (kept apart from the serial configs) */
+    tpb_overlap_t overlap; /**< its figures */
 } tpb_history_t;
 
 /**

@@ -171,6 +171,28 @@ static char *group_flows(char *p, const tpb_result_t *res, const tpb_mark_t *mar
     return p;
 }
 
+/* --overlap chunked: chunk j's GEMM inside the compute span (the rank's lane) and its
+ * collective from its start to its completion on the rank's comm lane (tid + 1000000). */
+static char *chunk_spans(char *p, const tpb_result_t *res, int pid, int tid, int r, int i,
+                         double t0)
+{
+    const double *cm = res->chunk_marks + ((size_t)r * res->iters + i) * res->chunks * 3;
+    char head[96], chead[96];
+    snprintf(head, sizeof(head),
+             "\",\"cat\":\"chunk\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":", pid, tid);
+    snprintf(chead, sizeof(chead),
+             "\",\"cat\":\"chunk\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":", pid, tid + 1000000);
+    for (int j = 0; j < res->chunks; j++, cm += 3) {
+        char args[32];
+        snprintf(args, sizeof(args), ",\"chunk\":%d}}", j);
+        p = span(p, "gemm chunk", head, cm[0] - t0, cm[1] - t0, res->id, i);
+        p = put_str(p, args);
+        p = span(p, "comm chunk", chead, cm[1] - t0, cm[2] - t0, res->id, i);
+        p = put_str(p, args);
+    }
+    return p;
+}
+
 static int write_rank(FILE *f, const tpb_result_t *res, const tpb_mark_t *marks, double t0,
                       const tpb_topo_t *topo, int r, const unsigned char *keep, int per_run)
 {
@@ -185,7 +207,8 @@ static int write_rank(FILE *f, const tpb_result_t *res, const tpb_mark_t *marks,
              info->flop, grp);
     snprintf(comm_args, sizeof(comm_args), ",\"collective\":\"%s\",\"bytes\":%.0f%s",
              tpb_coll_label(res->coll), res->coll_bytes, grp);
-    size_t cap = 1024 + (size_t)tp * 512; /* three spans, and two events per arrow */
+    /* three spans, two events per arrow, two spans per chunk */
+    size_t cap = 1024 + (size_t)tp * 512 + (size_t)res->chunks * 512;
     if (!(line = malloc(cap)))
         return -1;
     for (int i = 0; i < iters; i++) {
@@ -204,6 +227,8 @@ static int write_rank(FILE *f, const tpb_result_t *res, const tpb_mark_t *marks,
             p = put_fix3(p, a - t0);
             p = put_str(p, "}}");
         }
+        if (res->chunks && res->chunk_marks)
+            p = chunk_spans(p, res, pid, tid, r, i, t0);
         if (r == g * tp && tp > 1) /* the group's arrows, once */
             p = group_flows(p, res, marks, t0, topo, g, i, per_run);
         fwrite(line, 1, (size_t)(p - line), f);

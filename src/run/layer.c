@@ -84,6 +84,8 @@ static tpb_status_t setup_shard(tpb_layer_t *l)
     l->gemm.a = l->x;
     l->gemm.b = l->w;
     TPB_CHECK_RET(l->d.split->setup(l));
+    if (l->d.chunks > 0)
+        TPB_CHECK_RET(tpb_layer_overlap_setup(l));
     return tpb_layer_sparse(&l->d) ? tpb_layer_sparse_setup(l) : TPB_OK;
 }
 
@@ -162,6 +164,7 @@ void tpb_layer_destroy(tpb_layer_t *l)
         if (bufs[i])
             l->ops->free(l->be, bufs[i]);
     free(l->sub);
+    tpb_layer_overlap_free(l);
     free(l->shards);
     free(l->counts);
     free(l->displs);
@@ -171,6 +174,8 @@ void tpb_layer_destroy(tpb_layer_t *l)
 tpb_status_t tpb_layer_iter(tpb_layer_t *l, size_t slot, double delay_us, int record)
 {
     const tpb_backend_ops_t *ops = l->ops;
+    if (l->d.chunks > 0)
+        return tpb_layer_overlap_iter(l, slot, delay_us, record);
     l->gemm.delay_us = delay_us;
     /* comm-only: c0 is marked as a compute end, which holds no start gate (a GPU backend
      * holds an idle stream at a compute begin until the GEMM is queued; there is none) */

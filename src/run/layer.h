@@ -10,6 +10,8 @@
  *   comm-only: the same collectives on seeded buffers, without the GEMM.
  *   row: W split along K and X along its columns. Rank r computes the partial
  *        P_r = X[:, k_r] W[k_r, :] (M x N) and the group all-reduces the sum.
+ *   --overlap chunked: M cut into C chunks (rows of X, the partial and Y); chunk i's
+ *        collective runs while chunk i+1 computes.
  *   --cost-profile: W is block-sparse along the split dimension; a rank runs one
  *        GEMM per block of its shard over the block's non-zero part only (col:
  *        the first kept K entries; row: the first kept N columns, accumulated).
@@ -37,6 +39,11 @@ typedef struct {
     const tpb_cost_profile_t *profile; /**< --cost-profile: W block-sparse along the split
                                             dimension (base/costprofile.h); NULL: dense */
     long granularity;                  /**< the shard unit (the profile's block edges) */
+    int chunks;         /**< --overlap chunked: M cut into this many chunks, each chunk's
+                             collective beside the next one's GEMM; 0: serial */
+    int polls;          /**< pieces of a chunk's GEMM, a progress call after each */
+    size_t chunk_marks; /**< first mark slot of the chunks' marks (3 per chunk and slot:
+                             GEMM begin, GEMM end, collective end) */
 } tpb_layer_desc_t;
 
 typedef struct tpb_layer tpb_layer_t;
@@ -72,6 +79,19 @@ const tpb_gemm_t *tpb_layer_gemm(const tpb_layer_t *l);
  * (--timeline off). The marks must be prepared by the caller.
  */
 tpb_status_t tpb_layer_iter(tpb_layer_t *l, size_t slot, double delay_us, int record);
+
+/** --overlap chunked, outside the timed loop: the whole shard's GEMM; the chunks' GEMMs
+ *  without collectives; the chunks' collectives alone; the serial collective alone. */
+tpb_status_t tpb_layer_gemm_whole(tpb_layer_t *l);
+tpb_status_t tpb_layer_gemm_chunks(tpb_layer_t *l);
+tpb_status_t tpb_layer_comm_chunks(tpb_layer_t *l);
+tpb_status_t tpb_layer_comm_whole(tpb_layer_t *l);
+
+/** Mark slot of chunk j's mark k (0 GEMM begin, 1 GEMM end, 2 collective end) in slot. */
+static inline size_t tpb_layer_chunk_mark(const tpb_layer_desc_t *d, size_t slot, int j, int k)
+{
+    return d->chunk_marks + (slot * (size_t)d->chunks + (size_t)j) * 3 + (size_t)k;
+}
 
 /**
  * Compare Y (after an iteration) with a single-rank fp64 reference of the same

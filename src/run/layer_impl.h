@@ -24,6 +24,12 @@ struct tpb_layer {
     tpb_gemm_t gemm;         /* the dense GEMM of the shard */
     tpb_gemm_t *sub;         /* --cost-profile: the GEMMs of its blocks, run instead */
     int nsub;
+    /* --overlap chunked: chunk j's GEMM pieces (polls of them) and its collective */
+    tpb_gemm_t *piece;  /* chunks x polls */
+    const void **csend; /* chunk j's collective: send, recv, count (all-reduce) */
+    void **crecv;
+    size_t *ccount;
+    size_t *ccounts, *cdispls; /* all-gather-v: chunks x t blocks */
 };
 
 /** 1 if the layer's W is block-sparse (--cost-profile). */
@@ -31,6 +37,13 @@ static inline int tpb_layer_sparse(const tpb_layer_desc_t *d)
 {
     return d->profile && d->profile->nblocks > 0 && !d->comm_only;
 }
+
+/** --overlap chunked: the chunks' GEMM pieces and collectives (layer_overlap.c). */
+tpb_status_t tpb_layer_overlap_setup(tpb_layer_t *l);
+void tpb_layer_overlap_free(tpb_layer_t *l);
+
+/** One chunked iteration (marks as tpb_layer_iter, plus the chunks' own). */
+tpb_status_t tpb_layer_overlap_iter(tpb_layer_t *l, size_t slot, double delay_us, int record);
 
 /** FLOPs of the block-sparse shard [off, off + len) (layer_sparse.c). Pure. */
 double tpb_layer_sparse_flop(const tpb_layer_desc_t *d, long off, long len);

@@ -108,10 +108,10 @@ static void weigh(tpb_config_plan_t *p)
     for (int i = 0; i < t; i++)
         s[i] = p->speeds[i].speed;
     long total = tpb_split_total(p->shape, p->desc.split->split);
-    tpb_status_t st = p->policy == TPB_POLICY_COST
-                          ? cost_split(p, total, s)
-                          : tpb_partition_weighted(total, t, p->granularity, s, p->shards,
-                                                   p->fractions);
+    tpb_status_t st =
+        p->policy == TPB_POLICY_COST
+            ? cost_split(p, total, s)
+            : tpb_partition_weighted(total, t, p->granularity, s, p->shards, p->fractions);
     if (st != TPB_OK)
         snprintf(p->skip, sizeof(p->skip), "%s", tpb_err_msg());
     else
@@ -121,7 +121,7 @@ static void weigh(tpb_config_plan_t *p)
 /* One measured config of a block whose even shards are `even`. */
 static tpb_status_t push_config(tpb_plan_list_t *list, const tpb_options_t *o, int block,
                                 tpb_placement_t pl, int pos, int tp, const tpb_shape_t *sh,
-                                tpb_split_t sp, tpb_policy_t policy, const long *even)
+                                tpb_split_t sp, tpb_policy_t policy, const long *even, int chunks)
 {
     tpb_config_plan_t *p = push(list);
     if (!p)
@@ -134,8 +134,8 @@ static tpb_status_t push_config(tpb_plan_list_t *list, const tpb_options_t *o, i
         .policy = policy,
         .position = pos,
         .granularity = o->granularity,
-        .uses_speeds = tp > 1 && (o->policies & (TPB_POLICY_WEIGHTED | TPB_POLICY_ADAPTIVE |
-                                                 TPB_POLICY_COST))};
+        .uses_speeds = tp > 1 && (o->policies &
+                                  (TPB_POLICY_WEIGHTED | TPB_POLICY_ADAPTIVE | TPB_POLICY_COST))};
     p->shards = malloc((size_t)tp * sizeof(long));
     p->fractions = malloc((size_t)tp * sizeof(double));
     if (!p->shards || !p->fractions)
@@ -155,10 +155,27 @@ static tpb_status_t push_config(tpb_plan_list_t *list, const tpb_options_t *o, i
                                  .seed = o->seed,
                                  .comm_only = sh->comm_only,
                                  .profile = o->cost_profile.nblocks ? &o->cost_profile : NULL,
-                                 .granularity = o->granularity};
+                                 .granularity = o->granularity,
+                                 .chunks = chunks,
+                                 .polls = o->overlap_polls,
+                                 .chunk_marks = 3 * (size_t)(o->warmup + o->iters)};
     p->mem_bytes = tpb_layer_bytes(&p->desc);
     list->measured++;
     return TPB_OK;
+}
+
+/* A chunked config, or a skip when M has fewer rows than chunks. */
+static tpb_status_t chunked(tpb_plan_list_t *list, const tpb_options_t *o, int block,
+                            tpb_placement_t pl, int pos, int tp, const tpb_shape_t *sh,
+                            tpb_split_t sp, tpb_policy_t policy, const long *even, int chunks)
+{
+    if (chunks > sh->m) {
+        char why[160];
+        snprintf(why, sizeof(why), "--chunks %d: M = %ld has fewer rows than chunks", chunks,
+                 sh->m);
+        return push_skip(list, block, pl, tp, why);
+    }
+    return push_config(list, o, block, pl, pos, tp, sh, sp, policy, even, chunks);
 }
 
 /* The plans of one (placement, tp, shape, split) block. */
@@ -172,9 +189,16 @@ static tpb_status_t push_block(tpb_plan_list_t *list, const tpb_options_t *o, in
     if (o->cost_profile.nblocks && !sh->comm_only &&
         tpb_cost_fits(&o->cost_profile, total, o->granularity) != TPB_OK)
         return push_skip(list, block, pl, tp, tpb_err_msg());
-    for (unsigned p = TPB_POLICY_EVEN; p <= TPB_POLICY_COST; p <<= 1)
-        if (policy_runs(o, tp, (tpb_policy_t)p, sp))
-            TPB_CHECK_RET(push_config(list, o, block, pl, pos, tp, sh, sp, (tpb_policy_t)p, even));
+    for (unsigned p = TPB_POLICY_EVEN; p <= TPB_POLICY_COST; p <<= 1) {
+        if (!policy_runs(o, tp, (tpb_policy_t)p, sp))
+            continue;
+        if (o->overlaps & TPB_OVERLAP_NONE)
+            TPB_CHECK_RET(
+                push_config(list, o, block, pl, pos, tp, sh, sp, (tpb_policy_t)p, even, 0));
+        for (int c = 0; (o->overlaps & TPB_OVERLAP_CHUNKED) && c < o->nchunks; c++)
+            TPB_CHECK_RET(
+                chunked(list, o, block, pl, pos, tp, sh, sp, (tpb_policy_t)p, even, o->chunks[c]));
+    }
     return TPB_OK;
 }
 

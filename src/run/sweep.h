@@ -116,6 +116,20 @@ tpb_status_t tpb_sweep_measure(tpb_sweep_t *s, tpb_config_plan_t *p, tpb_layer_t
                                tpb_mark_t *raw);
 
 /**
+ * --overlap chunked, after plan p's measurement (collective, sweep_overlap.c): every
+ * rank's chunk marks of the measured iterations and its alone timings (the whole GEMM,
+ * the chunks' GEMMs, the chunks' collectives, the serial collective: medians of a few,
+ * outside the timed loop) gathered to rank 0 by position: *chunk (size x iters x chunks
+ * x 3) and *alone (size x TPB_ALONE_N), rank 0 only (owned by the caller; NULL elsewhere).
+ */
+tpb_status_t tpb_sweep_overlap(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_layer_t *l,
+                               double **chunk, double **alone);
+
+/** Rank 0: the gathered chunk marks onto its clock with the samples the config's other marks
+ *  are corrected with (after the config's re-sync). */
+void tpb_sweep_overlap_clock(const tpb_sweep_t *s, const tpb_config_plan_t *p, double *chunk);
+
+/**
  * The speeds of the block of plan list->p[i] (collective over the world, in
  * sweep_speeds.c): the calibration file, or a calibration GEMM at each rank's
  * even shard (added to the file); given to every plan of the block.

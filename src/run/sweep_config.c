@@ -149,6 +149,7 @@ tpb_status_t tpb_sweep_config(tpb_sweep_t *s, tpb_config_plan_t *p)
     int size = s->topo->size, root = s->rec != NULL;
     tpb_rank_info_t info = {.max_err = NAN, .speed_spread = NAN, .emulate_achieved = NAN};
     tpb_layer_t *l = NULL;
+    double *chunk = NULL, *alone = NULL;
     tpb_mark_t *raw = calloc((size_t)o->iters, sizeof(*raw));
     tpb_mark_t *all = root ? calloc((size_t)size * o->iters, sizeof(*all)) : NULL;
     tpb_rank_info_t *infos = root ? calloc((size_t)size, sizeof(*infos)) : NULL;
@@ -165,6 +166,8 @@ tpb_status_t tpb_sweep_config(tpb_sweep_t *s, tpb_config_plan_t *p)
     }
     long first = s->iter_base + o->warmup; /* the run's iteration of the first measured one */
     TPB_CHECK_GOTO(tpb_sweep_measure(s, p, &l, raw), st, out);
+    if (p->desc.chunks > 0) /* right after the loop, while the caches are as it left them */
+        TPB_CHECK_GOTO(tpb_sweep_overlap(s, p, l, &chunk, &alone), st, out);
     rank_facts(s, p, &info);
     if (o->check && p->desc.group_rank == 0)
         st = tpb_layer_check(l, &info.max_err);
@@ -178,11 +181,20 @@ tpb_status_t tpb_sweep_config(tpb_sweep_t *s, tpb_config_plan_t *p)
         res.emulate_switch_iter = emulate_asked(o, size, first, asked);
         res.emulate_asked = asked;
         correct_marks(s, all);
+        if (p->desc.chunks > 0) {
+            tpb_sweep_overlap_clock(s, p, chunk);
+            res.chunks = p->desc.chunks;
+            res.polls = p->desc.polls;
+            res.chunk_marks = chunk;
+            tpb_overlap_figures(size, p->tp, o->iters, res.chunks, all, chunk, alone, &res.overlap);
+        }
         st = tpb_record_config(&s->rec->rec, &res, all);
         s->check_failed = s->rec->rec.check_failed;
     }
     TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
 out:
+    free(chunk);
+    free(alone);
     tpb_layer_destroy(l);
     free(raw);
     free(all);

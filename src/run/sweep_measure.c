@@ -170,7 +170,8 @@ tpb_status_t tpb_sweep_measure(tpb_sweep_t *s, tpb_config_plan_t *p, tpb_layer_t
     int round = adaptive ? o->rebalance_every : o->iters;
     if (s->rec)
         s->rec->rounds.n = 0;
-    tpb_status_t st = s->ops->marks_prepare(s->be, (size_t)n * 3);
+    /* 3 marks an iteration, and 3 a chunk after them (--overlap chunked) */
+    tpb_status_t st = s->ops->marks_prepare(s->be, (size_t)n * 3 * (1 + (size_t)p->desc.chunks));
     TPB_CHECK_RET(tpb_agree(s->world, st));
     st = iterate(s, *l, 0, o->warmup, 1);
     if (st == TPB_OK)

@@ -24,7 +24,7 @@ def load_baseline(path, doc):
     try:
         schema = doc["schema"]
         for c in doc["configs"]:
-            key = tuple(c["key"][k] for k in KEY_FIELDS)
+            key = tuple(c["key"].get(k, tr.KEY_DEFAULTS.get(k)) for k in KEY_FIELDS)
             samples = [x for x in c.get("samples") or [] if tr.finite(x) and x > 0]
             medians = [x for x in c.get("run_medians") or [] if tr.finite(x) and x > 0]
             configs[key] = {"metrics": {m: tr.num(c["metrics"].get(m)) for m in METRICS},

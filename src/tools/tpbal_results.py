@@ -24,7 +24,9 @@ MAX_VALUE = 1e200
 
 # the parameters that identify a config across runs
 KEY_FIELDS = ["backend", "world_size", "tp", "split", "policy", "placement", "col_collective",
-              "m", "n", "k", "dtype", "comm_only", "comm_bytes"]
+              "m", "n", "k", "dtype", "comm_only", "comm_bytes", "overlap", "chunks"]
+# a record written before --overlap has neither field: it was serial
+KEY_DEFAULTS = {"overlap": "none", "chunks": 0}
 # a config record's fields and their kinds: int, num (number or null), str, list (of
 # numbers or nulls), obj (object)
 CONFIG_FIELDS = {
@@ -259,7 +261,7 @@ def records(x):
 
 
 def config_key(c):
-    return tuple(c.get(f) for f in KEY_FIELDS)
+    return tuple(c.get(f, KEY_DEFAULTS.get(f)) for f in KEY_FIELDS)
 
 
 def shape_label(c):

@@ -37,6 +37,7 @@ import json
 import math
 import os
 import sys
+import statistics
 
 REQUIRED = ["backend", "world_size", "tp", "split", "policy", "m", "n", "k", "dtype", "iters",
             "shards", "speeds", "step_us", "compute_us", "comm_us", "wait_us", "lb", "u", "e",
@@ -64,7 +65,8 @@ def summary(d, cfgs):
     summ = summary_of(d)
     if summ is None:  # a run stopped before its end has no summary
         return
-    gemm = [c for c in cfgs if c["comm_only"] == "no"]
+    gemm = [c for c in cfgs if c["comm_only"] == "no" and not c.get("chunks")]
+    chunked = [c for c in cfgs if c.get("chunks")]
     for t in summ["decomposition"]:
         if t["comp_us"] is None:
             continue
@@ -75,6 +77,15 @@ def summary(d, cfgs):
                 c["k"]) == (t["tp"], t["split"], t["m"], t["n"], t["k"])]
         assert t["step_median_us"] in meds, (t, meds)
     for a in summ["answer"]:
+        if a["kind"] == "overlap":  # the best chunk count's speed-up over serial, and its verdict
+            same = [c for c in chunked if (c["m"], c["n"], c["k"], c["tp"], c["split"],
+                                           c["policy"], c["placement"]) ==
+                    (a["m"], a["n"], a["k"], a["tp"], a["split"], a["policy"], a["placement"])]
+            best = max(same, key=lambda c: c["overlap_figures"]["speedup"])
+            assert a["best_chunks"] == best["chunks"], (a, best["chunks"])
+            assert a["speedup"] == best["overlap_figures"]["speedup"], a
+            assert (a["pays"] == "yes") == (a["speedup"] >= 1.02), a
+            continue
         same = [c for c in gemm if (c["m"], c["n"], c["k"], c["shape"]) ==
                 (a["m"], a["n"], a["k"], a["shape"])]
         if a["kind"] == "tp":
@@ -503,6 +514,59 @@ def cost_lb(cfgs, least, most):
         assert by["even"]["lb"] <= most and by["weighted"]["lb"] <= most, by
 
 
+def overlap(d, cfgs, chunk_counts):
+    """--overlap chunked: a chunked config per chunk count of every (split, policy), all
+    passing --check; the figures' accounting (efficiency and speed-up are the ratios they
+    say, T_overlap >= the GEMM busy time and the exposed communication); and the
+    exposed communication and T_overlap recomputed from the trace's per-chunk spans (every
+    iteration kept: --trace-iters -1) within 5 %."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                    "src", "tools"))
+    import tpbal_results as tr
+    seen = {}
+    for c in cfgs:
+        assert c["check"] in ("pass", "off"), (c["id"], c["check"])
+        if c["overlap"] == "none":
+            assert c["chunks"] == 0 and c["overlap_figures"] is None, c["id"]
+            continue
+        f = c["overlap_figures"]
+        seen.setdefault((c["split"], c["policy"]), set()).add(c["chunks"])
+        assert abs(f["efficiency"] - (1 - f["exposed_us"] / f["t_comm_us"])) < 1e-9, f
+        assert abs(f["speedup"] - f["t_serial_us"] / f["t_overlap_us"]) < 1e-9, f
+        assert f["t_overlap_us"] >= f["gemm_busy_us"] and f["t_overlap_us"] >= f["exposed_us"]
+        _, ev = tr.read_trace(os.path.join(d, "trace-%03d.json" % c["id"]))
+        by = {}  # (position, iteration) -> its c0, x1 and GEMM busy time
+        for e in ev:
+            if e.get("ph") != "X":
+                continue
+            b = by.setdefault((e["tid"] % 1000000, e["args"]["iter"]), {"busy": 0.0})
+            if e["name"] == "gemm chunk":
+                b["busy"] += e["dur"]
+            elif e["name"] == "compute":
+                b["c0"] = e["ts"]
+            elif e["name"] == "comm":
+                b["x1"] = e["ts"] + e["dur"]
+        steps, exps = [], []
+        for it in sorted({i for _, i in by}):  # the group that set the step
+            groups = {}
+            for (pos, i), b in by.items():
+                if i == it:
+                    groups.setdefault(pos // c["tp"], []).append(b)
+            g = max(groups.values(), key=lambda bs: max(b["x1"] for b in bs) -
+                    min(b["c0"] for b in bs))
+            step = max(b["x1"] for b in g) - min(b["c0"] for b in g)
+            steps.append(step)
+            exps.append(step - max(b["busy"] for b in g))
+        span, exp = statistics.median(steps), statistics.median(exps)
+        print("config %d %s %s %d chunks: exposed %.1f us (trace %.1f), T_overlap %.1f us "
+              "(trace %.1f), %.0f %% hidden, %.2fx over serial" % (
+                  c["id"], c["split"], c["policy"], c["chunks"], f["exposed_us"], exp,
+                  f["t_overlap_us"], span, 100 * f["efficiency"], f["speedup"]))
+        assert abs(exp / f["exposed_us"] - 1) <= 0.05, (exp, f["exposed_us"])
+        assert abs(span / f["t_overlap_us"] - 1) <= 0.05, (span, f["t_overlap_us"])
+    assert seen and all(v == set(chunk_counts) for v in seen.values()), (seen, chunk_counts)
+
+
 def main():
     d, what, args = sys.argv[1], sys.argv[2], sys.argv[3:]
     run, cfgs = load(d)
@@ -571,6 +635,13 @@ def main():
         comm_only(d, cfgs, [int(x) for x in args[0].split(",")])
     elif what == "whatif-slow":
         whatif_slow(cfgs, int(args[0]), float(args[1]))
+    elif what == "overlap-bound":  # timing: the chunked step is not shorter than its GEMMs alone
+        for c in cfgs:
+            f = c["overlap_figures"]
+            if f:
+                assert f["t_overlap_us"] >= 0.9 * max(f["t_gemm_us"], f["exposed_us"]), (c["id"], f)
+    elif what == "overlap":
+        overlap(d, cfgs, [int(x) for x in args[0].split(",")])
     elif what == "cost-exact":
         cost_exact(run, cfgs)
     elif what == "cost-lb":

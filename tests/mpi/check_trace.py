@@ -62,9 +62,13 @@ def check_flows(ev, spans, group_of):
 
 def check_spans(ev, procs, metas, kept, tid_of_pos):
     """Per config (metas: config id -> otherData facts), the spans of every rank."""
-    spans, by_tid = {}, {}
+    spans, by_tid, chunks = {}, {}, []
     for e in ev:
         if e["ph"] != "X":
+            continue
+        if e["name"] in ("gemm chunk", "comm chunk"):  # --overlap chunked: checked below
+            assert e["cat"] == "chunk" and e["dur"] >= 0, e
+            chunks.append(e)
             continue
         assert e["name"] in ("compute", "wait", "comm"), e["name"]
         assert e["dur"] >= 0 and e["pid"] in procs and e["pid"] >= 1, e
@@ -84,6 +88,14 @@ def check_spans(ev, procs, metas, kept, tid_of_pos):
                     assert (tid, cfg, i, ph) in spans, ("missing span", tid, cfg, i, ph)
         n = sum(1 for k in spans if k[1] == cfg)
         assert n == 3 * len(its) * len(meta["world_ranks"]), ("extra spans", cfg, n)
+    for e in chunks:  # a chunk's GEMM inside its compute span, its collective done by x1
+        cfg, it = e["args"]["config"], e["args"]["iter"]
+        tid = e["tid"] - (1000000 if e["name"] == "comm chunk" else 0)
+        c, x = spans[(tid, cfg, it, "compute")], spans[(tid, cfg, it, "comm")]
+        if e["name"] == "gemm chunk":
+            assert inside(c, e["ts"]) and inside(c, e["ts"] + e["dur"]), ("chunk GEMM outside", e)
+        else:
+            assert e["ts"] + e["dur"] <= x["ts"] + x["dur"] + EPS, ("chunk comm after x1", e, x)
     for tid, lst in by_tid.items():
         for a, b in zip(lst, lst[1:]):
             assert a["ts"] + a["dur"] <= b["ts"] + EPS, ("overlap or disorder", tid, a, b)

@@ -93,6 +93,10 @@ static tpb_status_t setup_streams(tpb_backend_t *be)
     TPB_CUDA_RET(cudaStreamCreateWithFlags(&be->comm_stream, cudaStreamNonBlocking));
     be->gemm_stream = be->comm_stream;
     TPB_CHECK_RET(tpb_cuda_emulation_init(be, be->args.emulate_factor));
+    if (be->args.cfg.overlap && be->gemm_stream == be->comm_stream) { /* chunks overlap */
+        TPB_CUDA_RET(cudaStreamCreateWithFlags(&be->own_gemm, cudaStreamNonBlocking));
+        be->gemm_stream = be->own_gemm;
+    }
     TPB_CHECK_RET(tpb_cuda_gemm_event(be, &be->gemm_done, cudaEventDisableTiming));
     TPB_CUDA_RET(cudaEventCreateWithFlags(&be->comm_done, cudaEventDisableTiming));
     for (int a = 0; a < 2; a++) {
@@ -279,6 +283,8 @@ static void release(tpb_backend_t *be)
     tpb_cuda_emulation_free(be);
     if (be->comm_stream)
         cudaStreamDestroy(be->comm_stream);
+    if (be->own_gemm)
+        cudaStreamDestroy(be->own_gemm);
     free(be);
 }
 
@@ -389,7 +395,7 @@ static void CUDART_CB stall_fn(void *arg)
 
 static tpb_status_t gemm_phase(tpb_backend_t *be, const tpb_gemm_t *g)
 {
-    if (be->comm_pending) { /* the next GEMM overwrites what the collective reads */
+    if (be->comm_pending && !g->chunk) { /* the next GEMM overwrites what it reads */
         TPB_CUDA_RET(cudaStreamWaitEvent(be->gemm_stream, be->comm_done, 0));
         be->comm_pending = 0;
     }
@@ -433,6 +439,9 @@ const tpb_backend_ops_t tpb_backend_cuda = {
     .comm_close = tpb_cuda_comm_close,
     .allreduce = tpb_cuda_allreduce,
     .allgatherv = tpb_cuda_allgatherv,
+    .coll_start = tpb_cuda_coll_start,
+    .coll_progress = tpb_cuda_coll_progress,
+    .coll_wait = tpb_cuda_coll_wait,
     .marks_prepare = tpb_cuda_marks_prepare,
     .mark = tpb_cuda_mark,
     .marks_read = tpb_cuda_marks_read,

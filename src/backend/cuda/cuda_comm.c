@@ -414,3 +414,43 @@ tpb_status_t tpb_cuda_wait(tpb_backend_t *be, int collective)
     }
     return TPB_OK;
 }
+
+/* --overlap chunked: a chunk's collective on the comm stream after the GEMMs queued so far
+ * (the GEMM stream goes on with the next chunk: no comm_pending), its mark right behind
+ * it on the comm stream. */
+tpb_status_t tpb_cuda_coll_start(tpb_comm_t *c, const void *send, void *recv, size_t count,
+                                 const size_t *counts, const size_t *displs, tpb_dtype_t dt,
+                                 size_t mark)
+{
+    tpb_backend_t *be = c->be;
+    TPB_CHECK_RET(comm_begin(be));
+    if (counts && c->nccl)
+        TPB_CHECK_RET(nccl_allgatherv(c, send, recv, counts, displs, dt));
+    else if (counts)
+        TPB_CHECK_RET(mpi_allgatherv(c, send, recv, counts, displs, dt));
+    else if (c->nccl)
+        TPB_CHECK_RET(nccl_call(
+            c, ncclAllReduce(send, recv, count, nccl_type(dt), ncclSum, c->nccl, be->comm_stream),
+            "ncclAllReduce"));
+    else
+        TPB_CHECK_RET(mpi_allreduce(c, send, recv, count, dt));
+    if (mark == TPB_NO_MARK)
+        return TPB_OK;
+    /* as cuda_marks.c records a collective's mark: on the comm stream, in its pool */
+    int s = be->comm_stream != be->gemm_stream;
+    be->event_stream[mark] = (unsigned char)s;
+    cudaError_t e = cudaEventRecord(be->ev[s][mark], s ? be->comm_stream : be->gemm_stream);
+    return e == cudaSuccess ? TPB_OK
+                            : tpb_cuda_err(e, "cudaEventRecord(chunk mark)", __FILE__, __LINE__);
+}
+
+tpb_status_t tpb_cuda_coll_progress(tpb_comm_t *c)
+{
+    return TPB_OK; /* stream-ordered: the GPU runs them */
+}
+
+/* The next iteration's first GEMM waits for the last chunk's collective (comm_done). */
+tpb_status_t tpb_cuda_coll_wait(tpb_comm_t *c)
+{
+    return comm_end(c->be);
+}

@@ -7,10 +7,12 @@
 
 #include "backend/backend.h"
 
-/** bf16, shards in multiples of 64 (tensor-core friendly), 8192^3. */
+/** bf16, shards in multiples of 64 (tensor-core friendly), 8192^3; a chunk's GEMM in one
+ *  piece (the GPU runs the collectives beside it without being polled). */
 #define TPB_CUDA_DEFAULTS                                                                          \
     {                                                                                              \
-        .granularity = 64, .dtype = TPB_DTYPE_BF16, .m = 8192, .n = 8192, .k = 8192                \
+        .granularity = 64, .dtype = TPB_DTYPE_BF16, .m = 8192, .n = 8192, .k = 8192,               \
+        .overlap_polls = 1                                                                         \
     }
 
 #endif /* TPB_CUDA_DEFAULTS_H */

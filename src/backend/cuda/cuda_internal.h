@@ -51,6 +51,7 @@ struct tpb_backend {
     struct cudaDeviceProp prop;
     cudaStream_t gemm_stream; /* in the green context when emulating */
     cudaStream_t comm_stream; /* primary context (== gemm_stream without emulation) */
+    cudaStream_t own_gemm;    /* --overlap chunked without emulation: the GEMM stream */
     cudaEvent_t gemm_done, comm_done;
     int comm_pending; /* comm_done recorded and not yet waited on */
     cublasLtHandle_t lt;
@@ -150,6 +151,11 @@ tpb_status_t tpb_cuda_comm_open(tpb_backend_t *be, MPI_Comm group, tpb_comm_t **
 void tpb_cuda_comm_close(tpb_comm_t *c);
 tpb_status_t tpb_cuda_allreduce(tpb_comm_t *c, const void *send, void *recv, size_t count,
                                 tpb_dtype_t dt);
+tpb_status_t tpb_cuda_coll_start(tpb_comm_t *c, const void *send, void *recv, size_t count,
+                                 const size_t *counts, const size_t *displs, tpb_dtype_t dt,
+                                 size_t mark);
+tpb_status_t tpb_cuda_coll_progress(tpb_comm_t *c);
+tpb_status_t tpb_cuda_coll_wait(tpb_comm_t *c);
 tpb_status_t tpb_cuda_allgatherv(tpb_comm_t *c, const void *send, void *recv, const size_t *counts,
                                  const size_t *displs, tpb_dtype_t dt);
 /**

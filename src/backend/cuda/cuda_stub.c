@@ -95,6 +95,18 @@ static tpb_status_t stub_marks_read(tpb_backend_t *be, size_t n, double *us)
     return not_built();
 }
 
+static tpb_status_t stub_coll_start(tpb_comm_t *comm, const void *send, void *recv, size_t count,
+                                    const size_t *counts, const size_t *displs, tpb_dtype_t dt,
+                                    size_t mark)
+{
+    return not_built();
+}
+
+static tpb_status_t stub_coll_one(tpb_comm_t *comm)
+{
+    return not_built();
+}
+
 static tpb_status_t stub_sync(tpb_backend_t *be)
 {
     return not_built();
@@ -129,6 +141,9 @@ const tpb_backend_ops_t tpb_backend_cuda = {
     .comm_close = stub_comm_close,
     .allreduce = stub_allreduce,
     .allgatherv = stub_allgatherv,
+    .coll_start = stub_coll_start,
+    .coll_progress = stub_coll_one,
+    .coll_wait = stub_coll_one,
     .marks_prepare = stub_marks_prepare,
     .mark = stub_mark,
     .marks_read = stub_marks_read,

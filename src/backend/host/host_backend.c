@@ -19,23 +19,7 @@
 #include "backend/host/host_peak.h"
 #include "base/metrics.h"
 #include "base/partition.h"
-#include "backend/mpi_watch.h"
-
-struct tpb_backend {
-    tpb_backend_args_t args;
-    tpb_core_share_t share;       /* the cores it may use, beside the node's other ranks */
-    tpb_threads_choice_t threads; /* its BLAS threads and what set them */
-    double *marks;
-    size_t nmarks;
-    unsigned color; /* allocations made: each starts at another page offset */
-};
-
-struct tpb_comm {
-    MPI_Comm comm;
-    int rank, size;    /* in the group */
-    tpb_watch_t watch; /* --timeout: the node's slots, or a side communicator */
-    int blocking;      /* --collectives blocking */
-};
+#include "backend/host/host_internal.h"
 
 static int host_device_count(void)
 {
@@ -354,6 +338,7 @@ static tpb_status_t host_comm_open(tpb_backend_t *be, MPI_Comm group, tpb_comm_t
         return tpb_err_call(TPB_ERR_MPI, "MPI_Comm_dup", "TP group", __FILE__, __LINE__);
     }
     c->blocking = be->args.cfg.collectives == TPB_COLLS_BLOCKING;
+    c->be = be;
     MPI_Comm_rank(c->comm, &c->rank);
     MPI_Comm_size(c->comm, &c->size);
     tpb_status_t st = tpb_watch_open(&c->watch, group, be->args.world_rank, be->args.cfg.timeout_s);
@@ -375,11 +360,6 @@ static void host_comm_close(tpb_comm_t *comm)
     free(comm);
 }
 
-static MPI_Datatype mpi_type(tpb_dtype_t dt)
-{
-    return dt == TPB_DTYPE_FP64 ? MPI_DOUBLE : MPI_FLOAT;
-}
-
 static tpb_status_t host_allreduce(tpb_comm_t *comm, const void *send, void *recv, size_t count,
                                    tpb_dtype_t dt)
 {
@@ -388,14 +368,15 @@ static tpb_status_t host_allreduce(tpb_comm_t *comm, const void *send, void *rec
                            INT_MAX);
     if (comm->blocking) {
         tpb_watch_enter(&comm->watch, "all-reduce");
-        int rc = MPI_Allreduce(send, recv, (int)count, mpi_type(dt), MPI_SUM, comm->comm);
+        int rc = MPI_Allreduce(send, recv, (int)count, tpb_host_mpi_type(dt), MPI_SUM, comm->comm);
         tpb_watch_leave(&comm->watch);
         if (rc != MPI_SUCCESS)
             return tpb_err_call(TPB_ERR_MPI, "MPI_Allreduce", "TP group", __FILE__, __LINE__);
         return TPB_OK;
     }
     MPI_Request req;
-    int rc = MPI_Iallreduce(send, recv, (int)count, mpi_type(dt), MPI_SUM, comm->comm, &req);
+    int rc =
+        MPI_Iallreduce(send, recv, (int)count, tpb_host_mpi_type(dt), MPI_SUM, comm->comm, &req);
     if (rc != MPI_SUCCESS)
         return tpb_err_call(TPB_ERR_MPI, "MPI_Iallreduce", "TP group", __FILE__, __LINE__);
     return tpb_watch_wait(&comm->watch, &req, "all-reduce");
@@ -415,16 +396,16 @@ static tpb_status_t host_allgatherv(tpb_comm_t *comm, const void *send, void *re
     }
     if (comm->blocking) {
         tpb_watch_enter(&comm->watch, "all-gather-v");
-        int rc =
-            MPI_Allgatherv(send, ic[rank], mpi_type(dt), recv, ic, id, mpi_type(dt), comm->comm);
+        int rc = MPI_Allgatherv(send, ic[rank], tpb_host_mpi_type(dt), recv, ic, id,
+                                tpb_host_mpi_type(dt), comm->comm);
         tpb_watch_leave(&comm->watch);
         if (rc != MPI_SUCCESS)
             return tpb_err_call(TPB_ERR_MPI, "MPI_Allgatherv", "TP group", __FILE__, __LINE__);
         return TPB_OK;
     }
     MPI_Request req;
-    int rc =
-        MPI_Iallgatherv(send, ic[rank], mpi_type(dt), recv, ic, id, mpi_type(dt), comm->comm, &req);
+    int rc = MPI_Iallgatherv(send, ic[rank], tpb_host_mpi_type(dt), recv, ic, id,
+                             tpb_host_mpi_type(dt), comm->comm, &req);
     if (rc != MPI_SUCCESS)
         return tpb_err_call(TPB_ERR_MPI, "MPI_Iallgatherv", "TP group", __FILE__, __LINE__);
     return tpb_watch_wait(&comm->watch, &req, "all-gather-v");
@@ -463,7 +444,12 @@ const tpb_backend_ops_t tpb_backend_host = {
     .name = "host",
     .kind = TPB_BACKEND_HOST,
     .built = 1,
-    .defaults = {.granularity = 1, .dtype = TPB_DTYPE_FP32, .m = 1024, .n = 1024, .k = 1024},
+    .defaults = {.granularity = 1,
+                 .dtype = TPB_DTYPE_FP32,
+                 .m = 1024,
+                 .n = 1024,
+                 .k = 1024,
+                 .overlap_polls = 4},
     .device_count = host_device_count,
     .check_config = host_check_config,
     .init = host_init,
@@ -478,6 +464,9 @@ const tpb_backend_ops_t tpb_backend_host = {
     .comm_close = host_comm_close,
     .allreduce = host_allreduce,
     .allgatherv = host_allgatherv,
+    .coll_start = tpb_host_coll_start,
+    .coll_progress = tpb_host_coll_progress,
+    .coll_wait = tpb_host_coll_wait,
     .marks_prepare = host_marks_prepare,
     .mark = host_mark,
     .marks_read = host_marks_read,

@@ -1,0 +1,99 @@
+/*
+ * sweep_overlap.c - what a chunked config (--overlap chunked) adds to its
+ * measurement: the chunks' marks of the measured iterations, and the times of its
+ * parts alone (once untimed, then the median of TPB_ALONE_REPS, every rank at once after a barrier,
+ * waited for: the whole GEMM, the chunks' GEMMs, the chunks' collectives, the serial
+ * collective), gathered to rank 0 and put on its clock.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/metrics.h"
+#include "base/overlap.h"
+#include "run/agree.h"
+#include "run/sweep.h"
+
+#define TPB_ALONE_REPS 7
+
+typedef tpb_status_t (*alone_fn)(tpb_layer_t *l);
+
+/* The median time of fn over TPB_ALONE_REPS, every rank starting together. */
+static tpb_status_t time_alone(tpb_sweep_t *s, tpb_layer_t *l, alone_fn fn, double *us)
+{
+    double t[TPB_ALONE_REPS];
+    TPB_CHECK_RET(fn(l)); /* once untimed: each phase starts warm */
+    TPB_CHECK_RET(s->ops->sync(s->be));
+    for (int i = 0; i < TPB_ALONE_REPS; i++) {
+        TPB_MPI_RET(MPI_Barrier(s->world), "--overlap: alone timings");
+        double t0 = tpb_clock_now_us(s->clock);
+        TPB_CHECK_RET(fn(l));
+        TPB_CHECK_RET(s->ops->sync(s->be));
+        t[i] = tpb_clock_now_us(s->clock) - t0;
+    }
+    *us = tpb_median(t, TPB_ALONE_REPS);
+    return TPB_OK;
+}
+
+/* This rank's chunk marks of the measured iterations into mine[iters x C x 3]. */
+static tpb_status_t own_marks(tpb_sweep_t *s, const tpb_config_plan_t *p, double *mine)
+{
+    const tpb_options_t *o = s->o;
+    int n = o->warmup + o->iters, C = p->desc.chunks;
+    size_t total = (size_t)n * 3 * (1 + (size_t)C), per = (size_t)C * 3;
+    double *m = malloc(total * sizeof(double));
+    if (!m)
+        return tpb_err_set(TPB_ERR_NOMEM, "no memory for %zu chunk marks", total);
+    tpb_status_t st = s->ops->marks_read(s->be, total, m);
+    for (int i = 0; st == TPB_OK && i < o->iters; i++)
+        memcpy(mine + (size_t)i * per,
+               m + tpb_layer_chunk_mark(&p->desc, (size_t)(o->warmup + i), 0, 0),
+               per * sizeof(double));
+    free(m);
+    return st;
+}
+
+void tpb_sweep_overlap_clock(const tpb_sweep_t *s, const tpb_config_plan_t *p, double *chunk)
+{
+    size_t per_rank = (size_t)s->o->iters * (size_t)p->desc.chunks * 3;
+    for (int r = 0; r < s->topo->size; r++) {
+        int w = s->rank_of[r];
+        for (size_t i = 0; i < per_rank; i++)
+            chunk[(size_t)r * per_rank + i] = tpb_clock_correct(
+                &s->rec->sync0[w], &s->rec->sync1[w], chunk[(size_t)r * per_rank + i]);
+    }
+}
+
+tpb_status_t tpb_sweep_overlap(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_layer_t *l,
+                               double **chunk, double **alone)
+{
+    int size = s->topo->size, root = s->rec != NULL;
+    size_t per = (size_t)s->o->iters * (size_t)p->desc.chunks * 3;
+    double *mine = malloc(per * sizeof(double)), a[TPB_ALONE_N];
+    *chunk = root ? malloc((size_t)size * per * sizeof(double)) : NULL;
+    *alone = root ? malloc((size_t)size * TPB_ALONE_N * sizeof(double)) : NULL;
+    tpb_status_t st = !mine || (root && (!*chunk || !*alone))
+                          ? tpb_err_set(TPB_ERR_NOMEM, "no memory for the chunk marks")
+                          : own_marks(s, p, mine);
+    const alone_fn fns[TPB_ALONE_N] = {tpb_layer_gemm_whole, tpb_layer_gemm_chunks,
+                                       tpb_layer_comm_chunks, tpb_layer_comm_whole};
+    for (int f = 0; f < TPB_ALONE_N; f++) { /* every rank runs every phase: agreed on first */
+        if (tpb_agree(s->world, st) != TPB_OK)
+            break;
+        st = time_alone(s, l, fns[f], &a[f]);
+    }
+    st = tpb_agree(s->world, st);
+    if (st == TPB_OK && MPI_Gather(mine, (int)per, MPI_DOUBLE, *chunk, (int)per, MPI_DOUBLE, 0,
+                                   s->world) != MPI_SUCCESS)
+        st = tpb_err_call(TPB_ERR_MPI, "MPI_Gather", "chunk marks", __FILE__, __LINE__);
+    if (st == TPB_OK && MPI_Gather(a, TPB_ALONE_N, MPI_DOUBLE, *alone, TPB_ALONE_N, MPI_DOUBLE, 0,
+                                   s->world) != MPI_SUCCESS)
+        st = tpb_err_call(TPB_ERR_MPI, "MPI_Gather", "alone timings", __FILE__, __LINE__);
+    free(mine);
+    if (st != TPB_OK) {
+        free(*chunk);
+        free(*alone);
+        *chunk = *alone = NULL;
+    }
+    return st;
+}

@@ -1,0 +1,42 @@
+# overlap.sh - --overlap chunked: every chunk count gives the serial result (--check, on the
+# row split, col + all-gather-v with even and weighted shards, col + all-reduce); the
+# figures' accounting (efficiency, speed-up and the ratios are what they say; T_overlap >=
+# 0.9 max(T_gemm alone, exposed)) and the exposed communication and T_overlap recomputed from
+# the trace's per-chunk spans within 5 % (check_results.py overlap); the trace's chunk spans
+# inside their iteration (check_trace.py); the answer's overlap lines; bad input refused.
+. "$(dirname "$0")/lib.sh"
+
+run_overlap() { # DIR ARGS...
+    local d=$1
+    shift
+    tpbal 2 --tp 2 --shape 64x384x256 --overlap none,chunked --chunks 1,3,8 --check \
+        --iters 6 --warmup 2 --trace-iters all --speeds 1,2 --out "$d" "$@"
+    expect_rc 0
+    check_results "$d" overlap 1,3,8
+    timing_check "$d" overlap-bound
+    check_trace "$d" 2
+    grep -q "^#     overlap 3 chunks: GEMM .* us alone" "$WORK/out" || fail "no overlap line"
+    grep -Eq "^#   overlap 64x384x256 tp 2 (row|col) even: (best at|overlap does not pay)" \
+        "$WORK/out" || fail "no overlap answer"
+}
+attempt() {
+    run_overlap "$WORK/ov$1"
+    run_overlap "$WORK/ar$1" --split col --col-collective allreduce --policy even
+}
+# T_overlap >= 0.9 x T_gemm alone is the one timing assertion (timing_check): an attempt
+# that fails it is retried; everything else fails at once
+attempts "overlap accounting" attempt
+
+refused "--chunks and --overlap-polls need --overlap chunked" --chunks 2
+refused "--overlap chunked times every chunk of a dense layer: drop --cost-profile" \
+    --overlap chunked --cost-profile skew:2
+refused "--overlap chunked times every chunk of a dense layer: drop --policy adaptive" \
+    --overlap chunked --policy adaptive
+refused "--comm-only times collectives without GEMMs: drop --overlap chunked" --comm-only \
+    --overlap chunked
+refused "--chunks '0'" --overlap chunked --chunks 0
+# more chunks than rows: that config is skipped with the reason, the others run
+tpbal 2 --tp 2 --shape 4x64x64 --overlap chunked --chunks 2,8 --iters 2 --warmup 1 --speeds 1,1
+expect_rc 0
+grep -q "^# skipped: --chunks 8: M = 4 has fewer rows than chunks" "$WORK/out" ||
+    fail "no skip line for more chunks than rows"
