@@ -7,7 +7,8 @@
 # one node, spread groups on two), cross-node clock sync with an injected offset, and,
 # with the links limited by tbf, a spread group slower than a packed one by about what
 # the link rate predicts, and tpbal-plan's prediction of a spread run from packed runs and a
-# comm-only sweep of the link. Every namespace is removed on exit, failure included.
+# comm-only sweep of the link, and --overlap chunked over the link (figures printed, the
+# accounting asserted). Every namespace is removed on exit, failure included.
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" = 0 ] || { echo "SKIP: network namespaces need root"; exit 77; }
 for c in ip unshare tc; do
@@ -92,6 +93,22 @@ link() {
     timing_check "$d" link-cost $((256 * 1024 * 4)) 200e6
 }
 attempts "cluster link cost" link
+
+# ---- overlap across the link (printed, the accounting asserted): a spread group's chunked
+# all-reduces over tbf beside the next chunk's GEMM (a GEMM about as long as the transfer),
+# with the GEMM cut into 1 and into 8 pieces (MPI progresses a collective only inside MPI
+# calls: 8 pieces test it 8 times a chunk); figures in doc/METRICS.md
+overlap_link() {
+    d="$WORK/ovl$1"
+    cl_tpbal --tp 2 --tp-placement spread --shape 256x1024x2048 --policy even --split row \
+        --overlap chunked --chunks 4 --overlap-polls "$1" --check --trace-iters all \
+        --iters 6 --warmup 2 --out "$d"
+    expect_rc 0
+    grep -E "^ +[0-9]|overlap" "$WORK/out"
+    check_results "$d" overlap 4
+}
+overlap_link 1
+overlap_link 8
 
 # ---- tpbal-plan across nodes: the spread placement predicted from packed GEMM runs (the
 # compute models) and a comm-only sweep of spread groups (the link's all-reduce), against a
