@@ -114,7 +114,7 @@ static const opt_spec opt_table[] = {
     {"chunks", 0, "LIST", OPT_CHUNKS, NULL, NULL,
      "chunk counts of --overlap chunked (default 2,4,8)"},
     {"overlap-polls", 0, "N", OPT_OVERLAP_POLLS, NULL, NULL,
-     "pieces of a chunk's GEMM, a progress call after each\n(default 4 host, 1 cuda)"},
+     "pieces of a chunk's GEMM, a progress call after each\n(default 1)"},
     {"m", 'm', "LIST", OPT_M, NULL, "  -m, -n, -k LIST",
      "shape lists, combined as a grid (M tokens, N out, K in)"},
     {"n", 'n', "LIST", OPT_N, NULL, NULL, NULL},

@@ -1,7 +1,7 @@
 /*
  * sweep_overlap.c - what a chunked config (--overlap chunked) adds to its
  * measurement: the chunks' marks of the measured iterations, and the times of its
- * parts alone (once untimed, then the median of TPB_ALONE_REPS, every rank at once after a barrier,
+ * parts alone (the median of TPB_ALONE_REPS rounds, every rank at once after a barrier,
  * waited for: the whole GEMM, the chunks' GEMMs, the chunks' collectives, the serial
  * collective), gathered to rank 0 and put on its clock.
  */
@@ -14,24 +14,37 @@
 #include "run/agree.h"
 #include "run/sweep.h"
 
-#define TPB_ALONE_REPS 7
+#define TPB_ALONE_REPS 9
 
 typedef tpb_status_t (*alone_fn)(tpb_layer_t *l);
 
-/* The median time of fn over TPB_ALONE_REPS, every rank starting together. */
-static tpb_status_t time_alone(tpb_sweep_t *s, tpb_layer_t *l, alone_fn fn, double *us)
+static const alone_fn alone_fns[TPB_ALONE_N] = {tpb_layer_gemm_whole, tpb_layer_gemm_chunks,
+                                                tpb_layer_comm_chunks, tpb_layer_comm_whole};
+
+/* One timed run of phase f, every rank starting together. */
+static tpb_status_t time_once(tpb_sweep_t *s, tpb_layer_t *l, int f, double *us)
 {
-    double t[TPB_ALONE_REPS];
-    TPB_CHECK_RET(fn(l)); /* once untimed: each phase starts warm */
+    TPB_MPI_RET(MPI_Barrier(s->world), "--overlap: alone timings");
+    double t0 = tpb_clock_now_us(s->clock);
+    TPB_CHECK_RET(alone_fns[f](l));
     TPB_CHECK_RET(s->ops->sync(s->be));
-    for (int i = 0; i < TPB_ALONE_REPS; i++) {
-        TPB_MPI_RET(MPI_Barrier(s->world), "--overlap: alone timings");
-        double t0 = tpb_clock_now_us(s->clock);
-        TPB_CHECK_RET(fn(l));
-        TPB_CHECK_RET(s->ops->sync(s->be));
-        t[i] = tpb_clock_now_us(s->clock) - t0;
-    }
-    *us = tpb_median(t, TPB_ALONE_REPS);
+    *us = tpb_clock_now_us(s->clock) - t0;
+    return TPB_OK;
+}
+
+/* The median time of every phase: once untimed, then TPB_ALONE_REPS rounds that take the
+ * phases in turn, so that a disturbance of this shared machine falls on all of them alike
+ * rather than on one phase's repetitions. */
+static tpb_status_t time_alone(tpb_sweep_t *s, tpb_layer_t *l, double *a)
+{
+    double t[TPB_ALONE_N][TPB_ALONE_REPS], warm;
+    for (int f = 0; f < TPB_ALONE_N; f++)
+        TPB_CHECK_RET(time_once(s, l, f, &warm));
+    for (int i = 0; i < TPB_ALONE_REPS; i++)
+        for (int f = 0; f < TPB_ALONE_N; f++)
+            TPB_CHECK_RET(time_once(s, l, f, &t[f][i]));
+    for (int f = 0; f < TPB_ALONE_N; f++)
+        a[f] = tpb_median(t[f], TPB_ALONE_REPS);
     return TPB_OK;
 }
 
@@ -75,13 +88,8 @@ tpb_status_t tpb_sweep_overlap(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_l
     tpb_status_t st = !mine || (root && (!*chunk || !*alone))
                           ? tpb_err_set(TPB_ERR_NOMEM, "no memory for the chunk marks")
                           : own_marks(s, p, mine);
-    const alone_fn fns[TPB_ALONE_N] = {tpb_layer_gemm_whole, tpb_layer_gemm_chunks,
-                                       tpb_layer_comm_chunks, tpb_layer_comm_whole};
-    for (int f = 0; f < TPB_ALONE_N; f++) { /* every rank runs every phase: agreed on first */
-        if (tpb_agree(s->world, st) != TPB_OK)
-            break;
-        st = time_alone(s, l, fns[f], &a[f]);
-    }
+    if (tpb_agree(s->world, st) == TPB_OK) /* every rank runs every phase: agreed on first */
+        st = time_alone(s, l, a);
     st = tpb_agree(s->world, st);
     if (st == TPB_OK && MPI_Gather(mine, (int)per, MPI_DOUBLE, *chunk, (int)per, MPI_DOUBLE, 0,
                                    s->world) != MPI_SUCCESS)
