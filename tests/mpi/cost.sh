@@ -6,7 +6,9 @@
 # code with the bisection), and the layer's FLOPs are the blocks' non-zero parts. Bad
 # profiles are refused in one line. Timing: with skew:4 and two equal ranks the cost-aware
 # split reaches LB >= 0.9 where even and the speed-only weighted split stay at the skew's
-# (LB <= 0.45; 0.25 expected): three attempts, the false-failure rate in doc/TESTING.md.
+# (LB <= 0.45; 0.25 expected): three attempts, the false-failure rate in doc/TESTING.md; not
+# checked (said in a line) when another process took over a quarter of the machine's CPU
+# time during the run, which makes the two ranks unequal.
 . "$(dirname "$0")/lib.sh"
 
 printf '# thick and thin\n4 1\n2, 0.5\n' >"$WORK/costs"
@@ -36,9 +38,17 @@ grep -q "^# skipped: --cost-profile $WORK/many: 100 blocks on a dimension of 64"
     fail "no skip line for a profile finer than the dimension"
 
 goal() {
+    cpu_mark
     tpbal 2 --tp 2 --shape 128x1024x1024 --cost-profile skew:4 --speeds 1,1 --iters 30 \
         --out "$WORK/goal$1"
     expect_rc 0
+    other=$(cpu_others)
+    echo "CPU time used beside the run: $(awk -v o="$other" 'BEGIN{printf "%.0f", 100 * o}') %"
+    if awk -v o="$other" 'BEGIN{exit !(o > 0.25)}'; then
+        # the goal is for equal ranks: a busy core moving between them makes them unequal
+        echo "cost: the LB goal is not checked: another process took over 25 % of the CPUs"
+        return 0
+    fi
     timing_check "$WORK/goal$1" cost-lb 0.9 0.45
 }
 attempts "cost-aware split LB" goal

@@ -60,6 +60,24 @@ timing_check() {
     self_compare "$1"
 }
 
+# CPU time the whole machine spent (user, nice, system, irq, softirq, steal), and the CPU
+# time of a shell's waited-for children (cutime + cstime of /proc/PID/stat), in seconds
+machine_cpu() { awk '/^cpu /{printf "%.2f\n", ($2 + $3 + $4 + $7 + $8 + $9) / 100}' /proc/stat; }
+children_cpu() { awk '{printf "%.2f\n", ($16 + $17) / 100}' "/proc/$1/stat"; }
+
+# cpu_mark, then cpu_others: the share of the machine's CPU time since the mark that this
+# shell's children (the runs) did not use - another process beside the test. cpu_mark is
+# called in the shell whose children are the runs (an attempt's subshell).
+cpu_mark() {
+    CPU_ME=$(sh -c 'echo $PPID')
+    CPU_M0=$(machine_cpu) CPU_C0=$(children_cpu "$CPU_ME") CPU_T0=$(date +%s.%N)
+}
+cpu_others() {
+    awk -v b="$CPU_M0" -v a="$(machine_cpu)" -v c0="$CPU_C0" -v c1="$(children_cpu "$CPU_ME")" \
+        -v t0="$CPU_T0" -v t1="$(date +%s.%N)" -v n="$(nproc)" \
+        'BEGIN{printf "%.2f\n", ((a - b) - (c1 - c0)) / ((t1 - t0) * n)}'
+}
+
 # attempts NAME FUNC: run FUNC (in a subshell) up to three times while it exits 75
 # (a timing assertion failed); every failed attempt is printed, never retried
 # silently. Any other failure (wrong results, a crash, a hang) fails at once.

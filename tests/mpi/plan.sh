@@ -17,11 +17,6 @@
 PLAN=${TPBAL_PLAN:?}
 SWEEP="--emulate-speed 1,0.5 --emulate-mode work --tp 1,2 --shape 64x512x512,128x256x256,96x384x384 --iters 60"
 
-# CPU time the whole machine spent (user, nice, system, irq, softirq, steal), and the CPU
-# time of a shell's waited-for children (cutime + cstime of /proc/PID/stat), in seconds
-machine_cpu() { awk '/^cpu /{printf "%.2f\n", ($2 + $3 + $4 + $7 + $8 + $9) / 100}' /proc/stat; }
-children_cpu() { awk '{printf "%.2f\n", ($16 + $17) / 100}' "/proc/$1/stat"; }
-
 attempt() {
     dirs=""
     me=$(sh -c 'echo $PPID') # this attempt's shell
