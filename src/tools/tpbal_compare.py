@@ -52,7 +52,11 @@ that became suspect (one as slow in A is listed, not failed), 2 bad input (unrea
 
 
 def metric_value(c, m):
-    return tr.num(c["step_us"].get("median") if m == "step_us" else c.get(m))
+    if m == "step_us":
+        return tr.num(c["step_us"].get("median"))
+    if m == "overlap_efficiency":  # --overlap chunked: the share of the communication hidden
+        return tr.num((c.get("overlap_figures") or {}).get("efficiency"))
+    return tr.num(c.get(m))
 
 
 class Run:

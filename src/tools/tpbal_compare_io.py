@@ -13,7 +13,7 @@ import tpbal_stats as st
 # name: (direction, +1 higher is better; format)
 METRICS = {"step_us": (-1, "%.1f"), "tflops": (+1, "%.4g"), "busbw_gbs": (+1, "%.3f"),
            "lb": (+1, "%.3f"), "e": (+1, "%.3f"), "slowdown": (-1, "%.3f"),
-           "speedup": (+1, "%.3f")}
+           "speedup": (+1, "%.3f"), "overlap_efficiency": (+1, "%.3f")}
 KEY_FIELDS = tr.KEY_FIELDS
 BASELINE_SAMPLES = 4000  # pooled step samples kept per config in a baseline
 
@@ -141,7 +141,7 @@ def fmt_detect(s):
     return ">=%.1f%%" % (100 * s["detectable"])
 
 
-SHOWN = ["tflops", "busbw_gbs", "lb", "e", "slowdown", "speedup"]
+SHOWN = ["tflops", "busbw_gbs", "lb", "e", "slowdown", "speedup", "overlap_efficiency"]
 
 
 def out_table(rows, only_a, only_b, failed, sus, md):

@@ -186,6 +186,9 @@ CAPTIONS = {
     "comm": "Transfer time and bus bandwidth against message size, with the fitted "
             "T = L + V/B where the fit means something (more than two sizes, a resolved "
             "bandwidth, not a poor fit).",
+    "overlap": "--overlap chunked: the share of the communication hidden (1 - exposed / "
+               "T_comm alone) and the speed-up over serial (T_serial / T_overlap, the parts "
+               "timed alone in the same config) against the chunk count.",
     "gantt": "A window of iterations around the slowest step: compute, wait and comm per "
              "rank, grouped by node.",
     "arrivals": "Each rank's arrival after its TP group's median arrival, in % of the step, "
@@ -251,10 +254,13 @@ def main(argv):
     except OSError as e:
         raise BadInput("cannot create %s: %s" % (clean(outdir), e.strerror or e))
     made, data = [], {}
-    data["step"] = plots.plot_step(res.configs, outdir, made)
+    serial = [c for c in res.configs if not c.get("chunks")]  # chunked ones: the overlap plot
+    data["step"] = plots.plot_step(serial, outdir, made)
     data["weighted"] = plots.plot_weighted(res.configs, outdir, made)
     data["decomposition"] = plots.plot_decomposition(res.summary, outdir, made)
-    data["comm"] = plots.plot_comm(res.configs, res.summary, outdir, made)
+    data["comm"] = plots.plot_comm(serial, res.summary, outdir, made)
+    import tpbal_views as vw
+    data["overlap"] = vw.plot_overlap(res.configs, outdir, made)
     c = pick_config(res, o.config)
     trace = plots.Trace(res.trace_path(c["id"]), c["id"]) if c else None
     data["timeline"] = plots.plot_gantt(c, trace, outdir, o.window, made) if c else None

@@ -305,9 +305,10 @@ def key_label(key):
         what = "comm %s %s" % (coll, size_label(k["comm_bytes"]))
     else:
         what = "%s %sx%sx%s" % (k["split"], k["m"], k["n"], k["k"])
-    label = "tp%s %s %s %s%s" % (k["tp"], what, k["policy"], k["dtype"],
-                                 "" if k["placement"] in (None, "packed")
-                                 else " " + str(k["placement"]))
+    label = "tp%s %s %s %s%s%s" % (k["tp"], what, k["policy"], k["dtype"],
+                                   "" if k["placement"] in (None, "packed")
+                                   else " " + str(k["placement"]),
+                                   " %s chunks" % k["chunks"] if k.get("chunks") else "")
     return clean(label)
 
 

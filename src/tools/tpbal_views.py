@@ -20,9 +20,11 @@ def pick_pair(cfgs):
     config with the largest what-if slowdown that has a twin. (even, other) or None."""
     best = None
     for c in cfgs:
-        if c["policy"] != "even" or c["tp"] < 2 or c.get("comm_only") == "yes":
+        if c["policy"] != "even" or c["tp"] < 2 or c.get("comm_only") == "yes" or \
+                c.get("chunks"):
             continue
-        twin = [w for w in cfgs if w["policy"] != "even" and w["tp"] == c["tp"] and
+        twin = [w for w in cfgs if w["policy"] != "even" and not w.get("chunks") and
+                w["tp"] == c["tp"] and
                 w["split"] == c["split"] and tr.shape_label(w) == tr.shape_label(c) and
                 w.get("placement") == c.get("placement")]
         if twin and (best is None or (tr.num(c.get("slowdown")) or 0) >
@@ -212,4 +214,41 @@ def plot_gantt_pair(pair, traces, outdir, window, made):
                                                    pair[0]["split"], tr.shape_label(pair[0])),
                  fontsize=10)
     pl.save(fig, outdir, "gantt_pair", made)
+    return data
+
+
+def plot_overlap(cfgs, outdir, made):
+    """--overlap chunked: the share of the communication hidden (overlap efficiency) and the
+    speed-up over serial against the chunk count, one line per split, TP degree, policy and
+    shape."""
+    rows = [c for c in cfgs if c.get("chunks") and c.get("overlap_figures")]
+    if not rows:
+        return None
+    lines = {}
+    for c in rows:
+        key = "tp%d %s %s %s" % (c["tp"], c["split"], c["policy"], tr.shape_label(c))
+        f = c["overlap_figures"]
+        lines.setdefault(key, []).append((c["chunks"], tr.num(f.get("efficiency")),
+                                          tr.num(f.get("speedup"))))
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    data = {}
+    for key, pts in sorted(lines.items()):
+        pts.sort()
+        xs = [p[0] for p in pts]
+        eff = [100 * p[1] if finite(p[1]) else float("nan") for p in pts]
+        sp = [p[2] if finite(p[2]) else float("nan") for p in pts]
+        a1.plot(xs, eff, marker="o", label=clean(key, 40))
+        a2.plot(xs, sp, marker="o", label=clean(key, 40))
+        data[key] = {"chunks": xs, "efficiency": [p[1] for p in pts],
+                     "speedup": [p[2] for p in pts]}
+    a1.axhline(0, color="black", lw=0.8)
+    a2.axhline(1.0, color="black", lw=0.8)
+    a1.set(xlabel="chunks", ylabel="communication hidden (%)", title="Overlap efficiency")
+    a2.set(xlabel="chunks", ylabel="T_serial / T_overlap", title="Speed-up over serial")
+    ticks = sorted({c["chunks"] for c in rows})
+    for a in (a1, a2):
+        a.set_xticks(ticks)
+        a.set_xticklabels([str(t) for t in ticks])
+    a2.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    pl.save(fig, outdir, "overlap", made)
     return data
