@@ -25,6 +25,11 @@ tpb_status_t tpb_dry_run(const tpb_options_t *o, const tpb_topo_t *topo, FILE *o
         const tpb_config_plan_t *p = &list.p[i];
         const tpb_shape_t *sh = p->shape;
         char shards[256];
+        if (p->skip[0]) { /* a skipped entry has no shape or split of its own */
+            fprintf(out, "config %3d: tp %d %s: skipped: %s\n", i, p->tp,
+                    tpb_placement_name(p->placement), p->skip);
+            continue;
+        }
         shards_text(p, shards, sizeof(shards));
         if (sh->comm_only)
             fprintf(out, "config %3d: tp %d %s %s %s, %s", i, p->tp,
@@ -35,10 +40,9 @@ tpb_status_t tpb_dry_run(const tpb_options_t *o, const tpb_topo_t *topo, FILE *o
                     tpb_split_name(p->desc.split->split), tpb_policy_name(p->policy),
                     tpb_placement_name(p->placement), sh->m, sh->n, sh->k, tpb_dtype_name(o->dtype),
                     sh->name[0] ? " " : "", sh->name);
-        if (p->skip[0])
-            fprintf(out, ": skipped: %s\n", p->skip);
-        else
-            fprintf(out, ", shards %s\n", shards);
+        if (p->desc.chunks)
+            fprintf(out, ", overlap %d chunks", p->desc.chunks);
+        fprintf(out, ", shards %s\n", shards);
     }
     if (out)
         fprintf(out,

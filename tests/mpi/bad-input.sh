@@ -58,6 +58,17 @@ grep -q "^config   2: tp 2 row weighted packed, 64x64x64 fp32, shards 16,48" "$W
     fail "--dry-run did not list the weighted shards"
 grep -q "^tpbal: dry run: 3 configs would be measured and 0 skipped on 2 ranks, backend host" \
     "$WORK/out" || fail "--dry-run closing line"
+# skipped entries (a TP degree that does not divide, more chunks than rows) have no shape of
+# their own: listed with the reason (a dry run with one crashed before)
+tpbal 2 --dry-run --tp 2,3 --shape 4x64x64 --policy even --split row --overlap none,chunked \
+    --chunks 2,8
+expect_rc 0
+grep -q "^config   1: tp 2 row even packed, 4x64x64 fp32, overlap 2 chunks, shards 32,32" \
+    "$WORK/out" || fail "--dry-run did not list the chunked config"
+grep -q "^config   3: tp 3 packed: skipped: --tp 3 does not divide the 2 ranks" "$WORK/out" ||
+    fail "--dry-run did not list the skipped TP degree"
+grep -q "^tpbal: dry run: 2 configs would be measured and 2 skipped" "$WORK/out" ||
+    fail "--dry-run closing line with skips"
 tpbal 2 --dry-run --dtype bf16
 expect_rc 2
 grep -q "^tpbal: error: --dtype bf16: the host backend supports fp32 and fp64" "$WORK/err" ||
