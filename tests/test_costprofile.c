@@ -43,16 +43,16 @@ END_TEST
 
 START_TEST(parse_refusals_name_the_block)
 {
-    const char *bad[] = {"", "# only a comment\n", "1 x 2", "1 0 2", "1 -3", "1 nan",
-                         "1 inf", "1 1e300000", "1 2000000"};
+    const char *bad[] = {"",      "# only a comment\n", "1 x 2",    "1 0 2", "1 -3", "1 nan",
+                         "1 inf", "1 1e300000",         "1 2000000"};
     tpb_cost_profile_t p = {0};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         ck_assert_int_eq(tpb_cost_profile_parse(bad[i], strlen(bad[i]), "F", &p), TPB_ERR_INVALID);
         ck_assert_int_eq(p.nblocks, 0); /* nothing set */
         ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "F"));
     }
-    ck_assert_ptr_nonnull(strstr((tpb_cost_profile_parse("1 x", 3, "F", &p), tpb_err_msg()),
-                                 "block 1 is 'x'"));
+    ck_assert_ptr_nonnull(
+        strstr((tpb_cost_profile_parse("1 x", 3, "F", &p), tpb_err_msg()), "block 1 is 'x'"));
 }
 END_TEST
 

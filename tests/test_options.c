@@ -233,9 +233,9 @@ START_TEST(cost_profile)
     assert_error(parse_resolve("--cost-profile /nonexistent/costs", 2), "no such file");
     assert_error(parse_resolve("--cost-profile /", 2), "--cost-profile");
     assert_error(parse_resolve("--cost-profile skew:4 --policy adaptive", 2), "use --policy cost");
-    assert_error(parse_resolve("--cost-profile skew:4 --emulate-speed 1,0.5 --emulate-mode work",
-                               2),
-                 "--emulate-mode time");
+    assert_error(
+        parse_resolve("--cost-profile skew:4 --emulate-speed 1,0.5 --emulate-mode work", 2),
+        "--emulate-mode time");
     assert_error(parse_resolve("--comm-only --cost-profile skew:4", 2), "drop --cost-profile");
 }
 END_TEST

@@ -68,8 +68,8 @@ tpb_status_t tpb_cost_profile_parse(const char *text, size_t len, const char *wh
         c[n] = strtod(tok, &end);
         if (tl >= sizeof(tok) || *end || end == tok || errno == ERANGE)
             st = tpb_err_set(TPB_ERR_INVALID,
-                             "%s: block %d is '%s', not a number: one relative cost per block", what,
-                             n, tok);
+                             "%s: block %d is '%s', not a number: one relative cost per block",
+                             what, n, tok);
         n++;
         at += tl;
     }

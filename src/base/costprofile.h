@@ -28,8 +28,8 @@
 #define TPB_COST_MAX_RATIO 1e6    /**< largest max / min cost */
 
 typedef struct {
-    int nblocks;      /**< 0: no profile (dense, uniform) */
-    double *cost;     /**< relative cost of every block, > 0 (owned) */
+    int nblocks;       /**< 0: no profile (dense, uniform) */
+    double *cost;      /**< relative cost of every block, > 0 (owned) */
     char source[1024]; /**< "skew:4" or the file's path, for the record */
 } tpb_cost_profile_t;
 

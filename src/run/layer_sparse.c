@@ -23,8 +23,7 @@ static long inner_len(const tpb_layer_desc_t *d)
 /* Block b's part of [off, off + len) in *s, *e; 0 if none. */
 static int segment(const tpb_layer_desc_t *d, int b, long off, long len, long *s, long *e)
 {
-    long total = tpb_split_total(&(tpb_shape_t){.m = d->m, .n = d->n, .k = d->k},
-                                 d->split->split);
+    long total = tpb_split_total(&(tpb_shape_t){.m = d->m, .n = d->n, .k = d->k}, d->split->split);
     long bs = tpb_cost_block_start(d->profile, total, d->granularity, b);
     long be = tpb_cost_block_start(d->profile, total, d->granularity, b + 1);
     *s = bs > off ? bs : off;
@@ -38,8 +37,7 @@ double tpb_layer_sparse_flop(const tpb_layer_desc_t *d, long off, long len)
     long s, e, inner = inner_len(d);
     for (int b = 0; b < d->profile->nblocks; b++)
         if (segment(d, b, off, len, &s, &e))
-            f += 2.0 * (double)d->m * (double)(e - s) *
-                 (double)tpb_cost_kept(d->profile, b, inner);
+            f += 2.0 * (double)d->m * (double)(e - s) * (double)tpb_cost_kept(d->profile, b, inner);
     return f;
 }
 

@@ -20,6 +20,7 @@ compute less the mean. Every figure says where it extrapolates: FLOPs, a group s
 message bytes outside what was measured, a kind of group never measured, ranks beyond the
 measured world.
 """
+import copy
 import math
 import statistics
 
@@ -318,6 +319,20 @@ class Pooled:
                                     if finite(c["step_us"].get("median")))
             for c in cs:
                 self.reference[c["id"]] = (key, ref, [x["id"] for x in cs])
+
+
+def modelled(res):
+    """res as the models read it: a run with --cost-profile is refused (they model dense
+    GEMMs, work in proportion to the shard), and chunked configs (--overlap chunked), whose
+    compute and transfer are interleaved, are left out. A shallow copy; res is not changed."""
+    prof = res.run.get("cost_profile")
+    if prof:
+        raise tr.BadInput("%s ran with --cost-profile %s: tpbal-plan models dense GEMMs (work "
+                          "in proportion to the shard); plan from a run without it"
+                          % (tr.clean(res.dir), tr.clean(str(prof.get("source")))))
+    out = copy.copy(res)
+    out.configs = [c for c in res.configs if not c.get("chunks")]
+    return out
 
 
 def granularity_of(run):

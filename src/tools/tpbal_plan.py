@@ -283,14 +283,9 @@ def shard_plan(res, pl, recs):
 
 def main(argv):
     o = parse_args(argv)
-    runs = [tr.load(d) for d in o.dirs]
+    runs = [tm.modelled(tr.load(d)) for d in o.dirs]
     if len({r.run.get("world_size") for r in runs}) > 1:
         raise BadInput("the runs have different world sizes: pool runs of one sweep")
-    for r in runs:
-        if r.run.get("cost_profile"):
-            raise BadInput("%s ran with --cost-profile %s: tpbal-plan models dense GEMMs (work in "
-                           "proportion to the shard); plan from a run without it"
-                           % (clean(r.dir), clean(str(r.run["cost_profile"].get("source")))))
     res = runs[0] if len(runs) == 1 else tm.Pooled(runs)
     if not [c for c in res.configs if c.get("comm_only") != "yes"]:
         raise BadInput("%s has no GEMM config: nothing to model" % clean(res.jsonl))

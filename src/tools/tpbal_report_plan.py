@@ -40,7 +40,7 @@ def plan_part(res, outdir, made, data, table):
     if not [c for c in res.configs if c.get("comm_only") != "yes"]:
         return []
     try:
-        rows = tm.validate(res)
+        rows = tm.validate(tm.modelled(res))
     except tr.BadInput as e:  # the report stands without its predictions
         data["plan"] = None
         return ["<h2>Predictions (tpbal-plan)</h2>", "<p>No predictions: %s</p>" % (

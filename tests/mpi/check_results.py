@@ -501,9 +501,9 @@ def cost_exact(run, cfgs):
     assert seen, "no cost config"
 
 
-def cost_lb(cfgs, least, most):
-    """The goal: per split, the cost-aware split's LB >= least where even and the speed-only
-    weighted split stay at the skew's (<= most)."""
+def cost_lb(cfgs, least, most, most_weighted):
+    """The goal: per split, the cost-aware split's LB >= least where even stays at the skew's
+    (<= most) and the speed-only weighted split near it (<= most_weighted)."""
     for split in ("row", "col"):
         by = {c["policy"]: c for c in cfgs if c["tp"] == 2 and c["split"] == split}
         print("%s: LB even %.3f, weighted %.3f, cost %.3f; step %.0f / %.0f / %.0f us" % (
@@ -511,7 +511,8 @@ def cost_lb(cfgs, least, most):
             by["even"]["step_us"]["median"], by["weighted"]["step_us"]["median"],
             by["cost"]["step_us"]["median"]))
         assert by["cost"]["lb"] >= least, ("cost LB", by["cost"]["lb"])
-        assert by["even"]["lb"] <= most and by["weighted"]["lb"] <= most, by
+        assert by["even"]["lb"] <= most, ("even LB", by["even"]["lb"])
+        assert by["weighted"]["lb"] <= most_weighted, ("weighted LB", by["weighted"]["lb"])
 
 
 def overlap(d, cfgs, chunk_counts):
@@ -645,7 +646,7 @@ def main():
     elif what == "cost-exact":
         cost_exact(run, cfgs)
     elif what == "cost-lb":
-        cost_lb(cfgs, float(args[0]), float(args[1]))
+        cost_lb(cfgs, float(args[0]), float(args[1]), float(args[2]))
     elif what == "count":
         assert len(cfgs) == int(args[0]), (len(cfgs), args[0])
     else:

@@ -4,9 +4,11 @@
 # passes --check (the block-sparse GEMMs skip the zeros, the reference has them), the cost
 # policy's shards reach the optimum a dynamic programme finds (check_results.py, sharing no
 # code with the bisection), and the layer's FLOPs are the blocks' non-zero parts. Bad
-# profiles are refused in one line. Timing: with skew:4 and two equal ranks the cost-aware
-# split reaches LB >= 0.9 where even and the speed-only weighted split stay at the skew's
-# (LB <= 0.45; 0.25 expected): three attempts, the false-failure rate in doc/TESTING.md; not
+# profiles are refused in one line. Timing: with skew:4 on two ranks of this machine (speeds
+# calibrated: its two vCPUs are not always equal, 1.5x apart for a minute at times) the
+# cost-aware split reaches LB >= 0.9 where even stays at the skew's (LB <= 0.45; 0.25
+# expected) and the speed-only weighted split near it (<= 0.6): three attempts, the
+# false-failure rate in doc/TESTING.md; not
 # checked (said in a line) when another process took over a quarter of the machine's CPU
 # time during the run, which makes the two ranks unequal.
 . "$(dirname "$0")/lib.sh"
@@ -21,6 +23,11 @@ grep -q "^# cost profile: $WORK/costs, 4 blocks along the split dimension" "$WOR
     fail "no cost profile line in the header"
 grep -q '"cost_profile":{"source":"'"$WORK"'/costs","costs":\[4,1,2,0.5\]}' \
     "$WORK/exact/results.jsonl" || fail "the run record lacks the cost profile"
+
+# tpbal-plan models dense GEMMs: it refuses such a run in one line
+"${TPBAL_PLAN:?}" "$WORK/exact" >"$WORK/plan.out" 2>&1 && fail "tpbal-plan took a cost profile"
+grep -q "ran with --cost-profile $WORK/costs: tpbal-plan models dense GEMMs" "$WORK/plan.out" ||
+    fail "tpbal-plan's refusal: $(cat "$WORK/plan.out")"
 
 # bad input: one line, exit code 2, nothing measured
 refused "--cost-profile '$WORK/none': no such file" --cost-profile "$WORK/none"
@@ -39,8 +46,7 @@ grep -q "^# skipped: --cost-profile $WORK/many: 100 blocks on a dimension of 64"
 
 goal() {
     cpu_mark
-    tpbal 2 --tp 2 --shape 128x1024x1024 --cost-profile skew:4 --speeds 1,1 --iters 30 \
-        --out "$WORK/goal$1"
+    tpbal 2 --tp 2 --shape 128x1024x1024 --cost-profile skew:4 --iters 30 --out "$WORK/goal$1"
     expect_rc 0
     other=$(cpu_others)
     echo "CPU time used beside the run: $(awk -v o="$other" 'BEGIN{printf "%.0f", 100 * o}') %"
@@ -49,6 +55,6 @@ goal() {
         echo "cost: the LB goal is not checked: another process took over 25 % of the CPUs"
         return 0
     fi
-    timing_check "$WORK/goal$1" cost-lb 0.9 0.45
+    timing_check "$WORK/goal$1" cost-lb 0.9 0.45 0.6
 }
 attempts "cost-aware split LB" goal

@@ -41,6 +41,12 @@ expect_rc 0
 grep -q "^# skipped: --chunks 8: M = 4 has fewer rows than chunks" "$WORK/out" ||
     fail "no skip line for more chunks than rows"
 
+# tpbal-plan models the serial configs only (chunked ones interleave compute and transfer)
+d=$(ls -d "$WORK"/ov* | head -1)
+"${TPBAL_PLAN:?}" "$d" >"$WORK/plan.out" 2>&1 || fail "tpbal-plan: $(tail -2 "$WORK/plan.out")"
+grep -q "^tpbal-plan: $d, 4 configs measured on 2 ranks" "$WORK/plan.out" ||
+    fail "tpbal-plan did not leave the chunked configs out: $(head -1 "$WORK/plan.out")"
+
 # the report's overlap plot: one line per split and policy, the records' figures
 MPL=${TPB_PYTHON_MPL:-}
 if [ -n "${TPBAL_REPORT:-}" ] && [ -n "$MPL" ] && "$MPL" -c "import matplotlib" 2>/dev/null; then

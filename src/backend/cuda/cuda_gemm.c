@@ -39,12 +39,11 @@ static tpb_status_t launch(tpb_backend_t *be, const tpb_gemm_t *g, const tpb_cud
     double one64 = 1.0, zero64 = 0.0;
     float one32 = 1.0f, zero32 = 0.0f;
     int f64 = g->dtype == TPB_DTYPE_FP64;
-    TPB_CUBLAS_RET(cublasLtMatmul(be->lt, p->op, f64 ? (void *)&one64 : (void *)&one32, g->b, p->a,
-                                  g->a, p->b,
-                                  g->accumulate ? (f64 ? (void *)&one64 : (void *)&one32)
-                                                : (f64 ? (void *)&zero64 : (void *)&zero32),
-                                  g->c, p->c,
-                                  g->c, p->c, &p->algo, be->workspace, TPB_CUDA_WORKSPACE, stream));
+    TPB_CUBLAS_RET(cublasLtMatmul(
+        be->lt, p->op, f64 ? (void *)&one64 : (void *)&one32, g->b, p->a, g->a, p->b,
+        g->accumulate ? (f64 ? (void *)&one64 : (void *)&one32)
+                      : (f64 ? (void *)&zero64 : (void *)&zero32),
+        g->c, p->c, g->c, p->c, &p->algo, be->workspace, TPB_CUDA_WORKSPACE, stream));
     return TPB_OK;
 }
 
