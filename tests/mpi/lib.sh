@@ -78,24 +78,24 @@ cpu_others() {
         'BEGIN{printf "%.2f\n", ((a - b) - (c1 - c0)) / ((t1 - t0) * n)}'
 }
 
-# attempts NAME FUNC: run FUNC (in a subshell) up to three times while it exits 75
-# (a timing assertion failed); every failed attempt is printed, never retried
+# attempts NAME FUNC [N]: run FUNC (in a subshell) up to N times (default 3) while it exits
+# 75 (a timing assertion failed); every failed attempt is printed, never retried
 # silently. Any other failure (wrong results, a crash, a hang) fails at once.
 attempts() {
-    local name=$1 fn=$2 a rc
-    for a in 1 2 3; do
+    local name=$1 fn=$2 n=${3:-3} a rc
+    for a in $(seq 1 "$n"); do
         rc=0
         ("$fn" "$a") || rc=$?
         case $rc in
         0)
-            echo "$name: ok (attempt $a of 3)"
+            echo "$name: ok (attempt $a of $n)"
             return 0
             ;;
-        75) echo "$name: attempt $a of 3 failed on timing (printed above)" ;;
+        75) echo "$name: attempt $a of $n failed on timing (printed above)" ;;
         *) exit "$rc" ;;
         esac
     done
-    fail "$name: the timing assertions failed in 3 attempts"
+    fail "$name: the timing assertions failed in $n attempts"
 }
 
 one_error_line() {
