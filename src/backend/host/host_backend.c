@@ -16,6 +16,7 @@
 
 #include "backend/backend.h"
 #include "backend/bind.h"
+#include "backend/host/host_clock.h"
 #include "backend/host/host_peak.h"
 #include "base/metrics.h"
 #include "base/partition.h"
@@ -81,38 +82,6 @@ static void host_finalize(tpb_backend_t *be)
     free(be);
 }
 
-/* The clock this core runs at, in GHz: a chain of dependent integer adds (one per
- * cycle) timed, the fastest of 5 tries of 8M adds (~2.5 ms each); 0 where not built.
- * Where cpufreq gives no maximum (VMs) the nominal clock of /proc/cpuinfo can be far
- * below the boost the GEMMs run at (2.45 nominal, 3.2 measured here: %peak > 100). */
-static double measure_ghz(void)
-{
-    double best = 0.0;
-    const tpb_clock_t clk = {0.0};
-#if defined(__x86_64__) || defined(__aarch64__)
-    for (int t = 0; t < 5; t++) {
-        uint64_t x = 0;
-        const long n = 1000000;
-        double t0 = tpb_clock_now_us(&clk);
-        for (long i = 0; i < n; i++)
-#if defined(__x86_64__)
-            __asm__ volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
-                             "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0"
-                             : "+r"(x));
-#else
-            __asm__ volatile("add %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\t"
-                             "add %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\t"
-                             "add %0, %0, #1\n\tadd %0, %0, #1"
-                             : "+r"(x));
-#endif
-        double us = tpb_clock_now_us(&clk) - t0;
-        if (us > 0 && x == 8 * (uint64_t)n && 8e-3 * n / us > best)
-            best = 8e-3 * n / us;
-    }
-#endif
-    return best;
-}
-
 /* The CPU's model name, SIMD flags and clock from /proc/cpuinfo (and cpufreq), or the
  * measured clock where it boosts past a nominal one. */
 static void cpu_facts(char *model, size_t cap, tpb_cpu_t *cpu)
@@ -152,7 +121,7 @@ static void cpu_facts(char *model, size_t cap, tpb_cpu_t *cpu)
     }
     if (mx)
         fclose(mx);
-    double run = measure_ghz();
+    double run = tpb_cpu_measure_ghz();
     if (cpu->ghz_from[0] == 'n' && run > cpu->ghz) { /* boosts past the nominal clock */
         cpu->ghz = run;
         cpu->ghz_from = "measured";
