@@ -31,6 +31,12 @@ usage: check_results.py DIR CHECK [ARGS...]
                               the speeds, an alpha-beta fit per series in the summary
   whatif-slow RANK S          in every config RANK is the straggler and the what-if slowdown
                               is at least S
+  steady TOL                  a gate, not an assertion: exits 76 (inconclusive) unless the 2
+                              ranks' speed ratio agreed within a factor TOL in the calibration,
+                              the even and the weighted configs, and rank 0's rate within TOL
+                              from even to weighted (a vCPU changing speed in between)
+  steady-rerun DIR2 TOL [R]   a gate: exits 76 unless every rank's (but R's) GEMM time in
+                              each config is within a factor TOL of the same config's in DIR2
 """
 import csv
 import json
@@ -577,6 +583,46 @@ def overlap(d, cfgs, chunk_counts):
     assert seen and all(v == set(chunk_counts) for v in seen.values()), (seen, chunk_counts)
 
 
+def steady(cfgs, tol):
+    """The machine's two ranks kept their speeds through the run: the ratio of their rates
+    (shard rows per us of GEMM) in the even and the weighted configs and in the weighted
+    config's calibration agree within a factor tol, and rank 0's rate moved by less than
+    tol from even to weighted. Else exit 76: timing assertions on such a run say nothing
+    about tpbal (this machine's vCPUs were at times 1.75x apart within seconds)."""
+    ev = [c for c in cfgs if c["policy"] == "even" and c["tp"] == 2]
+    wt = [c for c in cfgs if c["policy"] == "weighted" and c["tp"] == 2]
+    assert ev and wt and len(ev) == len(wt), "steady: even and weighted tp-2 configs expected"
+    for e, w in zip(ev, wt):
+        re = [s / t for s, t in zip(e["shards"], e["compute_us"])]
+        rw = [s / t for s, t in zip(w["shards"], w["compute_us"])]
+        q = [re[1] / re[0], rw[1] / rw[0], w["speeds"][1] / w["speeds"][0]]
+        asym, move = max(q) / min(q), max(rw[0] / re[0], re[0] / rw[0])
+        print("steady %s: rank 1/rank 0 speed even %.3f, weighted %.3f, calibrated %.3f "
+              "(x%.2f apart); rank 0 weighted/even x%.2f; tolerance x%.2f" % (
+                  e["split"], q[0], q[1], q[2], asym, move, tol))
+        if asym > tol or move > tol:
+            print("not steady: the ranks' speeds changed during the run; not asserted")
+            sys.exit(76)
+
+
+def steady_rerun(cfgs, other, tol, skip):
+    """Every rank but skip computed as fast in this run as in the rerun (same configs, same
+    shards): else exit 76, the machine changed speed between the two runs. skip: a rank with
+    an injected delay, whose GEMMs after the delay run slower (1.4-2.1x measured here)."""
+    ref = {(c["split"], c["policy"]): c for c in other}
+    for c in cfgs:
+        r = ref[(c["split"], c["policy"])]
+        assert c["shards"] == r["shards"], (c["shards"], r["shards"])
+        ratio = [a / b for a, b in zip(c["compute_us"], r["compute_us"])]
+        worst = max(max(x, 1 / x) for w, x in zip(c["world_ranks"], ratio) if w != skip)
+        print("steady %s %s: GEMM time against the rerun per rank %s (x%.2f "
+              "without rank %d); tolerance x%.2f" % (c["split"], c["policy"],
+                                                  ["%.2f" % x for x in ratio], worst, skip, tol))
+        if worst > tol:
+            print("not steady: the ranks' speeds changed between the runs; not asserted")
+            sys.exit(76)
+
+
 def main():
     d, what, args = sys.argv[1], sys.argv[2], sys.argv[3:]
     run, cfgs = load(d)
@@ -656,6 +702,10 @@ def main():
         cost_exact(run, cfgs)
     elif what == "cost-lb":
         cost_lb(cfgs, float(args[0]), float(args[1]), float(args[2]))
+    elif what == "steady":
+        steady(cfgs, float(args[0]))
+    elif what == "steady-rerun":
+        steady_rerun(cfgs, load(args[0])[1], float(args[1]), int(args[2]) if len(args) > 2 else -1)
     elif what == "count":
         assert len(cfgs) == int(args[0]), (len(cfgs), args[0])
     else:
