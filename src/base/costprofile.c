@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Every cost finite and > 0, max / min bounded. */
-static tpb_status_t check_costs(const double *c, int n, const char *what)
+/* Every cost finite and > 0, max / min bounded; *max the largest. */
+static tpb_status_t check_costs(const double *c, int n, const char *what, double *max)
 {
     double lo = INFINITY, hi = 0.0;
     for (int b = 0; b < n; b++) {
@@ -25,6 +25,7 @@ static tpb_status_t check_costs(const double *c, int n, const char *what)
                            "%s: the largest cost is %.3g times the smallest, more than %.0e: "
                            "check the numbers",
                            what, hi / lo, TPB_COST_MAX_RATIO);
+    *max = hi;
     return TPB_OK;
 }
 
@@ -55,6 +56,7 @@ tpb_status_t tpb_cost_profile_parse(const char *text, size_t len, const char *wh
     if (!c)
         return tpb_err_set(TPB_ERR_NOMEM, "%s: out of memory", what);
     int n = 0;
+    double max = 0.0;
     size_t at = 0, tl;
     tpb_status_t st = TPB_OK;
     while (st == TPB_OK && (tl = next_token(text, len, &at)) > 0) {
@@ -76,12 +78,12 @@ tpb_status_t tpb_cost_profile_parse(const char *text, size_t len, const char *wh
     if (st == TPB_OK && n == 0)
         st = tpb_err_set(TPB_ERR_INVALID, "%s: no cost in it: one relative cost per block", what);
     if (st == TPB_OK)
-        st = check_costs(c, n, what);
+        st = check_costs(c, n, what, &max);
     if (st != TPB_OK) {
         free(c);
         return st;
     }
-    *out = (tpb_cost_profile_t){.nblocks = n, .cost = c};
+    *out = (tpb_cost_profile_t){.nblocks = n, .cost = c, .max = max};
     snprintf(out->source, sizeof(out->source), "%s", what);
     return TPB_OK;
 }
@@ -106,7 +108,7 @@ tpb_status_t tpb_cost_profile_builtin(const char *spec, tpb_cost_profile_t *out)
         return tpb_err_set(TPB_ERR_NOMEM, "--cost-profile: out of memory");
     c[0] = r;
     c[1] = 1.0;
-    *out = (tpb_cost_profile_t){.nblocks = 2, .cost = c};
+    *out = (tpb_cost_profile_t){.nblocks = 2, .cost = c, .max = r};
     snprintf(out->source, sizeof(out->source), "%s", spec);
     return TPB_OK;
 }
@@ -149,10 +151,7 @@ int tpb_cost_block_of(const tpb_cost_profile_t *p, long total, long g, long e)
 
 long tpb_cost_kept(const tpb_cost_profile_t *p, int b, long inner)
 {
-    double top = 0.0;
-    for (int i = 0; i < p->nblocks; i++)
-        top = fmax(top, p->cost[i]);
-    long kept = (long)ceil(p->cost[b] / top * (double)inner);
+    long kept = (long)ceil(p->cost[b] / p->max * (double)inner);
     kept = (kept + 15) / 16 * 16;
     return kept < 1 ? 1 : kept > inner ? inner : kept;
 }

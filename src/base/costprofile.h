@@ -30,6 +30,7 @@
 typedef struct {
     int nblocks;       /**< 0: no profile (dense, uniform) */
     double *cost;      /**< relative cost of every block, > 0 (owned) */
+    double max;        /**< the largest cost (block densities are cost / max) */
     char source[1024]; /**< "skew:4" or the file's path, for the record */
 } tpb_cost_profile_t;
 

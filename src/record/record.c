@@ -103,16 +103,23 @@ static void summary_facts(tpb_history_t *h, const tpb_result_t *res)
 }
 
 /* A chunked config: kept apart, with what the overlap answer needs. */
+/* Room for one more entry of a history (*h, *n used of *cap): doubled when full. */
+static tpb_status_t hist_room(tpb_history_t **h, int n, int *cap)
+{
+    if (n < *cap)
+        return TPB_OK;
+    int more = *cap ? 2 * *cap : 16;
+    tpb_history_t *g = realloc(*h, (size_t)more * sizeof(*g));
+    if (!g)
+        return tpb_err_set(TPB_ERR_NOMEM, "out of memory");
+    *h = g;
+    *cap = more;
+    return TPB_OK;
+}
+
 static tpb_status_t push_ohist(tpb_record_t *s, const tpb_result_t *res)
 {
-    if (s->nohist == s->cap_ohist) {
-        int cap = s->cap_ohist ? 2 * s->cap_ohist : 16;
-        tpb_history_t *h = realloc(s->ohist, (size_t)cap * sizeof(*h));
-        if (!h)
-            return tpb_err_set(TPB_ERR_NOMEM, "out of memory");
-        s->ohist = h;
-        s->cap_ohist = cap;
-    }
+    TPB_CHECK_RET(hist_room(&s->ohist, s->nohist, &s->cap_ohist));
     s->ohist[s->nohist++] = (tpb_history_t){.tp = res->tp,
                                             .split = res->split,
                                             .policy = res->policy,
@@ -133,14 +140,7 @@ static tpb_status_t push_hist(tpb_record_t *s, const tpb_result_t *res)
 {
     if (res->chunks)
         return push_ohist(s, res);
-    if (s->nhist == s->cap_hist) {
-        int cap = s->cap_hist ? 2 * s->cap_hist : 32;
-        tpb_history_t *h = realloc(s->hist, (size_t)cap * sizeof(*h));
-        if (!h)
-            return tpb_err_set(TPB_ERR_NOMEM, "out of memory");
-        s->hist = h;
-        s->cap_hist = cap;
-    }
+    TPB_CHECK_RET(hist_room(&s->hist, s->nhist, &s->cap_hist));
     double *comp = malloc((size_t)res->world * sizeof(double));
     double *work = malloc((size_t)res->world * sizeof(double));
     if (!comp || !work) {

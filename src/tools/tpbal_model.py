@@ -260,14 +260,16 @@ class Models:
         worst["extrapolates"] = sorted(flags)
         return worst
 
+    def speeds(self, dim, grp, m, n, k, split):
+        """The modelled speed (FLOP/us) of every rank of grp at its even shard."""
+        even = even_shards(dim, len(grp), self.g)
+        flops = [layer_flops(m, n, k, split, s) for s in even]
+        return [f / self.compute.time(w, f) for w, f in zip(grp, flops)]
+
     def shards(self, dim, grp, policy, m, n, k, split):
-        t = len(grp)
-        even = even_shards(dim, t, self.g)
         if policy == "even":
-            return even
-        speeds = [layer_flops(m, n, k, split, s) / self.compute.time(w, layer_flops(
-            m, n, k, split, s)) for w, s in zip(grp, even)]
-        return weighted_shards(dim, speeds, self.g)
+            return even_shards(dim, len(grp), self.g)
+        return weighted_shards(dim, self.speeds(dim, grp, m, n, k, split), self.g)
 
 
 def hosts_of(run):

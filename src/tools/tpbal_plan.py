@@ -234,15 +234,10 @@ def text(res, val, summ, rows, recs, world):
 
 
 def speeds_of(pl, ranks, r):
-    """The modelled speeds (GFLOP/s at the even shard) of a group, and where they came from."""
-    g = pl.g
+    """The modelled speeds (GFLOP/s at the even shard) of a group."""
     dim = tm.split_dim(r["n"], r["k"], r["split"])
-    even = tm.even_shards(dim, len(ranks), g)
-    out = []
-    for w, s in zip(ranks, even):
-        f = tm.layer_flops(r["m"], r["n"], r["k"], r["split"], s)
-        out.append(f / pl.models.compute.time(pl.borrow[w], f) / 1e3)
-    return out
+    return [v / 1e3 for v in pl.models.speeds(dim, [pl.borrow[w] for w in ranks], r["m"],
+                                                   r["n"], r["k"], r["split"])]
 
 
 def shard_plan(res, pl, recs):
