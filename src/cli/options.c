@@ -81,6 +81,7 @@ enum {
     OPT_QUIET,
     OPT_COMM_ONLY,
     OPT_COMM_SIZES,
+    OPT_COMM_GAP,
     OPT_HELP,
     OPT_VERSION
 };
@@ -184,6 +185,10 @@ static const opt_spec opt_table[] = {
      "      --comm-sizes LIST|MIN:MAX[:F]",
      "message sizes in bytes, suffixes K M G (1024s): a\nlist, or MIN, MIN*F, ... MAX as "
      "nccl-tests' -b -e -f\n(default 4K:16M:4)"},
+    {"comm-gap", 0, "US", OPT_COMM_GAP, NULL, NULL,
+     "every rank spins US us before each collective, so\nthe link idles as it does during "
+     "a GEMM (default 0:\nback-to-back, as OSU and nccl-tests time; a TCP\nlink can be 2x "
+     "slower so: doc/METRICS.md)"},
     {"tp-placement", 0, "LIST", OPT_PLACEMENT, "Placement, binding and faults", NULL,
      "packed (a group's ranks consecutive, inside a node)\nand/or spread (one rank per node "
      "per group)\n(default packed)"},
@@ -357,6 +362,7 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
     }
     case OPT_QUIET: o->quiet = 1; return TPB_OK;
     case OPT_COMM_ONLY: o->comm_only = 1; return TPB_OK;
+    case OPT_COMM_GAP: return tpb_optset_int(flag, v, 0, 10000000, &o->comm_gap_us);
     case OPT_COMM_SIZES:
         return tpb_opt_byte_sizes(flag, v, o->comm_sizes, TPB_MAX_SHAPES, &o->ncomm_sizes);
     case OPT_HELP: o->help = 1; return TPB_OK;

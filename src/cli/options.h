@@ -88,6 +88,8 @@ typedef struct {
     int comm_only;                   /**< --comm-only: collectives alone, no GEMM */
     long comm_sizes[TPB_MAX_SHAPES]; /**< --comm-sizes in bytes */
     int ncomm_sizes;                 /**< 0: the default range */
+    int comm_gap_us;                 /**< --comm-gap: us every rank spins before each comm-only
+                                          collective (0: back-to-back) */
     int quiet;
     int dry_run; /**< --dry-run: resolve and print the configs, open no device, write nothing */
     int help, version;

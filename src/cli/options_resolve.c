@@ -95,8 +95,10 @@ static tpb_status_t comm_only_refusals(const tpb_options_t *o)
 static tpb_status_t resolve_comm_only(tpb_options_t *o, int world)
 {
     if (!o->comm_only)
-        return o->ncomm_sizes ? tpb_err_set(TPB_ERR_INVALID, "--comm-sizes needs --comm-only")
-                              : TPB_OK;
+        return o->ncomm_sizes || o->comm_gap_us
+                   ? tpb_err_set(TPB_ERR_INVALID, "%s needs --comm-only",
+                                 o->ncomm_sizes ? "--comm-sizes" : "--comm-gap")
+                   : TPB_OK;
     if (world < 2)
         return tpb_err_set(TPB_ERR_INVALID,
                            "--comm-only needs at least 2 ranks: run it under mpirun -np P or srun");

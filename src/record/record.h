@@ -62,6 +62,7 @@ typedef struct {
     const char *out_dir;      /**< "" for no files */
     int force;                /**< --force: replace an earlier run's files at the first config */
     int comm_only;            /**< --comm-only: the collectives' table */
+    int comm_gap_us;          /**< --comm-gap (comm-only), 0 when back-to-back */
     tpb_collectives_t collectives; /**< --collectives: how MPI collectives were called */
     double cal_target_spread;      /**< the calibration's goal (relative IQR) */
     FILE *table;                   /**< where the table goes (stdout) */

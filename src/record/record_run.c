@@ -112,6 +112,11 @@ void tpb_record_header(const tpb_record_t *s)
         worst = fmax(worst, fabs(s->sync0[q].offset_us) + 0.5 * s->sync0[q].rtt_us);
     fprintf(o->table, "# clock sync: %d ping-pongs per rank, max |offset| + rtt/2 = %.1f us\n",
             o->clock_exchanges, worst);
+    if (o->comm_gap_us)
+        fprintf(o->table,
+                "# comm gap: every rank spins %d us before each collective (its step counts "
+                "it, its xfer and bandwidths do not)\n",
+                o->comm_gap_us);
     tpb_buf_t b = TPB_BUF_INIT;
     if (o->comm_only)
         tpb_report_comm_header(&b);
@@ -253,6 +258,7 @@ void tpb_record_run_json(const tpb_record_t *s, tpb_buf_t *b, tpb_run_status_t s
     }
     tpb_json_kv_str(b, "timeline", o->timeline ? "on" : "off");
     tpb_json_kv_str(b, "comm_only", o->comm_only ? "yes" : "no");
+    tpb_json_kv_int(b, "comm_gap_us", o->comm_gap_us);
     tpb_json_kv_str(b, "collectives", tpb_collectives_name(o->collectives));
     json_slurm(b, o->slurm);
     tpb_json_kv_int(b, "inject_delay_rank", o->inject_delay_rank);

@@ -176,6 +176,7 @@ static tpb_run_info_t run_info(const tpb_sweep_t *s)
                             .out_dir = o->out_dir,
                             .force = o->force,
                             .comm_only = o->comm_only,
+                            .comm_gap_us = o->comm_gap_us,
                             .collectives = o->collectives,
                             .cal_target_spread = TPB_CAL_POLICY_DEFAULT.target_spread,
                             .slurm = s->slurm,

@@ -38,8 +38,8 @@ static tpb_status_t iterate(tpb_sweep_t *s, tpb_layer_t *l, int from, int to, in
         long it = s->iter_base + i;
         if (o->nsched && it == o->sched_iter)
             st = s->ops->set_emulation(s->be, o->sched[rank]);
-        if (st == TPB_OK)
-            st = tpb_layer_iter(l, (size_t)i, inject_delay(o, rank, it), rec);
+        if (st == TPB_OK) /* --comm-gap: a comm-only rank's "compute" is the gap */
+            st = tpb_layer_iter(l, (size_t)i, inject_delay(o, rank, it) + o->comm_gap_us, rec);
     }
     return st;
 }

@@ -46,6 +46,25 @@ done
 tpbal 2 --comm-sizes 4K
 expect_rc 2
 grep -q "needs --comm-only" "$WORK/err" || fail "--comm-sizes without --comm-only"
+refused "--comm-gap needs --comm-only" --comm-gap 100
+refused "--comm-gap" --comm-only --comm-gap -1
+# --comm-gap: every rank spins before each collective; the step counts the gap, the transfer
+# and the bandwidth do not (a gap 20x a 64 KiB all-reduce here), and the record says it
+tpbal 2 --comm-only --comm-sizes 64K --comm-gap 5000 --iters 8 --warmup 1 --out "$WORK/gap"
+expect_rc 0
+grep -q "^# comm gap: every rank spins 5000 us" "$WORK/out" || fail "no comm gap line"
+"$PY" - "$WORK/gap" <<'PY' || fail "--comm-gap's record"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1] + "/results.jsonl")]
+assert recs[0]["comm_gap_us"] == 5000, recs[0]["comm_gap_us"]
+for c in recs[1:]:
+    if c.get("type") != "config":
+        continue
+    assert all(4999 < x < 5000 + 0.5 * c["step_us"]["median"] for x in c["compute_us"]), c
+    assert c["step_us"]["median"] >= 5000 + c["xfer_us"] * 0.5, (c["step_us"], c["xfer_us"])
+    print("%s: step %.0f us, gap as compute %s, xfer %.0f us" % (
+        c["collective"], c["step_us"]["median"], [round(x) for x in c["compute_us"]], c["xfer_us"]))
+PY
 tpbal 1 --comm-only
 expect_rc 2
 grep -q "at least 2 ranks" "$WORK/err" || fail "one rank accepted"
