@@ -157,12 +157,13 @@ def weighted_shards(dim, speeds, g):
 
 def exposed_comm(c):
     """What the collective adds to a config's step: its median step less its slowest rank's
-    median compute (a comm-only config: all of it). More than the transfer after the last
-    arrival (xfer_us) by the skew of the ranks' starts that a slow link leaves behind, which
-    the step pays too. None where unknown."""
+    median compute (a comm-only config: its --comm-gap, ~0 back-to-back). More than the
+    transfer after the last arrival (xfer_us) by the skew of the ranks' starts that a slow
+    link leaves behind, which the step pays too. None where unknown."""
     step = c["step_us"].get("median")
-    comp = [x for x in c.get("compute_us") or [] if finite(x)] if c.get("comm_only") != "yes" \
-        else [0.0]
+    comp = [x for x in c.get("compute_us") or [] if finite(x)]
+    if c.get("comm_only") == "yes" and not comp:
+        comp = [0.0]
     if not finite(step) or not comp or step - max(comp) <= 0:
         return None
     return step - max(comp)
@@ -188,7 +189,8 @@ class Models:
             t = exposed_comm(c)
             if c["tp"] >= 2 and t is not None and finite(c.get("comm_bytes")):
                 ranks = c.get("world_ranks") or list(range(c["world_size"]))
-                key = (c.get("collective"), kind_of([hosts[w] for w in ranks[:c["tp"]]]))
+                on = c.get("run_hosts") or hosts
+                key = (c.get("collective"), kind_of([on[w] for w in ranks[:c["tp"]]]))
                 mpts.setdefault(key, []).append((c["tp"], c["comm_bytes"], t))
             if c.get("comm_only") != "yes" and finite(c.get("comm_bytes")):
                 self.bytes_of[(c["m"], c["n"], c["dtype"], c["split"])] = c["comm_bytes"]
@@ -302,7 +304,9 @@ def check_configs(cfgs, world):
 class Pooled:
     """Several runs of one sweep as one result: every config's records across the runs (its
     measurements all count in the fits) and the median over the runs of its median step
-    (one disturbed run moves the reference less). The first run's metadata stands for all."""
+    (one disturbed run moves the reference less). The first run's metadata stands for all,
+    but each config keeps its own run's hosts (run_hosts): a packed run on one node pooled with
+    a comm-only sweep across two gives the models an inter-node link."""
 
     def __init__(self, results):
         self.dir = results[0].dir
@@ -313,7 +317,7 @@ class Pooled:
         by_key = {}
         for i, res in enumerate(results):
             for c in res.configs:
-                c = dict(c, id=len(self.configs), run=i)
+                c = dict(c, id=len(self.configs), run=i, run_hosts=hosts_of(res.run))
                 self.configs.append(c)
                 by_key.setdefault(tr.config_key(c), []).append(c)
         for key, cs in by_key.items():
@@ -368,7 +372,8 @@ def validate(res):
             shards = x.get("shards") if all(finite(v) for v in x.get("shards") or [None]) \
                 else None
             preds.append(mdl.predict(x["m"], x["n"], x["k"], x["split"], x["policy"], x["tp"],
-                                     ranks, x["dtype"], x.get("collective"), shards=shards))
+                                     ranks, x["dtype"], x.get("collective"),
+                                     hosts=x.get("run_hosts"), shards=shards))
         got = [p for p in preds if p]  # each run's copy on its own shards: their median
         pred = statistics.median(p["step_us"] for p in got) if got else None
         flags = sorted({f for p in got for f in p["extrapolates"]}) if got else ["no model"]

@@ -98,6 +98,35 @@ class Validation(unittest.TestCase):
         self.assertEqual(len(rows), 18)
         self.assertLess(tm.error_summary(rows)["max"], 1e-9)
 
+    def test_pooled_runs_keep_their_hosts(self):
+        """A packed run on one node pooled with a comm-only sweep across two: the sweep's
+        groups are inter-node (its own run's hosts), so a spread world laid out one rank a
+        node is predicted with that link: compute at the even shard + 2 L + V / B."""
+        packed = synthetic(self.d)[0]
+        lat, bw = 500.0, 25.0  # us, bytes/us
+        link = [fx.config(i, comm_only="yes", m=1, n=v // 4, k=1, shards=[v // 8, v // 8],
+                          comm_bytes=v, compute_us=[6000.0, 6000.0],  # a --comm-gap
+                          step=6000.0 + 2 * lat + v / bw, xfer_us=2 * lat + v / bw)
+                for i, v in enumerate((1 << 18, 1 << 19, 1 << 20, 1 << 21))]
+        run = fx.run_record(ranks=[{"host": "a"}, {"host": "b"}], granularity=1,
+                            dtype="fp32")
+        across = fx.write_dir(os.path.join(self.d, "link"), link, run=run)
+        out = os.path.join(self.d, "plan.json")
+        res = tm.Pooled([tr.load(packed), tr.load(across)])
+        self.assertEqual([c["run_hosts"] for c in res.configs][-1], ["a", "b"])
+        argv = [packed, across, "--placement", "spread", "--ranks-per-node", "1", "--tp", "2",
+                "--shape", "64x512x512", "--format", "json"]
+        import contextlib
+        import io
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            self.assertEqual(plan.main(argv), 0)
+        rows = tr.json_loads(buf.getvalue())["predictions"]
+        row = [r for r in rows if r["split"] == "row" and r["policy"] == "even"][0]
+        comp = max(10.0 + flops(64, 512, 512, "row", 256) / r for r in (4e4, 2e4))
+        want = comp + 2 * lat + 64 * 512 * 4 / bw
+        self.assertAlmostEqual(row["prediction"]["step_us"], want, delta=1e-6 * want)
+
     def test_plan_text_json_and_shard_plan(self):
         d = synthetic(self.d)[0]
         out = os.path.join(self.d, "p.json")
