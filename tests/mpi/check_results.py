@@ -608,7 +608,7 @@ def steady(cfgs, tol):
 def steady_rerun(cfgs, other, tol, skip):
     """Every rank but skip computed as fast in this run as in the rerun (same configs, same
     shards): else exit 76, the machine changed speed between the two runs. skip: a rank with
-    an injected delay, whose GEMMs after the delay run slower (1.4-2.1x measured here)."""
+    an injected delay, whose compute phase holds the delay (--inject-delay stalls it)."""
     ref = {(c["split"], c["policy"]): c for c in other}
     for c in cfgs:
         r = ref[(c["split"], c["policy"])]
