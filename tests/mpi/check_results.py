@@ -589,10 +589,11 @@ def steady(cfgs, tol):
     config's calibration agree within a factor tol, and rank 0's rate moved by less than
     tol from even to weighted. Else exit 76: timing assertions on such a run say nothing
     about tpbal (this machine's vCPUs were at times 1.75x apart within seconds)."""
-    ev = [c for c in cfgs if c["policy"] == "even" and c["tp"] == 2]
-    wt = [c for c in cfgs if c["policy"] == "weighted" and c["tp"] == 2]
-    assert ev and wt and len(ev) == len(wt), "steady: even and weighted tp-2 configs expected"
-    for e, w in zip(ev, wt):
+    by = {(c["split"], c["policy"]): c for c in cfgs if c["tp"] == 2}
+    splits = sorted({s for s, _ in by})
+    assert splits and all((s, p) in by for s in splits for p in ("even", "weighted")), \
+        "steady: even and weighted tp-2 configs expected per split"
+    for e, w in ((by[s, "even"], by[s, "weighted"]) for s in splits):
         re = [s / t for s, t in zip(e["shards"], e["compute_us"])]
         rw = [s / t for s, t in zip(w["shards"], w["compute_us"])]
         q = [re[1] / re[0], rw[1] / rw[0], w["speeds"][1] / w["speeds"][0]]
