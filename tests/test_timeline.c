@@ -128,6 +128,12 @@ START_TEST(causality_violations_counted)
         m[i].x1 -= 100;
     ck_assert_int_eq(tpb_timeline_analyse(m, 2, 2, ITERS, r, &c), TPB_OK);
     ck_assert_int_eq(c.causality_violations, ITERS);
+    /* 50 us early: beyond stated uncertainties of 20 + 20 us, within 30 + 25 (rank 1 last) */
+    double tight[2] = {20, 20}, loose[2] = {30, 25}, one_sided[2] = {49, 0};
+    ck_assert_int_eq(tpb_timeline_violations(m, 2, 2, ITERS, tight), ITERS);
+    ck_assert_int_eq(tpb_timeline_violations(m, 2, 2, ITERS, loose), 0);
+    ck_assert_int_eq(tpb_timeline_violations(m, 2, 2, ITERS, one_sided), ITERS);
+    ck_assert_int_eq(tpb_timeline_violations(m, 2, 2, ITERS, NULL), ITERS);
 }
 END_TEST
 

@@ -17,6 +17,21 @@ double tpb_timeline_last_arrival(const tpb_mark_t *marks, int tp, int iters, int
     return a;
 }
 
+int tpb_timeline_violations(const tpb_mark_t *marks, int world, int tp, int iters,
+                            const double *unc)
+{
+    int n = 0;
+    for (int g = 0; g < world / tp; g++)
+        for (int i = 0; i < iters; i++) {
+            int q = g * tp; /* the last arriver */
+            for (int r = q + 1; r < (g + 1) * tp; r++)
+                q = M(r, i).c1 > M(q, i).c1 ? r : q;
+            for (int r = g * tp; r < (g + 1) * tp; r++)
+                n += M(r, i).x1 < M(q, i).c1 - (unc ? unc[r] + unc[q] : 0.0);
+        }
+    return n;
+}
+
 /* Rank arriving last in group g, iteration i, and its lead over the second last. */
 static int last_of_group(const tpb_mark_t *marks, int tp, int iters, int g, int i, double *late)
 {
@@ -69,7 +84,6 @@ static void group_stats(const tpb_mark_t *marks, int tp, int iters, int g, doubl
             x1 = fmax(x1, M(r, i).x1);
             fx = fmin(fx, M(r, i).x1 - M(r, i).c1);
             comp += M(r, i).c1 - M(r, i).c0;
-            cfg->causality_violations += M(r, i).x1 < a;
         }
         grp[0][i] = x1 - c0; /* step */
         grp[1][i] = x1 - a;  /* transfer after the last arrival */
@@ -167,6 +181,7 @@ tpb_status_t tpb_timeline_analyse(const tpb_mark_t *marks, int world, int tp, in
             all_free[i] = fmin(all_free[i], free_x[i]);
         }
     }
+    cfg->causality_violations = tpb_timeline_violations(marks, world, tp, iters, NULL);
     for (int i = 0; i < iters; i++) {
         step_sum += step[i];
         xfer_sum += set_xfer[i];

@@ -57,7 +57,7 @@ typedef struct {
     int straggler_rank;    /**< rank most often last (ties: larger lateness; -1 if t = 1) */
     double straggler_frac; /**< fraction of iterations it was last in its group */
     double straggler_late_us; /**< its mean lateness */
-    int causality_violations; /**< (rank, iteration) with x1 < A */
+    int causality_violations; /**< (rank, iteration) with x1 < A (tpb_timeline_violations) */
     int nspikes;              /**< iterations with step > 1.5 x median */
     tpb_spike_t spikes[TPB_MAX_SPIKES];
 } tpb_config_stats_t;
@@ -89,6 +89,15 @@ void tpb_timeline_steps(const tpb_mark_t *marks, int world, int tp, int iters, d
  * is not possible: pure.
  */
 int tpb_timeline_trace_window(const double *step, int iters, int n, unsigned char *keep);
+
+/**
+ * Causality violations: (rank r, iteration) pairs in which r's collective ended before its
+ * group's last arrival A (by rank q) by more than unc[r] + unc[q], the stated uncertainties
+ * (us) of the two ranks' clock offsets: a count above 0 means the clocks are off by more
+ * than they say. unc NULL: every uncertainty 0 (x1 < A). Pure.
+ */
+int tpb_timeline_violations(const tpb_mark_t *marks, int world, int tp, int iters,
+                            const double *unc);
 
 /** Last arrival A of group g (ranks g*tp .. g*tp+tp-1) in iteration i. */
 double tpb_timeline_last_arrival(const tpb_mark_t *marks, int tp, int iters, int g, int i);

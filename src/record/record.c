@@ -76,6 +76,24 @@ static int world_of(const tpb_result_t *res, int p)
     return res->rank_of ? res->rank_of[p] : p;
 }
 
+/* Causality violations beyond each pair's stated clock uncertainty: RTT/2 of a rank's start
+ * sample or of its latest, whichever is larger (its marks were corrected between the two). */
+static tpb_status_t clock_violations(const tpb_record_t *s, tpb_result_t *res,
+                                     const tpb_mark_t *marks)
+{
+    double *unc = malloc((size_t)res->world * sizeof(double));
+    if (!unc)
+        return tpb_err_set(TPB_ERR_NOMEM, "out of memory for %d clock uncertainties", res->world);
+    for (int p = 0; p < res->world; p++) {
+        int w = world_of(res, p);
+        unc[p] = 0.5 * fmax(s->sync0[w].rtt_us, s->sync1[w].rtt_us);
+    }
+    res->stats.causality_violations =
+        tpb_timeline_violations(marks, res->world, res->tp, res->iters, unc);
+    free(unc);
+    return TPB_OK;
+}
+
 /* What the closing summary needs of res beyond its identity. */
 static void summary_facts(tpb_history_t *h, const tpb_result_t *res)
 {
@@ -378,10 +396,13 @@ tpb_status_t tpb_record_config(tpb_record_t *s, const tpb_result_t *in, const tp
     }
     tpb_status_t st = TPB_OK;
     res.whatif = (tpb_whatif_t){NAN, NAN, NAN, NAN};
-    if (s->run.timeline)
+    if (s->run.timeline) {
         st = tpb_timeline_analyse(marks, size, res.tp, res.iters, ranks, &res.stats);
-    else
+        if (st == TPB_OK)
+            st = clock_violations(s, &res, marks);
+    } else {
         loop_only_stats(&res, marks, ranks, &res.stats);
+    }
     if (st == TPB_OK && s->run.timeline)
         st = tpb_whatif_replay(marks, size, res.tp, res.iters, res.stats.straggler_rank,
                                res.stats.step_med, &res.whatif);
