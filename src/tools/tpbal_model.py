@@ -8,9 +8,12 @@ each config's shard, and its calibration GEMM (the speed at the even shard's FLO
 Communication, per collective and kind of group (inside one node, or across nodes): the
 ring algorithms' cost in the group size t, so that an unmeasured degree can be predicted,
 T = a (t - 1) L + a (t - 1) / t * V / B, with a = 2 for all-reduce (reduce-scatter, then
-all-gather) and 1 for all-gather, V the whole result's bytes; L >= 0 and B > 0 fitted the
-same way to what the collective added to each measured step (exposed_comm: the step less
-the slowest rank's compute; a comm-only config's whole step).
+all-gather) and 1 for all-gather, V the whole result's bytes; B > 0 and L fitted the same
+way to what the collective added to each measured step (exposed_comm: the step less the
+slowest rank's compute; a comm-only config's whole step). L >= 0, but where a series sweeps
+at least 4 sizes over at least 4x (a comm-only sweep) L is free: a shaped link lets its
+burst pass at line rate, and the line through such a sweep crosses below the origin (a
+predicted time is never below 0).
 
 A config's step: per TP group, its slowest rank's predicted compute on the shard it would
 get (even: as equal as the granularity allows; weighted: in proportion to the ranks'
@@ -89,6 +92,9 @@ class ComputeModel:
         return flops < 0.8 * lo or flops > 1.25 * hi
 
 
+SWEEP_SIZES, SWEEP_SPAN = 4, 4.0  # a series this wide fits L freely (CommModel)
+
+
 class CommModel:
     """T = a (t-1) L + a (t-1)/t V / B per (collective, kind)."""
 
@@ -100,8 +106,11 @@ class CommModel:
             pts = [p for p in pts if p[0] >= 2 and finite(p[1]) and finite(p[2]) and p[2] > 0]
             if not pts:
                 continue
+            sizes = {v for _, v, _ in pts}
+            sweep = len(sizes) >= SWEEP_SIZES and max(sizes) >= SWEEP_SPAN * min(sizes)
             got = wls2([a * (t - 1) for t, _, _ in pts],
-                       [a * (t - 1) / t * v for t, v, _ in pts], [x for _, _, x in pts])
+                       [a * (t - 1) / t * v for t, v, _ in pts], [x for _, _, x in pts],
+                       nonneg=not sweep)
             if got:
                 self.fit[key] = got  # (L us, 1 / B in us per byte)
                 self.range[key] = ({t for t, _, _ in pts}, min(v for _, v, _ in pts),
@@ -112,7 +121,7 @@ class CommModel:
             return 0.0
         a = COLL_FACTOR.get(key[0], 1.0)
         lat, inv = self.fit[key]
-        return a * (t - 1) * lat + a * (t - 1) / t * nbytes * inv
+        return max(0.0, a * (t - 1) * lat + a * (t - 1) / t * nbytes * inv)
 
     def extrapolates(self, key, t, nbytes):
         tps, lo, hi = self.range[key]

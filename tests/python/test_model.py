@@ -40,6 +40,19 @@ class Model(unittest.TestCase):
         self.assertFalse(c.extrapolates(key, 2, 65536))
         self.assertEqual(c.time(key, 1, 1 << 20), 0.0)
 
+    def test_a_sweep_fits_a_shaped_links_burst(self):
+        # tbf's burst: the first bytes pass at line rate, T = V / B - 2 ms over 256K..4M
+        truth = lambda v: v / 25.0 - 2000.0  # 25 bytes a us: 200 Mbit/s
+        key = ("all-reduce", "inter-node")
+        sweep = [(2, v, 2 * 0.5 * truth(v)) for v in (1 << 18, 1 << 19, 1 << 20, 1 << 21, 1 << 22)]
+        c = tm.CommModel({key: sweep})
+        self.assertAlmostEqual(c.fit[key][0], -1000.0, places=6)  # L = -2 ms / (a (t - 1))
+        self.assertAlmostEqual(c.time(key, 2, 1 << 20), truth(1 << 20), places=6)
+        self.assertEqual(c.time(key, 2, 1024), 0.0)  # never below 0
+        # three sizes (no sweep): L stays >= 0, fitted through the origin
+        c = tm.CommModel({key: sweep[1:4]})
+        self.assertEqual(c.fit[key][0], 0.0)
+
     def test_shards(self):
         self.assertEqual(tm.even_shards(10, 3, 1), [4, 3, 3])
         self.assertEqual(tm.even_shards(130, 2, 64), [64, 66])
