@@ -6,9 +6,10 @@
 # detection and per-node grouping in the results and traces, placement (packed groups on
 # one node, spread groups on two), cross-node clock sync with an injected offset, and,
 # with the links limited by tbf, a spread group slower than a packed one by about what
-# the link rate predicts, and tpbal-plan's prediction of a spread run from packed runs and a
-# comm-only sweep of the link, and --overlap chunked over the link (figures printed, the
-# accounting asserted). Every namespace is removed on exit, failure included.
+# the link rate predicts, --overlap chunked over the link (figures printed, the accounting
+# asserted), and tpbal-plan's prediction of a spread run from a packed run and a comm-only
+# sweep of the link (within 15 %; the link's two modes printed). Every namespace is removed
+# on exit, failure included.
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" = 0 ] || { echo "SKIP: network namespaces need root"; exit 77; }
 for c in ip unshare tc; do
@@ -110,45 +111,84 @@ overlap_link() {
 overlap_link 1
 overlap_link 8
 
-# ---- tpbal-plan across nodes: the spread placement predicted from packed GEMM runs (the
-# compute models) and a comm-only sweep of spread groups (the link's all-reduce), against a
-# spread run it never saw: within 15 %
+# ---- tpbal-plan across nodes: a spread TP 2 group, one rank a node (no core shared),
+# predicted from a packed run on one node (the compute models) and a comm-only sweep of the
+# link (its all-reduce, --comm-gap as between GEMMs), against a spread run tpbal-plan never
+# saw: within 15 %. Open MPI's TCP rendezvous hand-shake can queue behind a bulk transfer
+# the other way, and back-to-back calls over tbf then lock into a mode twice as slow
+# (bench/linkmodes, doc/METRICS.md); with the eager limit above the largest message (no
+# hand-shake) the link's transfers repeat. The bare loop checks that they do first: where its
+# back-to-back and spaced calls differ by more than 10 %, the attempt is inconclusive.
+LINKMODES=$(cd "$(dirname "$TPBAL")/.." && pwd)/bench/linkmodes
+EAGER="--mca btl_tcp_eager_limit 8388608 --mca btl_tcp_rndv_eager_limit 8388608"
+cl2() { # HOSTS PROGRAM ARGS...: 2 ranks, the link's eager limit raised
+    local hosts=$1
+    shift
+    echo "+ [$hosts] mpirun -np 2 $(basename "$1") ${*:2}"
+    # shellcheck disable=SC2086
+    timeout 240 ip netns exec "${P}h" $MPIRUN --mca plm_rsh_agent "$WORK/agent" \
+        --host "$hosts" -np 2 --mca oob_tcp_if_include 198.18.0.0/24 \
+        --mca btl_tcp_if_include 198.18.0.0/24 ${CL2_MCA-$EAGER} "$@" >"$WORK/out" 2>"$WORK/err"
+    RC=$?
+    [ $RC -ne 124 ] || fail "$(basename "$1") hung on the emulated cluster"
+}
+CL2_MCA="" cl2 n1:1,n2:1 "$LINKMODES" 1048576 12 6
+expect_rc 0
+echo "the link's modes with Open MPI's defaults (printed):" && cat "$WORK/out"
 plan_spread() {
     d="$WORK/ps$1"
-    cl_tpbal --tp 2 --tp-placement packed --shape 256x1024x512 --policy even --split row \
-        --iters 8 --warmup 2 --out "$d-packed"
+    cl2 n1:1,n2:1 "$LINKMODES" 1048576 12 6
     expect_rc 0
-    cl_tpbal --comm-only --tp 2 --tp-placement spread --split row --comm-sizes 256K:4M:2 \
-        --iters 8 --warmup 2 --out "$d-link"
+    cat "$WORK/out"
+    "$PY" - "$WORK/out" <<'PY' || { rc=$?; [ $rc -eq 76 ] && exit 76; fail "bench/linkmodes' figures"; }
+import re, sys
+m = {k: float(v) for k, v in re.findall(r"mode=(\S+) .*median_ms=([\d.]+)", open(sys.argv[1]).read())}
+r = m["back-to-back"] / m["gap"]
+print("the link's back-to-back / spaced all-reduce: %.2f" % r)
+if abs(r - 1) > 0.10:
+    print("not steady: the link's calls do not repeat (tolerance 10 %); not asserted")
+    sys.exit(76)
+PY
+    cl2 n1:2 "$TPBAL" --tp 2 --tp-placement packed --shape 256x1024x512 --policy even \
+        --split row --iters 8 --warmup 2 --out "$d-packed"
     expect_rc 0
-    cl_tpbal --tp 2 --tp-placement spread --shape 256x1024x512 --policy even --split row \
-        --iters 8 --warmup 2 --out "$d-spread"
+    cl2 n1:1,n2:1 "$TPBAL" --comm-only --tp 2 --tp-placement spread --split row \
+        --comm-sizes 256K:4M:2 --comm-gap 6000 --iters 8 --warmup 2 --out "$d-link"
     expect_rc 0
-    "${TPBAL_PLAN:?}" "$d-packed" "$d-link" --placement spread --tp 2 --shape 256x1024x512 \
-        --format json >"$WORK/ps.json" || fail "tpbal-plan across nodes"
-    "$PY" - "$WORK/ps.json" "$d-spread" "$d-link" <<'PY' || fail "tpbal-plan's spread prediction"
+    cl2 n1:1,n2:1 "$TPBAL" --tp 2 --tp-placement spread --shape 256x1024x512 --policy even \
+        --split row --iters 8 --warmup 2 --out "$d-spread"
+    expect_rc 0
+    "${TPBAL_PLAN:?}" "$d-packed" "$d-link" --placement spread --ranks-per-node 1 --tp 2 \
+        --shape 256x1024x512 --format json >"$WORK/ps.json" || fail "tpbal-plan across nodes"
+    "$PY" - "$WORK/ps.json" "$d-spread" "$d-link" <<'PY'
 import json, sys
 plan = json.load(open(sys.argv[1]))
 pred = [r for r in plan["predictions"] if r["placement"] == "spread" and r["split"] == "row"
-        and r["policy"] == "even"][0]
+        and r["policy"] == "even"]
+if not pred:
+    sys.exit("no spread prediction")
+pred = pred[0]
 cfg = [json.loads(l) for l in open(sys.argv[2] + "/results.jsonl")][1]
 p, m = pred["prediction"], cfg["step_us"]["median"]
+err = p["step_us"] / m - 1
 print("spread tp 2 row even: predicted %.0f us (compute %.0f, comm %.0f) on ranks %s, "
       "measured %.0f us on %s: %+.1f %%" % (p["step_us"], p["comp_us"], p["comm_us"],
-                                           pred["ranks"], m, cfg["world_ranks"],
-                                           100 * (p["step_us"] / m - 1)))
+                                           pred["ranks"], m, cfg["world_ranks"], 100 * err))
 link = [json.loads(l) for l in open(sys.argv[3] + "/results.jsonl")]
 link = {c["comm_bytes"]: c for c in link if c.get("type") == "config"}
 at = link.get(cfg["comm_bytes"])
-print("  measured: compute %s us, xfer %.0f us; the link's comm-only step at %d B: %s us" % (
+print("  measured: compute %s us, xfer %.0f us; the link's comm-only xfer at %d B: %s us" % (
     [round(x) for x in cfg["compute_us"]], cfg["xfer_us"], cfg["comm_bytes"],
-    round(at["step_us"]["median"]) if at else "-"))
-assert pred["ranks"] == cfg["world_ranks"], "another spread order than tpbal's"
-assert p["step_us"] > 0 and p["comm_us"] > p["comp_us"], p  # the link dominates
+    round(at["xfer_us"]) if at else "-"))
+if pred["ranks"] != cfg["world_ranks"]:
+    sys.exit("another spread order than tpbal's")
+if not p["comm_us"] > p["comp_us"] > 0:
+    sys.exit("the link does not dominate the prediction: %s" % p)
+sys.exit(75 if abs(err) > 0.15 else 0)
 PY
+    rc=$?
+    [ $rc -eq 0 ] || [ $rc -eq 75 ] || fail "tpbal-plan's spread prediction"
+    return $rc
 }
-# the error is printed, not asserted: over tbf the GEMM run's transfers are slower than the
-# comm-only sweep's back-to-back ones in some runs (-21..-31 %, against +4 % in others;
-# doc/METRICS.md), so the 15 % goal is not met reliably yet
-plan_spread 1
+attempts "cluster spread plan" plan_spread 3
 echo "cluster: ok"
