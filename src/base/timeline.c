@@ -17,21 +17,6 @@ double tpb_timeline_last_arrival(const tpb_mark_t *marks, int tp, int iters, int
     return a;
 }
 
-int tpb_timeline_violations(const tpb_mark_t *marks, int world, int tp, int iters,
-                            const double *unc)
-{
-    int n = 0;
-    for (int g = 0; g < world / tp; g++)
-        for (int i = 0; i < iters; i++) {
-            int q = g * tp; /* the last arriver */
-            for (int r = q + 1; r < (g + 1) * tp; r++)
-                q = M(r, i).c1 > M(q, i).c1 ? r : q;
-            for (int r = g * tp; r < (g + 1) * tp; r++)
-                n += M(r, i).x1 < M(q, i).c1 - (unc ? unc[r] + unc[q] : 0.0);
-        }
-    return n;
-}
-
 /* Rank arriving last in group g, iteration i, and its lead over the second last. */
 static int last_of_group(const tpb_mark_t *marks, int tp, int iters, int g, int i, double *late)
 {
@@ -47,6 +32,20 @@ static int last_of_group(const tpb_mark_t *marks, int tp, int iters, int g, int 
     }
     *late = tp > 1 ? M(last, i).c1 - second : 0.0;
     return last;
+}
+
+int tpb_timeline_violations(const tpb_mark_t *marks, int world, int tp, int iters,
+                            const double *unc)
+{
+    int n = 0;
+    double late;
+    for (int g = 0; g < world / tp; g++)
+        for (int i = 0; i < iters; i++) {
+            int q = last_of_group(marks, tp, iters, g, i, &late);
+            for (int r = g * tp; r < (g + 1) * tp; r++)
+                n += M(r, i).x1 < M(q, i).c1 - (unc ? unc[r] + unc[q] : 0.0);
+        }
+    return n;
 }
 
 /* Per-rank medians and p95s from the scratch columns. */

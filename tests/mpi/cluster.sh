@@ -45,14 +45,18 @@ exec ip netns exec "$P\$host" unshare --uts bash -c 'hostname "\$0"; eval "\$*"'
 AGENT
 chmod +x "$WORK/agent"
 
-cl_tpbal() { # ARGS...: 4 ranks, 2 per node
-    echo "+ [n1:2,n2:2] mpirun -np 4 tpbal $*"
+cl_run() { # HOSTS NP "MCA ARGS" PROGRAM ARGS...: mpirun from the bridge's namespace
+    local hosts=$1 np=$2 mca=$3
+    shift 3
+    echo "+ [$hosts] mpirun -np $np $(basename "$1") ${*:2}"
+    # shellcheck disable=SC2086
     timeout 240 ip netns exec "${P}h" $MPIRUN --mca plm_rsh_agent "$WORK/agent" \
-        --host n1:2,n2:2 -np 4 --mca oob_tcp_if_include 198.18.0.0/24 \
-        --mca btl_tcp_if_include 198.18.0.0/24 "$TPBAL" "$@" >"$WORK/out" 2>"$WORK/err"
+        --host "$hosts" -np "$np" --mca oob_tcp_if_include 198.18.0.0/24 \
+        --mca btl_tcp_if_include 198.18.0.0/24 $mca "$@" >"$WORK/out" 2>"$WORK/err"
     RC=$?
-    [ $RC -ne 124 ] || fail "tpbal hung on the emulated cluster"
+    [ $RC -ne 124 ] || fail "$(basename "$1") hung on the emulated cluster"
 }
+cl_tpbal() { cl_run n1:2,n2:2 4 "" "$TPBAL" "$@"; } # ARGS...: 4 ranks, 2 per node
 
 # ---- nodes, per-node grouping, placement, traces (one process per node)
 d="$WORK/nodes"
@@ -121,18 +125,8 @@ overlap_link 8
 # back-to-back and spaced calls differ by more than 10 %, the attempt is inconclusive.
 LINKMODES=$(cd "$(dirname "$TPBAL")/.." && pwd)/bench/linkmodes
 EAGER="--mca btl_tcp_eager_limit 8388608 --mca btl_tcp_rndv_eager_limit 8388608"
-cl2() { # HOSTS PROGRAM ARGS...: 2 ranks, the link's eager limit raised
-    local hosts=$1
-    shift
-    echo "+ [$hosts] mpirun -np 2 $(basename "$1") ${*:2}"
-    # shellcheck disable=SC2086
-    timeout 240 ip netns exec "${P}h" $MPIRUN --mca plm_rsh_agent "$WORK/agent" \
-        --host "$hosts" -np 2 --mca oob_tcp_if_include 198.18.0.0/24 \
-        --mca btl_tcp_if_include 198.18.0.0/24 ${CL2_MCA-$EAGER} "$@" >"$WORK/out" 2>"$WORK/err"
-    RC=$?
-    [ $RC -ne 124 ] || fail "$(basename "$1") hung on the emulated cluster"
-}
-CL2_MCA="" cl2 n1:1,n2:1 "$LINKMODES" 1048576 12 6
+cl2() { cl_run "$1" 2 "$EAGER" "${@:2}"; } # HOSTS PROGRAM ARGS...: 2 ranks, eager limit raised
+cl_run n1:1,n2:1 2 "" "$LINKMODES" 1048576 12 6
 expect_rc 0
 echo "the link's modes with Open MPI's defaults (printed):" && cat "$WORK/out"
 plan_spread() {
