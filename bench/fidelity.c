@@ -4,7 +4,7 @@
  * alternate between
  *   bare   cblas_sgemm on plain buffers (the reference),
  *   tpbal  the layer's compute phase exactly as tpbal times it: mark, the
- *          backend's GEMM (through the ops table), mark.
+ *          backend's GEMM (through its device table), mark.
  * Usage: mpirun -np 2 bench/fidelity [M N K [ITERS [ROUNDS]]]
  * Prints the per-GEMM medians and the fidelity bare/tpbal (goal >= 0.98).
  */
@@ -19,7 +19,8 @@
 #include "base/metrics.h"
 #include "base/rng.h"
 #include "run/layer.h"
-#include "run/split.h"
+#include "run/coll.h"
+#include "run/orient.h"
 
 typedef struct {
     long m, n, k;
@@ -48,15 +49,14 @@ static double bare_round(const bench_t *b, const float *x, const float *w, float
 }
 
 /* Sum of the marked compute phases, per GEMM. */
-static double tpbal_round(const bench_t *b, const tpb_backend_ops_t *ops, tpb_backend_t *be,
-                          const tpb_gemm_t *g, double *marks)
+static double tpbal_round(const bench_t *b, tpb_device_t *dev, const tpb_gemm_t *g, double *marks)
 {
     for (int i = 0; i < b->iters; i++)
-        if (ops->mark(be, 2 * (size_t)i, TPB_MARK_COMPUTE_BEGIN) != TPB_OK ||
-            ops->gemm(be, g) != TPB_OK ||
-            ops->mark(be, 2 * (size_t)i + 1, TPB_MARK_COMPUTE_END) != TPB_OK)
+        if (tpb_dev_mark(dev, 2 * (size_t)i, TPB_MARK_COMPUTE_BEGIN) != TPB_OK ||
+            tpb_dev_gemm(dev, g) != TPB_OK ||
+            tpb_dev_mark(dev, 2 * (size_t)i + 1, TPB_MARK_COMPUTE_END) != TPB_OK)
             MPI_Abort(MPI_COMM_WORLD, 1);
-    if (ops->marks_read(be, 2 * (size_t)b->iters, marks) != TPB_OK)
+    if (tpb_dev_marks_read(dev, 2 * (size_t)b->iters, marks) != TPB_OK)
         MPI_Abort(MPI_COMM_WORLD, 1);
     double sum = 0.0;
     for (int i = 0; i < b->iters; i++)
@@ -85,12 +85,12 @@ int main(int argc, char **argv)
                                .cfg = {.dtype = TPB_DTYPE_FP32},
                                .clock = &clock,
                                .emulate_factor = 1.0};
-    const tpb_backend_ops_t *ops = &tpb_backend_host;
-    tpb_backend_t *be;
+    tpb_device_t *dev;
     tpb_comm_t *comm;
     tpb_layer_t *l;
     long shard = b.k;
-    tpb_layer_desc_t d = {.split = tpb_split_ops(TPB_SPLIT_ROW, TPB_COLL_ALLGATHER),
+    tpb_layer_desc_t d = {.orient = &tpb_orient_row,
+                          .coll = &tpb_coll_allreduce,
                           .m = b.m,
                           .n = b.n,
                           .k = b.k,
@@ -98,9 +98,10 @@ int main(int argc, char **argv)
                           .tp = 1,
                           .shards = &shard,
                           .seed = 42};
-    if (ops->init(&args, &be) != TPB_OK || ops->comm_open(be, MPI_COMM_SELF, &comm) != TPB_OK ||
-        tpb_layer_create(ops, be, comm, &d, &l) != TPB_OK ||
-        ops->marks_prepare(be, 2 * (size_t)b.iters) != TPB_OK) {
+    if (tpb_backend_host.open(&args, &dev) != TPB_OK ||
+        tpb_dev_comm_open(dev, MPI_COMM_SELF, &comm) != TPB_OK ||
+        tpb_layer_create(dev, comm, &d, &l) != TPB_OK ||
+        tpb_dev_marks_prepare(dev, 2 * (size_t)b.iters) != TPB_OK) {
         fprintf(stderr, "fidelity: %s\n", tpb_err_msg());
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -109,14 +110,15 @@ int main(int argc, char **argv)
     double *marks = malloc(2 * (size_t)b.iters * sizeof(double));
     double bare[b.rounds], ours[b.rounds];
     bare_round(&b, x, w, y); /* warm-up both */
-    tpbal_round(&b, ops, be, tpb_layer_gemm(l), marks);
+    tpbal_round(&b, dev, tpb_layer_gemm(l), marks);
     for (int r = 0; r < b.rounds; r++) {
         MPI_Barrier(MPI_COMM_WORLD);
         bare[r] = bare_round(&b, x, w, y);
         MPI_Barrier(MPI_COMM_WORLD);
-        ours[r] = tpbal_round(&b, ops, be, tpb_layer_gemm(l), marks);
+        ours[r] = tpbal_round(&b, dev, tpb_layer_gemm(l), marks);
     }
-    double mb = tpb_median(bare, (size_t)b.rounds), mo = tpb_median(ours, (size_t)b.rounds);
+    double mb = tpb_stats_median(bare, (size_t)b.rounds),
+           mo = tpb_stats_median(ours, (size_t)b.rounds);
     double gf = 2.0 * b.m * b.n * b.k / (mo * 1e3);
     printf("rank %d: GEMM %ldx%ldx%ld fp32, %d x %d: bare %.1f us, tpbal %.1f us (%.1f GFLOP/s), "
            "fidelity bare/tpbal %.3f (goal >= 0.98)\n",
@@ -126,8 +128,8 @@ int main(int argc, char **argv)
     free(y);
     free(marks);
     tpb_layer_destroy(l);
-    ops->comm_close(comm);
-    ops->finalize(be);
+    tpb_comm_close(comm);
+    tpb_dev_close(dev);
     MPI_Finalize();
     return 0;
 }

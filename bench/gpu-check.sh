@@ -136,7 +136,7 @@ else
         --iters 3 --out "$OUTDIR/dry-host" >"$OUTDIR/dry-host.txt" 2>&1 ||
         { say "dry-host: FAIL: $(tail -1 "$OUTDIR/dry-host.txt")"; exit 1; }
     say "dry-host: the summary of a host result: $(python3 "$TOP/bench/gpu_summary.py" "$OUTDIR/dry-host" 2>&1 | tail -1)"
-    if ! "$T" --version 2>/dev/null | grep -q "cuda"; then
+    if ! "$T" --version 2>/dev/null | grep -q "^backend cuda: built"; then
         say "dry-run: SKIP: $T was built without CUDA: its commands cannot be resolved"
         DRY=2
     fi

@@ -3,7 +3,7 @@
  * of the same BLAS and MPI calls, measured in the same run (rounds alternate
  * so drift and noise hit all three alike):
  *   bare      cblas_sgemm + MPI_Allreduce on plain buffers
- *   tpbal     tpb_layer_iter through the backend ops table, timeline on
+ *   tpbal     tpb_layer_iter through the backend's tables, timeline on
  *   tpbal-off the same with --timeline off (no marks)
  * Usage: mpirun -np 2 bench/overhead [M N K [ITERS [ROUNDS]]]  (row split, even)
  * Prints per-iteration medians and the ratios; the goal is <= 1.02 at
@@ -16,7 +16,8 @@
 #include "backend/backend.h"
 #include "base/clock.h"
 #include "run/layer.h"
-#include "run/split.h"
+#include "run/coll.h"
+#include "run/orient.h"
 #include "base/metrics.h"
 #include "base/partition.h"
 #include "base/rng.h"
@@ -38,8 +39,7 @@ static double bare_loop(const bench_t *b, float *x, float *w, float *p, float *y
     return (tpb_clock_now_us(NULL) - t0) / b->iters;
 }
 
-static double layer_loop(const bench_t *b, const tpb_backend_ops_t *ops, tpb_backend_t *be,
-                         tpb_layer_t *l, int record)
+static double layer_loop(const bench_t *b, tpb_device_t *dev, tpb_layer_t *l, int record)
 {
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = tpb_clock_now_us(NULL);
@@ -48,7 +48,7 @@ static double layer_loop(const bench_t *b, const tpb_backend_ops_t *ops, tpb_bac
             MPI_Abort(MPI_COMM_WORLD, 1);
     double t = (tpb_clock_now_us(NULL) - t0) / b->iters;
     double *marks = malloc(3 * (size_t)b->iters * sizeof(double));
-    if (record && ops->marks_read(be, 3 * (size_t)b->iters, marks) != TPB_OK)
+    if (record && tpb_dev_marks_read(dev, 3 * (size_t)b->iters, marks) != TPB_OK)
         MPI_Abort(MPI_COMM_WORLD, 1);
     free(marks);
     return t;
@@ -94,11 +94,11 @@ int main(int argc, char **argv)
                                .cfg = {.dtype = TPB_DTYPE_FP32},
                                .clock = &clock,
                                .emulate_factor = 1.0};
-    const tpb_backend_ops_t *ops = &tpb_backend_host;
-    tpb_backend_t *be;
+    tpb_device_t *dev;
     tpb_comm_t *comm;
     tpb_layer_t *l;
-    tpb_layer_desc_t d = {.split = tpb_split_ops(TPB_SPLIT_ROW, TPB_COLL_ALLGATHER),
+    tpb_layer_desc_t d = {.orient = &tpb_orient_row,
+                          .coll = &tpb_coll_allreduce,
                           .m = b.m,
                           .n = b.n,
                           .k = b.k,
@@ -107,9 +107,10 @@ int main(int argc, char **argv)
                           .group_rank = b.rank,
                           .shards = shards,
                           .seed = 42};
-    if (ops->init(&args, &be) != TPB_OK || ops->comm_open(be, MPI_COMM_WORLD, &comm) != TPB_OK ||
-        tpb_layer_create(ops, be, comm, &d, &l) != TPB_OK ||
-        ops->marks_prepare(be, 3 * (size_t)b.iters) != TPB_OK) {
+    if (tpb_backend_host.open(&args, &dev) != TPB_OK ||
+        tpb_dev_comm_open(dev, MPI_COMM_WORLD, &comm) != TPB_OK ||
+        tpb_layer_create(dev, comm, &d, &l) != TPB_OK ||
+        tpb_dev_marks_prepare(dev, 3 * (size_t)b.iters) != TPB_OK) {
         fprintf(stderr, "overhead: %s\n", tpb_err_msg());
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -119,11 +120,11 @@ int main(int argc, char **argv)
     double bare[b.rounds], on[b.rounds], off[b.rounds], r_on[b.rounds], r_off[b.rounds];
     double r_tl[b.rounds];
     bare_loop(&b, x, w, p, y, kr); /* warm-up */
-    layer_loop(&b, ops, be, l, 1);
+    layer_loop(&b, dev, l, 1);
     for (int r = 0; r < b.rounds; r++) {
         bare[r] = bare_loop(&b, x, w, p, y, kr);
-        on[r] = layer_loop(&b, ops, be, l, 1);
-        off[r] = layer_loop(&b, ops, be, l, 0);
+        on[r] = layer_loop(&b, dev, l, 1);
+        off[r] = layer_loop(&b, dev, l, 0);
         r_on[r] = on[r] / bare[r];
         r_off[r] = off[r] / bare[r];
         r_tl[r] = on[r] / off[r];
@@ -133,21 +134,23 @@ int main(int argc, char **argv)
     double m0 = tpb_clock_now_us(NULL);
     for (int rep = 0; rep < 1000; rep++)
         for (size_t i = 0; i < nm; i++)
-            ops->mark(be, i, TPB_MARK_COMPUTE_END);
+            tpb_dev_mark(dev, i, TPB_MARK_COMPUTE_END);
     double mark_us = (tpb_clock_now_us(NULL) - m0) / (1000.0 * (double)nm);
     if (b.rank == 0) {
         size_t n = (size_t)b.rounds;
         printf("overhead: %d ranks, row split %ldx%ldx%ld fp32, %d iterations x %d rounds\n",
                b.size, b.m, b.n, b.k, b.iters, b.rounds);
-        printf("  bare loop      %10.1f us/iter (median of rounds)\n", tpb_median(bare, n));
+        printf("  bare loop      %10.1f us/iter (median of rounds)\n", tpb_stats_median(bare, n));
         printf("  tpbal timeline %10.1f us/iter   ratio %.4f (min %.4f, max %.4f)\n",
-               tpb_median(on, n), tpb_median(r_on, n), tpb_min(r_on, n), tpb_max(r_on, n));
+               tpb_stats_median(on, n), tpb_stats_median(r_on, n), tpb_stats_min(r_on, n),
+               tpb_stats_max(r_on, n));
         printf("  tpbal no marks %10.1f us/iter   ratio %.4f (min %.4f, max %.4f)\n",
-               tpb_median(off, n), tpb_median(r_off, n), tpb_min(r_off, n), tpb_max(r_off, n));
+               tpb_stats_median(off, n), tpb_stats_median(r_off, n), tpb_stats_min(r_off, n),
+               tpb_stats_max(r_off, n));
         printf("  timeline cost  %+.2f %% (median over rounds of timeline / no marks - 1; noise)\n",
-               100.0 * (tpb_median(r_tl, n) - 1.0));
+               100.0 * (tpb_stats_median(r_tl, n) - 1.0));
         printf("  one mark       %10.3f us, 3 per iteration = %.4f %% of the bare iteration\n",
-               mark_us, 100.0 * 3.0 * mark_us / tpb_median(bare, n));
+               mark_us, 100.0 * 3.0 * mark_us / tpb_stats_median(bare, n));
         printf("  goal: ratio <= 1.02 at iterations >= 1 ms; timeline cost < 1 %%\n");
     }
     free(x);
@@ -155,8 +158,8 @@ int main(int argc, char **argv)
     free(p);
     free(y);
     tpb_layer_destroy(l);
-    ops->comm_close(comm);
-    ops->finalize(be);
+    tpb_comm_close(comm);
+    tpb_dev_close(dev);
     MPI_Finalize();
     return 0;
 }

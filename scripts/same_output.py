@@ -19,6 +19,8 @@ TIMING = {
     "whatif_step_us", "slowdown", "whatif_straggler_step_us", "slowdown_straggler",
     "causality_violations", "max_rel_err", "emulate_achieved", "clock", "decomposition",
     "comm_model", "placement_effect", "rounds", "command_line", "fit", "comp_us", "idle_us",
+    "peak_tflops", "peak_basis",  # the host's peak from a measured clock (run record's ranks)
+    "step_samples_us", "predicted_speedup",  # from the even config's measured compute
 }
 # Values that follow from a measurement when the speeds were calibrated or adapted.
 MEASURED_SPEEDS = {"shards", "speeds", "speed_spread", "speed_samples", "fractions",
@@ -41,12 +43,15 @@ def shape(v):
     return type(v).__name__
 
 
-VARIABLE_LISTS = {"spikes", "rounds"}
+VARIABLE_LISTS = {"spikes", "rounds", "answer"}  # answer: its lines follow the timings
 
 
 def masked(rec):
     measured = rec.get("speed_source") == "calibration" or rec.get("policy") == "adaptive"
     out = {}
+    if rec.get("type") == "run":  # its per-rank facts hold measured clocks
+        rec = dict(rec, ranks=[{k: v for k, v in r.items() if k not in TIMING}
+                               for r in rec.get("ranks") or []])
     for k, v in rec.items():
         if k in VARIABLE_LISTS:
             out[k] = "list"
@@ -59,35 +64,73 @@ def masked(rec):
     return out
 
 
+# Words that name a config: which config an answer line picks depends on the timings.
+CONFIG_WORDS = {"row", "col", "row+sp", "col+sp", "even", "weighted", "adaptive", "cost",
+                "row:", "col:", "row+sp:", "col+sp:"}
+
 def text(path):
     with open(path, errors="replace") as f:
         lines = f.read().splitlines()
-    keep = []
+    keep, answer = [], False
     for line in lines:
         if "did not settle" in line or line.startswith("tpbal: config "):
             continue  # timing-dependent warnings and progress lines
-        keep.append(" ".join("#" if NUM.search(t) else t for t in line.split()))
+        if answer and line.startswith("#"):
+            continue  # which lines the answer has follows the timings (test_answer pins them)
+        answer = answer or line.startswith("# answer")
+        words = ["#" if NUM.search(t) else t for t in line.split()]
+        if "fastest" in line:
+            words = ["?" if w in CONFIG_WORDS else w for w in words]
+        keep.append(" ".join(words))
     return keep
 
 
-def csv_rows(path):
+def csv_rows(path, common=None):
     with open(path, newline="") as f:
         rows = list(csv.reader(f))
     head, body = rows[0], rows[1:]
-    idx = [i for i, h in enumerate(head) if h in CSV_ID]
+    if common is not None:  # columns added on one side are reported apart
+        head_in = [h for h in head if h in common]
+    else:
+        head_in = head
+    idx = [i for i, h in enumerate(head) if h in CSV_ID and h in head_in]
     pol = head.index("policy") if "policy" in head else None
     out = []
     for r in body:
         adaptive = pol is not None and r[pol] == "adaptive"
         out.append([r[i] for i in idx if not (adaptive and head[i] == "mem_bytes")])
-    return head, out
+    return head_in, out
+
+
+def added(va, vb):
+    """Keys (JSON records) or columns (CSV header) that only B has: new fields, which an
+    additive change brings; the rest is compared without them."""
+    return sorted(set(vb) - set(va))
+
+
+def strip_new(a, b, new, at=""):
+    """b without the dict keys that a lacks at the same place (recorded in new)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = {}
+        for k, v in b.items():
+            if k in a:
+                out[k] = strip_new(a[k], v, new, f"{at}.{k}")
+            else:
+                new.add(f"{at}.{k}".lstrip("."))
+        return out
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b):
+        return type(b)(strip_new(x, y, new, at) for x, y in zip(a, b))
+    return b
 
 
 def trace(path):
     with open(path) as f:
         t = json.load(f)
+    # a wait span, and the flow arrow from the rank waited for, are drawn where a rank
+    # waited at all: how many, and which way, is a timing
     ev = collections.Counter((e.get("name"), e.get("ph"), e.get("pid"), e.get("tid"))
-                             for e in t.get("traceEvents", []))
+                             for e in t.get("traceEvents", [])
+                             if e.get("name") not in ("wait", "waited for"))
     # measured: the slowest iteration and the steps (added by the plan-per-config change)
     other = {k: v for k, v in t.get("otherData", {}).items()
              if k not in ("slowest_iter", "steps_us")}
@@ -114,8 +157,17 @@ def compare(a, b, diffs):
         elif n == "results.jsonl":
             va = [masked(json.loads(x)) for x in open(pa)]
             vb = [masked(json.loads(x)) for x in open(pb)]
+            new = set()
+            vb = [strip_new(x, y, new) for x, y in zip(va, vb)] + vb[len(va):]
+            if new:
+                NEW.add(f"{n}: {', '.join(sorted(new))}")
         elif n.endswith(".csv"):
-            va, vb = csv_rows(pa), csv_rows(pb)
+            with open(pa, newline="") as fa, open(pb, newline="") as fb:
+                ha, hb = next(csv.reader(fa), []), next(csv.reader(fb), [])
+            new = added(ha, hb)
+            if new:
+                NEW.add(f"{n}: {', '.join(new)}")
+            va, vb = csv_rows(pa, set(ha) & set(hb)), csv_rows(pb, set(ha) & set(hb))
         elif n.startswith("trace") and n.endswith(".json"):
             va, vb = trace(pa), trace(pb)
         else:
@@ -136,6 +188,9 @@ def compare(a, b, diffs):
             diffs.append(f"{pa}: differs{detail}")
 
 
+NEW = set()
+
+
 def main():
     if len(sys.argv) != 3:
         print("usage: same_output.py SNAP_A SNAP_B", file=sys.stderr)
@@ -144,6 +199,8 @@ def main():
     compare(sys.argv[1], sys.argv[2], diffs)
     for d in diffs:
         print(d)
+    for n in sorted(NEW):
+        print(f"added in B (not a difference): {n}")
     print(f"same-output: {len(diffs)} difference(s)")
     return 1 if diffs else 0
 

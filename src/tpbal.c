@@ -3,6 +3,7 @@
  * Only main decides how to exit; every rank exits with the same code.
  */
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,7 @@
 #include "run/dryrun.h"
 #include "run/signals.h"
 #include "run/sweep.h"
-#include "run/topology.h"
+#include "run/topo_mpi.h"
 #include "tpb_config.h"
 
 /* Print the agreed error on rank 0 and return the exit code. */
@@ -45,18 +46,34 @@ static char *join_args(int argc, char **argv)
     return out;
 }
 
+/* The version, and every backend of the registry: built or not, devices visible. */
 static void print_version(void)
 {
-    printf("tpbal %s\nbackends built: host%s\n", PACKAGE_VERSION,
-           tpb_backend_cuda.built ? ", cuda" : "");
-    if (tpb_backend_cuda.built)
-        printf("CUDA devices visible: %d\n", tpb_backend_cuda.device_count());
+    printf("tpbal %s\n", PACKAGE_VERSION);
+    for (int i = 0; tpb_backends[i]; i++) {
+        const tpb_backend_class_t *b = tpb_backends[i];
+        if (b->built)
+            printf("backend %s: built, %d device(s) visible\n", b->name, b->device_count());
+        else
+            printf("backend %s: not built\n", b->name);
+    }
 }
 
-/* Options, preset and the backend choice, and rank 0's hold on --out (its lock in
- * *lock_fd); agreed on by every rank. */
+/* Rank 0's lock on --out (-1: none), given back once by whoever ends the run first: main,
+ * the watchdog's thread or the signal thread. */
+static atomic_int out_lock = -1;
+
+static void release_out(const tpb_options_t *o)
+{
+    int fd = atomic_exchange(&out_lock, -1);
+    if (fd >= 0)
+        tpb_outdir_unlock(o->out_dir, fd);
+}
+
+/* Options, preset and the backend choice, and rank 0's hold on --out (out_lock); agreed on
+ * by every rank. */
 static tpb_status_t setup_options(MPI_Comm world, const tpb_topo_t *topo, int argc, char **argv,
-                                  tpb_options_t *o, const tpb_backend_ops_t **ops, int *lock_fd)
+                                  tpb_options_t *o)
 {
     tpb_status_t st = tpb_options_parse(o, argc, argv);
     if (st == TPB_OK && !o->help && !o->version)
@@ -68,17 +85,18 @@ static tpb_status_t setup_options(MPI_Comm world, const tpb_topo_t *topo, int ar
     TPB_CHECK_RET(tpb_agree(world, st));
     if (o->help || o->version)
         return TPB_OK;
-    *ops = tpb_backend_select(o->backend);
-    st = tpb_options_resolve(o, topo->size, (*ops)->kind, &(*ops)->defaults);
+    st = tpb_options_resolve(o, topo->size, o->backend ? o->backend : tpb_backend_find("auto"));
     tpb_backend_cfg_t cfg;
     tpb_options_backend_cfg(o, &cfg);
     if (st == TPB_OK)
-        st = (*ops)->check_config(&cfg);
+        st = o->backend->check_config(&cfg);
     int out = topo->rank == 0 && o->out_dir[0] && !o->dry_run; /* a dry run writes nothing */
     if (st == TPB_OK && out)
         st = tpb_outdir_prepare(o->out_dir);
+    int fd = -1;
     if (st == TPB_OK && out) /* one run per directory */
-        st = tpb_outdir_lock(o->out_dir, lock_fd);
+        st = tpb_outdir_lock(o->out_dir, &fd);
+    atomic_store(&out_lock, fd);
     if (st == TPB_OK && out && !o->force && tpb_outdir_has_results(o->out_dir))
         st = tpb_err_set(TPB_ERR_IO,
                          "--out %s holds the results of an earlier run: use a new directory, or "
@@ -88,8 +106,7 @@ static tpb_status_t setup_options(MPI_Comm world, const tpb_topo_t *topo, int ar
 }
 
 static tpb_status_t start_backend(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o,
-                                  const tpb_backend_ops_t *ops, const tpb_clock_t *clock,
-                                  tpb_backend_t **be)
+                                  const tpb_clock_t *clock, tpb_device_t **dev)
 {
     tpb_backend_args_t a = {.world = world,
                             .world_rank = topo->rank,
@@ -101,7 +118,7 @@ static tpb_status_t start_backend(MPI_Comm world, const tpb_topo_t *topo, const 
     tpb_options_backend_cfg(o, &a.cfg);
     if (o->nemulate)
         a.emulate_factor = o->emulate[topo->rank];
-    return tpb_agree(world, ops->init(&a, be));
+    return tpb_agree(world, o->backend->open(&a, dev));
 }
 
 /* What a watchdog that fires needs: rank 0 writes the run's record (status "timeout")
@@ -109,7 +126,6 @@ static tpb_status_t start_backend(MPI_Comm world, const tpb_topo_t *topo, const 
 typedef struct {
     tpb_sweep_t *s;
     const tpb_options_t *o;
-    int *lock_fd;
     int rank;
 } fire_ctx_t;
 
@@ -120,33 +136,43 @@ static void on_watchdog(const char *msg, void *ctx)
     tpb_sweep_close(f->s, TPB_ERR_TIMEOUT);
     fprintf(stderr, "tpbal: error on rank %d: %s\n", f->rank, msg);
     fflush(stderr);
-    if (*f->lock_fd >= 0)
-        tpb_outdir_unlock(f->o->out_dir, *f->lock_fd);
+    release_out(f->o);
     _exit(tpb_status_exit_code(TPB_ERR_TIMEOUT));
 }
 
-static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o,
-               const tpb_backend_ops_t *ops, const char *cmdline, const tpb_slurm_t *slurm,
-               int *lock_fd)
+/* A stop signal (in the signal thread): rank 0 writes the record as interrupted now, and
+ * gives --out back, before a launcher's SIGKILL can come; the sweep stops at its next safe
+ * point. */
+static void on_stop(int sig, void *ctx)
+{
+    fire_ctx_t *f = ctx;
+    tpb_sweep_stop(f->s);
+    release_out(f->o);
+}
+
+static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o, const char *cmdline,
+               const tpb_slurm_t *slurm)
 {
     tpb_clock_t clock = {o->inject_clock.rank == topo->rank ? o->inject_clock.us : 0.0};
-    tpb_backend_t *be = NULL;
-    tpb_status_t st = start_backend(world, topo, o, ops, &clock, &be);
+    tpb_device_t *dev = NULL;
+    tpb_status_t st = start_backend(world, topo, o, &clock, &dev);
     if (st != TPB_OK)
         return fail(topo->rank, st);
     tpb_sweep_t s;
     memset(&s, 0, sizeof(s));
     s.world = world;
     s.o = o;
-    s.ops = ops;
-    s.be = be;
+    s.backend = o->backend;
+    s.dev = dev;
     s.topo = topo;
     s.clock = &clock;
     s.command_line = cmdline;
     s.slurm = slurm;
     s.out = stdout;
-    fire_ctx_t fire = {.s = &s, .o = o, .lock_fd = lock_fd, .rank = topo->rank};
+    fire_ctx_t fire = {.s = &s, .o = o, .rank = topo->rank};
     tpb_watchdog_on_fire(on_watchdog, &fire);
+    if (topo->rank == 0)
+        tpb_signals_on_stop(on_stop, &fire);
     st = tpb_sweep_init(&s);
     if (st == TPB_OK)
         st = tpb_sweep_run(&s);
@@ -154,10 +180,7 @@ static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o,
         tpb_sweep_close(&s, st);
         fprintf(stderr, "tpbal: error on rank %d: %s\n", topo->rank, tpb_err_msg());
         fflush(stderr);
-        if (*lock_fd >= 0) { /* the record is written: --out is free before the job ends */
-            tpb_outdir_unlock(o->out_dir, *lock_fd);
-            *lock_fd = -1;
-        }
+        release_out(o); /* the record is written: --out is free before the job ends */
         MPI_Abort(world, tpb_status_exit_code(st));
     }
     if (st == TPB_OK)
@@ -174,8 +197,9 @@ static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o,
         code = tpb_status_exit_code(TPB_ERR_CHECK);
     }
     MPI_Bcast(&code, 1, MPI_INT, 0, world);
+    tpb_signals_on_stop(NULL, NULL); /* before the sweep it acts on is gone */
     tpb_sweep_free(&s);
-    ops->finalize(be);
+    tpb_dev_close(dev);
     return code;
 }
 
@@ -215,21 +239,24 @@ static tpb_status_t check_world(const tpb_slurm_t *sl, int world)
 int main(int argc, char **argv)
 {
     check_launch();
+    tpb_signals_block();             /* before MPI starts threads: they inherit the mask */
     int threads = MPI_THREAD_SINGLE; /* the watchdog's thread makes no MPI call */
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &threads);
-    tpb_signals_install();
+    if (tpb_signals_start() != TPB_OK) {
+        fprintf(stderr, "tpbal: error: %s\n", tpb_err_msg());
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     MPI_Comm world = MPI_COMM_WORLD;
     tpb_topo_t topo;
     tpb_options_t o;
     tpb_options_init(&o);
-    tpb_status_t st = tpb_topology_discover(world, &topo);
+    tpb_status_t st = tpb_topo_discover(world, &topo);
     if (st != TPB_OK) {
         fprintf(stderr, "tpbal: error: %s\n", tpb_err_msg());
         MPI_Abort(world, 1);
     }
     tpb_err_context(topo.rank, topo.host);
-    const tpb_backend_ops_t *ops = NULL;
-    int code, lock_fd = -1;
+    int code;
     tpb_slurm_t slurm;
     st = tpb_slurm_from_env(&slurm, env);
     if (st == TPB_OK)
@@ -239,7 +266,7 @@ int main(int argc, char **argv)
         if (id && strcmp(id, "0") == 0)
             fprintf(stderr, "tpbal: error: %s\n", tpb_err_msg());
         code = tpb_status_exit_code(st);
-    } else if ((st = setup_options(world, &topo, argc, argv, &o, &ops, &lock_fd)) != TPB_OK) {
+    } else if ((st = setup_options(world, &topo, argc, argv, &o)) != TPB_OK) {
         code = fail(topo.rank, st);
     } else if (o.help || o.version) {
         if (topo.rank == 0)
@@ -250,11 +277,11 @@ int main(int argc, char **argv)
         code = st == TPB_OK ? 0 : fail(topo.rank, st);
     } else {
         char *cmdline = join_args(argc, argv);
-        code = run(world, &topo, &o, ops, cmdline ? cmdline : "?", &slurm, &lock_fd);
+        code = run(world, &topo, &o, cmdline ? cmdline : "?", &slurm);
         free(cmdline);
     }
-    if (lock_fd >= 0) /* the run is over: the next may use --out */
-        tpb_outdir_unlock(o.out_dir, lock_fd);
+    tpb_signals_on_stop(NULL, NULL);
+    release_out(&o); /* the run is over: the next may use --out */
     tpb_slurm_free(&slurm);
     tpb_options_free(&o);
     tpb_topo_free(&topo);

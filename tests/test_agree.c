@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "run/agree.h"
-#include "run/topology.h"
+#include "run/topo_mpi.h"
 #include "tpb_test_mpi.h"
 
 static int rank(void)
@@ -43,7 +43,7 @@ END_TEST
 START_TEST(topology)
 {
     tpb_topo_t t;
-    ck_assert_int_eq(tpb_topology_discover(MPI_COMM_WORLD, &t), TPB_OK);
+    ck_assert_int_eq(tpb_topo_discover(MPI_COMM_WORLD, &t), TPB_OK);
     ck_assert_int_eq(t.rank, rank());
     ck_assert_int_eq(t.nhosts, 1); /* the tests run on one machine */
     ck_assert_int_eq(t.local_size, t.size);

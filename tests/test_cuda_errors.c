@@ -71,9 +71,9 @@ START_TEST(init_without_gpu)
                             .cfg = {.dtype = TPB_DTYPE_BF16, .timeout_s = 300},
                             .clock = &clock,
                             .emulate_factor = 1.0};
-    tpb_backend_t *be = NULL;
-    ck_assert_int_eq(tpb_backend_cuda.init(&a, &be), TPB_ERR_NO_DEVICE);
-    ck_assert_ptr_null(be);
+    tpb_device_t *dev = NULL;
+    ck_assert_int_eq(tpb_backend_cuda.open(&a, &dev), TPB_ERR_NO_DEVICE);
+    ck_assert_ptr_null(dev);
     ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "--backend cuda: no GPU is visible"));
 }
 END_TEST

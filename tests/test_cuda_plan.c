@@ -66,27 +66,31 @@ START_TEST(blocks_and_build)
 {
     /* auto picks cuda only when it is built and a GPU is visible */
     int gpu = tpb_backend_cuda.built && tpb_backend_cuda.device_count() > 0;
-    const tpb_backend_ops_t *chosen = tpb_backend_select(TPB_BACKEND_AUTO);
+    const tpb_backend_class_t *chosen = tpb_backend_find("auto");
     ck_assert_ptr_eq(chosen, gpu ? &tpb_backend_cuda : &tpb_backend_host);
-    ck_assert_int_eq(chosen->kind, gpu ? TPB_BACKEND_CUDA : TPB_BACKEND_HOST);
-    ck_assert_ptr_eq(tpb_backend_select(TPB_BACKEND_CUDA), &tpb_backend_cuda);
-    ck_assert_ptr_eq(tpb_backend_select(TPB_BACKEND_HOST), &tpb_backend_host);
-    /* every slot of every registered table is filled; each owns its defaults */
+    ck_assert_ptr_eq(tpb_backend_find("cuda"), &tpb_backend_cuda);
+    ck_assert_ptr_eq(tpb_backend_find("host"), &tpb_backend_host);
+    ck_assert_ptr_null(tpb_backend_find("rocm"));
+    ck_assert_str_eq(tpb_backend_names(), "auto, cuda or host");
+    /* every slot of every registered class is filled; each owns its defaults and help */
     for (int i = 0; tpb_backends[i]; i++) {
-        const tpb_backend_ops_t *t = tpb_backends[i];
-        void (*slots[])(void) = {(void (*)(void))t->device_count,  (void (*)(void))t->check_config,
-                                 (void (*)(void))t->init,          (void (*)(void))t->finalize,
-                                 (void (*)(void))t->info,          (void (*)(void))t->mem_free,
-                                 (void (*)(void))t->alloc,         (void (*)(void))t->free,
-                                 (void (*)(void))t->copy,          (void (*)(void))t->gemm,
-                                 (void (*)(void))t->comm_open,     (void (*)(void))t->comm_close,
-                                 (void (*)(void))t->allreduce,     (void (*)(void))t->allgatherv,
-                                 (void (*)(void))t->marks_prepare, (void (*)(void))t->mark,
-                                 (void (*)(void))t->marks_read,    (void (*)(void))t->sync};
+        const tpb_backend_class_t *t = tpb_backends[i];
+        void (*slots[])(void) = {(void (*)(void))t->device_count, (void (*)(void))t->check_config,
+                                 (void (*)(void))t->equal_blocks, (void (*)(void))t->open};
         for (size_t j = 0; j < sizeof(slots) / sizeof(slots[0]); j++)
             ck_assert_ptr_nonnull(slots[j]);
         ck_assert_ptr_nonnull(t->name);
+        ck_assert_ptr_nonnull(t->about);
+        ck_assert_ptr_nonnull(t->dtypes);
         ck_assert(t->defaults.granularity >= 1 && t->defaults.m >= 1);
+    }
+    /* NCCL's reduce-scatter and all-gather take equal blocks; MPI's any */
+    tpb_backend_cfg_t nccl = {.comm = TPB_COMM_NCCL}, mpi = {.comm = TPB_COMM_MPI};
+    ck_assert_int_eq(tpb_backend_host.equal_blocks(&nccl, TPB_COLL_REDUCE_SCATTER), 0);
+    if (tpb_backend_cuda.built) {
+        ck_assert_int_eq(tpb_backend_cuda.equal_blocks(&nccl, TPB_COLL_REDUCE_SCATTER), 1);
+        ck_assert_int_eq(tpb_backend_cuda.equal_blocks(&mpi, TPB_COLL_REDUCE_SCATTER), 0);
+        ck_assert_int_eq(tpb_backend_cuda.equal_blocks(&nccl, TPB_COLL_ALLREDUCE), 0);
     }
     tpb_backend_cfg_t bf16 = {.dtype = TPB_DTYPE_BF16}, fp64 = {.dtype = TPB_DTYPE_FP64};
     ck_assert_int_eq(tpb_backend_host.check_config(&bf16), TPB_ERR_INVALID);

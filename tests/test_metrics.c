@@ -19,10 +19,10 @@ START_TEST(seed_even_split)
         t[i] = 250.0 / speeds[i];
     ck_assert_double_eq_tol(t[1], 312.5, TOL);
     ck_assert_double_eq_tol(t[2], 208.333333333, 1e-6);
-    ck_assert_double_eq_tol(tpb_load_balance(t, 4), 0.6666666667, 1e-9);
-    ck_assert_double_eq_tol(tpb_max(t, 4), 312.5, TOL); /* total time = slowest */
+    ck_assert_double_eq_tol(tpb_metric_lb(t, 4), 0.6666666667, 1e-9);
+    ck_assert_double_eq_tol(tpb_stats_max(t, 4), 312.5, TOL); /* total time = slowest */
     /* U = (250 + 312.5 + 208.33 + 250) / (4 * 312.5) */
-    ck_assert_double_eq_tol(tpb_utilisation(t, 4), (1020.8333333333 / 1250.0), 1e-9);
+    ck_assert_double_eq_tol(tpb_metric_utilisation(t, 4), (1020.8333333333 / 1250.0), 1e-9);
 }
 END_TEST
 
@@ -31,45 +31,45 @@ START_TEST(seed_weighted_split)
     double t[4];
     for (int i = 0; i < 4; i++)
         t[i] = (1000.0 * speeds[i] / 4.0) / speeds[i];
-    ck_assert_double_eq_tol(tpb_load_balance(t, 4), 1.0, TOL);
-    ck_assert_double_eq_tol(tpb_max(t, 4), 250.0, TOL);
-    ck_assert_double_eq_tol(tpb_utilisation(t, 4), 1.0, TOL);
+    ck_assert_double_eq_tol(tpb_metric_lb(t, 4), 1.0, TOL);
+    ck_assert_double_eq_tol(tpb_stats_max(t, 4), 250.0, TOL);
+    ck_assert_double_eq_tol(tpb_metric_utilisation(t, 4), 1.0, TOL);
     /* predicted speed-up mean(s)/min(s) = 1.0/0.8 = 312.5/250 */
-    ck_assert_double_eq_tol(tpb_predicted_speedup(speeds, 4), 1.25, TOL);
+    ck_assert_double_eq_tol(tpb_metric_predicted_speedup(speeds, 4), 1.25, TOL);
 }
 END_TEST
 
 START_TEST(quantiles)
 {
     double v[5] = {5, 1, 4, 2, 3};
-    ck_assert_double_eq_tol(tpb_median(v, 5), 3.0, TOL);
-    ck_assert_double_eq_tol(tpb_quantile(v, 5, 0.0), 1.0, TOL);
-    ck_assert_double_eq_tol(tpb_quantile(v, 5, 1.0), 5.0, TOL);
-    ck_assert_double_eq_tol(tpb_quantile(v, 5, 0.95), 4.8, TOL);
+    ck_assert_double_eq_tol(tpb_stats_median(v, 5), 3.0, TOL);
+    ck_assert_double_eq_tol(tpb_stats_quantile(v, 5, 0.0), 1.0, TOL);
+    ck_assert_double_eq_tol(tpb_stats_quantile(v, 5, 1.0), 5.0, TOL);
+    ck_assert_double_eq_tol(tpb_stats_quantile(v, 5, 0.95), 4.8, TOL);
     double w[4] = {4, 1, 3, 2};
-    ck_assert_double_eq_tol(tpb_median(w, 4), 2.5, TOL);
+    ck_assert_double_eq_tol(tpb_stats_median(w, 4), 2.5, TOL);
     ck_assert(v[0] == 5); /* input untouched */
-    ck_assert(isnan(tpb_median(v, 0)));
+    ck_assert(isnan(tpb_stats_median(v, 0)));
 }
 END_TEST
 
 START_TEST(efficiency)
 {
-    ck_assert_double_eq_tol(tpb_efficiency(1000.0, 4, 312.5), 0.8, TOL);
-    ck_assert(isnan(tpb_efficiency(NAN, 4, 100)));
+    ck_assert_double_eq_tol(tpb_metric_efficiency(1000.0, 4, 312.5), 0.8, TOL);
+    ck_assert(isnan(tpb_metric_efficiency(NAN, 4, 100)));
     /* E_het: W = 1000 work units, speeds sum 4 -> T_ideal 250; step 312.5 */
-    ck_assert_double_eq_tol(tpb_efficiency_het(1000.0, speeds, 4, 312.5), 0.8, TOL);
+    ck_assert_double_eq_tol(tpb_metric_efficiency_het(1000.0, speeds, 4, 312.5), 0.8, TOL);
     double bad[2] = {1, 0};
-    ck_assert(isnan(tpb_efficiency_het(1, bad, 2, 1)));
+    ck_assert(isnan(tpb_metric_efficiency_het(1, bad, 2, 1)));
 }
 END_TEST
 
 START_TEST(bandwidth_like_nccl_tests)
 {
     /* 1 GB in 1000 us = 1000 GB/s algbw */
-    ck_assert_double_eq_tol(tpb_algbw_gbs(1e9, 1000.0), 1000.0, 1e-9);
+    ck_assert_double_eq_tol(tpb_metric_algbw_gbs(1e9, 1000.0), 1000.0, 1e-9);
     /* the bus-bandwidth factors live beside their collectives: tests/test_plan.c */
-    ck_assert_double_eq_tol(tpb_tflops(2e12, 1e6), 2.0, TOL);
+    ck_assert_double_eq_tol(tpb_metric_tflops(2e12, 1e6), 2.0, TOL);
 }
 END_TEST
 
@@ -80,13 +80,13 @@ START_TEST(comm_model_fit)
     for (int i = 0; i < 4; i++)
         t[i] = 2 * 5.0 + v[i] / (10.0 * 1e3);
     tpb_comm_fit_t fit;
-    ck_assert_int_eq(tpb_comm_model_fit(v, t, 4, 2, &fit), 0);
+    ck_assert_int_eq(tpb_metric_comm_fit(v, t, 4, 2, &fit), 0);
     ck_assert_double_eq_tol(fit.latency_us, 5.0, 1e-6);
     ck_assert_double_eq_tol(fit.bandwidth_gbs, 10.0, 1e-6);
     ck_assert_double_eq_tol(fit.r2, 1.0, 1e-9);
     double same[2] = {5, 5};
-    ck_assert_int_eq(tpb_comm_model_fit(same, t, 2, 1, &fit), -1);
-    ck_assert_int_eq(tpb_comm_model_fit(v, t, 1, 1, &fit), -1);
+    ck_assert_int_eq(tpb_metric_comm_fit(same, t, 2, 1, &fit), -1);
+    ck_assert_int_eq(tpb_metric_comm_fit(v, t, 1, 1, &fit), -1);
     /* 4K..16M by 4 with L = 10 us, B = 3.3 GB/s, the largest 3 % slow: relative weights keep
      * L at 9.96 us (an unweighted fit would say 2.8 us) and B at 3.28 GB/s (3.20) */
     double vv[7], tt[7];
@@ -95,7 +95,7 @@ START_TEST(comm_model_fit)
         tt[i] = 10.0 + vv[i] / 3300.0;
     }
     tt[6] *= 1.03;
-    ck_assert_int_eq(tpb_comm_model_fit(vv, tt, 7, 1, &fit), 0);
+    ck_assert_int_eq(tpb_metric_comm_fit(vv, tt, 7, 1, &fit), 0);
     ck_assert_double_eq_tol(fit.latency_us, 9.964, 0.01);
     ck_assert_double_eq_tol(fit.bandwidth_gbs, 3.276, 0.01);
     ck_assert(fit.r2 > 0.99 && fit.r2 < 1.0);
@@ -107,7 +107,7 @@ START_TEST(comm_model_fit)
     ck_assert(fit.latency_hi_us - fit.latency_lo_us < 2.0);
     ck_assert_int_eq(fit.points, 7);
     tt[0] = 0.0; /* a time that is not positive cannot be weighted */
-    ck_assert_int_eq(tpb_comm_model_fit(vv, tt, 7, 1, &fit), -1);
+    ck_assert_int_eq(tpb_metric_comm_fit(vv, tt, 7, 1, &fit), -1);
 }
 END_TEST
 
@@ -117,25 +117,25 @@ START_TEST(comm_model_fit_physical)
      * B fitted through the origin, and the fit says so */
     double v[3] = {4096, 65536, 1048576}, t[3] = {1.0, 22.0, 400.0};
     tpb_comm_fit_t fit;
-    ck_assert_int_eq(tpb_comm_model_fit(v, t, 3, 1, &fit), 0);
+    ck_assert_int_eq(tpb_metric_comm_fit(v, t, 3, 1, &fit), 0);
     ck_assert_int_eq(fit.quality, TPB_FIT_NO_LATENCY);
     ck_assert_double_eq(fit.latency_us, 0.0);
     ck_assert(fit.bandwidth_gbs > 0.0 && isfinite(fit.bandwidth_gbs));
     /* two sizes: a line through two points (no interval, said as such) */
     double v2[2] = {4096, 1048576}, t2[2] = {10.0, 300.0};
-    ck_assert_int_eq(tpb_comm_model_fit(v2, t2, 2, 1, &fit), 0);
+    ck_assert_int_eq(tpb_metric_comm_fit(v2, t2, 2, 1, &fit), 0);
     ck_assert_int_eq(fit.quality, TPB_FIT_EXACT);
     ck_assert(isnan(fit.latency_lo_us));
     /* larger messages no slower: no bandwidth, the latency is the weighted mean time */
     double t3[3] = {50.0, 48.0, 47.0};
-    ck_assert_int_eq(tpb_comm_model_fit(v, t3, 3, 1, &fit), 0);
+    ck_assert_int_eq(tpb_metric_comm_fit(v, t3, 3, 1, &fit), 0);
     ck_assert_int_eq(fit.quality, TPB_FIT_NO_BANDWIDTH);
     ck_assert(isinf(fit.bandwidth_gbs));
     ck_assert(fit.latency_us > 47.0 && fit.latency_us < 50.0);
     /* a series the model does not describe (a step at 64 KiB) is a poor fit */
     double v4[6] = {1024, 4096, 16384, 65536, 262144, 1048576};
     double t4[6] = {10, 10, 10, 100, 100, 100};
-    ck_assert_int_eq(tpb_comm_model_fit(v4, t4, 6, 1, &fit), 0);
+    ck_assert_int_eq(tpb_metric_comm_fit(v4, t4, 6, 1, &fit), 0);
     ck_assert_int_eq(fit.quality, TPB_FIT_POOR);
     ck_assert(fit.r2 < 0.9);
 }
@@ -144,11 +144,11 @@ END_TEST
 START_TEST(scores_and_decomposition)
 {
     double t[3] = {100, 200, 125}, out[3];
-    tpb_relative_scores(t, 3, out);
+    tpb_metric_relative_scores(t, 3, out);
     ck_assert_double_eq_tol(out[0], 1.0, TOL);
     ck_assert_double_eq_tol(out[1], 0.5, TOL);
     ck_assert_double_eq_tol(out[2], 0.8, TOL);
-    tpb_decomp_t d = tpb_decompose(250.0, 30.0, 300.0); /* the terms add up to the step */
+    tpb_decomp_t d = tpb_metric_decompose(250.0, 30.0, 300.0); /* the terms add up to the step */
     ck_assert_double_eq_tol(d.comp_us, 250.0, TOL);
     ck_assert_double_eq_tol(d.comm_us, 30.0, TOL);
     ck_assert_double_eq_tol(d.idle_us, 20.0, TOL);
@@ -231,7 +231,7 @@ START_TEST(quantile_matches_sorting)
                 double want =
                     s[(int)lo] +
                     (pos - lo) * (s[(int)lo + 1 < n ? (int)lo + 1 : (int)lo] - s[(int)lo]);
-                ck_assert_double_eq_tol(tpb_quantile(v, (size_t)n, qs[k]), want, 1e-12);
+                ck_assert_double_eq_tol(tpb_stats_quantile(v, (size_t)n, qs[k]), want, 1e-12);
             }
         }
 }

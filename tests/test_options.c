@@ -27,7 +27,7 @@ static tpb_status_t parse_resolve(const char *line, int world)
         st = tpb_options_load_cost(&o);
     if (st != TPB_OK)
         return st;
-    st = tpb_options_resolve(&o, world, tpb_backend_host.kind, &tpb_backend_host.defaults);
+    st = tpb_options_resolve(&o, world, &tpb_backend_host);
     tpb_backend_cfg_t cfg;
     if (st == TPB_OK)
         tpb_options_backend_cfg(&o, &cfg);
@@ -128,7 +128,7 @@ START_TEST(bad_input)
     assert_error(parse("--policy evne"),
                  "--policy 'evne': expected even, weighted, adaptive and/or cost");
     assert_error(parse("--dtype fp23"), "--dtype 'fp23': expected one of");
-    assert_error(parse("--backend gpu"), "--backend 'gpu': expected auto, host or cuda");
+    assert_error(parse("--backend gpu"), "--backend 'gpu': expected auto, cuda or host");
     assert_error(parse("--emulate-speed 1,0"), "--emulate-speed '0': every value must be > 0");
     assert_error(parse("--emulate-speed 1,-2"), "every value must be > 0");
     assert_error(parse("--speeds 1,nan"), "--speeds 'nan': expected a number");

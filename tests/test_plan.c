@@ -4,7 +4,8 @@
 
 #include "cli/options.h"
 #include "run/plan.h"
-#include "run/split.h"
+#include "run/coll.h"
+#include "run/orient.h"
 #include "tpb_test.h"
 
 #define TOL 1e-12
@@ -28,8 +29,7 @@ static tpb_status_t plan(const char *line, int world, int nhosts, int rank)
     tpb_options_free(&o);
     tpb_options_init(&o);
     ck_assert_int_eq(tpb_options_parse(&o, argc, argv), TPB_OK);
-    ck_assert_int_eq(
-        tpb_options_resolve(&o, world, tpb_backend_host.kind, &tpb_backend_host.defaults), TPB_OK);
+    ck_assert_int_eq(tpb_options_resolve(&o, world, &tpb_backend_host), TPB_OK);
     for (int r = 0; r < world; r++) {
         snprintf(host_names[r], TPB_HOST_LEN, "node%d", r * nhosts / world);
         host_index[r] = r * nhosts / world;
@@ -44,15 +44,62 @@ static tpb_status_t plan(const char *line, int world, int nhosts, int rank)
 
 START_TEST(busbw_factors_beside_their_collectives)
 {
-    /* nccl-tests: all-reduce 2(t-1)/t, all-gather (t-1)/t */
-    ck_assert_double_eq_tol(tpb_split_row.busbw_factor(8), 1.75, TOL);
-    ck_assert_double_eq_tol(tpb_split_col_allreduce.busbw_factor(8), 1.75, TOL);
-    ck_assert_double_eq_tol(tpb_split_col_allgather.busbw_factor(4), 0.75, TOL);
-    ck_assert_double_eq_tol(tpb_split_row.busbw_factor(1), 0.0, TOL);
-    ck_assert_int_eq(tpb_split_row.coll, TPB_COLL_ALLREDUCE);
-    ck_assert_int_eq(tpb_split_col_allgather.coll, TPB_COLL_ALLGATHER);
-    ck_assert_ptr_eq(tpb_split_ops(TPB_SPLIT_ROW, TPB_COLL_ALLGATHER), &tpb_split_row);
-    ck_assert_ptr_eq(tpb_split_ops(TPB_SPLIT_COL, TPB_COLL_ALLREDUCE), &tpb_split_col_allreduce);
+    /* nccl-tests: all-reduce 2(t-1)/t, all-gather and reduce-scatter (t-1)/t */
+    ck_assert_double_eq_tol(tpb_coll_allreduce.busbw_factor(8), 1.75, TOL);
+    ck_assert_double_eq_tol(tpb_coll_allgather.busbw_factor(4), 0.75, TOL);
+    ck_assert_double_eq_tol(tpb_coll_allgather_x.busbw_factor(4), 0.75, TOL);
+    ck_assert_double_eq_tol(tpb_coll_reduce_scatter.busbw_factor(8), 0.875, TOL);
+    ck_assert_double_eq_tol(tpb_coll_allreduce.busbw_factor(1), 0.0, TOL);
+    ck_assert_int_eq(tpb_coll_allreduce.kind, TPB_COLL_ALLREDUCE);
+    ck_assert_int_eq(tpb_coll_allgather.kind, TPB_COLL_ALLGATHER);
+    ck_assert_int_eq(tpb_coll_reduce_scatter.kind, TPB_COLL_REDUCE_SCATTER);
+    /* which collective a layer runs: --col-collective, sequence parallelism */
+    ck_assert_ptr_eq(tpb_coll_of(TPB_SPLIT_ROW, TPB_COLL_ALLGATHER, TPB_SEQPAR_OFF),
+                     &tpb_coll_allreduce);
+    ck_assert_ptr_eq(tpb_coll_of(TPB_SPLIT_COL, TPB_COLL_ALLREDUCE, TPB_SEQPAR_OFF),
+                     &tpb_coll_allreduce);
+    ck_assert_ptr_eq(tpb_coll_of(TPB_SPLIT_COL, TPB_COLL_ALLGATHER, TPB_SEQPAR_OFF),
+                     &tpb_coll_allgather);
+    ck_assert_ptr_eq(tpb_coll_of(TPB_SPLIT_ROW, TPB_COLL_ALLGATHER, TPB_SEQPAR_ON),
+                     &tpb_coll_reduce_scatter);
+    ck_assert_ptr_eq(tpb_coll_of(TPB_SPLIT_COL, TPB_COLL_ALLREDUCE, TPB_SEQPAR_ON),
+                     &tpb_coll_allgather_x);
+    ck_assert_ptr_eq(tpb_orient_of(TPB_SPLIT_ROW), &tpb_orient_row);
+    ck_assert_ptr_eq(tpb_orient_of(TPB_SPLIT_COL), &tpb_orient_col);
+}
+END_TEST
+
+/* Sequence parallelism: M's rows split evenly, chunk by chunk; S and the buffers. */
+START_TEST(sequence_parallel_bytes_and_rows)
+{
+    long shards[4] = {32, 32, 32, 32};
+    tpb_layer_desc_t d = {.orient = &tpb_orient_row,
+                          .coll = &tpb_coll_reduce_scatter,
+                          .m = 10,
+                          .n = 128,
+                          .k = 128,
+                          .dtype = TPB_DTYPE_FP32,
+                          .tp = 4,
+                          .group_rank = 1,
+                          .shards = shards};
+    ck_assert_double_eq_tol(d.coll->bytes(&d), 10.0 * 128 * 4, TOL); /* the M x N input */
+    ck_assert_double_eq_tol(d.coll->extra(&d, 32), 3.0 * 128, TOL);  /* rows 3..5 of 10 */
+    d.chunks = 2; /* 5 + 5 rows: rank 0 holds 2 + 2, the others 1 + 1 */
+    d.group_rank = 0;
+    ck_assert_double_eq_tol(d.coll->extra(&d, 32), 4.0 * 128, TOL);
+    d.group_rank = 3; /* 1 + 1 */
+    ck_assert_double_eq_tol(d.coll->extra(&d, 32), 2.0 * 128, TOL);
+    /* row + reduce-scatter: X[:, k_r], W shard, the M x N partial and its rows of Y */
+    ck_assert_double_eq_tol(tpb_layer_bytes(&d), (10.0 * 32 + 32 * 128 + 10 * 128 + 2 * 128) * 4,
+                            TOL);
+    tpb_layer_desc_t c = d;
+    c.orient = &tpb_orient_col;
+    c.coll = &tpb_coll_allgather_x;
+    c.chunks = 0;
+    ck_assert_double_eq_tol(c.coll->bytes(&c), 10.0 * 128 * 4, TOL); /* the whole X */
+    /* col + all-gather of X: X whole, W shard, Y_r, and its rows of X */
+    ck_assert_double_eq_tol(tpb_layer_bytes(&c), (10.0 * 128 + 128 * 32 + 10 * 32 + 2 * 128) * 4,
+                            TOL);
 }
 END_TEST
 
@@ -64,7 +111,7 @@ START_TEST(one_plan_per_config_in_sweep_order)
     ck_assert_int_eq(list.measured, 6);
     const tpb_config_plan_t *p = &list.p[3];
     ck_assert_int_eq(p->tp, 2);
-    ck_assert_int_eq(p->desc.split->split, TPB_SPLIT_ROW);
+    ck_assert_int_eq(p->desc.orient->split, TPB_SPLIT_ROW);
     ck_assert_int_eq(p->policy, TPB_POLICY_WEIGHTED);
     ck_assert_int_eq(p->block, list.p[2].block);
     ck_assert_int_ne(p->block, list.p[4].block);
@@ -134,12 +181,21 @@ START_TEST(speeds_set_once_per_block)
     ck_assert_int_eq(list.p[1].shards[0], 60); /* weighted and adaptive: 2:1 */
     ck_assert_int_eq(list.p[2].shards[1], 30);
     ck_assert_int_eq(list.p[2].speed_source, TPB_SPEEDS_CALIBRATION);
-    /* an adaptive round hands the plan new shards; its memory need follows */
+    /* the adaptive plan's fractions are its shards' (its rounds move them) */
+    ck_assert_double_eq_tol(list.p[2].fractions[0], 60.0 / 90.0, TOL);
+    /* an adaptive round hands on a new plan: its shards, fractions and memory need; the
+     * plan it came from stays as it was */
     double before = list.p[2].mem_bytes;
     long moved[2] = {50, 40};
-    tpb_plan_set_shards(&list.p[2], moved);
-    ck_assert_int_eq(list.p[2].desc.shards[1], 40);
-    ck_assert(list.p[2].mem_bytes > before); /* rank 1's shard grew from 30 to 40 */
+    tpb_config_plan_t next;
+    ck_assert_int_eq(tpb_plan_reshard(&list.p[2], moved, &next), TPB_OK);
+    ck_assert_int_eq(next.desc.shards[1], 40);
+    ck_assert_double_eq_tol(next.fractions[1], 40.0 / 90.0, TOL);
+    ck_assert_double_eq_tol(next.speeds[0].speed, 20.0, TOL);
+    ck_assert(next.mem_bytes > before); /* rank 1's shard grew from 30 to 40 */
+    ck_assert_int_eq(list.p[2].shards[1], 30);
+    ck_assert_double_eq_tol(list.p[2].mem_bytes, before, TOL);
+    tpb_plan_release(&next);
     /* speeds that cannot weigh: the weighted plans are skipped with the reason */
     ck_assert_int_eq(plan("--tp 2 --split row --shape 8x8x90", 2, 1, 0), TPB_OK);
     tpb_cal_speed_t bad[2] = {{.speed = INFINITY}, {.speed = 1.0}};
@@ -165,6 +221,7 @@ static Suite *suite(void)
     Suite *s = suite_create("plan");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, busbw_factors_beside_their_collectives);
+    tcase_add_test(tc, sequence_parallel_bytes_and_rows);
     tcase_add_test(tc, one_plan_per_config_in_sweep_order);
     tcase_add_test(tc, given_speeds_weigh_at_build);
     tcase_add_test(tc, spread_placement_positions);

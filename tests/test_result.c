@@ -35,6 +35,7 @@ static void sample_result(tpb_result_t *r, tpb_rank_info_t *info, tpb_rank_stats
     r->world = r->tp = 2;
     r->iters = 10;
     r->split = TPB_SPLIT_COL;
+    r->seqpar = TPB_SEQPAR_OFF;
     r->policy = TPB_POLICY_WEIGHTED;
     r->m = 4;
     r->n = 201;
@@ -54,6 +55,16 @@ static void sample_result(tpb_result_t *r, tpb_rank_info_t *info, tpb_rank_stats
     r->stats.spikes[0] = (tpb_spike_t){4, 1, 50.0};
     r->check = TPB_CHECK_PASS;
     r->speedup = NAN;
+}
+
+/* The field of row under header name (fails the test if there is none). */
+static const char *column(char **head, char **row, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(head[i], name) == 0)
+            return row[i];
+    ck_abort_msg("no column %s", name);
+    return "";
 }
 
 START_TEST(result_records)
@@ -120,8 +131,10 @@ START_TEST(result_records)
     int nh = tpb_csv_split(hl, f1, 64), nr = tpb_csv_split(rl, f2, 64);
     ck_assert_int_gt(nh, 20);
     ck_assert_int_eq(nh, nr);
-    ck_assert_str_eq(f2[7], "qkv,\"proj\"");
-    ck_assert_str_eq(f2[13], "100;101");
+    ck_assert_str_eq(column(f1, f2, nh, "shape"), "qkv,\"proj\"");
+    ck_assert_str_eq(column(f1, f2, nh, "shards"), "100;101");
+    ck_assert_str_eq(column(f1, f2, nh, "sequence_parallel"), "off");
+    ck_assert_str_eq(column(f1, f2, nh, "overlap"), "none");
     free(hl);
     free(rl);
     tpb_buf_free(&h);

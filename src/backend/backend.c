@@ -1,27 +1,44 @@
-/* backend.c - the registry of backends and the input fill they share. */
+/* backend.c - the registry of backend classes and the input fill they share. */
 #include "backend/backend.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/rng.h"
 #include "base/sizes.h"
 
-const tpb_backend_ops_t *const tpb_backends[] = {&tpb_backend_cuda, &tpb_backend_host, NULL};
+const tpb_backend_class_t *const tpb_backends[] = {&tpb_backend_cuda, &tpb_backend_host, NULL};
 
-const tpb_backend_ops_t *tpb_backend_select(tpb_backend_kind_t kind)
+const tpb_backend_class_t *tpb_backend_find(const char *name)
 {
-    for (int i = 0; tpb_backends[i]; i++) {
-        const tpb_backend_ops_t *b = tpb_backends[i];
-        if (kind == b->kind || (kind == TPB_BACKEND_AUTO && b->built && b->device_count() > 0))
+    int i = 0;
+    for (; tpb_backends[i]; i++) {
+        const tpb_backend_class_t *b = tpb_backends[i];
+        if (strcmp(name, "auto") == 0 ? b->built && b->device_count() > 0
+                                      : strcmp(name, b->name) == 0)
             return b;
     }
-    return &tpb_backend_host;
+    return strcmp(name, "auto") == 0 ? tpb_backends[i - 1] : NULL;
 }
 
-tpb_status_t tpb_backend_fill(const tpb_backend_ops_t *ops, tpb_backend_t *be, void *dst, long rows,
-                              long cols, long row0, long col0, uint64_t seed, uint32_t id,
-                              double scale, tpb_dtype_t dt)
+const char *tpb_backend_names(void)
+{
+    static char names[128];
+    if (names[0])
+        return names;
+    size_t len = (size_t)snprintf(names, sizeof(names), "auto");
+    int n = 0;
+    while (tpb_backends[n])
+        n++;
+    for (int i = 0; i < n && len < sizeof(names); i++)
+        len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+                                i == n - 1 ? " or " : ", ", tpb_backends[i]->name);
+    return names;
+}
+
+tpb_status_t tpb_backend_fill(tpb_device_t *dev, void *dst, long rows, long cols, long row0,
+                              long col0, uint64_t seed, uint32_t id, double scale, tpb_dtype_t dt)
 {
     size_t n = 0, bytes = 0, dbytes = 0;
     if (!tpb_size_mul3(rows, cols, 1, &n) ||
@@ -36,7 +53,7 @@ tpb_status_t tpb_backend_fill(const tpb_backend_ops_t *ops, tpb_backend_t *be, v
     if (st == TPB_OK) {
         tpb_rng_fill(tmp, rows, cols, cols, row0, col0, seed, id, scale);
         tpb_dtype_encode(dt, tmp, enc, n);
-        st = ops->copy(be, dst, enc, bytes, TPB_COPY_TO_BACKEND);
+        st = tpb_dev_copy(dev, dst, enc, bytes, TPB_COPY_TO_BACKEND);
     }
     free(tmp);
     free(enc);

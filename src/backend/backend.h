@@ -1,9 +1,19 @@
 /*
- * backend.h - the one ops table every backend fills (host always; cuda when
- * configure finds CUDA, cuBLASLt and NCCL), and the registry that chooses one.
- * The TP layer and the sweep only call through this table and never ask which
- * backend they run on. Every slot is filled: what a backend cannot do returns
- * TPB_ERR_UNSUPPORTED. Each backend owns its defaults and its availability.
+ * backend.h - a backend as three lifecycle objects, each with one small interface
+ * (as UCC gives its lib, context, team and collective their own):
+ *
+ *   tpb_backend_class_t   static: name, whether it is built, its defaults and help,
+ *                         how many devices this process can drive, the config check,
+ *                         and open, which starts ...
+ *   tpb_device_t          one rank's device: memory, GEMMs, timer marks, sync; it
+ *                         opens ...
+ *   tpb_comm_t            a TP group's communicator: post, progress, wait, close of
+ *                         a collective descriptor (tpb_coll_desc_t).
+ *
+ * The registry (tpb_backends[]) lists the classes; the harness reaches a backend only
+ * through them and never names one. Every slot of every table is filled: what a
+ * backend cannot do returns TPB_ERR_UNSUPPORTED; a class that is not built fails at
+ * check_config and open with the one line that says how to build it.
  *
  * The main header of src/backend/: backend/ includes base/ only (see
  * base/tpb_types.h for the layering rules).
@@ -22,8 +32,21 @@
 #include "base/tpb_status.h"
 #include "base/tpb_types.h"
 
-typedef struct tpb_backend tpb_backend_t; /**< a backend's per-process state */
-typedef struct tpb_comm tpb_comm_t;       /**< a backend's communicator of one TP group */
+typedef struct tpb_device tpb_device_t;
+typedef struct tpb_comm tpb_comm_t;
+typedef struct tpb_device_ops tpb_device_ops_t;
+typedef struct tpb_comm_ops tpb_comm_ops_t;
+
+/** The head of every backend's device: its operations. The backend's own state follows
+ *  in a struct private to it (host_internal.h, cuda_internal.h) that starts with this. */
+struct tpb_device {
+    const tpb_device_ops_t *ops;
+};
+
+/** The head of every backend's communicator (as tpb_device). */
+struct tpb_comm {
+    const tpb_comm_ops_t *ops;
+};
 
 /** The run's settings a backend needs (from the command line, by value). */
 typedef struct {
@@ -68,13 +91,13 @@ typedef enum {
     TPB_MARK_COMM = 2
 } tpb_mark_phase_t;
 
-/** No mark for tpb_backend_ops_t.coll_start. */
+/** No mark for tpb_coll_desc_t.mark. */
 #define TPB_NO_MARK ((size_t)-1)
 
 /** Most collectives of one chunked iteration (--chunks). */
 #define TPB_MAX_CHUNKS 64
 
-/** Direction of tpb_backend_ops_t.copy. */
+/** Direction of tpb_device_ops_t.copy. */
 typedef enum { TPB_COPY_TO_BACKEND = 0, TPB_COPY_TO_HOST = 1 } tpb_copy_dir_t;
 
 /** Static facts about the device a rank drives, for the header and metadata. */
@@ -121,10 +144,88 @@ typedef struct {
                           collective still in flight reads (a GPU does not wait for them) */
 } tpb_gemm_t;
 
-typedef struct tpb_backend_ops {
-    const char *name;
-    tpb_backend_kind_t kind;
-    int built;                       /**< 0: a stub whose init says how to build it */
+/**
+ * One collective of a TP group, as the collective tables (run/coll.h) describe it; the
+ * backend only carries it out. Counts and displacements are in elements of dtype.
+ *   all-reduce      count elements of send summed into recv
+ *   all-gather(-v)  rank q's counts[q] elements land at recv + displs[q]; this rank sends
+ *                   counts[rank] from send
+ *   reduce-scatter  send holds the whole (sum of counts) input, rank q's block at
+ *                   displs[q]; this rank receives the sum of its block, counts[rank]
+ *                   elements, into recv
+ */
+typedef struct {
+    tpb_coll_t kind;
+    const void *send;
+    void *recv;
+    size_t count;            /**< all-reduce */
+    size_t *counts, *displs; /**< all-gather, reduce-scatter: one per group rank (the
+                                  backend only reads them) */
+    tpb_dtype_t dtype;
+    int equal;       /**< the blocks are equal by construction (sequence parallelism): the
+                          equal-count call (ncclAllGather, ncclReduceScatter) */
+    int nonblocking; /**< 0: complete when post returns (ordered after the GEMMs so far on a
+                          GPU, which the next GEMM waits for); 1: started, ordered after the
+                          GEMMs submitted so far, completed by wait (--overlap chunked) */
+    size_t mark;     /**< nonblocking: the mark slot it takes when it completes, or
+                          TPB_NO_MARK */
+} tpb_coll_desc_t;
+
+/** A TP group's communicator. */
+struct tpb_comm_ops {
+    /** Carry out (or start, c->nonblocking) collective c. The blocking MPI calls run under
+     *  the --timeout watchdog. */
+    tpb_status_t (*post)(tpb_comm_t *comm, const tpb_coll_desc_t *c);
+    /** Let started collectives progress (host: MPI_Test on each; GPU: nothing to do). */
+    tpb_status_t (*progress)(tpb_comm_t *comm);
+    /** Wait for every started collective (under the --timeout watchdog). */
+    tpb_status_t (*wait)(tpb_comm_t *comm);
+    void (*close)(tpb_comm_t *comm);
+};
+
+/** One rank's device. */
+struct tpb_device_ops {
+    /** End: free everything (collective over the world like open: the watchdog). */
+    void (*close)(tpb_device_t *dev);
+    /** Describe the device of this rank. */
+    void (*info)(tpb_device_t *dev, tpb_device_info_t *info);
+    /** Bytes of memory this rank may still allocate. */
+    tpb_status_t (*mem_free)(tpb_device_t *dev, double *bytes);
+    tpb_status_t (*alloc)(tpb_device_t *dev, size_t bytes, void **ptr);
+    void (*free)(tpb_device_t *dev, void *ptr);
+    /** Copy between host memory and backend memory, after this rank's submitted
+     *  work has finished. Not collective. */
+    tpb_status_t (*copy)(tpb_device_t *dev, void *dst, const void *src, size_t bytes,
+                         tpb_copy_dir_t dir);
+    /** The compute phase: one GEMM (with the emulated slowdown and injected delay). */
+    tpb_status_t (*gemm)(tpb_device_t *dev, const tpb_gemm_t *g);
+    /** Change this rank's emulated speed factor from now on (--emulate-schedule). */
+    tpb_status_t (*set_emulation)(tpb_device_t *dev, double factor);
+    /** Measure the slowdown the emulation achieves on GEMM g: *achieved = time without
+     *  emulation / time with it (1.0 when not emulating). Outside timed loops. */
+    tpb_status_t (*emulation_probe)(tpb_device_t *dev, const tpb_gemm_t *g, double *achieved);
+    /** Make room for n timer marks (outside timed loops). */
+    tpb_status_t (*marks_prepare)(tpb_device_t *dev, size_t n);
+    /** Record mark `slot` at this point of the work of `phase`: compute marks are
+     *  ordered with the GEMMs (begin: right before the next, end: after the last), a
+     *  collective mark after the last collective (GPUs run them on different streams). */
+    tpb_status_t (*mark)(tpb_device_t *dev, size_t slot, tpb_mark_phase_t phase);
+    /** Wait for all work, then read marks [0, n) as microseconds on the clock.
+     *  Called by every rank at the same point (the CUDA watchdog relies on it). */
+    tpb_status_t (*marks_read)(tpb_device_t *dev, size_t n, double *us);
+    /** Wait until all work submitted by this rank has finished. Called by every
+     *  rank at the same point, like marks_read. */
+    tpb_status_t (*sync)(tpb_device_t *dev);
+    /** Communicator of the TP group `group` (a sub-communicator of the world). */
+    tpb_status_t (*comm_open)(tpb_device_t *dev, MPI_Comm group, tpb_comm_t **comm);
+};
+
+/** A backend: what can be known without a device, and open, which starts one. */
+typedef struct {
+    const char *name;                /**< as --backend spells it, and the record */
+    const char *about;               /**< --help: what it drives, one line */
+    const char *dtypes;              /**< --help: the dtypes it runs ("fp32 | fp64") */
+    int built;                       /**< 0: a class whose check and open say how to build it */
     tpb_backend_defaults_t defaults; /**< see tpb_backend_defaults_t */
     /** Devices this backend can drive in this process (0: not usable here). */
     int (*device_count)(void);
@@ -132,82 +233,114 @@ typedef struct tpb_backend_ops {
      *  the dtype on the collectives' path, features it lacks), else a one-line error saying
      *  what it supports. The same answer on every rank, in a run and in --dry-run. */
     tpb_status_t (*check_config)(const tpb_backend_cfg_t *cfg);
-    /** Start: select and set up the device. *be is set only on success. */
-    tpb_status_t (*init)(const tpb_backend_args_t *args, tpb_backend_t **be);
-    void (*finalize)(tpb_backend_t *be);
-    /** Describe the device of this rank. */
-    void (*info)(tpb_backend_t *be, tpb_device_info_t *info);
-    /** Bytes of memory this rank may still allocate. */
-    tpb_status_t (*mem_free)(tpb_backend_t *be, double *bytes);
-    tpb_status_t (*alloc)(tpb_backend_t *be, size_t bytes, void **ptr);
-    void (*free)(tpb_backend_t *be, void *ptr);
-    /** Copy between host memory and backend memory, after this rank's submitted
-     *  work has finished. Not collective. */
-    tpb_status_t (*copy)(tpb_backend_t *be, void *dst, const void *src, size_t bytes,
-                         tpb_copy_dir_t dir);
-    /** The compute phase: one GEMM (with the emulated slowdown and injected delay). */
-    tpb_status_t (*gemm)(tpb_backend_t *be, const tpb_gemm_t *g);
-    /** Communicator of the TP group `group` (a sub-communicator of the world). */
-    tpb_status_t (*comm_open)(tpb_backend_t *be, MPI_Comm group, tpb_comm_t **comm);
-    void (*comm_close)(tpb_comm_t *comm);
-    /** Sum-all-reduce of count elements of dt from send into recv. */
-    tpb_status_t (*allreduce)(tpb_comm_t *comm, const void *send, void *recv, size_t count,
-                              tpb_dtype_t dt);
-    /** All-gather of uneven blocks: rank r contributes counts[r] elements placed at
-     *  recv + displs[r] (in elements). */
-    tpb_status_t (*allgatherv)(tpb_comm_t *comm, const void *send, void *recv, const size_t *counts,
-                               const size_t *displs, tpb_dtype_t dt);
-    /** --overlap chunked: start a non-blocking collective (counts NULL: a sum-all-reduce of
-     *  count elements; else an all-gather-v of counts/displs) ordered after the GEMMs
-     *  submitted so far, and take mark slot `mark` (TPB_NO_MARK: none) when it completes. */
-    tpb_status_t (*coll_start)(tpb_comm_t *comm, const void *send, void *recv, size_t count,
-                               const size_t *counts, const size_t *displs, tpb_dtype_t dt,
-                               size_t mark);
-    /** Let started collectives progress (host: MPI_Test on each; GPU: nothing to do). */
-    tpb_status_t (*coll_progress)(tpb_comm_t *comm);
-    /** Wait for every started collective (under the --timeout watchdog). */
-    tpb_status_t (*coll_wait)(tpb_comm_t *comm);
-    /** Make room for n timer marks (outside timed loops). */
-    tpb_status_t (*marks_prepare)(tpb_backend_t *be, size_t n);
-    /** Record mark `slot` at this point of the work of `phase`: compute marks are
-     *  ordered with the GEMMs (begin: right before the next, end: after the last), a
-     *  collective mark after the last collective (GPUs run them on different streams). */
-    tpb_status_t (*mark)(tpb_backend_t *be, size_t slot, tpb_mark_phase_t phase);
-    /** Wait for all work, then read marks [0, n) as microseconds on the clock.
-     *  Called by every rank at the same point (the CUDA watchdog relies on it). */
-    tpb_status_t (*marks_read)(tpb_backend_t *be, size_t n, double *us);
-    /** Wait until all work submitted by this rank has finished. Called by every
-     *  rank at the same point, like marks_read. */
-    tpb_status_t (*sync)(tpb_backend_t *be);
-    /** Change this rank's emulated speed factor from now on (--emulate-schedule). */
-    tpb_status_t (*set_emulation)(tpb_backend_t *be, double factor);
-    /** Measure the slowdown the emulation achieves on GEMM g: *achieved = time without
-     *  emulation / time with it (1.0 when not emulating). Outside timed loops. */
-    tpb_status_t (*emulation_probe)(tpb_backend_t *be, const tpb_gemm_t *g, double *achieved);
-} tpb_backend_ops_t;
+    /** 1 if its collectives of kind need equal blocks under cfg (ncclReduceScatter,
+     *  ncclAllGather): a config whose blocks differ is refused where it is planned. */
+    int (*equal_blocks)(const tpb_backend_cfg_t *cfg, tpb_coll_t kind);
+    /** Start: select and set up the device (collective over args->world). *dev is set only
+     *  on success. */
+    tpb_status_t (*open)(const tpb_backend_args_t *args, tpb_device_t **dev);
+} tpb_backend_class_t;
 
 /** The host backend (always built). */
-extern const tpb_backend_ops_t tpb_backend_host;
+extern const tpb_backend_class_t tpb_backend_host;
 
-/** The CUDA backend, or a stub table whose init says the backend is not built. */
-extern const tpb_backend_ops_t tpb_backend_cuda;
+/** The CUDA backend, or a class whose check and open say it is not built. */
+extern const tpb_backend_class_t tpb_backend_cuda;
 
 /** The registry: every backend, in the order auto prefers them; NULL-terminated. */
-extern const tpb_backend_ops_t *const tpb_backends[];
+extern const tpb_backend_class_t *const tpb_backends[];
 
-/**
- * The backend to use for `kind`: auto picks the first built backend of the
- * registry with a device in this process (cuda with a GPU, else host).
- */
-const tpb_backend_ops_t *tpb_backend_select(tpb_backend_kind_t kind);
+/** The backend called name ("auto": the first built one of the registry with a device in
+ *  this process, else the last); NULL if none is. */
+const tpb_backend_class_t *tpb_backend_find(const char *name);
+
+/** "auto, host or cuda": the names --backend takes, for --help and errors. */
+const char *tpb_backend_names(void);
+
+/* ---- calls through the tables (a caller holds one pointer, never an ops table) ---- */
+static inline void tpb_dev_close(tpb_device_t *d)
+{
+    if (d)
+        d->ops->close(d);
+}
+static inline void tpb_dev_info(tpb_device_t *d, tpb_device_info_t *i)
+{
+    d->ops->info(d, i);
+}
+static inline tpb_status_t tpb_dev_mem_free(tpb_device_t *d, double *bytes)
+{
+    return d->ops->mem_free(d, bytes);
+}
+static inline tpb_status_t tpb_dev_alloc(tpb_device_t *d, size_t bytes, void **ptr)
+{
+    return d->ops->alloc(d, bytes, ptr);
+}
+static inline void tpb_dev_free(tpb_device_t *d, void *ptr)
+{
+    d->ops->free(d, ptr);
+}
+static inline tpb_status_t tpb_dev_copy(tpb_device_t *d, void *dst, const void *src, size_t bytes,
+                                        tpb_copy_dir_t dir)
+{
+    return d->ops->copy(d, dst, src, bytes, dir);
+}
+static inline tpb_status_t tpb_dev_gemm(tpb_device_t *d, const tpb_gemm_t *g)
+{
+    return d->ops->gemm(d, g);
+}
+static inline tpb_status_t tpb_dev_set_emulation(tpb_device_t *d, double factor)
+{
+    return d->ops->set_emulation(d, factor);
+}
+static inline tpb_status_t tpb_dev_emulation_probe(tpb_device_t *d, const tpb_gemm_t *g,
+                                                   double *achieved)
+{
+    return d->ops->emulation_probe(d, g, achieved);
+}
+static inline tpb_status_t tpb_dev_marks_prepare(tpb_device_t *d, size_t n)
+{
+    return d->ops->marks_prepare(d, n);
+}
+static inline tpb_status_t tpb_dev_mark(tpb_device_t *d, size_t slot, tpb_mark_phase_t phase)
+{
+    return d->ops->mark(d, slot, phase);
+}
+static inline tpb_status_t tpb_dev_marks_read(tpb_device_t *d, size_t n, double *us)
+{
+    return d->ops->marks_read(d, n, us);
+}
+static inline tpb_status_t tpb_dev_sync(tpb_device_t *d)
+{
+    return d->ops->sync(d);
+}
+static inline tpb_status_t tpb_dev_comm_open(tpb_device_t *d, MPI_Comm group, tpb_comm_t **c)
+{
+    return d->ops->comm_open(d, group, c);
+}
+static inline tpb_status_t tpb_comm_post(tpb_comm_t *c, const tpb_coll_desc_t *desc)
+{
+    return c->ops->post(c, desc);
+}
+static inline tpb_status_t tpb_comm_progress(tpb_comm_t *c)
+{
+    return c->ops->progress(c);
+}
+static inline tpb_status_t tpb_comm_wait(tpb_comm_t *c)
+{
+    return c->ops->wait(c);
+}
+static inline void tpb_comm_close(tpb_comm_t *c)
+{
+    if (c)
+        c->ops->close(c);
+}
 
 /**
  * Fill rows x cols of backend memory dst with elements (row0 + r, col0 + c) of
  * the seeded random matrix `id` (see rng.h), scaled and encoded as dt's input
  * type. Used for the layer's inputs and the calibration GEMM alike.
  */
-tpb_status_t tpb_backend_fill(const tpb_backend_ops_t *ops, tpb_backend_t *be, void *dst, long rows,
-                              long cols, long row0, long col0, uint64_t seed, uint32_t id,
-                              double scale, tpb_dtype_t dt);
+tpb_status_t tpb_backend_fill(tpb_device_t *dev, void *dst, long rows, long cols, long row0,
+                              long col0, uint64_t seed, uint32_t id, double scale, tpb_dtype_t dt);
 
 #endif /* TPB_BACKEND_H */

@@ -7,37 +7,26 @@
 
 #include <stddef.h>
 
-/** Quantile q in [0,1] of v[n] by linear interpolation between order statistics
- *  (q = 0.5: median), in expected linear time (a selection, not a sort). v is not
- *  modified. n == 0 gives NaN. */
-double tpb_quantile(const double *v, size_t n, double q);
-
-/** Median of v[n] (tpb_quantile(v, n, 0.5)). */
-double tpb_median(const double *v, size_t n);
-
-/** Minimum / maximum / sum of v[n] (NaN for n == 0 except sum = 0). */
-double tpb_min(const double *v, size_t n);
-double tpb_max(const double *v, size_t n);
-double tpb_sum(const double *v, size_t n);
+#include "base/stats.h"
 
 /** Load balance LB = min T_r / max T_r (1 is perfect). */
-double tpb_load_balance(const double *t, size_t n);
+double tpb_metric_lb(const double *t, size_t n);
 
 /** Utilisation U = sum T_r / (n * max T_r). */
-double tpb_utilisation(const double *t, size_t n);
+double tpb_metric_utilisation(const double *t, size_t n);
 
 /** Parallel efficiency E = t1 / (n * t_step); NaN when t1 is unknown (NaN or <= 0). */
-double tpb_efficiency(double t1, size_t n, double t_step);
+double tpb_metric_efficiency(double t1, size_t n, double t_step);
 
 /** Heterogeneous efficiency E_het = (w_total / sum s_r) / t_step, with speeds s_r in
  *  work per time unit of t_step; NaN if any speed is not positive. */
-double tpb_efficiency_het(double w_total, const double *speeds, size_t n, double t_step);
+double tpb_metric_efficiency_het(double w_total, const double *speeds, size_t n, double t_step);
 
 /** nccl-tests algorithm bandwidth in GB/s: bytes / time (time in microseconds). */
-double tpb_algbw_gbs(double bytes, double time_us);
+double tpb_metric_algbw_gbs(double bytes, double time_us);
 
 /** Achieved TFLOP/s for flop floating-point operations in time_us microseconds. */
-double tpb_tflops(double flop, double time_us);
+double tpb_metric_tflops(double flop, double time_us);
 
 /** How far the alpha-beta model holds for a series. */
 typedef enum {
@@ -49,7 +38,7 @@ typedef enum {
 } tpb_fit_quality_t;
 
 /** "ok", "exact", "poor", "latency not resolved", "bandwidth not resolved". */
-const char *tpb_fit_quality_name(tpb_fit_quality_t q);
+const char *tpb_metric_fit_quality_name(tpb_fit_quality_t q);
 
 /** The alpha-beta fit of one series, with 95 % intervals (NaN where there is no residual
  *  to estimate them from; hi bandwidth is infinite when the slope's interval reaches 0). */
@@ -68,14 +57,14 @@ typedef struct {
  *  physical L >= 0 and B > 0 (a term that the data push past its bound is fixed at it
  *  and said so in quality). Returns 0 on success, -1 if fewer than two distinct sizes or a
  *  time is not > 0. */
-int tpb_comm_model_fit(const double *v, const double *t, size_t n, int r, tpb_comm_fit_t *fit);
+int tpb_metric_comm_fit(const double *v, const double *t, size_t n, int r, tpb_comm_fit_t *fit);
 
 /** Predicted speed-up of a weighted over an even split with equal total work:
  *  mean(s) / min(s). */
-double tpb_predicted_speedup(const double *speeds, size_t n);
+double tpb_metric_predicted_speedup(const double *speeds, size_t n);
 
 /** Relative straggler score of each rank: out[r] = min_i T_i / T_r. */
-void tpb_relative_scores(const double *t, size_t n, double *out);
+void tpb_metric_relative_scores(const double *t, size_t n, double *out);
 
 /** The decomposition of seed 1 for one TP degree: T = T_comp/N + T_comm + T_idle. */
 typedef struct {
@@ -87,6 +76,6 @@ typedef struct {
 /** The terms of a mean step from the means of the step-setting group's mean compute and
  *  transfer (base/timeline.h's comp_mean, xfer_mean): they add up to step_us exactly, and
  *  idle >= 0 when they come from one timeline (A - min c0 >= any rank's compute). Pure. */
-tpb_decomp_t tpb_decompose(double comp_us, double comm_us, double step_us);
+tpb_decomp_t tpb_metric_decompose(double comp_us, double comm_us, double step_us);
 
 #endif /* TPB_METRICS_H */

@@ -24,7 +24,8 @@ static void group_iter(const tpb_mark_t *marks, const double *chunk, int iters, 
         const tpb_mark_t *m = &marks[(size_t)r * iters + i];
         c0 = fmin(c0, m->c0);
         x1 = fmax(x1, m->x1);
-        b = fmax(b, tpb_overlap_busy(&chunk[((size_t)r * iters + i) * chunks * 3], chunks));
+        b = fmax(b, tpb_overlap_busy(
+                        &chunk[tpb_chunk_marks_at((size_t)iters, chunks, r, (size_t)i)], chunks));
     }
     *span = x1 - c0;
     *busy = b;
@@ -78,9 +79,9 @@ void tpb_overlap_figures(int ranks, int tp, int iters, int chunks, const tpb_mar
         }
         exp[i] = span[i] - busy[i];
     }
-    o->t_overlap_us = tpb_median(span, (size_t)iters);
-    o->exposed_us = tpb_median(exp, (size_t)iters);
-    o->gemm_busy_us = tpb_median(busy, (size_t)iters);
+    o->t_overlap_us = tpb_stats_median(span, (size_t)iters);
+    o->exposed_us = tpb_stats_median(exp, (size_t)iters);
+    o->gemm_busy_us = tpb_stats_median(busy, (size_t)iters);
     free(span);
     o->interference = o->gemm_busy_us / o->t_gemm_us;
     o->efficiency = o->t_comm_us > 0.0 ? 1.0 - o->exposed_us / o->t_comm_us : nan;

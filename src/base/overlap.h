@@ -25,6 +25,7 @@
 #ifndef TPB_OVERLAP_H
 #define TPB_OVERLAP_H
 
+#include "base/marks.h"
 #include "base/timeline.h"
 
 /** What tpb_overlap_alone holds per rank, in this order. */
@@ -35,11 +36,6 @@ enum {
     TPB_ALONE_COMM_WHOLE,
     TPB_ALONE_N
 };
-
-/** Chunk mark k of chunk j in iteration i of one rank's chunk marks (iters x C x 3). */
-#define TPB_CHUNK_GEMM_BEGIN 0
-#define TPB_CHUNK_GEMM_END 1
-#define TPB_CHUNK_COMM_END 2
 
 typedef struct {
     int chunks;

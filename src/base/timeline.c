@@ -54,19 +54,19 @@ static void rank_stats(const tpb_mark_t *marks, int r, int iters, double *scr, d
 {
     for (int i = 0; i < iters; i++)
         scr[i] = M(r, i).c1 - M(r, i).c0;
-    s->compute_med = tpb_median(scr, (size_t)iters);
-    s->compute_p95 = tpb_quantile(scr, (size_t)iters, 0.95);
+    s->compute_med = tpb_stats_median(scr, (size_t)iters);
+    s->compute_p95 = tpb_stats_quantile(scr, (size_t)iters, 0.95);
     for (int i = 0; i < iters; i++)
         scr[i] = a_last[i] - M(r, i).c1;
-    s->wait_med = tpb_median(scr, (size_t)iters);
-    s->wait_p95 = tpb_quantile(scr, (size_t)iters, 0.95);
+    s->wait_med = tpb_stats_median(scr, (size_t)iters);
+    s->wait_p95 = tpb_stats_quantile(scr, (size_t)iters, 0.95);
     for (int i = 0; i < iters; i++)
         scr[i] = M(r, i).x1 - a_last[i];
-    s->comm_med = tpb_median(scr, (size_t)iters);
-    s->comm_p95 = tpb_quantile(scr, (size_t)iters, 0.95);
+    s->comm_med = tpb_stats_median(scr, (size_t)iters);
+    s->comm_p95 = tpb_stats_quantile(scr, (size_t)iters, 0.95);
     for (int i = 0; i < iters; i++)
         scr[i] = M(r, i).x1 - M(r, i).c1;
-    s->coll_med = tpb_median(scr, (size_t)iters);
+    s->coll_med = tpb_stats_median(scr, (size_t)iters);
 }
 
 /* Everything about group g: per-rank stats, step and transfer per iteration. */
@@ -100,9 +100,9 @@ static void group_stats(const tpb_mark_t *marks, int tp, int iters, int g, doubl
         comp[r - g * tp] = ranks[r].compute_med;
         for (int i = 0; i < iters; i++)
             scr[i] = M(r, i).x1 - M(r, i).c1 - free_x[i];
-        ranks[r].wait_free_med = tpb_median(scr, (size_t)iters);
+        ranks[r].wait_free_med = tpb_stats_median(scr, (size_t)iters);
     }
-    tpb_relative_scores(comp, (size_t)tp, score);
+    tpb_metric_relative_scores(comp, (size_t)tp, score);
     for (int r = g * tp; r < (g + 1) * tp; r++) {
         ranks[r].score = score[r - g * tp];
         if (ranks[r].last_count)
@@ -189,12 +189,12 @@ tpb_status_t tpb_timeline_analyse(const tpb_mark_t *marks, int world, int tp, in
     cfg->step_mean = step_sum / iters;
     cfg->xfer_mean = xfer_sum / iters;
     cfg->comp_mean = comp_sum / iters;
-    cfg->step_med = tpb_median(step, n);
-    cfg->step_p95 = tpb_quantile(step, n, 0.95);
-    cfg->step_min = tpb_min(step, n);
-    cfg->step_max = tpb_max(step, n);
-    cfg->xfer_med = tpb_median(xfer, n);
-    cfg->xfer_free_med = tpb_median(all_free, n);
+    cfg->step_med = tpb_stats_median(step, n);
+    cfg->step_p95 = tpb_stats_quantile(step, n, 0.95);
+    cfg->step_min = tpb_stats_min(step, n);
+    cfg->step_max = tpb_stats_max(step, n);
+    cfg->xfer_med = tpb_stats_median(xfer, n);
+    cfg->xfer_free_med = tpb_stats_median(all_free, n);
     find_straggler(ranks, world, tp, iters, cfg);
     find_spikes(marks, world, tp, iters, step, worst, cfg);
     free(work);
@@ -232,7 +232,7 @@ int tpb_timeline_trace_window(const double *step, int iters, int n, unsigned cha
     for (int i = lo; i < lo + n; i++)
         keep[i] = 1;
     int kept = n, nsp = 0;
-    double limit = 1.5 * tpb_median(step, (size_t)iters);
+    double limit = 1.5 * tpb_stats_median(step, (size_t)iters);
     int *sp = malloc((size_t)iters * sizeof(int)); /* without it: the window alone */
     for (int i = 0; sp && i < iters; i++)
         if (!keep[i] && step[i] > limit)
@@ -243,7 +243,7 @@ int tpb_timeline_trace_window(const double *step, int iters, int n, unsigned cha
         if (v) {
             for (int j = 0; j < nsp; j++)
                 v[j] = step[sp[j]];
-            cut = tpb_quantile(v, (size_t)nsp, (double)(nsp - n) / (nsp - 1));
+            cut = tpb_stats_quantile(v, (size_t)nsp, (double)(nsp - n) / (nsp - 1));
             free(v);
         }
         int m = 0;

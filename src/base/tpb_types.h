@@ -15,7 +15,6 @@
 
 #include "base/tpb_status.h"
 
-typedef enum { TPB_BACKEND_AUTO = 0, TPB_BACKEND_HOST, TPB_BACKEND_CUDA } tpb_backend_kind_t;
 typedef enum { TPB_SPLIT_ROW = 1, TPB_SPLIT_COL = 2 } tpb_split_t;
 /** How a TP group's shards are sized: evenly, by rank speed, re-balanced from measured
  *  compute times, or by cost / speed along a --cost-profile. */
@@ -25,9 +24,14 @@ typedef enum {
     TPB_POLICY_ADAPTIVE = 4,
     TPB_POLICY_COST = 8
 } tpb_policy_t;
-/** The collective of a TP layer, and of --col-collective: an all-gather(-v) of the shards'
- *  outputs, or a sum-all-reduce of full-size partial outputs. */
-typedef enum { TPB_COLL_ALLGATHER = 0, TPB_COLL_ALLREDUCE } tpb_coll_t;
+/** The collective of a TP layer (and of --col-collective: the first two): an all-gather(-v)
+ *  of blocks, a sum-all-reduce of full-size partial outputs, or a sum-reduce-scatter(-v) of
+ *  them (sequence parallelism's row layer). */
+typedef enum { TPB_COLL_ALLGATHER = 0, TPB_COLL_ALLREDUCE, TPB_COLL_REDUCE_SCATTER } tpb_coll_t;
+/** Sequence parallelism (--sequence-parallel, a sweep dimension): off, or on (Megatron's:
+ *  the row layer ends in a reduce-scatter of Y along M, the column layer starts with an
+ *  all-gather of X along M). */
+typedef enum { TPB_SEQPAR_OFF = 1, TPB_SEQPAR_ON = 2 } tpb_seqpar_t;
 typedef enum { TPB_COMM_NCCL = 0, TPB_COMM_MPI } tpb_comm_kind_t;
 /** How an MPI collective is called (--collectives): the blocking call, or the non-blocking
  *  one polled (backend/mpi_watch.h). */
@@ -68,15 +72,14 @@ typedef struct {
     int comm_only; /**< --comm-only: a message of 1 x n output elements, no GEMM */
 } tpb_shape_t;
 
-/** "auto", "host", "cuda". */
-const char *tpb_backend_kind_name(tpb_backend_kind_t k);
 /** "row", "col". */
 const char *tpb_split_name(tpb_split_t s);
 /** "even", "weighted", "adaptive", "cost". */
 const char *tpb_policy_name(tpb_policy_t p);
-/** "allgather", "allreduce" (as --col-collective spells them). */
+/** "allgather", "allreduce", "reducescatter" (as --col-collective spells the first two). */
 const char *tpb_coll_name(tpb_coll_t c);
-/** "all-gather", "all-reduce" (in prose, tables and the record's "collective"). */
+/** "all-gather", "all-reduce", "reduce-scatter" (in prose, tables and the record's
+ *  "collective"). */
 const char *tpb_coll_label(tpb_coll_t c);
 /** "nccl", "mpi". */
 const char *tpb_comm_kind_name(tpb_comm_kind_t c);
@@ -86,6 +89,11 @@ const char *tpb_collectives_name(tpb_collectives_t c);
 const char *tpb_bind_name(tpb_bind_t b);
 /** "none", "chunked". */
 const char *tpb_overlap_name(tpb_overlap_mode_t m);
+/** "off", "on". */
+const char *tpb_seqpar_name(tpb_seqpar_t s);
+/** A split as the table and the answer print it: "row", "col", with sequence parallelism
+ *  "row+sp", "col+sp". */
+const char *tpb_split_label(tpb_split_t s, tpb_seqpar_t sp);
 /** "packed", "spread". */
 const char *tpb_placement_name(tpb_placement_t p);
 /** "time", "work". */
@@ -108,8 +116,8 @@ typedef struct {
     const char *accepted; /**< how --help and errors list them ("row and/or col") */
 } tpb_name_table_t;
 
-extern const tpb_name_table_t tpb_backend_kinds, tpb_splits, tpb_policies, tpb_colls,
-    tpb_comm_kinds, tpb_emulate_modes, tpb_placements, tpb_binds, tpb_collectives, tpb_overlaps;
+extern const tpb_name_table_t tpb_splits, tpb_policies, tpb_colls, tpb_comm_kinds,
+    tpb_emulate_modes, tpb_placements, tpb_binds, tpb_collectives, tpb_overlaps, tpb_seqpars;
 
 /** The value named s in t; TPB_ERR_INVALID (no message) if none. Pure. */
 tpb_status_t tpb_name_parse(const tpb_name_table_t *t, const char *s, unsigned *value);

@@ -3,8 +3,6 @@
 
 #include <string.h>
 
-static const char *const backend_names[] = {"auto", "host", "cuda"};
-static const unsigned backend_values[] = {TPB_BACKEND_AUTO, TPB_BACKEND_HOST, TPB_BACKEND_CUDA};
 static const char *const split_names[] = {"row", "col"};
 static const unsigned split_values[] = {TPB_SPLIT_ROW, TPB_SPLIT_COL};
 static const char *const policy_names[] = {"even", "weighted", "adaptive", "cost"};
@@ -22,10 +20,11 @@ static const unsigned emulate_values[] = {TPB_EMULATE_TIME, TPB_EMULATE_WORK};
 static const unsigned comm_values[] = {TPB_COMM_NCCL, TPB_COMM_MPI};
 static const char *const overlap_names[] = {"none", "chunked"};
 static const unsigned overlap_values[] = {TPB_OVERLAP_NONE, TPB_OVERLAP_CHUNKED};
+static const char *const seqpar_names[] = {"off", "on"};
+static const unsigned seqpar_values[] = {TPB_SEQPAR_OFF, TPB_SEQPAR_ON};
 static const char *const colls_names[] = {"blocking", "nonblocking"};
 static const unsigned colls_values[] = {TPB_COLLS_BLOCKING, TPB_COLLS_NONBLOCKING};
 
-const tpb_name_table_t tpb_backend_kinds = {backend_names, backend_values, 3, "auto, host or cuda"};
 const tpb_name_table_t tpb_splits = {split_names, split_values, 2, "row and/or col (e.g. row,col)"};
 const tpb_name_table_t tpb_policies = {policy_names, policy_values, 4,
                                        "even, weighted, adaptive and/or cost (e.g. even,weighted)"};
@@ -37,6 +36,8 @@ const tpb_name_table_t tpb_placements = {placement_names, placement_values, 2,
 const tpb_name_table_t tpb_emulate_modes = {emulate_names, emulate_values, 2, "time or work"};
 const tpb_name_table_t tpb_overlaps = {overlap_names, overlap_values, 2,
                                        "none and/or chunked (e.g. none,chunked)"};
+const tpb_name_table_t tpb_seqpars = {seqpar_names, seqpar_values, 2,
+                                      "off and/or on (e.g. off,on)"};
 const tpb_name_table_t tpb_collectives = {colls_names, colls_values, 2, "blocking or nonblocking"};
 
 static const char *name_of(const tpb_name_table_t *t, unsigned v)
@@ -58,11 +59,6 @@ tpb_status_t tpb_name_parse(const tpb_name_table_t *t, const char *s, unsigned *
     return TPB_ERR_INVALID;
 }
 
-const char *tpb_backend_kind_name(tpb_backend_kind_t k)
-{
-    return name_of(&tpb_backend_kinds, (unsigned)k);
-}
-
 const char *tpb_split_name(tpb_split_t s)
 {
     return name_of(&tpb_splits, (unsigned)s);
@@ -75,12 +71,26 @@ const char *tpb_policy_name(tpb_policy_t p)
 
 const char *tpb_coll_name(tpb_coll_t c)
 {
-    return name_of(&tpb_colls, (unsigned)c);
+    return c == TPB_COLL_REDUCE_SCATTER ? "reducescatter" : name_of(&tpb_colls, (unsigned)c);
 }
 
 const char *tpb_coll_label(tpb_coll_t c)
 {
-    return c == TPB_COLL_ALLREDUCE ? "all-reduce" : "all-gather";
+    return c == TPB_COLL_ALLREDUCE        ? "all-reduce"
+           : c == TPB_COLL_REDUCE_SCATTER ? "reduce-scatter"
+                                          : "all-gather";
+}
+
+const char *tpb_seqpar_name(tpb_seqpar_t s)
+{
+    return name_of(&tpb_seqpars, (unsigned)s);
+}
+
+const char *tpb_split_label(tpb_split_t s, tpb_seqpar_t sp)
+{
+    if (sp == TPB_SEQPAR_ON)
+        return s == TPB_SPLIT_ROW ? "row+sp" : "col+sp";
+    return tpb_split_name(s);
 }
 
 const char *tpb_comm_kind_name(tpb_comm_kind_t c)

@@ -15,7 +15,7 @@ static double median_without(const double *comp, int tp, int skip, double *scrat
     for (int r = 0; r < tp; r++)
         if (r != skip || tp == 1)
             scratch[n++] = comp[r];
-    return tpb_median(scratch, (size_t)n);
+    return tpb_stats_median(scratch, (size_t)n);
 }
 
 double tpb_whatif_group_step(const tpb_mark_t *marks, int tp, int iters, int g, int i,
@@ -53,7 +53,7 @@ static double replay(const tpb_mark_t *marks, int world, int tp, int iters, int 
             steps[i] = fmax(steps[i], s);
         }
     }
-    return tpb_median(steps, (size_t)iters);
+    return tpb_stats_median(steps, (size_t)iters);
 }
 
 tpb_status_t tpb_whatif_replay(const tpb_mark_t *marks, int world, int tp, int iters, int straggler,

@@ -9,7 +9,6 @@
 void tpb_options_init(tpb_options_t *o)
 {
     memset(o, 0, sizeof(*o));
-    o->backend = TPB_BACKEND_AUTO;
     o->iters = 20;
     o->warmup = 5;
     o->timeline = 1;
@@ -39,6 +38,7 @@ enum {
     OPT_BACKEND,
     OPT_TP,
     OPT_SPLIT,
+    OPT_SEQPAR,
     OPT_POLICY,
     OPT_M,
     OPT_N,
@@ -98,11 +98,14 @@ typedef struct {
 } opt_spec;
 
 static const opt_spec opt_table[] = {
-    {"backend", 0, "auto|host|cuda", OPT_BACKEND, "What to run", "  --backend auto|host|cuda",
-     "auto: cuda when a GPU is visible and built, else host"},
+    {"backend", 0, "NAME", OPT_BACKEND, "What to run", NULL, ""}, /* "": from the registry */
     {"tp", 't', "LIST", OPT_TP, NULL, NULL, "TP degrees (default: powers of two dividing P)"},
     {"split", 's', "LIST", OPT_SPLIT, NULL, NULL,
      "row (K split + all-reduce), col (N split + all-gather)"},
+    {"sequence-parallel", 0, "LIST", OPT_SEQPAR, NULL, NULL,
+     "off, on (default off): on is Megatron's sequence\nparallelism: the row layer ends in a "
+     "reduce-scatter\nof Y along M, the column layer starts with an\nall-gather of X along M "
+     "(M split evenly)"},
     {"policy", 'p', "LIST", OPT_POLICY, NULL, NULL,
      "even, weighted, adaptive, cost (default: even,weighted;\nwith --cost-profile "
      "even,weighted,cost); adaptive\nre-balances from measured compute times; cost "
@@ -124,11 +127,10 @@ static const opt_spec opt_table[] = {
     {"preset", 0, "NAME|PATH", OPT_PRESET, NULL, NULL,
      "shape file (bench/presets/NAME.shapes): llama3-8b,\nllama3-70b, llama3-405b, gpt3-175b, "
      "llama3-8b-cpu,\ntiny"},
-    {"dtype", 'd', "T", OPT_DTYPE, NULL, NULL,
-     "fp32 | fp64 (host); fp32 | tf32 | fp16 | bf16 | fp8 (cuda)"},
+    {"dtype", 'd', "T", OPT_DTYPE, NULL, NULL, ""},
     {"iters", 'i', "N", OPT_ITERS, NULL, NULL, "measured iterations per config (default 20)"},
     {"warmup", 'w', "N", OPT_WARMUP, NULL, NULL, "warm-up iterations per config (default 5)"},
-    {"granularity", 'g', "G", OPT_GRAN, NULL, NULL, "shard size unit (default 1 host, 64 cuda)"},
+    {"granularity", 'g', "G", OPT_GRAN, NULL, NULL, ""},
     {"col-collective", 0, "C", OPT_COLCOLL, NULL, NULL,
      "col split collective: allgather (default) | allreduce"},
     {"speeds", 0, "LIST", OPT_SPEEDS,
@@ -152,8 +154,8 @@ static const opt_spec opt_table[] = {
      "time: stretch the compute phase (host: spin; GPU:\nfewer SMs); work: repeat the GEMM "
      "(default time)"},
     {"emulate-schedule", 0, "ITER:LIST", OPT_SCHEDULE, NULL, NULL,
-     "from iteration ITER of the run on, these factors\n(a rank that slows down mid-run; host "
-     "backend\nonly: refused with --backend cuda)"},
+     "from iteration ITER of the run on, these factors\n(a rank that slows down mid-run; a "
+     "GPU backend\nfixes its SM partition at start and refuses it)"},
     {"check", 'c', NULL, OPT_CHECK, "Checking and output", NULL,
      "verify Y against a single-rank reference on seeded\ninputs; exit code 3 if any config "
      "fails"},
@@ -196,7 +198,7 @@ static const opt_spec opt_table[] = {
      "bind each rank (hwloc): a core, a NUMA node, or the\ncores near its GPU (cuda); "
      "the cpuset is recorded"},
     {"threads", 0, "N", OPT_THREADS, NULL, NULL,
-     "BLAS threads per rank (host backend). Default: its\nshare of the cores it may run on "
+     "BLAS threads per rank (CPU backend). Default: its\nshare of the cores it may run on "
      "(ranks allowed on\nthe same cores split them: 2 unbound ranks on 2\ncores run 1 "
      "each), or OPENBLAS_NUM_THREADS if set"},
     {"timeout", 0, "SECONDS", OPT_TIMEOUT, NULL, NULL,
@@ -205,7 +207,7 @@ static const opt_spec opt_table[] = {
      "MPI collectives: the blocking call, as OSU and IMB\ntime it, watched by a thread that "
      "names the late\nranks of its node (default); or the non-blocking\ncall polled, which "
      "names late ranks on every node"},
-    {"comm", 0, "nccl|mpi", OPT_COMM, "GPU options (cuda backend)", NULL,
+    {"comm", 0, "nccl|mpi", OPT_COMM, "GPU options", NULL,
      "collectives by NCCL (default) or MPI through pinned\nhost buffers (several ranks may share "
      "a GPU)"},
     {"gpu-map", 0, "LIST", OPT_GPUMAP, NULL, NULL, "device index per node-local rank"},
@@ -246,6 +248,34 @@ static void usage_label(const opt_spec *o, char *out, size_t cap)
     snprintf(out, cap, "  %s--%s%s%s", shortf, o->name, o->arg ? " " : "", o->arg ? o->arg : "");
 }
 
+/* The help of the entries whose text depends on the backends built (help ""): every
+ * class of the registry speaks for itself. */
+static void registry_help(int id, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    if (id == OPT_BACKEND)
+        len += (size_t)snprintf(out, cap,
+                                "auto: the first of the list below with a device "
+                                "here");
+    for (int i = 0; tpb_backends[i] && len < cap; i++) {
+        const tpb_backend_class_t *b = tpb_backends[i];
+        if (id == OPT_BACKEND)
+            len += (size_t)snprintf(out + len, cap - len, "\n%s: %s", b->name, b->about);
+        else if (id == OPT_DTYPE)
+            len += (size_t)snprintf(out + len, cap - len, "%s%s (%s)", i ? "\n" : "", b->dtypes,
+                                    b->name);
+        else
+            len += (size_t)snprintf(out + len, cap - len, "%s %ld %s", i ? "," : "",
+                                    b->defaults.granularity, b->name);
+    }
+    if (id == OPT_GRAN) {
+        char list[160];
+        snprintf(list, sizeof(list), "%s", out);
+        snprintf(out, cap, "shard size unit (default%s)", list);
+    }
+}
+
 void tpb_options_usage(FILE *f)
 {
     fputs("Usage: mpirun -np P tpbal [options]      (or srun -n P tpbal, or a singleton)\n"
@@ -260,13 +290,18 @@ void tpb_options_usage(FILE *f)
             fprintf(f, "\n%s%s", o->section, o->section[0] ? "\n" : "");
         if (!o->help)
             continue;
-        char label[64];
+        char label[64], generated[512];
+        const char *help = o->help;
+        if (!help[0]) {
+            registry_help(o->id, generated, sizeof(generated));
+            help = generated;
+        }
         usage_label(o, label, sizeof(label));
         if (strlen(label) < 28) /* two columns; a long label has its text below */
             fprintf(f, "%-28s ", label);
         else
             fprintf(f, "%s\n%29s", label, "");
-        for (const char *h = o->help; *h; h++) {
+        for (const char *h = help; *h; h++) {
             fputc(*h, f);
             if (*h == '\n')
                 fprintf(f, "%29s", "");
@@ -287,11 +322,16 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
     unsigned u = 0;
     switch (id) {
     case OPT_BACKEND:
-        TPB_CHECK_RET(set_name(flag, v, &tpb_backend_kinds, &u));
-        o->backend = (tpb_backend_kind_t)u;
+        o->backend = tpb_backend_find(v);
+        if (!o->backend)
+            return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected %s", flag, v,
+                               tpb_backend_names());
+        if (strcmp(v, "auto") == 0)
+            o->backend = NULL; /* chosen where the devices can be seen (tpbal.c) */
         return TPB_OK;
     case OPT_TP: return tpb_optset_tp(o, flag, v);
     case OPT_SPLIT: return tpb_opt_name_set(flag, v, &tpb_splits, &o->splits);
+    case OPT_SEQPAR: return tpb_opt_name_set(flag, v, &tpb_seqpars, &o->seqpars);
     case OPT_POLICY: return tpb_opt_name_set(flag, v, &tpb_policies, &o->policies);
     case OPT_OVERLAP: return tpb_opt_name_set(flag, v, &tpb_overlaps, &o->overlaps);
     case OPT_CHUNKS: return tpb_optset_chunks(o, flag, v);

@@ -35,10 +35,11 @@ typedef struct {
 } tpb_inject_t;
 
 typedef struct {
-    tpb_backend_kind_t backend;
+    const tpb_backend_class_t *backend; /**< --backend (NULL: auto), the class once resolved */
     int tp[TPB_MAX_TP];
     int ntp;                    /**< 0: every power of two dividing the world size */
     unsigned splits;            /**< TPB_SPLIT_* mask; 0: row and col */
+    unsigned seqpars;           /**< TPB_SEQPAR_* mask; 0: off */
     unsigned policies;          /**< TPB_POLICY_* mask; 0: even and weighted */
     unsigned placements;        /**< TPB_PLACE_* mask; 0: packed */
     unsigned overlaps;          /**< TPB_OVERLAP_* mask; 0: none */
@@ -78,7 +79,7 @@ typedef struct {
     int ngpu_map;
     tpb_bind_t bind;   /**< --bind */
     int threads;       /**< --threads: BLAS threads per rank (host), 0 = decided per rank */
-    double timeout_s;  /**< collective watchdog (CUDA), 0 = off */
+    double timeout_s;  /**< --timeout: the collective watchdog (both backends), 0 = off */
     int timeline;      /**< record and write timelines (default on) */
     int trace_iters;   /**< --trace-iters: iterations per trace file; 0 auto, -1 all */
     int trace_per_run; /**< --trace-per run: one trace.json for the run (0: one per config) */
@@ -109,13 +110,13 @@ tpb_status_t tpb_options_parse(tpb_options_t *o, int argc, char **argv);
 
 /**
  * Complete the options for a world of `world` ranks and the backend chosen
- * (with its default granularity, dtype and shape): combine -m/-n/-k lists,
- * check list lengths against the world size, and fill the default TP list.
- * A single --tp that does not divide the world is an error; in a list it is
- * kept (the sweep skips it with a message).
+ * (o->backend then names it; its default granularity, dtype and shape fill what the
+ * command line left out): combine -m/-n/-k lists, check list lengths against the
+ * world size, and fill the default TP list. A single --tp that does not divide the
+ * world is an error; in a list it is kept (the sweep skips it with a message). What
+ * the backend itself refuses is its class's check_config (tpb_options_backend_cfg).
  */
-tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, tpb_backend_kind_t backend,
-                                 const tpb_backend_defaults_t *defaults);
+tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, const tpb_backend_class_t *backend);
 
 /** The settings of o a backend needs (gpu_map borrowed from o). */
 void tpb_options_backend_cfg(const tpb_options_t *o, tpb_backend_cfg_t *cfg);

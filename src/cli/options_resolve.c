@@ -183,13 +183,15 @@ static tpb_status_t cost_refusals(const tpb_options_t *o)
     return TPB_OK;
 }
 
-tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, tpb_backend_kind_t backend,
-                                 const tpb_backend_defaults_t *defaults)
+tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, const tpb_backend_class_t *backend)
 {
+    const tpb_backend_defaults_t *defaults = &backend->defaults;
     o->backend = backend;
     TPB_CHECK_RET(resolve_comm_only(o, world));
     if (!o->splits)
         o->splits = TPB_SPLIT_ROW | TPB_SPLIT_COL;
+    if (!o->seqpars)
+        o->seqpars = TPB_SEQPAR_OFF;
     if (!o->placements)
         o->placements = TPB_PLACE_PACKED;
     if (!o->policies)
@@ -214,9 +216,6 @@ tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, tpb_backend_kind_t
     TPB_CHECK_RET(check_per_rank("--emulate-schedule", o->nsched, world));
     TPB_CHECK_RET(check_inject("--inject-delay", &o->inject_delay, world));
     TPB_CHECK_RET(check_inject("--inject-clock-offset", &o->inject_clock, world));
-    if (o->threads && backend != TPB_BACKEND_HOST)
-        return tpb_err_set(TPB_ERR_INVALID, "--threads sets the BLAS threads of the host "
-                                            "backend: drop it with --backend cuda");
     TPB_CHECK_RET(resolve_tp(o, world));
     if (o->comm_only)
         return comm_shapes(o);

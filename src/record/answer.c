@@ -47,7 +47,7 @@ static const char *host_of(const char *const *hosts, int world_rank)
 static const tpb_history_t *even_of(const tpb_history_t *hist, int n, const tpb_history_t *h)
 {
     for (int i = 0; i < n; i++)
-        if (!hist[i].comm_only && same_group(&hist[i], h) && hist[i].split == h->split &&
+        if (!hist[i].comm_only && same_group(&hist[i], h) && tpb_history_same_layer(&hist[i], h) &&
             hist[i].policy == TPB_POLICY_EVEN)
             return &hist[i];
     return NULL;
@@ -62,7 +62,7 @@ static void policy_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist
         return;
     double sp = ev->step_med / h->step_med, pred = h->predicted_speedup;
     int lost = sp < TPB_ANSWER_LOST;
-    tpb_buf_printf(txt, "#     %-3s: %s %.2fx over even", tpb_split_name(h->split),
+    tpb_buf_printf(txt, "#     %-3s: %s %.2fx over even", tpb_split_label(h->split, h->seqpar),
                    tpb_policy_name(h->policy), sp);
     if (isfinite(pred))
         tpb_buf_printf(txt, " (predicted %.2fx)", pred);
@@ -75,6 +75,7 @@ static void policy_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist
     tpb_buf_puts(txt, "\n");
     tpb_json_obj_begin(js);
     tpb_json_kv_str(js, "split", tpb_split_name(h->split));
+    tpb_json_kv_str(js, "sequence_parallel", tpb_seqpar_name(h->seqpar));
     tpb_json_kv_str(js, "policy", tpb_policy_name(h->policy));
     tpb_json_kv_num(js, "speedup", sp);
     tpb_json_kv_num(js, "predicted_speedup", pred);
@@ -92,11 +93,12 @@ static void straggler_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *h
     tpb_buf_printf(txt,
                    "#     straggler in %s %s: rank %d%s%s%s, last in %.0f %% of iterations, "
                    "by %s\n",
-                   tpb_split_name(h->split), tpb_policy_name(h->policy), h->straggler_world,
-                   host ? " (" : "", host ? host : "", host ? ")" : "", 100.0 * h->straggler_frac,
-                   human_us(late, sizeof(late), h->straggler_late_us));
+                   tpb_split_label(h->split, h->seqpar), tpb_policy_name(h->policy),
+                   h->straggler_world, host ? " (" : "", host ? host : "", host ? ")" : "",
+                   100.0 * h->straggler_frac, human_us(late, sizeof(late), h->straggler_late_us));
     tpb_json_obj_begin(js);
     tpb_json_kv_str(js, "split", tpb_split_name(h->split));
+    tpb_json_kv_str(js, "sequence_parallel", tpb_seqpar_name(h->seqpar));
     tpb_json_kv_str(js, "policy", tpb_policy_name(h->policy));
     tpb_json_kv_int(js, "rank", h->straggler_world);
     tpb_json_kv_num(js, "last_frac", h->straggler_frac);
@@ -125,12 +127,14 @@ static const tpb_history_t *group_answer(tpb_buf_t *txt, tpb_buf_t *js, const tp
     char shape[96], step[24];
     shape_label(shape, sizeof(shape), g);
     tpb_buf_printf(txt, "#   %s tp %d%s: fastest %s %s, %s a step\n", shape, g->tp,
-                   g->placement == TPB_PLACE_SPREAD ? " (spread)" : "", tpb_split_name(best->split),
-                   tpb_policy_name(best->policy), human_us(step, sizeof(step), best->step_med));
+                   g->placement == TPB_PLACE_SPREAD ? " (spread)" : "",
+                   tpb_split_label(best->split, best->seqpar), tpb_policy_name(best->policy),
+                   human_us(step, sizeof(step), best->step_med));
     tpb_json_obj_begin(js);
     tpb_json_kv_str(js, "kind", "tp");
     json_group_keys(js, g);
     tpb_json_kv_str(js, "best_split", tpb_split_name(best->split));
+    tpb_json_kv_str(js, "best_sequence_parallel", tpb_seqpar_name(best->seqpar));
     tpb_json_kv_str(js, "best_policy", tpb_policy_name(best->policy));
     tpb_json_kv_num(js, "best_step_us", best->step_med);
     tpb_json_key(js, "policies");
@@ -179,8 +183,8 @@ static void use_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, i
     char shape[96], step[24];
     shape_label(shape, sizeof(shape), best);
     tpb_buf_printf(txt, "# use for %s: %s %s at tp %d%s (%s a step", shape,
-                   tpb_split_name(best->split), tpb_policy_name(best->policy), best->tp,
-                   best->placement == TPB_PLACE_SPREAD ? " spread" : "",
+                   tpb_split_label(best->split, best->seqpar), tpb_policy_name(best->policy),
+                   best->tp, best->placement == TPB_PLACE_SPREAD ? " spread" : "",
                    human_us(step, sizeof(step), best->step_med));
     const tpb_history_t *ev = even_of(hist, n, best);
     if (ev && ev != best) {
@@ -196,6 +200,7 @@ static void use_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, i
     tpb_json_kv_str(js, "kind", "use");
     json_group_keys(js, best);
     tpb_json_kv_str(js, "split", tpb_split_name(best->split));
+    tpb_json_kv_str(js, "sequence_parallel", tpb_seqpar_name(best->seqpar));
     tpb_json_kv_str(js, "policy", tpb_policy_name(best->policy));
     tpb_json_kv_num(js, "step_us", best->step_med);
     tpb_json_obj_end(js);

@@ -7,9 +7,8 @@
 /* Chunked configs of one answer line: the same shape, TP, placement, split and policy. */
 static int same_line(const tpb_history_t *a, const tpb_history_t *b)
 {
-    return a->m == b->m && a->n == b->n && a->k == b->k && a->tp == b->tp &&
-           a->placement == b->placement && a->split == b->split && a->policy == b->policy &&
-           strcmp(a->shape_name, b->shape_name) == 0;
+    return tpb_history_same_layer(a, b) && a->tp == b->tp && a->placement == b->placement &&
+           a->policy == b->policy && strcmp(a->shape_name, b->shape_name) == 0;
 }
 
 /* Over serial: against the whole GEMM and the serial collective timed in the same config
@@ -35,7 +34,8 @@ static void line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *best)
     double sp = over_serial(best);
     int pays = sp >= TPB_ANSWER_OVERLAP_PAYS;
     tpb_buf_printf(txt, "#   overlap %ldx%ldx%ld tp %d %s %s: ", best->m, best->n, best->k,
-                   best->tp, tpb_split_name(best->split), tpb_policy_name(best->policy));
+                   best->tp, tpb_split_label(best->split, best->seqpar),
+                   tpb_policy_name(best->policy));
     if (pays)
         tpb_buf_printf(txt,
                        "best at %d chunks, %.2fx over serial (%.0f %% of the communication "
@@ -58,6 +58,7 @@ static void line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *best)
     tpb_json_kv_int(js, "tp", best->tp);
     tpb_json_kv_str(js, "placement", tpb_placement_name(best->placement));
     tpb_json_kv_str(js, "split", tpb_split_name(best->split));
+    tpb_json_kv_str(js, "sequence_parallel", tpb_seqpar_name(best->seqpar));
     tpb_json_kv_str(js, "policy", tpb_policy_name(best->policy));
     tpb_json_kv_int(js, "best_chunks", best->chunks);
     tpb_json_kv_num(js, "speedup", sp);

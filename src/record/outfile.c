@@ -1,202 +1,208 @@
-/* outfile.c - write-then-rename result files. */
-#include "record/outfile.h"
+/* outfile.c - write-then-rename result files, opened relative to their folder, never
+ * through a link (the folder's own operations: outdir.c). */
+#include "record/outfile_impl.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "base/infile.h"
-
-static tpb_status_t mkdir_p(const char *dir)
+/* The folder dir, open (it may be reached through a link: the user named it). */
+tpb_status_t tpb_outfile_open_dir(const char *dir, int *fd)
 {
-    char path[1024];
-    if (strlen(dir) >= sizeof(path))
-        return tpb_err_set(TPB_ERR_IO, "--out '%s': path too long", dir);
-    strcpy(path, dir);
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(path, 0777) != 0 && errno != EEXIST)
-            return tpb_err_set(TPB_ERR_IO, "--out '%s': cannot create %s: %s", dir, path,
-                               strerror(errno));
-        *p = '/';
-    }
-    if (mkdir(path, 0777) != 0 && errno != EEXIST)
-        return tpb_err_set(TPB_ERR_IO, "--out '%s': cannot create it: %s", dir, strerror(errno));
+    *fd = open(dir[0] ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (*fd < 0)
+        return tpb_err_set(TPB_ERR_IO, "cannot open the folder '%s': %s", dir, strerror(errno));
     return TPB_OK;
 }
 
-tpb_status_t tpb_outdir_prepare(const char *dir)
+/* 12 hex digits nobody can predict (getrandom; else the clock and the pid, mixed). */
+static void random_tag(char *out)
 {
-    TPB_CHECK_RET(mkdir_p(dir));
-    struct stat sb;
-    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-        return tpb_err_set(TPB_ERR_IO, "--out '%s': not a directory", dir);
-    char probe[1200];
-    snprintf(probe, sizeof(probe), "%s/.tpbal-probe.%ld", dir, (long)getpid());
-    FILE *f = fopen(probe, "w");
-    if (!f)
-        return tpb_err_set(TPB_ERR_IO, "--out '%s': directory is not writable: %s", dir,
-                           strerror(errno));
-    fclose(f);
-    unlink(probe);
-    return TPB_OK;
-}
-
-/* The target of a symbolic link to a file that does not exist yet, resolved against the
- * link's directory; 1 if that directory exists (the file is created there). */
-static int dangling_target(const char *link, char *out, size_t cap)
-{
-    char to[PATH_MAX], dir[2 * PATH_MAX + 2];
-    ssize_t n = readlink(link, to, sizeof(to) - 1);
-    if (n <= 0)
-        return 0;
-    to[n] = '\0';
-    const char *slash = strrchr(link, '/');
-    int len = to[0] == '/' || !slash
-                  ? snprintf(dir, sizeof(dir), "%s", to)
-                  : snprintf(dir, sizeof(dir), "%.*s/%s", (int)(slash - link), link, to);
-    if (len < 0 || (size_t)len >= sizeof(dir))
-        return 0;
-    char *last = strrchr(dir, '/');
-    char parent[sizeof(dir)];
-    if (last)
-        snprintf(parent, sizeof(parent), "%.*s", last == dir ? 1 : (int)(last - dir), dir);
-    else
-        snprintf(parent, sizeof(parent), ".");
-    struct stat sb;
-    if (stat(parent, &sb) != 0 || !S_ISDIR(sb.st_mode) || strlen(dir) >= cap)
-        return 0;
-    snprintf(out, cap, "%s", dir);
-    return 1;
-}
-
-/* The file a write to path lands in: path itself, or the regular file a symbolic link
- * names (written through, so the link and the files sharing it stay). Refuses a device,
- * FIFO, socket or directory, and a link to nothing. */
-static tpb_status_t target_of(const char *path, char *out, size_t cap)
-{
-    struct stat sb;
-    snprintf(out, cap, "%s", path);
-    if (lstat(path, &sb) != 0)
-        return errno == ENOENT
-                   ? TPB_OK
-                   : tpb_err_set(TPB_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    if (S_ISLNK(sb.st_mode)) {
-        char real[PATH_MAX];
-        if (!realpath(path, real) && !dangling_target(path, real, sizeof(real)))
-            return tpb_err_set(TPB_ERR_IO,
-                               "%s is a symbolic link to nowhere tpbal can write (%s): remove "
-                               "it or point it at a file",
-                               path, strerror(errno));
-        if (strlen(real) >= cap)
-            return tpb_err_set(TPB_ERR_IO, "%s: the path it links to is too long", path);
-        snprintf(out, cap, "%s", real);
+    unsigned char r[6];
+    if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        unsigned long long x = (unsigned long long)ts.tv_nsec * 0x9E3779B97F4A7C15ull ^
+                               (unsigned long long)getpid() << 32 ^ (unsigned long long)ts.tv_sec;
+        for (int i = 0; i < 6; i++)
+            r[i] = (unsigned char)(x >> (8 * i));
     }
-    return tpb_infile_check_regular(out, "cannot write:");
+    for (int i = 0; i < 6; i++)
+        sprintf(out + 2 * i, "%02x", r[i]);
 }
 
-tpb_status_t tpb_outfile_check_writable(const char *path, const char *what)
-{
-    char target[1200];
-    if (target_of(path, target, sizeof(target)) != TPB_OK) {
-        char why[1024];
-        snprintf(why, sizeof(why), "%s", tpb_err_msg());
-        return tpb_err_set(TPB_ERR_IO, "%s %s: %s", what, path, why);
-    }
-    path = target;
-    char dir[1200], probe[1300];
-    snprintf(dir, sizeof(dir), "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        snprintf(dir, sizeof(dir), ".");
-    else if (slash == dir)
-        dir[1] = '\0';
-    else
-        *slash = '\0';
-    snprintf(probe, sizeof(probe), "%s/.tpbal-probe.%ld", dir, (long)getpid());
-    FILE *f = fopen(probe, "w");
-    if (!f)
-        return tpb_err_set(TPB_ERR_IO, "%s %s: cannot write in '%s': %s", what, path, dir,
-                           strerror(errno));
-    fclose(f);
-    unlink(probe);
-    return TPB_OK;
-}
-
-int tpb_outdir_has_results(const char *dir)
-{
-    char p[1200];
-    snprintf(p, sizeof(p), "%s/results.jsonl", dir);
-    return access(p, F_OK) == 0;
-}
-
-/* A file an earlier tpbal run writes in its --out directory. */
-static int is_ours(const char *name)
+/* A plain file name: no '/', not "." or "..", short enough. */
+tpb_status_t tpb_outfile_check_name(const char *dir, const char *name)
 {
     size_t n = strlen(name);
-    return strcmp(name, "results.jsonl") == 0 || strcmp(name, "results.csv") == 0 ||
-           strcmp(name, "ranks.csv") == 0 || strcmp(name, "trace.json") == 0 ||
-           (strncmp(name, "trace-", 6) == 0 && n > 11 && strcmp(name + n - 5, ".json") == 0) ||
-           (name[0] == '.' && strstr(name, ".tmp."));
+    if (n == 0 || n >= TPB_OUTFILE_NAME || strchr(name, '/') || strcmp(name, ".") == 0 ||
+        strcmp(name, "..") == 0)
+        return tpb_err_set(TPB_ERR_IO, "'%s' in %s: not a file name tpbal writes", name, dir);
+    return TPB_OK;
 }
 
-tpb_status_t tpb_outdir_clear(const char *dir)
+/* What stands at name in dirfd: nothing (*mode 0), or a regular file (its mode in *mode);
+ * anything else is refused in one line naming path. */
+tpb_status_t tpb_outfile_target_kind(int dirfd, const char *name, const char *path, mode_t *mode)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return tpb_err_set(TPB_ERR_IO, "--out '%s': cannot list: %s", dir, strerror(errno));
-    tpb_status_t st = TPB_OK;
-    for (struct dirent *e = readdir(d); e && st == TPB_OK; e = readdir(d)) {
-        char p[1200];
-        if (!is_ours(e->d_name))
-            continue;
-        snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-        if (unlink(p) != 0 && errno != ENOENT)
-            st = tpb_err_set(TPB_ERR_IO, "--force: cannot remove %s: %s", p, strerror(errno));
+    struct stat sb;
+    *mode = 0;
+    if (fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (errno == ENOENT)
+            return TPB_OK;
+        return tpb_err_set(TPB_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     }
-    closedir(d);
-    return st;
+    if (S_ISLNK(sb.st_mode))
+        return tpb_err_set(TPB_ERR_IO,
+                           "%s is a symbolic link: tpbal writes no result through a link (it "
+                           "is left as it is); remove it or write somewhere else",
+                           path);
+    if (!S_ISREG(sb.st_mode))
+        return tpb_err_set(TPB_ERR_IO, "%s is %s, not a regular file: give a regular file", path,
+                           S_ISDIR(sb.st_mode)    ? "a directory"
+                           : S_ISCHR(sb.st_mode)  ? "a character device"
+                           : S_ISBLK(sb.st_mode)  ? "a block device"
+                           : S_ISFIFO(sb.st_mode) ? "a FIFO"
+                                                  : "a socket");
+    *mode = sb.st_mode & 07777;
+    return TPB_OK;
+}
+
+/* A new named temporary in dirfd for name (O_CREAT | O_EXCL, never a link), its name in
+ * tmp; -1 with errno set on failure. */
+static int named_temporary(int dirfd, const char *name, char *tmp, size_t cap)
+{
+    for (int tries = 0; tries < 16; tries++) {
+        char tag[16];
+        random_tag(tag);
+        snprintf(tmp, cap, ".%s.tpbal-%s", name, tag);
+        int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+/* An unnamed temporary in dirfd (O_TMPFILE: nothing is left if the process dies while
+ * writing), else a named one (*named = 1). */
+int tpb_outfile_temporary(int dirfd, const char *name, char *tmp, size_t cap, int *named)
+{
+    *named = 0;
+    tmp[0] = '\0';
+#ifdef O_TMPFILE
+    int fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    if (fd >= 0)
+        return fd;
+#endif
+    *named = 1;
+    return named_temporary(dirfd, name, tmp, cap);
+}
+
+/* Give an unnamed temporary a (random) name in s's folder, so that it can be renamed. */
+static int link_temporary(tpb_outstream_t *s)
+{
+    int fd = fileno(s->f);
+    for (int tries = 0; tries < 16; tries++) {
+        char tag[16], proc[64];
+        random_tag(tag);
+        snprintf(s->tmp, sizeof(s->tmp), ".%s.tpbal-%s", s->name, tag);
+        int rc = linkat(fd, "", s->dirfd, s->tmp, AT_EMPTY_PATH);
+        if (rc != 0 && errno != EEXIST) { /* AT_EMPTY_PATH needs a capability: /proc then */
+            snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+            rc = linkat(AT_FDCWD, proc, s->dirfd, s->tmp, AT_SYMLINK_FOLLOW);
+        }
+        if (rc == 0) {
+            s->named = 1;
+            return 0;
+        }
+        if (errno != EEXIST)
+            return -1;
+    }
+    return -1;
+}
+
+int tpb_outfile_is_temporary(const char *name)
+{
+    return name[0] == '.' && (strstr(name, ".tpbal-") || strstr(name, ".tmp."));
 }
 
 tpb_status_t tpb_outstream_open(tpb_outstream_t *s, const char *dir, const char *name)
 {
-    char path[1200];
-    s->f = NULL;
-    if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+    mode_t keep;
+    memset(s, 0, sizeof(*s));
+    s->dirfd = -1;
+    if ((size_t)snprintf(s->path, sizeof(s->path), "%s/%s", dir, name) >= sizeof(s->path))
         return tpb_err_set(TPB_ERR_IO, "%s/%s: path too long (at most %zu bytes)", dir, name,
-                           sizeof(path) - 1);
-    TPB_CHECK_RET(target_of(path, s->final, sizeof(s->final)));
-    const char *slash = strrchr(s->final, '/');
-    int dlen = slash ? (int)(slash - s->final) : 1;
-    snprintf(s->tmp, sizeof(s->tmp), "%.*s/.%s.tmp.%ld", dlen, slash ? s->final : ".",
-             slash ? slash + 1 : s->final, (long)getpid());
-    s->f = fopen(s->tmp, "w");
-    if (!s->f)
-        return tpb_err_set(TPB_ERR_IO, "cannot create %s: %s", s->tmp, strerror(errno));
-    return TPB_OK;
+                           sizeof(s->path) - 1);
+    TPB_CHECK_RET(tpb_outfile_check_name(dir, name));
+    snprintf(s->name, sizeof(s->name), "%s", name);
+    TPB_CHECK_RET(tpb_outfile_open_dir(dir, &s->dirfd));
+    tpb_status_t st = tpb_outfile_target_kind(s->dirfd, name, s->path, &keep);
+    int fd = st == TPB_OK ? tpb_outfile_temporary(s->dirfd, name, s->tmp, sizeof(s->tmp), &s->named)
+                          : -1;
+    if (st == TPB_OK && fd < 0)
+        st = tpb_err_set(TPB_ERR_IO, "cannot create a file for %s: %s", s->path, strerror(errno));
+    if (st == TPB_OK && keep && fchmod(fd, keep) != 0) /* a replaced file keeps its mode */
+        st = tpb_err_set(TPB_ERR_IO, "cannot give %s its mode: %s", s->path, strerror(errno));
+    if (st == TPB_OK && !(s->f = fdopen(fd, "w")))
+        st = tpb_err_set(TPB_ERR_NOMEM, "cannot write %s: %s", s->path, strerror(errno));
+    if (st != TPB_OK) {
+        if (fd >= 0)
+            close(fd);
+        if (fd >= 0 && s->named)
+            unlinkat(s->dirfd, s->tmp, 0);
+        close(s->dirfd);
+        s->dirfd = -1;
+    }
+    return st;
+}
+
+/* The end of a stream: the temporary removed (if it has a name) and the folder closed. */
+static void drop(tpb_outstream_t *s)
+{
+    if (s->named)
+        unlinkat(s->dirfd, s->tmp, 0);
+    close(s->dirfd);
+    s->dirfd = -1;
+    s->named = 0;
 }
 
 tpb_status_t tpb_outstream_commit(tpb_outstream_t *s)
 {
+    mode_t mode;
     int bad = ferror(s->f) || fflush(s->f) != 0 || fsync(fileno(s->f)) != 0;
     int err = errno;
+    if (!bad && !s->named && link_temporary(s) != 0) {
+        bad = 1;
+        err = errno;
+    }
     bad |= fclose(s->f) != 0;
     s->f = NULL;
-    if (bad || rename(s->tmp, s->final) != 0) {
-        err = bad ? err : errno;
-        unlink(s->tmp);
-        return tpb_err_set(TPB_ERR_IO, "cannot write %s: %s", s->final, strerror(err));
+    if (bad) {
+        drop(s);
+        return tpb_err_set(TPB_ERR_IO, "cannot write %s: %s", s->path, strerror(err));
     }
+    /* only over a regular file or nothing: a link planted meanwhile is left as it is */
+    tpb_status_t st = tpb_outfile_target_kind(s->dirfd, s->name, s->path, &mode);
+    if (st == TPB_OK && renameat(s->dirfd, s->tmp, s->dirfd, s->name) != 0)
+        st = tpb_err_set(TPB_ERR_IO, "cannot write %s: %s", s->path, strerror(errno));
+    if (st != TPB_OK) {
+        drop(s);
+        return st;
+    }
+    fsync(s->dirfd); /* the rename itself on disk */
+    close(s->dirfd);
+    s->dirfd = -1;
+    s->named = 0;
     return TPB_OK;
 }
 
@@ -206,81 +212,7 @@ void tpb_outstream_abort(tpb_outstream_t *s)
         return;
     fclose(s->f);
     s->f = NULL;
-    unlink(s->tmp);
-}
-
-/* "pid P on host H, since T" of this process, for the lock file. */
-static int holder_line(char *out, size_t cap)
-{
-    char host[128] = "?", when[32] = "?";
-    gethostname(host, sizeof(host) - 1);
-    time_t now = time(NULL);
-    struct tm tm;
-    if (localtime_r(&now, &tm))
-        strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
-    return snprintf(out, cap, "pid %ld on host %s, since %s\n", (long)getpid(), host, when);
-}
-
-/* Lock the file at path: 1 locked (fd in *fd), 0 held by another (its line in holder),
- * -1 error (errno). The lock is good only if path still names the locked file: a holder
- * that ended removes it, and a lock on the removed file would lock nothing. */
-static int try_lock(const char *path, int *fd, char *holder, size_t cap)
-{
-    for (int tries = 0; tries < 8; tries++) {
-        int f = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (f < 0)
-            return -1;
-        if (flock(f, LOCK_EX | LOCK_NB) != 0) {
-            int err = errno;
-            ssize_t n = pread(f, holder, cap - 1, 0);
-            close(f);
-            holder[n > 0 ? n : 0] = '\0';
-            holder[strcspn(holder, "\n")] = '\0';
-            errno = err;
-            return err == EWOULDBLOCK ? 0 : -1;
-        }
-        struct stat a, b;
-        if (fstat(f, &a) == 0 && stat(path, &b) == 0 && a.st_ino == b.st_ino &&
-            a.st_dev == b.st_dev) {
-            *fd = f;
-            return 1;
-        }
-        close(f); /* locked a file its holder had just removed: again */
-    }
-    errno = EAGAIN;
-    return -1;
-}
-
-tpb_status_t tpb_outdir_lock(const char *dir, int *fd)
-{
-    char path[1200], holder[256] = "", me[300];
-    snprintf(path, sizeof(path), "%s/.tpbal.lock", dir);
-    int f = -1, got = try_lock(path, &f, holder, sizeof(holder));
-    if (got < 0)
-        return tpb_err_set(TPB_ERR_IO, "--out %s: cannot lock %s: %s", dir, path, strerror(errno));
-    if (got == 0)
-        return tpb_err_set(TPB_ERR_IO,
-                           "--out %s is in use by another tpbal run (%s): wait for it to end or "
-                           "choose another directory",
-                           dir, holder[0] ? holder : "holder unknown");
-    /* ours now; a lock file left by a run that died held no lock and is simply taken over */
-    int len = holder_line(me, sizeof(me));
-    if (ftruncate(f, 0) != 0 || pwrite(f, me, (size_t)len, 0) != len) {
-        int err = errno;
-        close(f);
-        return tpb_err_set(TPB_ERR_IO, "--out %s: cannot write its lock file: %s", dir,
-                           strerror(err));
-    }
-    *fd = f;
-    return TPB_OK;
-}
-
-void tpb_outdir_unlock(const char *dir, int fd)
-{
-    char path[1200];
-    snprintf(path, sizeof(path), "%s/.tpbal.lock", dir);
-    unlink(path); /* while still held: the next run creates (and locks) a new one */
-    close(fd);
+    drop(s);
 }
 
 tpb_status_t tpb_outfile_replace(const char *dir, const char *name, const char *data, size_t len)
@@ -293,4 +225,59 @@ tpb_status_t tpb_outfile_replace(const char *dir, const char *name, const char *
         return tpb_err_set(TPB_ERR_IO, "cannot write %s/%s: %s", dir, name, strerror(err));
     }
     return tpb_outstream_commit(&s);
+}
+
+tpb_status_t tpb_outstream_copy_head(tpb_outstream_t *s, const char *name, long n)
+{
+    char buf[1 << 16];
+    struct stat sb;
+    int fd = openat(s->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        int err = fd < 0 ? errno : EINVAL;
+        if (fd >= 0)
+            close(fd);
+        return tpb_err_set(TPB_ERR_IO, "cannot read back %s: %s", s->path,
+                           err == ELOOP ? "it is now a symbolic link" : strerror(err));
+    }
+    while (n > 0) {
+        size_t want = n < (long)sizeof(buf) ? (size_t)n : sizeof(buf);
+        ssize_t got = read(fd, buf, want);
+        if (got <= 0 || fwrite(buf, 1, (size_t)got, s->f) != (size_t)got)
+            break;
+        n -= (long)got;
+    }
+    close(fd);
+    if (n > 0)
+        return tpb_err_set(TPB_ERR_IO, "cannot copy %s into its new version (%ld bytes short)",
+                           s->path, n);
+    return TPB_OK;
+}
+
+tpb_status_t tpb_outset_add(tpb_outset_t *set, const char *dir, const char *name, FILE **f)
+{
+    if (set->n == TPB_OUTSET_MAX)
+        return tpb_err_set(TPB_ERR_IO, "more than %d files written together", TPB_OUTSET_MAX);
+    TPB_CHECK_RET(tpb_outstream_open(&set->s[set->n], dir, name));
+    *f = set->s[set->n++].f;
+    return TPB_OK;
+}
+
+tpb_status_t tpb_outset_commit(tpb_outset_t *set)
+{
+    tpb_status_t st = TPB_OK;
+    for (int i = 0; i < set->n; i++) {
+        if (st == TPB_OK)
+            st = tpb_outstream_commit(&set->s[i]);
+        else
+            tpb_outstream_abort(&set->s[i]);
+    }
+    set->n = 0;
+    return st;
+}
+
+void tpb_outset_abort(tpb_outset_t *set)
+{
+    for (int i = 0; i < set->n; i++)
+        tpb_outstream_abort(&set->s[i]);
+    set->n = 0;
 }

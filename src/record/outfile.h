@@ -1,5 +1,14 @@
 /*
- * outfile.h - result files that appear complete or not at all.
+ * outfile.h - result files that appear complete or not at all, and never through a link.
+ *
+ * Every file tpbal creates or replaces is opened relative to its folder's descriptor
+ * (openat), never following a symbolic link (O_NOFOLLOW): a temporary is an unnamed file
+ * (O_TMPFILE) or, where the file system has none, a new file (O_CREAT | O_EXCL) with an
+ * unpredictable name; it is written, flushed to disk and then renamed into place only over a
+ * regular file or over nothing. A symbolic link, a directory, a device, a FIFO or a socket
+ * where a result goes is refused in one line and left as it is. New files get the mode the
+ * umask leaves of 0666; a replaced file keeps its mode. The folder itself may be reached
+ * through a link (the user named it).
  */
 #ifndef TPB_OUTFILE_H
 #define TPB_OUTFILE_H
@@ -9,66 +18,110 @@
 
 #include "base/tpb_status.h"
 
+/** The longest file name tpbal writes inside a folder (trace-NNN.json, results.jsonl). */
+#define TPB_OUTFILE_NAME 128
+
 /**
- * Create dir (and its parents) if needed and check that a file can be created
- * in it. TPB_ERR_IO with a message naming the directory otherwise.
+ * Create dir (and its parents) if needed and check that a file can be created in it (a
+ * probe created and removed, never following a link). TPB_ERR_IO with a message naming the
+ * directory otherwise.
  */
 tpb_status_t tpb_outdir_prepare(const char *dir);
 
 /**
- * Whether path could be replaced by tpb_outfile_replace: its directory exists
- * and a file can be created in it (nothing is left behind). TPB_ERR_IO naming
- * `what` and the path otherwise.
+ * Whether path could be replaced by tpb_outfile_replace: a regular file or nothing (a link
+ * or anything else is refused), in a folder where a file can be created (nothing is left
+ * behind). TPB_ERR_IO naming `what` and the path otherwise.
  */
 tpb_status_t tpb_outfile_check_writable(const char *path, const char *what);
 
 /**
- * Hold dir for this run: an exclusive lock (flock) on dir/.tpbal.lock, which
- * names this process (pid, host, start) for a second run. *fd keeps the lock
- * until tpb_outdir_unlock or the end of the process (a dead run's lock is
- * released by the kernel, so the stale lock file it leaves is taken over).
- * TPB_ERR_IO with one line naming the holder when another process holds it.
+ * Hold dir for this run: an exclusive lock (flock) on dir/.tpbal.lock, which names this
+ * process (pid, host, start) for a second run. *fd keeps the lock until tpb_outdir_unlock
+ * or the end of the process (a dead run's lock is released by the kernel, so the stale lock
+ * file it leaves is taken over). TPB_ERR_IO with one line naming the holder when another
+ * process holds it, or when the lock file is a link or not a regular file.
  */
 tpb_status_t tpb_outdir_lock(const char *dir, int *fd);
 
-/** Remove the lock file and release the lock (at the end of the run). */
+/** Remove the lock file and release the lock (at the end of the run). Safe from a signal
+ *  thread: no allocation. */
 void tpb_outdir_unlock(const char *dir, int fd);
 
-/**
- * Whether dir holds the results of an earlier run (a results.jsonl): 1 if so.
- */
+/** Whether dir holds the results of an earlier run (a results.jsonl, of any kind): 1 if so. */
 int tpb_outdir_has_results(const char *dir);
 
 /**
- * Remove the files an earlier run left in dir (results.jsonl, results.csv,
- * ranks.csv, trace-*.json and temporary files of tpbal). Used with --force
- * just before the first config of a new run is written.
+ * Remove names[n] from dir where each is a regular file (a link, a directory or anything
+ * else is left; a name that is gone is fine). The files an earlier run wrote, which --force
+ * removes once this run's first results are in place. TPB_ERR_IO naming the first file that
+ * cannot be removed; the others are still removed.
  */
-tpb_status_t tpb_outdir_clear(const char *dir);
+tpb_status_t tpb_outdir_remove(const char *dir, const char *const *names, int n);
 
-/**
- * Replace dir/name by data[len]: written to a temporary file beside the target,
- * flushed to disk, then renamed over the target. A symbolic link is written
- * through (the file it names is replaced, the link stays); a directory, device,
- * FIFO, socket or a link to nothing is refused. On error the old file is
- * untouched and the temporary file is removed.
- */
-tpb_status_t tpb_outfile_replace(const char *dir, const char *name, const char *data, size_t len);
-
-/** A file being streamed: written to a temporary name, renamed by tpb_outstream_commit(). */
+/** A file being written: a temporary, renamed into place by tpb_outstream_commit(). */
 typedef struct {
     FILE *f;
-    char tmp[1400];
-    char final[1200];
+    int dirfd;                       /**< its folder, open */
+    int named;                       /**< 1: tmp names a file (no O_TMPFILE here) */
+    char tmp[TPB_OUTFILE_NAME + 40]; /**< the temporary's name in the folder */
+    char name[TPB_OUTFILE_NAME];     /**< the final name in the folder */
+    char path[1200];                 /**< dir/name, for messages */
 } tpb_outstream_t;
 
-/** Open dir/name for streaming (to dir/.name.tmp.PID). */
+/** Open dir/name for streaming. Refused (TPB_ERR_IO, one line, nothing created) when
+ *  dir/name is a link or not a regular file, or name is not a plain file name. */
 tpb_status_t tpb_outstream_open(tpb_outstream_t *s, const char *dir, const char *name);
 
-/** Flush, close and rename into place; on any error the temporary file is removed. */
+/**
+ * Flush and sync the file and give it its final name: renamed over the target only if
+ * that is still a regular file or nothing. On any error (ENOSPC and EFBIG included) the
+ * temporary is removed and the target is untouched.
+ */
 tpb_status_t tpb_outstream_commit(tpb_outstream_t *s);
 
-/** Close and remove the temporary file (no-op if not open). */
+/** Close and remove the temporary (no-op if not open). */
 void tpb_outstream_abort(tpb_outstream_t *s);
+
+/** Replace dir/name by data[len] as tpb_outstream_open and _commit do. */
+tpb_status_t tpb_outfile_replace(const char *dir, const char *name, const char *data, size_t len);
+
+/** Copy the first n bytes of the regular file `name` in the stream's folder (never through
+ *  a link) to the end of the stream: what this run wrote there before. */
+tpb_status_t tpb_outstream_copy_head(tpb_outstream_t *s, const char *name, long n);
+
+/** Files replaced together: each written in full to its temporary before any is renamed
+ *  into place, so that a failure (a full disk) leaves every earlier file as it was. */
+#define TPB_OUTSET_MAX 4
+typedef struct {
+    tpb_outstream_t s[TPB_OUTSET_MAX];
+    int n;
+} tpb_outset_t;
+
+/** Open dir/name as the set's next file (*f: where to write it). */
+tpb_status_t tpb_outset_add(tpb_outset_t *set, const char *dir, const char *name, FILE **f);
+
+/** Commit every file in the order added; on an error the rest are removed (those renamed
+ *  before stay). The set is empty afterwards. */
+tpb_status_t tpb_outset_commit(tpb_outset_t *set);
+
+/** Remove every temporary of the set; it is empty afterwards. */
+void tpb_outset_abort(tpb_outset_t *set);
+
+/**
+ * The first line (at most cap - 1 bytes, NUL-terminated, no line end) of the regular file
+ * dir/name, read without following a link. TPB_ERR_IO if it is missing, a link or not a
+ * regular file, or unreadable.
+ */
+tpb_status_t tpb_outfile_first_line(const char *dir, const char *name, char *buf, size_t cap);
+
+/** The names in dir of regular files for which match(name) is 1, into names[max] (each
+ *  TPB_OUTFILE_NAME long); returns how many (at most max), -1 if dir cannot be listed. */
+int tpb_outdir_matching(const char *dir, int (*match)(const char *name),
+                        char (*names)[TPB_OUTFILE_NAME], int max);
+
+/** 1 if name is a temporary that tpbal makes (".NAME.tpbal-XXXXXXXXXXXX", or an earlier
+ *  version's ".NAME.tmp.PID"). */
+int tpb_outfile_is_temporary(const char *name);
 
 #endif /* TPB_OUTFILE_H */

@@ -1,5 +1,6 @@
-/* record.c - rank 0's outputs: per-config records, result files and traces (the run's
- * header and metadata record: record_run.c). */
+/* record.c - rank 0's outputs: per-config records and the result files (the run's header
+ * and metadata record: record_run.c; the configs kept for later ones and the summary:
+ * record_hist.c; the trace files: record_trace.c). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -7,7 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "record/record.h"
+#include "record/record_impl.h"
+#include "base/jsonread.h"
 
 #include "base/placement.h"
 
@@ -40,6 +42,8 @@ void tpb_record_free(tpb_record_t *r)
     tpb_buf_free(&r->csv);
     tpb_buf_free(&r->ranks_csv);
     tpb_buf_free(&r->trace_infos);
+    tpb_buf_free(&r->pending_infos);
+    free(r->files);
     memset(r, 0, sizeof(*r));
 }
 
@@ -70,12 +74,6 @@ static void loop_only_stats(const tpb_result_t *res, const tpb_mark_t *marks,
     st->straggler_rank = -1;
 }
 
-/* The world rank at position p of res. */
-static int world_of(const tpb_result_t *res, int p)
-{
-    return res->rank_of ? res->rank_of[p] : p;
-}
-
 /* Causality violations beyond each pair's stated clock uncertainty: RTT/2 of a rank's start
  * sample or of its latest, whichever is larger (its marks were corrected between the two). */
 static tpb_status_t clock_violations(const tpb_record_t *s, tpb_result_t *res,
@@ -85,7 +83,7 @@ static tpb_status_t clock_violations(const tpb_record_t *s, tpb_result_t *res,
     if (!unc)
         return tpb_err_set(TPB_ERR_NOMEM, "out of memory for %d clock uncertainties", res->world);
     for (int p = 0; p < res->world; p++) {
-        int w = world_of(res, p);
+        int w = tpb_result_world_rank(res, p);
         unc[p] = 0.5 * fmax(s->sync0[w].rtt_us, s->sync1[w].rtt_us);
     }
     res->stats.causality_violations =
@@ -94,258 +92,21 @@ static tpb_status_t clock_violations(const tpb_record_t *s, tpb_result_t *res,
     return TPB_OK;
 }
 
-/* What the closing summary needs of res beyond its identity. */
-static void summary_facts(tpb_history_t *h, const tpb_result_t *res)
+/* A file this run wrote (once, in the run record's "files"). */
+static tpb_status_t note_file(tpb_record_t *s, const char *name)
 {
-    snprintf(h->shape_name, sizeof(h->shape_name), "%s", res->shape_name);
-    h->step_mean = res->stats.step_mean;
-    h->xfer_mean = res->tp > 1 ? res->stats.xfer_mean : 0.0;
-    h->comp_mean = res->stats.comp_mean;
-    h->speedup = res->speedup;
-    h->predicted_speedup = res->predicted_speedup;
-    int clear = tpb_straggler_clear(&res->stats, res->tp);
-    h->straggler_world = clear ? world_of(res, res->stats.straggler_rank) : -1;
-    h->straggler_frac = res->stats.straggler_frac;
-    h->straggler_late_us = res->stats.straggler_late_us;
-    h->spread_worst = NAN;
-    h->spread_world = -1;
-    if (!tpb_speed_source_measured(res->speed_source) || res->comm_only)
-        return;
-    for (int r = 0; r < res->world; r++) {
-        double sp = res->info[r].speed_spread;
-        if (isfinite(sp) && !(sp <= h->spread_worst)) {
-            h->spread_worst = sp;
-            h->spread_world = world_of(res, r);
-        }
+    for (int i = 0; i < s->nfiles; i++)
+        if (strcmp(s->files[i], name) == 0)
+            return TPB_OK;
+    if (s->nfiles == s->cap_files) {
+        int cap = s->cap_files ? 2 * s->cap_files : 16;
+        char(*f)[TPB_OUTFILE_NAME] = realloc(s->files, (size_t)cap * sizeof(*f));
+        if (!f)
+            return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the run's file list");
+        s->files = f;
+        s->cap_files = cap;
     }
-}
-
-/* A chunked config: kept apart, with what the overlap answer needs. */
-/* Room for one more entry of a history (*h, *n used of *cap): doubled when full. */
-static tpb_status_t hist_room(tpb_history_t **h, int n, int *cap)
-{
-    if (n < *cap)
-        return TPB_OK;
-    int more = *cap ? 2 * *cap : 16;
-    tpb_history_t *g = realloc(*h, (size_t)more * sizeof(*g));
-    if (!g)
-        return tpb_err_set(TPB_ERR_NOMEM, "out of memory");
-    *h = g;
-    *cap = more;
-    return TPB_OK;
-}
-
-static tpb_status_t push_ohist(tpb_record_t *s, const tpb_result_t *res)
-{
-    TPB_CHECK_RET(hist_room(&s->ohist, s->nohist, &s->cap_ohist));
-    s->ohist[s->nohist++] = (tpb_history_t){.tp = res->tp,
-                                            .split = res->split,
-                                            .policy = res->policy,
-                                            .m = res->m,
-                                            .n = res->n,
-                                            .k = res->k,
-                                            .placement = res->placement,
-                                            .step_med = res->stats.step_med,
-                                            .speedup = res->serial_step_us / res->stats.step_med,
-                                            .chunks = res->chunks,
-                                            .overlap = res->overlap};
-    snprintf(s->ohist[s->nohist - 1].shape_name, sizeof(s->ohist[0].shape_name), "%s",
-             res->shape_name);
-    return TPB_OK;
-}
-
-static tpb_status_t push_hist(tpb_record_t *s, const tpb_result_t *res)
-{
-    if (res->chunks)
-        return push_ohist(s, res);
-    TPB_CHECK_RET(hist_room(&s->hist, s->nhist, &s->cap_hist));
-    double *comp = malloc((size_t)res->world * sizeof(double));
-    double *work = malloc((size_t)res->world * sizeof(double));
-    if (!comp || !work) {
-        free(comp);
-        free(work);
-        return tpb_err_set(TPB_ERR_NOMEM, "out of memory");
-    }
-    for (int r = 0; r < res->world; r++) {
-        comp[r] = res->ranks[r].compute_med;
-        work[r] = res->info[r].flop;
-    }
-    double *t1 = NULL;
-    if (res->tp == 1) {
-        t1 = malloc((size_t)res->world * sizeof(double));
-        if (!t1) {
-            free(comp);
-            free(work);
-            return tpb_err_set(TPB_ERR_NOMEM, "out of memory");
-        }
-        for (int r = 0; r < res->world; r++)
-            t1[r] = res->ranks[r].compute_med;
-    }
-    s->hist[s->nhist++] = (tpb_history_t){.tp = res->tp,
-                                          .split = res->split,
-                                          .policy = res->policy,
-                                          .m = res->m,
-                                          .n = res->n,
-                                          .k = res->k,
-                                          .coll = res->coll,
-                                          .comm_only = res->comm_only,
-                                          .coll_bytes = res->coll_bytes,
-                                          .placement = res->placement,
-                                          .group_nodes = res->max_group_nodes,
-                                          .step_med = res->stats.step_med,
-                                          .xfer_med = res->stats.xfer_med,
-                                          .t1_rank = t1,
-                                          .compute_rank = comp,
-                                          .work_rank = work};
-    summary_facts(&s->hist[s->nhist - 1], res);
-    return TPB_OK;
-}
-
-/* The topology in the result's position order (hosts and host indices permuted), for the
- * trace: one process per node, one thread per position. view->hosts is allocated. */
-static tpb_status_t placed_view(const tpb_topo_t *t, const tpb_result_t *res, tpb_topo_t *view)
-{
-    *view = *t;
-    view->hosts = calloc((size_t)t->size, sizeof(*view->hosts));
-    view->host_index = calloc((size_t)t->size, sizeof(int));
-    if (!view->hosts || !view->host_index) {
-        tpb_topo_free(view);
-        return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the trace of %d ranks", t->size);
-    }
-    for (int r = 0; r < t->size; r++) {
-        int w = tpb_result_world_rank(res, r);
-        memcpy(view->hosts[r], t->hosts[w], TPB_HOST_LEN);
-        view->host_index[r] = t->host_index[w];
-    }
-    return TPB_OK;
-}
-
-/* Iterations a trace keeps: --trace-iters N, all, or auto (all up to TPB_TRACE_BUDGET
- * rank-iterations, else that budget spread over the ranks, at least 16). */
-static int trace_window(int opt, int world, int iters)
-{
-    if (opt < 0)
-        return iters;
-    if (opt > 0)
-        return opt;
-    if ((long)world * iters <= TPB_TRACE_BUDGET)
-        return iters;
-    int n = TPB_TRACE_BUDGET / world;
-    return n < 16 ? 16 : n;
-}
-
-/* The first n bytes of dir/name into f (what this run wrote there before). */
-static tpb_status_t copy_head(FILE *f, const char *dir, const char *name, long n)
-{
-    char path[4096], buf[1 << 16];
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
-    FILE *in = fopen(path, "rb");
-    if (!in)
-        return tpb_err_set(TPB_ERR_IO, "cannot read back %s: %s", path, strerror(errno));
-    while (n > 0) {
-        size_t want = n < (long)sizeof(buf) ? (size_t)n : sizeof(buf);
-        size_t got = fread(buf, 1, want, in);
-        if (got == 0 || fwrite(buf, 1, got, f) != got)
-            break;
-        n -= (long)got;
-    }
-    fclose(in);
-    if (n > 0)
-        return tpb_err_set(TPB_ERR_IO, "cannot copy %s into its new version (%ld bytes short)",
-                           path, n);
-    return TPB_OK;
-}
-
-/* --trace-per run: trace.json again with res's events appended (record/trace.h). */
-static tpb_status_t write_run_trace(tpb_record_t *s, const tpb_result_t *res,
-                                    const tpb_mark_t *marks, const double *steps,
-                                    const unsigned char *keep)
-{
-    tpb_outstream_t os;
-    TPB_CHECK_RET(tpb_outstream_open(&os, s->run.out_dir, TPB_TRACE_RUN_NAME));
-    tpb_status_t st = TPB_OK;
-    if (s->trace_end == 0)
-        tpb_trace_run_begin(os.f, s->run.topo);
-    else
-        st = copy_head(os.f, s->run.out_dir, TPB_TRACE_RUN_NAME, s->trace_end);
-    if (st == TPB_OK)
-        st = tpb_trace_run_config(os.f, res, marks, s->t0_us, s->run.topo, keep);
-    long end = ftell(os.f);
-    char *info = NULL;
-    size_t len = 0;
-    FILE *m = st == TPB_OK ? open_memstream(&info, &len) : NULL;
-    if (st == TPB_OK && !m)
-        st = tpb_err_set(TPB_ERR_NOMEM, "out of memory for the run's trace");
-    if (m) {
-        tpb_trace_info(m, res, steps, keep);
-        fclose(m);
-    }
-    tpb_buf_t infos = TPB_BUF_INIT;
-    if (st == TPB_OK) {
-        tpb_buf_printf(&infos, "%s%s%s", tpb_buf_str(&s->trace_infos),
-                       s->trace_infos.len ? "," : "", info);
-        st = tpb_buf_ok(&infos) ? tpb_trace_run_end(os.f, tpb_buf_str(&infos))
-                                : tpb_err_set(TPB_ERR_NOMEM, "out of memory for the run's trace");
-    }
-    free(info);
-    if (st == TPB_OK)
-        st = tpb_outstream_commit(&os);
-    else
-        tpb_outstream_abort(&os);
-    if (st == TPB_OK) { /* the record follows the file only once it is in place */
-        tpb_buf_free(&s->trace_infos);
-        s->trace_infos = infos;
-        s->trace_end = end;
-    } else {
-        tpb_buf_free(&infos);
-    }
-    return st;
-}
-
-static tpb_status_t write_trace(tpb_record_t *s, const tpb_result_t *res, const tpb_mark_t *marks,
-                                const double *steps)
-{
-    unsigned char *keep = NULL;
-    int n = trace_window(s->run.trace_iters, res->world, res->iters);
-    if (n < res->iters) { /* --trace-iters: a window around the slowest step, and the spikes */
-        if (!(keep = malloc((size_t)res->iters)))
-            return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the trace window");
-        tpb_timeline_trace_window(steps, res->iters, n, keep);
-    }
-    if (s->run.trace_per_run) {
-        tpb_status_t st = write_run_trace(s, res, marks, steps, keep);
-        free(keep);
-        return st;
-    }
-    char name[64];
-    tpb_outstream_t os;
-    tpb_trace_name(res->id, name, sizeof(name));
-    tpb_topo_t view;
-    tpb_status_t st = placed_view(s->run.topo, res, &view);
-    if (st == TPB_OK && (st = tpb_outstream_open(&os, s->run.out_dir, name)) != TPB_OK)
-        tpb_topo_free(&view);
-    if (st != TPB_OK) {
-        free(keep);
-        return st;
-    }
-    st = tpb_trace_write(os.f, res, marks, steps, s->t0_us, &view, keep);
-    free(keep);
-    tpb_topo_free(&view);
-    if (st != TPB_OK) {
-        tpb_outstream_abort(&os);
-        return st;
-    }
-    return tpb_outstream_commit(&os);
-}
-
-/* Before this run's first file: with --force, remove what an earlier run left. */
-static tpb_status_t claim_dir(tpb_record_t *s)
-{
-    if (s->claimed)
-        return TPB_OK;
-    if (s->run.force)
-        TPB_CHECK_RET(tpb_outdir_clear(s->run.out_dir));
-    s->claimed = 1;
+    snprintf(s->files[s->nfiles++], TPB_OUTFILE_NAME, "%s", name);
     return TPB_OK;
 }
 
@@ -360,6 +121,40 @@ static int group_nodes(const tpb_topo_t *t, const tpb_result_t *res)
         most = n > most ? n : most;
     }
     return most;
+}
+
+/* Where the record's buffers end, to take a config back out if its files cannot be written. */
+typedef struct {
+    size_t jsonl, csv, ranks;
+    int nhist, nohist;
+} mark_t;
+
+static mark_t mark_of(const tpb_record_t *s)
+{
+    return (mark_t){s->jsonl.len, s->csv.len, s->ranks_csv.len, s->nhist, s->nohist};
+}
+
+static void cut(tpb_buf_t *b, size_t len)
+{
+    if (b->data && len <= b->len) {
+        b->len = len;
+        b->data[len] = '\0';
+    }
+}
+
+/* The record back to where it was at m (the config's records and history removed). */
+static void roll_back(tpb_record_t *s, mark_t m)
+{
+    cut(&s->jsonl, m.jsonl);
+    cut(&s->csv, m.csv);
+    cut(&s->ranks_csv, m.ranks);
+    while (s->nhist > m.nhist) {
+        tpb_history_t *h = &s->hist[--s->nhist];
+        free(h->t1_rank);
+        free(h->compute_rank);
+        free(h->work_rank);
+    }
+    s->nohist = m.nohist;
 }
 
 /* The table row and the records of a finished config. */
@@ -382,6 +177,8 @@ static void append(tpb_record_t *s, const tpb_result_t *res)
     }
     tpb_report_ranks_rows(&s->ranks_csv, res, hosts, devs);
 }
+
+static tpb_status_t commit(tpb_record_t *s, tpb_run_status_t status, tpb_outset_t *set);
 
 tpb_status_t tpb_record_config(tpb_record_t *s, const tpb_result_t *in, const tpb_mark_t *marks)
 {
@@ -414,22 +211,31 @@ tpb_status_t tpb_record_config(tpb_record_t *s, const tpb_result_t *in, const tp
         tpb_result_finish(&res, s->hist, s->nhist, s->run.check);
         s->check_failed |= res.check == TPB_CHECK_FAIL;
     }
-    /* the trace first: no record (not even the one rewritten after an error) ever names a
-     * config whose trace is missing */
-    if (st == TPB_OK && s->run.out_dir[0])
-        st = claim_dir(s);
     if (st == TPB_OK && s->run.timeline) {
         tpb_timeline_steps(marks, size, res.tp, res.iters, steps);
         res.steps = steps;
     }
-    if (st == TPB_OK && s->run.out_dir[0] && s->run.timeline)
-        st = write_trace(s, &res, marks, steps);
+    /* the trace and the records written in full, then put in place together (the trace
+     * first: no record ever names a config whose trace is missing); a config whose files
+     * cannot be written is taken back out of the record */
+    tpb_outset_t set = {.n = 0};
+    mark_t before = mark_of(s);
+    char trace[TPB_OUTFILE_NAME];
+    if (st == TPB_OK && s->run.out_dir[0] && s->run.timeline && !s->sealed) {
+        st = tpb_record_trace(s, &res, marks, steps, &set, trace);
+        if (st == TPB_OK)
+            st = note_file(s, trace);
+    }
     if (st == TPB_OK) {
         append(s, &res);
-        st = push_hist(s, &res);
+        st = tpb_record_push_hist(s, &res);
     }
     if (st == TPB_OK)
-        st = tpb_record_write(s, TPB_RUN_RUNNING);
+        st = commit(s, TPB_RUN_RUNNING, &set);
+    if (st != TPB_OK) {
+        tpb_outset_abort(&set);
+        roll_back(s, before);
+    }
     free(ranks);
     free(steps);
     return st;
@@ -442,26 +248,144 @@ void tpb_record_skip(tpb_record_t *s, const char *why)
     fflush(s->run.table);
 }
 
+/* One of the result files, written in full into the set. */
+static tpb_status_t add_file(tpb_record_t *s, tpb_outset_t *set, const char *name,
+                             const tpb_buf_t *b)
+{
+    FILE *f;
+    if (!tpb_buf_ok(b))
+        return tpb_err_set(TPB_ERR_NOMEM, "out of memory for %s", name);
+    TPB_CHECK_RET(note_file(s, name));
+    TPB_CHECK_RET(tpb_outset_add(set, s->run.out_dir, name, &f));
+    if (b->len && fwrite(b->data, 1, b->len, f) != b->len)
+        return tpb_err_set(TPB_ERR_IO, "cannot write %s/%s: %s", s->run.out_dir, name,
+                           strerror(errno));
+    return TPB_OK;
+}
+
+/* The three result files of the record (status as written: "running" becomes
+ * "interrupted" once a stop was asked for) into the set. */
+static tpb_status_t add_results(tpb_record_t *s, tpb_outset_t *set, tpb_run_status_t status)
+{
+    tpb_buf_t j = TPB_BUF_INIT, c = TPB_BUF_INIT, r = TPB_BUF_INIT;
+    if (status == TPB_RUN_RUNNING && s->stopping)
+        status = TPB_RUN_INTERRUPTED;
+    tpb_record_run_json(s, &j, status);
+    tpb_buf_puts(&j, tpb_buf_str(&s->jsonl));
+    if (!tpb_buf_ok(&s->jsonl))
+        j.failed = 1;
+    tpb_report_csv_header(&c);
+    tpb_buf_puts(&c, tpb_buf_str(&s->csv));
+    tpb_report_ranks_header(&r);
+    tpb_buf_puts(&r, tpb_buf_str(&s->ranks_csv));
+    tpb_status_t st = add_file(s, set, "results.jsonl", &j);
+    if (st == TPB_OK)
+        st = add_file(s, set, "results.csv", &c);
+    if (st == TPB_OK)
+        st = add_file(s, set, "ranks.csv", &r);
+    tpb_buf_free(&j);
+    tpb_buf_free(&c);
+    tpb_buf_free(&r);
+    return st;
+}
+
+/* Files an earlier run wrote by name (a run record without its "files" list): the result
+ * files, trace.json, trace-NNN.json, and tpbal's temporaries. */
+static int earlier_name(const char *name)
+{
+    size_t n = strlen(name);
+    if (strcmp(name, "results.jsonl") == 0 || strcmp(name, "results.csv") == 0 ||
+        strcmp(name, "ranks.csv") == 0 || strcmp(name, "trace.json") == 0 ||
+        tpb_outfile_is_temporary(name))
+        return 1;
+    if (n < 11 || strncmp(name, "trace-", 6) != 0 || strcmp(name + n - 5, ".json") != 0)
+        return 0;
+    for (size_t i = 6; i < n - 5; i++)
+        if (name[i] < '0' || name[i] > '9')
+            return 0;
+    return 1;
+}
+
+/* --force: the files an earlier run in out_dir wrote, as its run record lists them (else by
+ * name), and tpbal's temporaries; *n of them into names (max). */
+static int earlier_files(const tpb_record_t *s, char (*names)[TPB_OUTFILE_NAME], int max)
+{
+    static char line[1 << 20];
+    tpb_jv_t run = {.kind = TPB_JV_NULL};
+    int n = tpb_outdir_matching(s->run.out_dir, tpb_outfile_is_temporary, names, max);
+    n = n < 0 ? 0 : n;
+    if (tpb_outfile_first_line(s->run.out_dir, "results.jsonl", line, sizeof(line)) != TPB_OK ||
+        tpb_json_parse(line, strlen(line), "results.jsonl", &run) != TPB_OK) {
+        tpb_jv_free(&run);
+        int more = tpb_outdir_matching(s->run.out_dir, earlier_name, names + n, max - n);
+        return n + (more > 0 ? more : 0);
+    }
+    const tpb_jv_t *files = tpb_jv_get(&run, "files");
+    for (int i = 0; files && files->kind == TPB_JV_ARR && i < files->n && n < max; i++) {
+        const tpb_jv_t *f = &files->items[i];
+        if (f->kind == TPB_JV_STR && earlier_name(f->str))
+            snprintf(names[n++], TPB_OUTFILE_NAME, "%s", f->str);
+    }
+    if (!files) { /* a record of a version before the list */
+        int more = tpb_outdir_matching(s->run.out_dir, earlier_name, names + n, max - n);
+        n += more > 0 ? more : 0;
+    }
+    tpb_jv_free(&run);
+    return n;
+}
+
+/* --force, once this run's first files are in place: remove what an earlier run wrote
+ * that this run has not replaced. Names not tpbal's (a user's trace-mynotes.json) stay. */
+static tpb_status_t replace_earlier(tpb_record_t *s, char (*names)[TPB_OUTFILE_NAME], int n)
+{
+    const char *gone[n > 0 ? n : 1];
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        int ours = 0;
+        for (int j = 0; j < s->nfiles && !ours; j++)
+            ours = strcmp(s->files[j], names[i]) == 0;
+        if (!ours)
+            gone[k++] = names[i];
+    }
+    return tpb_outdir_remove(s->run.out_dir, gone, k);
+}
+
+/* The record (and whatever the set holds already: a trace) written in full, then put in
+ * place; the first time with --force, the earlier run's other files removed after. */
+static tpb_status_t commit(tpb_record_t *s, tpb_run_status_t status, tpb_outset_t *set)
+{
+    enum { MAX_EARLIER = 4096 };
+    static char earlier[MAX_EARLIER][TPB_OUTFILE_NAME];
+    if (!s->run.out_dir[0] || s->sealed) {
+        tpb_outset_abort(set);
+        return TPB_OK;
+    }
+    int first = !s->claimed, n = first && s->run.force ? earlier_files(s, earlier, MAX_EARLIER) : 0;
+    tpb_status_t st = add_results(s, set, status);
+    if (st != TPB_OK) {
+        tpb_outset_abort(set);
+        return st;
+    }
+    TPB_CHECK_RET(tpb_outset_commit(set));
+    tpb_record_trace_placed(s);
+    s->claimed = 1;
+    return n ? replace_earlier(s, earlier, n) : TPB_OK;
+}
+
 tpb_status_t tpb_record_write(tpb_record_t *s, tpb_run_status_t status)
 {
-    if (!s->run.out_dir[0] || !s->claimed) /* nothing of this run yet: touch nothing */
+    tpb_outset_t set = {.n = 0};
+    if (!s->claimed) /* nothing of this run yet: touch nothing */
         return TPB_OK;
-    tpb_buf_t b = TPB_BUF_INIT;
-    tpb_record_run_json(s, &b, status);
-    tpb_buf_puts(&b, tpb_buf_str(&s->jsonl));
-    tpb_status_t st = tpb_buf_ok(&b) && tpb_buf_ok(&s->jsonl)
-                          ? tpb_outfile_replace(s->run.out_dir, "results.jsonl", b.data, b.len)
-                          : tpb_err_set(TPB_ERR_NOMEM, "out of memory for results.jsonl");
-    tpb_buf_reset(&b);
-    tpb_report_csv_header(&b);
-    tpb_buf_puts(&b, tpb_buf_str(&s->csv));
-    if (st == TPB_OK)
-        st = tpb_outfile_replace(s->run.out_dir, "results.csv", b.data, b.len);
-    tpb_buf_reset(&b);
-    tpb_report_ranks_header(&b);
-    tpb_buf_puts(&b, tpb_buf_str(&s->ranks_csv));
-    if (st == TPB_OK)
-        st = tpb_outfile_replace(s->run.out_dir, "ranks.csv", b.data, b.len);
-    tpb_buf_free(&b);
+    tpb_status_t st = commit(s, status, &set);
+    s->ended |= st == TPB_OK && status != TPB_RUN_RUNNING;
+    return st;
+}
+
+tpb_status_t tpb_record_stop(tpb_record_t *s)
+{
+    s->stopping = 1;
+    tpb_status_t st = s->ended ? TPB_OK : tpb_record_write(s, TPB_RUN_INTERRUPTED);
+    s->sealed = 1;
     return st;
 }

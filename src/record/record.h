@@ -18,6 +18,7 @@
 #include "base/costprofile.h"
 #include "base/slurm.h"
 #include "base/topo.h"
+#include "record/outfile.h"
 #include "record/result.h"
 
 /** --trace-iters auto: rank-iterations per trace file (about 135 MB of trace events). */
@@ -81,8 +82,15 @@ typedef struct {
     int skipped;           /**< configs skipped, with a line in the table */
     int check_failed;      /**< a config's --check failed */
     int claimed;           /**< this run has written into out_dir (after its first config) */
+    int stopping;          /**< a stop was asked for: every record written says "interrupted" */
+    int sealed;            /**< the interrupted record is written: nothing more is */
+    int ended;             /**< a final status (finished, failed, ...) is written */
     long trace_end;        /**< --trace-per run: where trace.json's events end (0: none yet) */
     tpb_buf_t trace_infos; /**< ... and its configs' otherData objects, comma-separated */
+    long pending_end;      /**< ... the same of the trace written, until it is in place */
+    tpb_buf_t pending_infos;
+    char (*files)[TPB_OUTFILE_NAME]; /**< the files this run wrote into out_dir */
+    int nfiles, cap_files;
 } tpb_record_t;
 
 /** Start the record of a run; the clock samples are read when written. */
@@ -112,8 +120,17 @@ void tpb_record_skip(tpb_record_t *r, const char *why);
  * Rewrite results.jsonl, results.csv and ranks.csv atomically with the run's
  * status. A no-op without out_dir and before the run's first config: a run
  * never touches an earlier run's files before it has a result of its own.
+ * Once a stop was asked for (tpb_record_stop), "running" is written as
+ * "interrupted"; once sealed, nothing is written.
  */
 tpb_status_t tpb_record_write(tpb_record_t *r, tpb_run_status_t status);
+
+/**
+ * A stop was asked for (a signal): write the record now as "interrupted" (so that a
+ * launcher's SIGKILL a second later finds it marked), and write nothing more (seal). The
+ * caller holds the record's writes (one thread at a time). Returns tpb_record_write's.
+ */
+tpb_status_t tpb_record_stop(tpb_record_t *r);
 
 /** Print and record T(N) = T_comp/N + T_comm + T_idle per TP degree and the fitted comm model. */
 void tpb_record_summary(tpb_record_t *r);

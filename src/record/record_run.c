@@ -281,8 +281,13 @@ void tpb_record_run_json(const tpb_record_t *s, tpb_buf_t *b, tpb_run_status_t s
     if (status != TPB_RUN_RUNNING)
         json_clock(b, "end", s->sync1, o->topo->size, s->t0_us);
     tpb_json_obj_end(b);
-    tpb_json_kv_int(b, "configs", s->nhist);
+    tpb_json_kv_int(b, "configs", s->nhist + s->nohist);
     tpb_json_kv_int(b, "skipped", s->skipped);
+    tpb_json_key(b, "files"); /* what this run wrote in out_dir: what --force may remove */
+    tpb_json_arr_begin(b);
+    for (int i = 0; i < s->nfiles; i++)
+        tpb_json_str(b, s->files[i]);
+    tpb_json_arr_end(b);
     tpb_json_kv_str(b, "status", tpb_run_status_name(status));
     tpb_json_obj_end(b);
     tpb_buf_puts(b, "\n");

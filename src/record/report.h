@@ -1,6 +1,6 @@
 /*
  * report.h - formatting of results: the stdout table (nccl-tests style), the
- * results.jsonl object, the results.csv row and the ranks.csv rows. Pure:
+ * results.jsonl object and the results.csv row (columns.c), and the ranks.csv rows. Pure:
  * everything is appended to a tpb_buf_t, nothing is printed or written here.
  */
 #ifndef TPB_REPORT_H
@@ -25,15 +25,14 @@ void tpb_report_json(tpb_buf_t *b, const tpb_result_t *res);
 
 /** --overlap (report_overlap.c): the record's "overlap", "chunks" and "overlap_figures"
  *  (null for a serial config); the '#' line of figures after a chunked config's table
- *  row (nothing for a serial one); its results.csv columns (",overlap,...", no newline). */
+ *  row (nothing for a serial one); its results.csv fields (the 11 of the "overlap,..."
+ *  column of record/columns.c, no newline). */
 void tpb_report_overlap_json(tpb_buf_t *b, const tpb_result_t *res);
 void tpb_report_overlap_line(tpb_buf_t *b, const tpb_result_t *res);
 void tpb_report_overlap_csv(tpb_buf_t *b, const tpb_result_t *res);
-#define TPB_REPORT_OVERLAP_CSV_HEADER                                                              \
-    ",overlap,chunks,t_gemm_us,t_comm_us,t_serial_us,t_overlap_us,exposed_us,"                     \
-    "overlap_efficiency,interference,chunking_cost,overlap_speedup"
 
-/** results.csv: header line and one row per config (arrays joined by ';'). */
+/** results.csv: header line and one row per config (arrays joined by ';'); the fields of
+ *  both and of the JSON object are the one list of record/columns.c. */
 void tpb_report_csv_header(tpb_buf_t *b);
 void tpb_report_csv_row(tpb_buf_t *b, const tpb_result_t *res);
 

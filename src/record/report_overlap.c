@@ -49,7 +49,7 @@ void tpb_report_overlap_line(tpb_buf_t *b, const tpb_result_t *res)
 void tpb_report_overlap_csv(tpb_buf_t *b, const tpb_result_t *res)
 {
     const tpb_overlap_t *o = &res->overlap;
-    tpb_buf_printf(b, ",%s,%d", res->chunks ? "chunked" : "none", res->chunks);
+    tpb_buf_printf(b, "%s,%d", res->chunks ? "chunked" : "none", res->chunks);
     double v[9] = {o->t_gemm_us,  o->t_comm_us,    o->t_serial_us,   o->t_overlap_us, o->exposed_us,
                    o->efficiency, o->interference, o->chunking_cost, o->speedup};
     for (int i = 0; i < 9; i++) {

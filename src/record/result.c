@@ -16,11 +16,11 @@ static void group_metrics(tpb_result_t *res, int g, double flop_total)
         s[i] = res->info[g * t + i].speed;
         have_speeds &= s[i] > 0.0;
     }
-    res->lb = fmin(res->lb, tpb_load_balance(tc, (size_t)t));
-    res->u = fmin(res->u, tpb_utilisation(tc, (size_t)t));
+    res->lb = fmin(res->lb, tpb_metric_lb(tc, (size_t)t));
+    res->u = fmin(res->u, tpb_metric_utilisation(tc, (size_t)t));
     if (!have_speeds)
         return;
-    double pred = tpb_predicted_speedup(s, (size_t)t);
+    double pred = tpb_metric_predicted_speedup(s, (size_t)t);
     res->predicted_speedup =
         isnan(res->predicted_speedup) ? pred : fmax(res->predicted_speedup, pred);
     if (tpb_speed_source_measured(res->speed_source)) {
@@ -28,7 +28,7 @@ static void group_metrics(tpb_result_t *res, int g, double flop_total)
         double sf[t];
         for (int i = 0; i < t; i++)
             sf[i] = s[i] * 1e3;
-        double eh = tpb_efficiency_het(flop_total, sf, (size_t)t, res->stats.step_med);
+        double eh = tpb_metric_efficiency_het(flop_total, sf, (size_t)t, res->stats.step_med);
         res->e_het = isnan(res->e_het) ? eh : fmin(res->e_het, eh);
     }
 }
@@ -42,16 +42,16 @@ void tpb_result_derive(tpb_result_t *res, double t1_us)
     for (int g = 0; g < res->world / res->tp; g++)
         group_metrics(res, g, flop_total);
     res->t1_us = t1_us;
-    res->e = tpb_efficiency(t1_us, (size_t)res->tp, step);
+    res->e = tpb_metric_efficiency(t1_us, (size_t)res->tp, step);
     double tmax = 0.0;
     for (int r = 0; r < res->world; r++)
         tmax = fmax(tmax, res->ranks[r].compute_med);
     res->r = res->stats.xfer_med > 0.0 ? tmax / res->stats.xfer_med : NAN;
-    res->tflops = tpb_tflops(flop_total, step);
+    res->tflops = tpb_metric_tflops(flop_total, step);
     double bytes = res->coll_bytes;
     double xfer = res->tp > 1 ? res->stats.xfer_med : NAN;
     int known = xfer > 0.0; /* not with --timeline off, nor at TP = 1 */
-    res->algbw_gbs = known ? tpb_algbw_gbs(bytes, xfer) : NAN;
+    res->algbw_gbs = known ? tpb_metric_algbw_gbs(bytes, xfer) : NAN;
     res->busbw_gbs = known ? res->algbw_gbs * res->busbw_factor : NAN;
     if (!isfinite(res->lb)) /* no per-rank compute times: unknown, not infinite */
         res->lb = res->u = NAN;
@@ -73,8 +73,13 @@ static const tpb_history_t *find_hist(const tpb_history_t *hist, int nhist, cons
 {
     for (int i = 0; i < nhist; i++) {
         const tpb_history_t *h = &hist[i];
-        if (h->tp == tp && h->split == res->split && h->m == res->m && h->n == res->n &&
-            h->k == res->k &&
+        tpb_history_t me = {.tp = res->tp,
+                            .split = res->split,
+                            .seqpar = res->seqpar,
+                            .m = res->m,
+                            .n = res->n,
+                            .k = res->k};
+        if (h->tp == tp && tpb_history_same_layer(h, &me) &&
             (policy == 0 || (h->policy == policy && h->placement == res->placement)))
             return h;
     }
@@ -108,7 +113,7 @@ void tpb_result_finish(tpb_result_t *res, const tpb_history_t *hist, int nhist, 
 {
     const tpb_history_t *t1 = res->tp == 1 ? NULL : find_hist(hist, nhist, res, 1, 0);
     double t1_us = res->tp == 1        ? min_compute(res->ranks, res->world)
-                   : t1 && t1->t1_rank ? tpb_min(t1->t1_rank, (size_t)res->world)
+                   : t1 && t1->t1_rank ? tpb_stats_min(t1->t1_rank, (size_t)res->world)
                                        : NAN;
     tpb_result_derive(res, t1_us);
     /* hist holds the serial configs: a chunked one's twin there is its serial run */
@@ -140,9 +145,9 @@ int tpb_result_step_samples(const tpb_result_t *res, double *out, int *quantiles
     int n = res->iters <= TPB_STEP_SAMPLES ? res->iters : TPB_STEP_SAMPLES;
     *quantiles = res->iters > TPB_STEP_SAMPLES;
     for (int j = 0; j < n; j++) {
-        double v = *quantiles
-                       ? tpb_quantile(res->steps, (size_t)res->iters, (j + 0.5) / TPB_STEP_SAMPLES)
-                       : res->steps[j];
+        double v = *quantiles ? tpb_stats_quantile(res->steps, (size_t)res->iters,
+                                                   (j + 0.5) / TPB_STEP_SAMPLES)
+                              : res->steps[j];
         out[j] = round(v * 1e3) / 1e3;
     }
     return n;

@@ -64,6 +64,7 @@ typedef struct {
     const char *backend;
     int world, tp, iters, warmup;
     tpb_split_t split;
+    tpb_seqpar_t seqpar; /**< sequence parallelism */
     tpb_policy_t policy;
     tpb_coll_t col_collective; /**< --col-collective (recorded for every split) */
     long m, n, k;
@@ -150,6 +151,7 @@ int tpb_result_step_samples(const tpb_result_t *res, double *out, int *quantiles
 typedef struct {
     int tp;
     tpb_split_t split;
+    tpb_seqpar_t seqpar;
     tpb_policy_t policy;
     long m, n, k;
     tpb_coll_t coll;
@@ -172,6 +174,14 @@ typedef struct {
     int chunks;            /**< --overlap chunked (kept apart from the serial configs) */
     tpb_overlap_t overlap; /**< its figures */
 } tpb_history_t;
+
+/** 1 if a and b are configs of the same layer: split, shape and sequence parallelism (a
+ *  TP-1 config has nothing to scatter and stands for either). Pure. */
+static inline int tpb_history_same_layer(const tpb_history_t *a, const tpb_history_t *b)
+{
+    return a->split == b->split && a->m == b->m && a->n == b->n && a->k == b->k &&
+           (a->seqpar == b->seqpar || a->tp == 1 || b->tp == 1);
+}
 
 /**
  * Everything a config's record needs beyond its own measurements, in one pure

@@ -11,6 +11,7 @@ static void json_config_keys(tpb_buf_t *js, const tpb_history_t *h)
 {
     tpb_json_kv_int(js, "tp", h->tp);
     tpb_json_kv_str(js, "split", tpb_split_name(h->split));
+    tpb_json_kv_str(js, "sequence_parallel", tpb_seqpar_name(h->seqpar));
     tpb_json_kv_str(js, "policy", tpb_policy_name(h->policy));
     tpb_json_kv_int(js, "m", h->m);
     tpb_json_kv_int(js, "n", h->n);
@@ -48,8 +49,7 @@ static void summary_series(tpb_record_t *s, const tpb_history_t *base, tpb_buf_t
     FILE *out = s->run.table;
     for (int i = 0; i < s->nhist; i++) {
         const tpb_history_t *h = &s->hist[i];
-        if (h->tp == 1 && h->split == base->split && h->m == base->m && h->n == base->n &&
-            h->k == base->k && h->t1_rank)
+        if (h->tp == 1 && tpb_history_same_layer(h, base) && h->t1_rank)
             t1 = h;
     }
     if (!t1)
@@ -65,16 +65,16 @@ static void summary_series(tpb_record_t *s, const tpb_history_t *base, tpb_buf_t
     double t1_us = INFINITY;
     for (int r = 0; r < s->run.topo->size; r++)
         t1_us = fmin(t1_us, t1->t1_rank[r]);
-    fprintf(out, "# %-5s %-8s %ldx%ldx%ld%s\n", tpb_split_name(base->split),
+    fprintf(out, "# %-5s %-8s %ldx%ldx%ld%s\n", tpb_split_label(base->split, base->seqpar),
             tpb_policy_name(base->policy), base->m, base->n, base->k,
             base->placement == TPB_PLACE_SPREAD ? " (spread)" : "");
     int best = -1;
     for (int i = 0; i < s->nhist; i++) {
         const tpb_history_t *h = &s->hist[i];
-        if (h->split != base->split || h->m != base->m || h->n != base->n || h->k != base->k ||
+        if (!tpb_history_same_layer(h, base) ||
             (h->tp > 1 && (h->policy != base->policy || h->placement != base->placement)))
             continue;
-        tpb_decomp_t d = tpb_decompose(h->comp_mean, h->xfer_mean, h->step_mean);
+        tpb_decomp_t d = tpb_metric_decompose(h->comp_mean, h->xfer_mean, h->step_mean);
         double e = t1_us / (h->tp * h->step_mean);
         fprintf(out, "#   tp %3d", h->tp);
         put_term(out, "T_comp/N", d.comp_us);
@@ -151,7 +151,7 @@ static void comm_model_row(tpb_record_t *s, int first, tpb_buf_t *js)
         x[n++] = h->xfer_med;
     }
     tpb_comm_fit_t fit;
-    if (sizes < 2 || tpb_comm_model_fit(v, x, (size_t)n, 1, &fit) != 0)
+    if (sizes < 2 || tpb_metric_comm_fit(v, x, (size_t)n, 1, &fit) != 0)
         return;
     const char *name = tpb_coll_label(h0->coll);
     fprintf(s->run.table, "# comm model %s tp %d %s %s%s: T = L + V/B, ", name, h0->tp,
@@ -172,7 +172,7 @@ static void comm_model_row(tpb_record_t *s, int first, tpb_buf_t *js)
     double bw[2] = {fit.bandwidth_lo_gbs, fit.bandwidth_hi_gbs};
     tpb_json_kv_nums(js, "latency_ci_us", lat, 2);
     tpb_json_kv_nums(js, "bandwidth_ci_gbs", bw, 2);
-    tpb_json_kv_str(js, "quality", tpb_fit_quality_name(fit.quality));
+    tpb_json_kv_str(js, "quality", tpb_metric_fit_quality_name(fit.quality));
     tpb_json_obj_end(js);
 }
 
@@ -198,15 +198,15 @@ static void summary_placement(tpb_record_t *s, tpb_buf_t *js)
             continue;
         for (int j = 0; j < s->nhist; j++) {
             const tpb_history_t *pk = &s->hist[j];
-            if (pk->placement != TPB_PLACE_PACKED || pk->tp != sp->tp || pk->split != sp->split ||
-                pk->policy != sp->policy || pk->m != sp->m || pk->n != sp->n || pk->k != sp->k)
+            if (pk->placement != TPB_PLACE_PACKED || pk->tp != sp->tp ||
+                !tpb_history_same_layer(pk, sp) || pk->policy != sp->policy)
                 continue;
             fprintf(s->run.table,
                     "# placement tp %d %s %s %ldx%ldx%ld: packed (groups on %d node%s) %.1f us, "
                     "spread (on %d node%s) %.1f us: spread/packed %.2f\n",
-                    sp->tp, tpb_split_name(sp->split), tpb_policy_name(sp->policy), sp->m, sp->n,
-                    sp->k, pk->group_nodes, pk->group_nodes == 1 ? "" : "s", pk->step_med,
-                    sp->group_nodes, sp->group_nodes == 1 ? "" : "s", sp->step_med,
+                    sp->tp, tpb_split_label(sp->split, sp->seqpar), tpb_policy_name(sp->policy),
+                    sp->m, sp->n, sp->k, pk->group_nodes, pk->group_nodes == 1 ? "" : "s",
+                    pk->step_med, sp->group_nodes, sp->group_nodes == 1 ? "" : "s", sp->step_med,
                     sp->step_med / pk->step_med);
             tpb_json_obj_begin(js);
             json_config_keys(js, sp);
@@ -252,9 +252,8 @@ void tpb_record_summary(tpb_record_t *s)
         const tpb_history_t *h = &s->hist[i];
         int seen = h->tp == 1;
         for (int j = 0; j < i && !seen; j++)
-            seen = s->hist[j].tp > 1 && s->hist[j].split == h->split && s->hist[j].m == h->m &&
-                   s->hist[j].n == h->n && s->hist[j].k == h->k && s->hist[j].policy == h->policy &&
-                   s->hist[j].placement == h->placement;
+            seen = s->hist[j].tp > 1 && tpb_history_same_layer(&s->hist[j], h) &&
+                   s->hist[j].policy == h->policy && s->hist[j].placement == h->placement;
         if (!seen)
             summary_series(s, h, &js, &headed);
     }

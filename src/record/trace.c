@@ -176,7 +176,8 @@ static char *group_flows(char *p, const tpb_result_t *res, const tpb_mark_t *mar
 static char *chunk_spans(char *p, const tpb_result_t *res, int pid, int tid, int r, int i,
                          double t0)
 {
-    const double *cm = res->chunk_marks + ((size_t)r * res->iters + i) * res->chunks * 3;
+    const double *cm =
+        res->chunk_marks + tpb_chunk_marks_at((size_t)res->iters, res->chunks, r, (size_t)i);
     char head[96], chead[96];
     snprintf(head, sizeof(head),
              "\",\"cat\":\"chunk\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":", pid, tid);
@@ -265,9 +266,10 @@ static void write_info(FILE *f, const tpb_result_t *res, const double *step,
             "{\"tool\":\"tpbal\",\"config\":%d,\"tp\":%d,\"split\":\"%s\",\"policy\":\"%s\","
             "\"m\":%ld,\"n\":%ld,\"k\":%ld,\"dtype\":\"%s\",\"iters\":%d,\"placement\":\"%s\","
             "\"collective\":\"%s\",\"bytes\":%.0f,\"world_ranks\":[",
-            res->id, res->tp, tpb_split_name(res->split), tpb_policy_name(res->policy), res->m,
-            res->n, res->k, tpb_dtype_name(res->dtype), res->iters,
-            tpb_placement_name(res->placement), tpb_coll_label(res->coll), res->coll_bytes);
+            res->id, res->tp, tpb_split_label(res->split, res->seqpar),
+            tpb_policy_name(res->policy), res->m, res->n, res->k, tpb_dtype_name(res->dtype),
+            res->iters, tpb_placement_name(res->placement), tpb_coll_label(res->coll),
+            res->coll_bytes);
     for (int r = 0; r < res->world; r++)
         fprintf(f, "%s%d", r ? "," : "", tpb_result_world_rank(res, r));
     int kept = 0;
@@ -296,7 +298,7 @@ static tpb_status_t write_config(FILE *f, const tpb_result_t *res, const tpb_mar
     fprintf(f,
             "%s{\"name\":\"config %d: tp %d %s %s %ldx%ldx%ld\",\"ph\":\"i\",\"s\":\"g\","
             "\"pid\":1,\"tid\":0,\"ts\":%.3f}",
-            per_run ? ",\n" : "", res->id, res->tp, tpb_split_name(res->split),
+            per_run ? ",\n" : "", res->id, res->tp, tpb_split_label(res->split, res->seqpar),
             tpb_policy_name(res->policy), res->m, res->n, res->k, first - t0_us);
     if (!per_run)
         write_names(f, topo, res, 0);

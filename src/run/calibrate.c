@@ -12,19 +12,20 @@
 /* Relative interquartile range of v[n]: (q75 - q25) / median. */
 static double rel_iqr(const double *v, size_t n)
 {
-    return (tpb_quantile(v, n, 0.75) - tpb_quantile(v, n, 0.25)) / tpb_median(v, n);
+    return (tpb_stats_quantile(v, n, 0.75) - tpb_stats_quantile(v, n, 0.25)) /
+           tpb_stats_median(v, n);
 }
 
 /* Time `batch` GEMMs into dur[0, batch) (microseconds). */
-static tpb_status_t time_batch(const tpb_backend_ops_t *ops, tpb_backend_t *be, const tpb_gemm_t *g,
-                               int batch, double *marks, double *dur)
+static tpb_status_t time_batch(tpb_device_t *dev, const tpb_gemm_t *g, int batch, double *marks,
+                               double *dur)
 {
     for (int i = 0; i < batch; i++) {
-        TPB_CHECK_RET(ops->mark(be, (size_t)(2 * i), TPB_MARK_COMPUTE_BEGIN));
-        TPB_CHECK_RET(ops->gemm(be, g));
-        TPB_CHECK_RET(ops->mark(be, (size_t)(2 * i + 1), TPB_MARK_COMPUTE_END));
+        TPB_CHECK_RET(tpb_dev_mark(dev, (size_t)(2 * i), TPB_MARK_COMPUTE_BEGIN));
+        TPB_CHECK_RET(tpb_dev_gemm(dev, g));
+        TPB_CHECK_RET(tpb_dev_mark(dev, (size_t)(2 * i + 1), TPB_MARK_COMPUTE_END));
     }
-    TPB_CHECK_RET(ops->marks_read(be, (size_t)(2 * batch), marks));
+    TPB_CHECK_RET(tpb_dev_marks_read(dev, (size_t)(2 * batch), marks));
     for (int i = 0; i < batch; i++)
         dur[i] = marks[2 * i + 1] - marks[2 * i];
     return TPB_OK;
@@ -42,11 +43,11 @@ static tpb_status_t all_done(MPI_Comm comm, int stable, int exhausted, int faile
 }
 
 /* The sampling loop: every rank times GEMMs in lock-step rounds until all are stable. */
-static tpb_status_t sample(const tpb_backend_ops_t *ops, tpb_backend_t *be, MPI_Comm comm,
-                           const tpb_gemm_t *g, const tpb_cal_policy_t *p, double *dur, int *n)
+static tpb_status_t sample(tpb_device_t *dev, MPI_Comm comm, const tpb_gemm_t *g,
+                           const tpb_cal_policy_t *p, double *dur, int *n)
 {
     double marks[2 * TPB_CAL_BATCH];
-    tpb_status_t st = time_batch(ops, be, g, 1, marks, dur); /* warm-up, not kept */
+    tpb_status_t st = time_batch(dev, g, 1, marks, dur); /* warm-up, not kept */
     if (MPI_Barrier(comm) != MPI_SUCCESS)
         return tpb_err_call(TPB_ERR_MPI, "MPI_Barrier", "calibration", __FILE__, __LINE__);
     double t0 = tpb_clock_now_us(NULL);
@@ -54,7 +55,7 @@ static tpb_status_t sample(const tpb_backend_ops_t *ops, tpb_backend_t *be, MPI_
     *n = 0;
     while (!done) {
         int batch = *n + TPB_CAL_BATCH <= p->max_samples ? TPB_CAL_BATCH : p->max_samples - *n;
-        if (st == TPB_OK && (st = time_batch(ops, be, g, batch, marks, dur + *n)) == TPB_OK)
+        if (st == TPB_OK && (st = time_batch(dev, g, batch, marks, dur + *n)) == TPB_OK)
             *n += batch;
         int stable = *n >= p->min_samples && rel_iqr(dur, (size_t)*n) <= p->target_spread;
         /* a stop request (SIGTERM...) ends the calibration at this round: the sweep then
@@ -66,9 +67,8 @@ static tpb_status_t sample(const tpb_backend_ops_t *ops, tpb_backend_t *be, MPI_
     return tpb_agree(comm, st);
 }
 
-tpb_status_t tpb_calibrate_gemm(const tpb_backend_ops_t *ops, tpb_backend_t *be, MPI_Comm comm,
-                                const tpb_gemm_shape_t *sh, const tpb_cal_policy_t *p,
-                                tpb_cal_speed_t *out)
+tpb_status_t tpb_calibrate_gemm(tpb_device_t *dev, MPI_Comm comm, const tpb_gemm_shape_t *sh,
+                                const tpb_cal_policy_t *p, tpb_cal_speed_t *out)
 {
     void *a = NULL, *b = NULL, *c = NULL;
     double *dur = NULL;
@@ -84,7 +84,7 @@ tpb_status_t tpb_calibrate_gemm(const tpb_backend_ops_t *ops, tpb_backend_t *be,
                           tpb_size_mul3(m, n, outsz, &bc)))
         st = tpb_err_set(TPB_ERR_NOMEM, "calibration GEMM %ldx%ldx%ld: size overflows", m, n, k);
     if (st == TPB_OK)
-        st = ops->mem_free(be, &avail);
+        st = tpb_dev_mem_free(dev, &avail);
     if (st == TPB_OK) {
         char what[96];
         int rank = 0;
@@ -93,12 +93,12 @@ tpb_status_t tpb_calibrate_gemm(const tpb_backend_ops_t *ops, tpb_backend_t *be,
         st = tpb_mem_check((double)ba + (double)bb + (double)bc, avail, rank, what, "");
     }
     TPB_CHECK_GOTO(st, st, agree);
-    TPB_CHECK_GOTO(ops->alloc(be, ba, &a), st, agree);
-    TPB_CHECK_GOTO(ops->alloc(be, bb, &b), st, agree);
-    TPB_CHECK_GOTO(ops->alloc(be, bc, &c), st, agree);
-    TPB_CHECK_GOTO(tpb_backend_fill(ops, be, a, m, k, 0, 0, 7, 9, 1.0, sh->dtype), st, agree);
-    TPB_CHECK_GOTO(tpb_backend_fill(ops, be, b, n, k, 0, 0, 7, 10, 1.0, sh->dtype), st, agree);
-    st = ops->marks_prepare(be, 2 * TPB_CAL_BATCH);
+    TPB_CHECK_GOTO(tpb_dev_alloc(dev, ba, &a), st, agree);
+    TPB_CHECK_GOTO(tpb_dev_alloc(dev, bb, &b), st, agree);
+    TPB_CHECK_GOTO(tpb_dev_alloc(dev, bc, &c), st, agree);
+    TPB_CHECK_GOTO(tpb_backend_fill(dev, a, m, k, 0, 0, 7, 9, 1.0, sh->dtype), st, agree);
+    TPB_CHECK_GOTO(tpb_backend_fill(dev, b, n, k, 0, 0, 7, 10, 1.0, sh->dtype), st, agree);
+    st = tpb_dev_marks_prepare(dev, 2 * TPB_CAL_BATCH);
 agree:
     /* every rank enters the lock-step loop, or none does */
     TPB_CHECK_GOTO(tpb_agree(comm, st), st, done);
@@ -114,17 +114,17 @@ agree:
                     .dtype = sh->dtype,
                     .delay_us = 0.0};
     int ns = 0;
-    TPB_CHECK_GOTO(sample(ops, be, comm, &g, p, dur, &ns), st, done);
-    out->speed = 2.0 * m * n * k / (tpb_median(dur, (size_t)ns) * 1e3);
+    TPB_CHECK_GOTO(sample(dev, comm, &g, p, dur, &ns), st, done);
+    out->speed = 2.0 * m * n * k / (tpb_stats_median(dur, (size_t)ns) * 1e3);
     out->spread = rel_iqr(dur, (size_t)ns);
     out->samples = ns;
 done:
     if (a)
-        ops->free(be, a);
+        tpb_dev_free(dev, a);
     if (b)
-        ops->free(be, b);
+        tpb_dev_free(dev, b);
     if (c)
-        ops->free(be, c);
+        tpb_dev_free(dev, c);
     free(dur);
     return st;
 }

@@ -39,8 +39,7 @@ typedef struct {
  * slowdown applies. Buffers are allocated and freed here; marks [0,
  * 2*TPB_CAL_BATCH) are used. The status is agreed on by every rank of comm.
  */
-tpb_status_t tpb_calibrate_gemm(const tpb_backend_ops_t *ops, tpb_backend_t *be, MPI_Comm comm,
-                                const tpb_gemm_shape_t *sh, const tpb_cal_policy_t *p,
-                                tpb_cal_speed_t *out);
+tpb_status_t tpb_calibrate_gemm(tpb_device_t *dev, MPI_Comm comm, const tpb_gemm_shape_t *sh,
+                                const tpb_cal_policy_t *p, tpb_cal_speed_t *out);
 
 #endif /* TPB_CALIBRATE_H */

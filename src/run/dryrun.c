@@ -2,7 +2,8 @@
 #include "run/dryrun.h"
 
 #include "run/plan.h"
-#include "run/split.h"
+#include "run/coll.h"
+#include "run/orient.h"
 
 /* "64,64" for the group's shards, or what decides them. */
 static void shards_text(const tpb_config_plan_t *p, char *out, size_t cap)
@@ -33,13 +34,15 @@ tpb_status_t tpb_dry_run(const tpb_options_t *o, const tpb_topo_t *topo, FILE *o
         shards_text(p, shards, sizeof(shards));
         if (sh->comm_only)
             fprintf(out, "config %3d: tp %d %s %s %s, %s", i, p->tp,
-                    tpb_coll_name(p->desc.split->coll), tpb_policy_name(p->policy),
+                    tpb_coll_name(p->desc.coll->kind), tpb_policy_name(p->policy),
                     tpb_placement_name(p->placement), sh->name);
         else
             fprintf(out, "config %3d: tp %d %s %s %s, %ldx%ldx%ld %s%s%s", i, p->tp,
-                    tpb_split_name(p->desc.split->split), tpb_policy_name(p->policy),
+                    tpb_split_name(p->desc.orient->split), tpb_policy_name(p->policy),
                     tpb_placement_name(p->placement), sh->m, sh->n, sh->k, tpb_dtype_name(o->dtype),
                     sh->name[0] ? " " : "", sh->name);
+        if (p->seqpar == TPB_SEQPAR_ON)
+            fprintf(out, ", sequence parallel (%s)", tpb_coll_label(p->desc.coll->kind));
         if (p->desc.chunks)
             fprintf(out, ", overlap %d chunks", p->desc.chunks);
         fprintf(out, ", shards %s\n", shards);
@@ -48,8 +51,7 @@ tpb_status_t tpb_dry_run(const tpb_options_t *o, const tpb_topo_t *topo, FILE *o
         fprintf(out,
                 "tpbal: dry run: %d configs would be measured and %d skipped on %d ranks, "
                 "backend %s (no device opened, nothing written)\n",
-                list.measured, list.n - list.measured, topo->size,
-                tpb_backend_kind_name(o->backend));
+                list.measured, list.n - list.measured, topo->size, o->backend->name);
     tpb_plans_free(&list);
     return TPB_OK;
 }

@@ -10,31 +10,33 @@
 #include "base/clock.h"
 #include "base/rng.h"
 
-/* --comm-only: 1 if the collective reduces the whole message (row, col + all-reduce). */
-static int comm_whole(const tpb_layer_desc_t *d)
+int tpb_layer_checks(const tpb_layer_desc_t *d)
 {
-    return d->split->coll == TPB_COLL_ALLREDUCE;
+    return d->coll->scatters || d->group_rank == 0;
 }
 
-/* Elements of X, W, the partial output and Y on this rank. */
-static void sizes(const tpb_layer_desc_t *d, long len, double *nx, double *nw, double *np,
-                  double *ny)
+/* Elements of the buffers in the input's dtype (x, w, xs) and in the output's (part,
+ * y) on a rank whose shard is len. */
+static void sizes(const tpb_layer_desc_t *d, long len, double *nin, double *nout)
 {
-    d->split->sizes(d, len, nx, nw, np);
-    *ny = (double)d->m * (double)d->n;
-    if (d->comm_only) { /* only the collective's buffers: an all-reduce's input is the whole
-                         * message, an all-gather's this rank's block */
-        *nx = *nw = 0.0;
-        *np = comm_whole(d) ? *ny : (double)d->m * (double)len;
+    if (d->comm_only) { /* only the collective's buffers: the message in the output's dtype */
+        double ns, nr;
+        d->coll->comm_sizes(d, len, &ns, &nr);
+        *nin = 0.0;
+        *nout = ns + nr;
+        return;
     }
+    double nx, nw, np, extra = d->coll->extra(d, len);
+    d->orient->sizes(d, len, &nx, &nw, &np);
+    *nin = nx + nw + (d->coll->gathers_x ? extra : 0.0);
+    *nout = np + (d->coll->gathers_x ? 0.0 : extra);
 }
 
 double tpb_layer_bytes(const tpb_layer_desc_t *d)
 {
-    double nx, nw, np, ny;
-    sizes(d, d->shards[d->group_rank], &nx, &nw, &np, &ny);
-    return (nx + nw) * (double)tpb_dtype_in_size(d->dtype) +
-           (np + ny) * (double)tpb_dtype_out_size(d->dtype);
+    double nin, nout;
+    sizes(d, d->shards[d->group_rank], &nin, &nout);
+    return nin * (double)tpb_dtype_in_size(d->dtype) + nout * (double)tpb_dtype_out_size(d->dtype);
 }
 
 double tpb_layer_rank_flop(const tpb_layer_desc_t *d)
@@ -42,7 +44,7 @@ double tpb_layer_rank_flop(const tpb_layer_desc_t *d)
     if (d->comm_only)
         return 0.0;
     if (!tpb_layer_sparse(d))
-        return d->split->flop(d, d->shards[d->group_rank]);
+        return d->orient->flop(d, d->shards[d->group_rank]);
     long off = 0;
     for (int r = 0; r < d->group_rank; r++)
         off += d->shards[r];
@@ -58,77 +60,103 @@ double tpb_layer_flop(const tpb_layer_desc_t *d)
     return f;
 }
 
+static tpb_status_t alloc(tpb_layer_t *l, double n, size_t esz, void **p)
+{
+    return tpb_dev_alloc(l->dev, (size_t)n * esz, p);
+}
+
 static tpb_status_t alloc_buffers(tpb_layer_t *l)
 {
-    double nx, nw, np, ny;
-    size_t in = tpb_dtype_in_size(l->d.dtype), out = tpb_dtype_out_size(l->d.dtype);
-    sizes(&l->d, l->len, &nx, &nw, &np, &ny);
-    if (!l->d.comm_only) {
-        TPB_CHECK_RET(l->ops->alloc(l->be, (size_t)nx * in, &l->x));
-        TPB_CHECK_RET(l->ops->alloc(l->be, (size_t)nw * in, &l->w));
+    const tpb_layer_desc_t *d = &l->d;
+    size_t in = tpb_dtype_in_size(d->dtype), out = tpb_dtype_out_size(d->dtype);
+    if (d->comm_only) {
+        double ns, nr;
+        d->coll->comm_sizes(d, l->len, &ns, &nr);
+        TPB_CHECK_RET(alloc(l, ns, out, &l->part));
+        return alloc(l, nr, out, &l->y);
     }
-    TPB_CHECK_RET(l->ops->alloc(l->be, (size_t)np * out, &l->part));
-    return l->ops->alloc(l->be, (size_t)ny * out, &l->y);
+    double nx, nw, np, extra = d->coll->extra(d, l->len);
+    d->orient->sizes(d, l->len, &nx, &nw, &np);
+    TPB_CHECK_RET(alloc(l, nx, in, &l->x));
+    TPB_CHECK_RET(alloc(l, nw, in, &l->w));
+    TPB_CHECK_RET(alloc(l, np, out, &l->part));
+    l->nresult = (size_t)(d->coll->gathers_x ? np : extra);
+    return d->coll->gathers_x ? alloc(l, extra, in, &l->xs) : alloc(l, extra, out, &l->y);
+}
+
+/* The chunks of M (one when serial), the layer's collective and this rank's shard. */
+static void plan_blocks(tpb_layer_t *l)
+{
+    const tpb_layer_desc_t *d = &l->d;
+    long start;
+    for (int j = 0; j < tpb_layer_nchunks(d); j++)
+        tpb_layer_row_share(d->m, tpb_layer_nchunks(d), j, &l->crows[j], &start);
+    l->off = 0;
+    for (int r = 0; r < d->group_rank; r++)
+        l->off += d->shards[r];
+    l->len = d->shards[d->group_rank];
+    l->whole = (tpb_coll_desc_t){.counts = l->counts, .displs = l->displs, .mark = TPB_NO_MARK};
 }
 
 /* Inputs and the GEMM of this rank's shard (comm-only: the collective's input, seeded). */
 static tpb_status_t setup_shard(tpb_layer_t *l)
 {
     if (l->d.comm_only) {
-        long cols = comm_whole(&l->d) ? l->d.n : l->len;
-        return tpb_backend_fill(l->ops, l->be, l->part, l->d.m, cols, 0, l->off, l->d.seed,
-                                TPB_MAT_X, 1.0, tpb_dtype_out(l->d.dtype));
+        l->d.coll->comm_describe(l, &l->whole);
+        return l->d.coll->setup(l);
     }
     l->gemm.m = l->d.m;
     l->gemm.dtype = l->d.dtype;
     l->gemm.a = l->x;
     l->gemm.b = l->w;
-    TPB_CHECK_RET(l->d.split->setup(l));
+    TPB_CHECK_RET(l->d.orient->setup(l));
+    TPB_CHECK_RET(l->d.coll->setup(l));
+    l->d.coll->describe(l, 0, l->d.m, NULL, &l->whole);
     if (l->d.chunks > 0)
         TPB_CHECK_RET(tpb_layer_overlap_setup(l));
     return tpb_layer_sparse(&l->d) ? tpb_layer_sparse_setup(l) : TPB_OK;
-}
-
-/* All-gather-v blocks (in elements) and this rank's shard. */
-static void plan_blocks(tpb_layer_t *l)
-{
-    const tpb_layer_desc_t *d = &l->d;
-    long offs[d->tp];
-    tpb_partition_offsets(d->shards, d->tp, offs);
-    for (int r = 0; r < d->tp; r++) {
-        l->counts[r] = (size_t)d->m * (size_t)d->shards[r];
-        l->displs[r] = (size_t)d->m * (size_t)offs[r];
-    }
-    l->off = offs[d->group_rank];
-    l->len = d->shards[d->group_rank];
 }
 
 /* The compute phase: the shard's GEMM, or its blocks' (the injected delay in the first). */
 static tpb_status_t run_gemms(tpb_layer_t *l)
 {
     if (!l->sub)
-        return l->ops->gemm(l->be, &l->gemm);
+        return tpb_dev_gemm(l->dev, &l->gemm);
     l->sub[0].delay_us = l->gemm.delay_us;
     for (int i = 0; i < l->nsub; i++)
-        TPB_CHECK_RET(l->ops->gemm(l->be, &l->sub[i]));
+        TPB_CHECK_RET(tpb_dev_gemm(l->dev, &l->sub[i]));
     return TPB_OK;
 }
 
-tpb_status_t tpb_layer_create(const tpb_backend_ops_t *ops, tpb_backend_t *be, tpb_comm_t *comm,
-                              const tpb_layer_desc_t *d, tpb_layer_t **out)
+/* Sequence parallelism's column layer: X gathered as the iterations gather it (chunk by
+ * chunk when chunked), before the first GEMM reads it. */
+static tpb_status_t gather_x(tpb_layer_t *l)
+{
+    if (l->d.chunks == 0)
+        return tpb_comm_post(l->comm, &l->whole);
+    for (int j = 0; j < l->d.chunks; j++) {
+        tpb_coll_desc_t c = l->cdesc[j];
+        c.nonblocking = 0;
+        TPB_CHECK_RET(tpb_comm_post(l->comm, &c));
+    }
+    return TPB_OK;
+}
+
+tpb_status_t tpb_layer_create(tpb_device_t *dev, tpb_comm_t *comm, const tpb_layer_desc_t *d,
+                              tpb_layer_t **out)
 {
     tpb_status_t st = TPB_ERR_NOMEM;
     tpb_layer_t *l = calloc(1, sizeof(*l));
     if (!l)
         return tpb_err_set(TPB_ERR_NOMEM, "layer: out of memory");
-    l->ops = ops;
-    l->be = be;
+    l->dev = dev;
     l->comm = comm;
     l->d = *d;
     l->shards = malloc((size_t)d->tp * sizeof(long));
     l->counts = malloc((size_t)d->tp * sizeof(size_t));
     l->displs = malloc((size_t)d->tp * sizeof(size_t));
-    if (!l->shards || !l->counts || !l->displs) {
+    l->crows = malloc((size_t)tpb_layer_nchunks(d) * sizeof(long));
+    if (!l->shards || !l->counts || !l->displs || !l->crows) {
         st = tpb_err_set(TPB_ERR_NOMEM, "layer: out of memory");
         goto err;
     }
@@ -137,6 +165,8 @@ tpb_status_t tpb_layer_create(const tpb_backend_ops_t *ops, tpb_backend_t *be, t
     plan_blocks(l);
     TPB_CHECK_GOTO(alloc_buffers(l), st, err);
     TPB_CHECK_GOTO(setup_shard(l), st, err);
+    if (!d->comm_only && d->coll->gathers_x)
+        TPB_CHECK_GOTO(gather_x(l), st, err);
     /* one untimed GEMM: a backend's per-shape set-up (cuBLASLt's heuristic) and
      * its errors happen here, where every rank agrees on them, not in a timed loop */
     if (!d->comm_only)
@@ -159,29 +189,29 @@ void tpb_layer_destroy(tpb_layer_t *l)
 {
     if (!l)
         return;
-    void *bufs[4] = {l->x, l->w, l->part, l->y};
-    for (int i = 0; i < 4; i++)
+    void *bufs[5] = {l->x, l->xs, l->w, l->part, l->y};
+    for (int i = 0; i < 5; i++)
         if (bufs[i])
-            l->ops->free(l->be, bufs[i]);
+            tpb_dev_free(l->dev, bufs[i]);
     free(l->sub);
     tpb_layer_overlap_free(l);
     free(l->shards);
     free(l->counts);
     free(l->displs);
+    free(l->crows);
     free(l);
 }
 
 tpb_status_t tpb_layer_iter(tpb_layer_t *l, size_t slot, double delay_us, int record)
 {
-    const tpb_backend_ops_t *ops = l->ops;
     if (l->d.chunks > 0)
         return tpb_layer_overlap_iter(l, slot, delay_us, record);
     l->gemm.delay_us = delay_us;
     /* comm-only: c0 is marked as a compute end, which holds no start gate (a GPU backend
      * holds an idle stream at a compute begin until the GEMM is queued; there is none) */
     if (record)
-        TPB_CHECK_RET(ops->mark(l->be, 3 * slot,
-                                l->d.comm_only ? TPB_MARK_COMPUTE_END : TPB_MARK_COMPUTE_BEGIN));
+        TPB_CHECK_RET(tpb_dev_mark(l->dev, tpb_marks_iter(slot, 0),
+                                   l->d.comm_only ? TPB_MARK_COMPUTE_END : TPB_MARK_COMPUTE_BEGIN));
     if (l->d.comm_only) {
         if (delay_us > 0.0) /* --inject-delay: the rank arrives late */
             tpb_spin_us(delay_us);
@@ -189,9 +219,9 @@ tpb_status_t tpb_layer_iter(tpb_layer_t *l, size_t slot, double delay_us, int re
         TPB_CHECK_RET(run_gemms(l));
     }
     if (record)
-        TPB_CHECK_RET(ops->mark(l->be, 3 * slot + 1, TPB_MARK_COMPUTE_END));
-    TPB_CHECK_RET(l->d.split->collect(l));
-    return record ? ops->mark(l->be, 3 * slot + 2, TPB_MARK_COMM) : TPB_OK;
+        TPB_CHECK_RET(tpb_dev_mark(l->dev, tpb_marks_iter(slot, 1), TPB_MARK_COMPUTE_END));
+    TPB_CHECK_RET(tpb_comm_post(l->comm, &l->whole));
+    return record ? tpb_dev_mark(l->dev, tpb_marks_iter(slot, 2), TPB_MARK_COMM) : TPB_OK;
 }
 
 /* Reference Y = X W (= X (W^T)^T) in fp64 from the same (quantised) generated inputs. */
@@ -223,36 +253,43 @@ out:
     return st;
 }
 
-tpb_status_t tpb_layer_check(tpb_layer_t *l, double *max_rel_err)
+/* The largest error of what this rank holds of Y, and the largest |ref| of all of Y. */
+static void compare(const tpb_layer_t *l, const double *y, const double *ref, double *max_err,
+                    double *max_ref)
 {
     const tpb_layer_desc_t *d = &l->d;
-    size_t mn = (size_t)d->m * d->n, osz = tpb_dtype_out_size(d->dtype);
-    double *ref = malloc(mn * sizeof(double)), *y = malloc(mn * sizeof(double));
-    void *raw = malloc(mn * osz);
-    long *offs = malloc((size_t)d->tp * sizeof(long));
-    tpb_status_t st;
-    if (!ref || !y || !raw || !offs) {
-        st = tpb_err_set(TPB_ERR_NOMEM, "--check: no host memory for %zu outputs", mn);
-        goto out;
-    }
-    TPB_CHECK_GOTO(l->ops->copy(l->be, raw, l->y, mn * osz, TPB_COPY_TO_HOST), st,
-                   out); /* waits for Y */
-    tpb_dtype_decode(tpb_dtype_out(d->dtype), raw, y, mn);
-    TPB_CHECK_GOTO(reference(d, ref), st, out);
-    tpb_partition_offsets(l->shards, d->tp, offs);
-    double max_err = 0.0, max_ref = 0.0;
+    *max_err = *max_ref = 0.0;
     for (long i = 0; i < d->m; i++)
         for (long j = 0; j < d->n; j++) {
             double r = ref[i * d->n + j];
-            max_ref = fmax(max_ref, fabs(r));
-            double e = fabs(l->d.split->y_at(l, y, i, j, offs) - r);
-            max_err = isnan(e) ? INFINITY : fmax(max_err, e);
+            *max_ref = fmax(*max_ref, fabs(r));
+            long at = d->coll->y_index(l, i, j);
+            double e = at < 0 ? 0.0 : fabs(y[at] - r);
+            *max_err = isnan(e) ? INFINITY : fmax(*max_err, e);
         }
+}
+
+tpb_status_t tpb_layer_check(tpb_layer_t *l, double *max_rel_err)
+{
+    const tpb_layer_desc_t *d = &l->d;
+    size_t mn = (size_t)d->m * d->n, held = l->nresult, osz = tpb_dtype_out_size(d->dtype);
+    double *ref = malloc(mn * sizeof(double)), *y = malloc((held + 1) * sizeof(double));
+    void *raw = malloc((held + 1) * osz);
+    tpb_status_t st;
+    if (!ref || !y || !raw) {
+        st = tpb_err_set(TPB_ERR_NOMEM, "--check: no host memory for %zu outputs", mn);
+        goto out;
+    }
+    TPB_CHECK_GOTO(tpb_dev_copy(l->dev, raw, tpb_layer_result(l), held * osz, TPB_COPY_TO_HOST), st,
+                   out); /* waits for Y */
+    tpb_dtype_decode(tpb_dtype_out(d->dtype), raw, y, held);
+    TPB_CHECK_GOTO(reference(d, ref), st, out);
+    double max_err, max_ref;
+    compare(l, y, ref, &max_err, &max_ref);
     *max_rel_err = max_ref > 0.0 ? max_err / max_ref : max_err;
 out:
     free(ref);
     free(y);
     free(raw);
-    free(offs);
     return st;
 }

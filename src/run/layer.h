@@ -3,13 +3,10 @@
  * timed iteration (compute, collective, three marks) and the --check.
  *
  *   W is stored transposed (N x K, [out, in] as in torch.nn.Linear).
- *   col: W split along N. Rank r computes Y_r = X W[:, n_r] (M x n_r), then the
- *        group all-gathers the Y_r (blocks in rank order) - or, with
- *        --col-collective allreduce, writes its columns into a zeroed M x N
- *        buffer that the group all-reduces.
- *   comm-only: the same collectives on seeded buffers, without the GEMM.
- *   row: W split along K and X along its columns. Rank r computes the partial
- *        P_r = X[:, k_r] W[k_r, :] (M x N) and the group all-reduces the sum.
+ *   A layer is an orientation (run/orient.h: which dimension of W is cut, the GEMM)
+ *   and a collective (run/coll.h: all-reduce, all-gather, reduce-scatter, or the
+ *   all-gather of X of sequence parallelism).
+ *   comm-only: the collective on seeded buffers, without the GEMM.
  *   --overlap chunked: M cut into C chunks (rows of X, the partial and Y); chunk i's
  *        collective runs while chunk i+1 computes.
  *   --cost-profile: W is block-sparse along the split dimension; a rank runs one
@@ -21,13 +18,16 @@
 
 #include "backend/backend.h"
 #include "base/costprofile.h"
+#include "base/marks.h"
 
-/** A split orientation and its collective (run/split.h). */
-typedef struct tpb_split_ops tpb_split_ops_t;
+/** A split orientation (run/orient.h) and a collective (run/coll.h). */
+typedef struct tpb_orient_ops tpb_orient_ops_t;
+typedef struct tpb_coll_ops tpb_coll_ops_t;
 
 /** What one rank needs to know to run its part of a config. */
 typedef struct {
-    const tpb_split_ops_t *split; /**< orientation and collective (a tpb_split_ops() entry) */
+    const tpb_orient_ops_t *orient; /**< which dimension of W is cut (tpb_orient_of) */
+    const tpb_coll_ops_t *coll;     /**< the collective (tpb_coll_of) */
     long m, n, k;
     tpb_dtype_t dtype;
     int tp;             /**< group size t */
@@ -39,14 +39,17 @@ typedef struct {
     const tpb_cost_profile_t *profile; /**< --cost-profile: W block-sparse along the split
                                             dimension (base/costprofile.h); NULL: dense */
     long granularity;                  /**< the shard unit (the profile's block edges) */
-    int chunks;         /**< --overlap chunked: M cut into this many chunks, each chunk's
-                             collective beside the next one's GEMM; 0: serial */
-    int polls;          /**< pieces of a chunk's GEMM, a progress call after each */
-    size_t chunk_marks; /**< first mark slot of the chunks' marks (3 per chunk and slot:
-                             GEMM begin, GEMM end, collective end) */
+    int chunks;               /**< --overlap chunked: M cut into this many chunks, each chunk's
+                                   collective beside the next one's GEMM; 0: serial */
+    int polls;                /**< pieces of a chunk's GEMM, a progress call after each */
+    tpb_marks_layout_t marks; /**< where its marks go (base/marks.h) */
 } tpb_layer_desc_t;
 
 typedef struct tpb_layer tpb_layer_t;
+
+/** 1 if this rank checks Y (every rank where the collective scatters Y, else group rank
+ *  0). Pure. */
+int tpb_layer_checks(const tpb_layer_desc_t *d);
 
 /** Bytes this rank needs on the backend for the config. Pure. */
 double tpb_layer_bytes(const tpb_layer_desc_t *d);
@@ -59,13 +62,14 @@ double tpb_layer_rank_flop(const tpb_layer_desc_t *d);
 double tpb_layer_flop(const tpb_layer_desc_t *d);
 
 /**
- * Allocate and fill this rank's buffers (random normal inputs from d->seed).
- * Fails with TPB_ERR_NOMEM naming the shape and the bytes needed and free if
- * the config does not fit. comm is the group's backend communicator (borrowed).
- * *out is set only on success.
+ * Allocate and fill this rank's buffers (random normal inputs from d->seed), and run
+ * one untimed iteration (a backend's per-shape set-up and its errors happen here, where
+ * every rank agrees on them). Fails with TPB_ERR_NOMEM naming the shape and the bytes
+ * needed and free if the config does not fit. dev and comm (the group's communicator)
+ * are borrowed. *out is set only on success.
  */
-tpb_status_t tpb_layer_create(const tpb_backend_ops_t *ops, tpb_backend_t *be, tpb_comm_t *comm,
-                              const tpb_layer_desc_t *d, tpb_layer_t **out);
+tpb_status_t tpb_layer_create(tpb_device_t *dev, tpb_comm_t *comm, const tpb_layer_desc_t *d,
+                              tpb_layer_t **out);
 
 void tpb_layer_destroy(tpb_layer_t *l);
 
@@ -74,8 +78,8 @@ void tpb_layer_destroy(tpb_layer_t *l);
 const tpb_gemm_t *tpb_layer_gemm(const tpb_layer_t *l);
 
 /**
- * One iteration: mark 3*slot, GEMM (plus delay_us of injected delay), mark
- * 3*slot+1, collective, mark 3*slot+2. With record == 0 no marks are taken
+ * Iteration `slot`: mark c0, GEMM (plus delay_us of injected delay), mark c1,
+ * collective, mark x1 (slots of base/marks.h). With record == 0 no marks are taken
  * (--timeline off). The marks must be prepared by the caller.
  */
 tpb_status_t tpb_layer_iter(tpb_layer_t *l, size_t slot, double delay_us, int record);
@@ -87,15 +91,13 @@ tpb_status_t tpb_layer_gemm_chunks(tpb_layer_t *l);
 tpb_status_t tpb_layer_comm_chunks(tpb_layer_t *l);
 tpb_status_t tpb_layer_comm_whole(tpb_layer_t *l);
 
-/** Mark slot of chunk j's mark k (0 GEMM begin, 1 GEMM end, 2 collective end) in slot. */
-static inline size_t tpb_layer_chunk_mark(const tpb_layer_desc_t *d, size_t slot, int j, int k)
-{
-    return d->chunk_marks + (slot * (size_t)d->chunks + (size_t)j) * 3 + (size_t)k;
-}
-
 /**
- * Compare Y (after an iteration) with a single-rank fp64 reference of the same
- * seeded (and dtype-quantised) inputs. *max_rel_err = max |Y - ref| / max |ref|.
+ * Compare what this rank holds of Y (after an iteration; all of Y, or its part where
+ * the collective scatters) with a single-rank fp64 reference of the same seeded (and
+ * dtype-quantised) inputs. *max_rel_err = max |Y - ref| / max |ref| over the elements
+ * it holds. The chunked path is checked as it ran: call it right after the measured
+ * loop. TPBAL_TEST_FAULT=chunk-offset (tests only) moves the second chunk's collective
+ * by one row, which this check must catch.
  */
 tpb_status_t tpb_layer_check(tpb_layer_t *l, double *max_rel_err);
 

@@ -1,41 +1,58 @@
 /*
- * layer_impl.h - the layer's state, shared by layer.c and the split
- * orientations (split_*.c) only.
+ * layer_impl.h - the layer's state, shared by layer.c, layer_overlap.c,
+ * layer_sparse.c, the orientations (orient_*.c) and the collectives (coll_*.c)
+ * only.
  */
 #ifndef TPB_LAYER_IMPL_H
 #define TPB_LAYER_IMPL_H
 
 #include <math.h>
 
+#include "run/coll.h"
 #include "run/layer.h"
-#include "run/split.h"
+#include "run/orient.h"
 
 enum { TPB_MAT_X = 1, TPB_MAT_W = 2 };
 
 struct tpb_layer {
-    const tpb_backend_ops_t *ops;
-    tpb_backend_t *be;
+    tpb_device_t *dev;
     tpb_comm_t *comm;
     tpb_layer_desc_t d;
     long *shards;  /* copy of d.shards */
     long off, len; /* this rank's shard */
-    void *x, *w, *part, *y;
-    size_t *counts, *displs; /* all-gather-v blocks, in elements */
-    tpb_gemm_t gemm;         /* the dense GEMM of the shard */
-    tpb_gemm_t *sub;         /* --cost-profile: the GEMMs of its blocks, run instead */
+    /* x: X as the GEMM reads it; xs: this rank's rows of X (gathered into x: sequence
+     * parallelism); w: the W shard; part: the GEMM's output; y: the collective's */
+    void *x, *xs, *w, *part, *y;
+    size_t nresult;  /* elements of the buffer that holds this rank's Y (tpb_layer_result) */
+    tpb_gemm_t gemm; /* the dense GEMM of the shard */
+    tpb_gemm_t *sub; /* --cost-profile: the GEMMs of its blocks, run instead */
     int nsub;
-    /* --overlap chunked: chunk j's GEMM pieces (polls of them) and its collective */
-    tpb_gemm_t *piece;  /* chunks x polls */
-    const void **csend; /* chunk j's collective: send, recv, count (all-reduce) */
-    void **crecv;
-    size_t *ccount;
-    size_t *ccounts, *cdispls; /* all-gather-v: chunks x t blocks */
+    tpb_coll_desc_t whole;   /* the layer's collective */
+    size_t *counts, *displs; /* its blocks (t each) */
+    long *crows;             /* rows of each chunk (one chunk of M when serial) */
+    /* --overlap chunked: chunk j's GEMM pieces (polls of them) and collective */
+    tpb_gemm_t *piece;         /* chunks x polls */
+    tpb_coll_desc_t *cdesc;    /* chunks */
+    size_t *ccounts, *cdispls; /* chunks x t */
 };
 
 /** 1 if the layer's W is block-sparse (--cost-profile). */
 static inline int tpb_layer_sparse(const tpb_layer_desc_t *d)
 {
     return d->profile && d->profile->nblocks > 0 && !d->comm_only;
+}
+
+/** The buffer that holds this rank's Y after an iteration (y, or part where the
+ *  collective gathers X: Y_r stays where the GEMM wrote it). */
+static inline void *tpb_layer_result(const tpb_layer_t *l)
+{
+    return l->d.coll->gathers_x ? l->part : l->y;
+}
+
+/** The chunks of M: C with --overlap chunked, else 1 (the whole layer). */
+static inline int tpb_layer_nchunks(const tpb_layer_desc_t *d)
+{
+    return d->chunks > 0 ? d->chunks : 1;
 }
 
 /** --overlap chunked: the chunks' GEMM pieces and collectives (layer_overlap.c). */
@@ -48,7 +65,7 @@ tpb_status_t tpb_layer_overlap_iter(tpb_layer_t *l, size_t slot, double delay_us
 /** FLOPs of the block-sparse shard [off, off + len) (layer_sparse.c). Pure. */
 double tpb_layer_sparse_flop(const tpb_layer_desc_t *d, long off, long len);
 
-/** The GEMMs of this rank's blocks into l->sub (after the split's setup). */
+/** The GEMMs of this rank's blocks into l->sub (after the orientation's setup). */
 tpb_status_t tpb_layer_sparse_setup(tpb_layer_t *l);
 
 /** Zero the entries of the reference W^T (N x K, fp64) that the profile makes zero. */
@@ -59,14 +76,31 @@ tpb_status_t tpb_layer_sparse_mask(const tpb_layer_desc_t *d, double *w);
 static inline tpb_status_t tpb_layer_fill(tpb_layer_t *l, void *dst, long rows, long cols,
                                           long row0, long col0, int id)
 {
-    return tpb_backend_fill(l->ops, l->be, dst, rows, cols, row0, col0, l->d.seed, (uint32_t)id,
+    return tpb_backend_fill(l->dev, dst, rows, cols, row0, col0, l->d.seed, (uint32_t)id,
                             id == TPB_MAT_W ? 1.0 / sqrt((double)l->d.k) : 1.0, l->d.dtype);
 }
 
-/** Bytes of the whole M x N output (nccl-tests' S for every orientation so far). Pure. */
-static inline double tpb_layer_out_bytes(const tpb_layer_desc_t *d)
+/** rows split evenly over t parts, the first ones taking the extra rows (as
+ *  tpb_partition_even at granularity 1): part q's length and where it starts. Makes the
+ *  chunks of M and the rows of sequence parallelism's collectives. Pure. */
+static inline void tpb_layer_row_share(long rows, int t, int q, long *share, long *start)
 {
-    return (double)d->m * (double)d->n * (double)tpb_dtype_out_size(d->dtype);
+    long base = rows / t, extra = rows % t;
+    *share = base + (q < extra);
+    *start = (long)q * base + (q < extra ? q : extra);
+}
+
+/** Rows of M this rank holds where M is split evenly over the group chunk by chunk (the
+ *  rows of sequence parallelism). Pure. */
+static inline long tpb_layer_rows_held(const tpb_layer_desc_t *d)
+{
+    long held = 0, rows, start, share, at;
+    for (int j = 0; j < tpb_layer_nchunks(d); j++) {
+        tpb_layer_row_share(d->m, tpb_layer_nchunks(d), j, &rows, &start);
+        tpb_layer_row_share(rows, d->tp, d->group_rank, &share, &at);
+        held += share;
+    }
+    return held;
 }
 
 #endif /* TPB_LAYER_IMPL_H */

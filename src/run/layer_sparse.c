@@ -17,13 +17,13 @@
 /* The inner length a block's weight rows have: K (col) or N (row). */
 static long inner_len(const tpb_layer_desc_t *d)
 {
-    return d->split->split == TPB_SPLIT_COL ? d->k : d->n;
+    return d->orient->split == TPB_SPLIT_COL ? d->k : d->n;
 }
 
 /* Block b's part of [off, off + len) in *s, *e; 0 if none. */
 static int segment(const tpb_layer_desc_t *d, int b, long off, long len, long *s, long *e)
 {
-    long total = tpb_split_total(&(tpb_shape_t){.m = d->m, .n = d->n, .k = d->k}, d->split->split);
+    long total = tpb_split_total(&(tpb_shape_t){.m = d->m, .n = d->n, .k = d->k}, d->orient->split);
     long bs = tpb_cost_block_start(d->profile, total, d->granularity, b);
     long be = tpb_cost_block_start(d->profile, total, d->granularity, b + 1);
     *s = bs > off ? bs : off;
@@ -55,7 +55,7 @@ static tpb_status_t zero_partial(tpb_layer_t *l)
     void *z = calloc(1, bytes);
     if (!z)
         return tpb_err_set(TPB_ERR_NOMEM, "--cost-profile: no host memory for %zu bytes", bytes);
-    tpb_status_t st = l->ops->copy(l->be, l->part, z, bytes, TPB_COPY_TO_BACKEND);
+    tpb_status_t st = tpb_dev_copy(l->dev, l->part, z, bytes, TPB_COPY_TO_BACKEND);
     free(z);
     return st;
 }
@@ -63,7 +63,7 @@ static tpb_status_t zero_partial(tpb_layer_t *l)
 tpb_status_t tpb_layer_sparse_setup(tpb_layer_t *l)
 {
     const tpb_layer_desc_t *d = &l->d;
-    int col = d->split->split == TPB_SPLIT_COL;
+    int col = d->orient->split == TPB_SPLIT_COL;
     size_t in = tpb_dtype_in_size(d->dtype), out = tpb_dtype_out_size(d->dtype);
     long inner = inner_len(d), s, e;
     l->sub = malloc((size_t)d->profile->nblocks * sizeof(*l->sub));
@@ -99,7 +99,7 @@ tpb_status_t tpb_layer_sparse_setup(tpb_layer_t *l)
 tpb_status_t tpb_layer_sparse_mask(const tpb_layer_desc_t *d, double *w)
 {
     const tpb_cost_profile_t *p = d->profile;
-    int col = d->split->split == TPB_SPLIT_COL;
+    int col = d->orient->split == TPB_SPLIT_COL;
     long total = col ? d->n : d->k, inner = inner_len(d);
     long *keep = malloc((size_t)total * sizeof(long)); /* kept entries of each weight row */
     if (!keep)

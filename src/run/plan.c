@@ -9,7 +9,8 @@
 #include "base/partition.h"
 #include "base/placement.h"
 #include "base/sizes.h"
-#include "run/split.h"
+#include "run/coll.h"
+#include "run/orient.h"
 
 void tpb_plans_free(tpb_plan_list_t *list)
 {
@@ -35,17 +36,47 @@ static unsigned shape_splits(const tpb_options_t *o, const tpb_shape_t *sh)
     return sh->splits ? sh->splits : o->splits;
 }
 
-/* Whether policy p runs for split sp at TP degree tp. */
-static int policy_runs(const tpb_options_t *o, int tp, tpb_policy_t p, tpb_split_t sp)
+/* The lowest value of a mask: at TP 1 every policy gives the same single shard and
+ * sequence parallelism has nothing to scatter, so only the first of each runs. */
+static unsigned first_of(unsigned mask)
 {
-    unsigned policies = o->policies;
-    /* with one rank per group every policy gives the same single shard: run the first */
-    unsigned first = policies & (unsigned)-(int)policies;
-    /* without a GEMM an all-reduce moves the same bytes whatever the blocks: even only */
-    int reduce = sp == TPB_SPLIT_ROW || o->col_collective == TPB_COLL_ALLREDUCE;
-    if (o->comm_only && reduce && p != TPB_POLICY_EVEN)
+    return mask & (unsigned)-(int)mask;
+}
+
+/* Whether policy p runs for collective coll at TP degree tp. */
+static int policy_runs(const tpb_options_t *o, int tp, tpb_policy_t p, const tpb_coll_ops_t *coll)
+{
+    /* without a GEMM a reduction moves the same bytes whatever the blocks, and sequence
+     * parallelism's blocks are even rows: even only */
+    if (o->comm_only && (coll->sums || coll->even_rows) && p != TPB_POLICY_EVEN)
         return 0;
-    return (policies & p) && (tp > 1 || p == first);
+    return (o->policies & p) && (tp > 1 || p == first_of(o->policies));
+}
+
+/* Why the rows of M cannot be scattered over the group as sequence parallelism's
+ * collective (and the backend) needs ("" if they can): a row for every rank of every
+ * chunk, and equal blocks where the backend's collective takes only those. */
+static void seqpar_rows(const tpb_options_t *o, const tpb_coll_ops_t *coll, int tp, long m,
+                        int chunks, char *why, size_t cap)
+{
+    tpb_backend_cfg_t cfg;
+    why[0] = '\0';
+    if (!coll->even_rows || o->comm_only)
+        return;
+    tpb_options_backend_cfg(o, &cfg);
+    int equal = o->backend->equal_blocks(&cfg, coll->kind), nc = chunks > 0 ? chunks : 1;
+    long least = m / nc; /* the smallest chunk */
+    if (least < tp)
+        snprintf(why, cap,
+                 "--sequence-parallel on: M = %ld%s has fewer rows than the %d ranks "
+                 "of a group",
+                 m, chunks ? " (each chunk's)" : "", tp);
+    else if (equal && (m % nc != 0 || least % tp != 0))
+        snprintf(why, cap,
+                 "--sequence-parallel on: the %s backend's %s needs M = %ld%s divisible "
+                 "by tp %d (use such an M, or --comm mpi)",
+                 o->backend->name, tpb_coll_label(coll->kind), m,
+                 chunks ? " (each chunk's rows)" : "", tp);
 }
 
 static int weighted(tpb_policy_t p)
@@ -107,22 +138,34 @@ static void weigh(tpb_config_plan_t *p)
     double s[t];
     for (int i = 0; i < t; i++)
         s[i] = p->speeds[i].speed;
-    long total = tpb_split_total(p->shape, p->desc.split->split);
+    long total = tpb_split_total(p->shape, p->desc.orient->split);
     tpb_status_t st =
         p->policy == TPB_POLICY_COST
             ? cost_split(p, total, s)
             : tpb_partition_weighted(total, t, p->granularity, s, p->shards, p->fractions);
-    if (st != TPB_OK)
+    if (st != TPB_OK) {
         snprintf(p->skip, sizeof(p->skip), "%s", tpb_err_msg());
-    else
-        p->mem_bytes = tpb_layer_bytes(&p->desc);
+        return;
+    }
+    for (int r = 0; p->policy == TPB_POLICY_ADAPTIVE && r < t; r++) /* its rounds move them */
+        p->fractions[r] = (double)p->shards[r] / (double)total;
+    p->mem_bytes = tpb_layer_bytes(&p->desc);
 }
+
+/* What a config of a block is: its split, sequence parallelism, policy and chunks. */
+typedef struct {
+    tpb_split_t split;
+    tpb_seqpar_t seqpar;
+    tpb_policy_t policy;
+    int chunks;
+} kind_t;
 
 /* One measured config of a block whose even shards are `even`. */
 static tpb_status_t push_config(tpb_plan_list_t *list, const tpb_options_t *o, int block,
                                 tpb_placement_t pl, int pos, int tp, const tpb_shape_t *sh,
-                                tpb_split_t sp, tpb_policy_t policy, const long *even, int chunks)
+                                const kind_t *kd, const long *even)
 {
+    tpb_split_t sp = kd->split;
     tpb_config_plan_t *p = push(list);
     if (!p)
         return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the plans");
@@ -131,7 +174,8 @@ static tpb_status_t push_config(tpb_plan_list_t *list, const tpb_options_t *o, i
         .placement = pl,
         .tp = tp,
         .shape = sh,
-        .policy = policy,
+        .seqpar = kd->seqpar,
+        .policy = kd->policy,
         .position = pos,
         .granularity = o->granularity,
         .uses_speeds = tp > 1 && (o->policies &
@@ -144,38 +188,45 @@ static tpb_status_t push_config(tpb_plan_list_t *list, const tpb_options_t *o, i
     long total = tpb_split_total(sh, sp);
     for (int i = 0; i < tp; i++)
         p->fractions[i] = (double)even[i] / (double)total;
-    p->desc = (tpb_layer_desc_t){.split = tpb_split_ops(sp, o->col_collective),
-                                 .m = sh->m,
-                                 .n = sh->n,
-                                 .k = sh->k,
-                                 .dtype = o->dtype,
-                                 .tp = tp,
-                                 .group_rank = pos % tp,
-                                 .shards = p->shards,
-                                 .seed = o->seed,
-                                 .comm_only = sh->comm_only,
-                                 .profile = o->cost_profile.nblocks ? &o->cost_profile : NULL,
-                                 .granularity = o->granularity,
-                                 .chunks = chunks,
-                                 .polls = o->overlap_polls,
-                                 .chunk_marks = 3 * (size_t)(o->warmup + o->iters)};
+    p->desc = (tpb_layer_desc_t){
+        .orient = tpb_orient_of(sp),
+        .coll = tpb_coll_of(sp, o->col_collective, kd->seqpar),
+        .m = sh->m,
+        .n = sh->n,
+        .k = sh->k,
+        .dtype = o->dtype,
+        .tp = tp,
+        .group_rank = pos % tp,
+        .shards = p->shards,
+        .seed = o->seed,
+        .comm_only = sh->comm_only,
+        .profile = o->cost_profile.nblocks ? &o->cost_profile : NULL,
+        .granularity = o->granularity,
+        .chunks = kd->chunks,
+        .polls = o->overlap_polls,
+        .marks = {.iters = (size_t)(o->warmup + o->iters), .chunks = kd->chunks}};
     p->mem_bytes = tpb_layer_bytes(&p->desc);
     list->measured++;
     return TPB_OK;
 }
 
-/* A chunked config, or a skip when M has fewer rows than chunks. */
-static tpb_status_t chunked(tpb_plan_list_t *list, const tpb_options_t *o, int block,
-                            tpb_placement_t pl, int pos, int tp, const tpb_shape_t *sh,
-                            tpb_split_t sp, tpb_policy_t policy, const long *even, int chunks)
+/* A config, or a skip when M cannot be cut as it needs (fewer rows than chunks; rows
+ * sequence parallelism cannot scatter). */
+static tpb_status_t push_kind(tpb_plan_list_t *list, const tpb_options_t *o, int block,
+                              tpb_placement_t pl, int pos, int tp, const tpb_shape_t *sh,
+                              const kind_t *kd, const long *even)
 {
-    if (chunks > sh->m) {
-        char why[160];
-        snprintf(why, sizeof(why), "--chunks %d: M = %ld has fewer rows than chunks", chunks,
+    char why[256];
+    why[0] = '\0';
+    if (kd->chunks > sh->m)
+        snprintf(why, sizeof(why), "--chunks %d: M = %ld has fewer rows than chunks", kd->chunks,
                  sh->m);
+    else
+        seqpar_rows(o, tpb_coll_of(kd->split, o->col_collective, kd->seqpar), tp, sh->m, kd->chunks,
+                    why, sizeof(why));
+    if (why[0])
         return push_skip(list, block, pl, tp, why);
-    }
-    return push_config(list, o, block, pl, pos, tp, sh, sp, policy, even, chunks);
+    return push_config(list, o, block, pl, pos, tp, sh, kd, even);
 }
 
 /* The plans of one (placement, tp, shape, split) block. */
@@ -189,15 +240,21 @@ static tpb_status_t push_block(tpb_plan_list_t *list, const tpb_options_t *o, in
     if (o->cost_profile.nblocks && !sh->comm_only &&
         tpb_cost_fits(&o->cost_profile, total, o->granularity) != TPB_OK)
         return push_skip(list, block, pl, tp, tpb_err_msg());
-    for (unsigned p = TPB_POLICY_EVEN; p <= TPB_POLICY_COST; p <<= 1) {
-        if (!policy_runs(o, tp, (tpb_policy_t)p, sp))
+    for (unsigned q = TPB_SEQPAR_OFF; q <= TPB_SEQPAR_ON; q <<= 1) {
+        if (!(o->seqpars & q) || (tp == 1 && q != first_of(o->seqpars)))
             continue;
-        if (o->overlaps & TPB_OVERLAP_NONE)
-            TPB_CHECK_RET(
-                push_config(list, o, block, pl, pos, tp, sh, sp, (tpb_policy_t)p, even, 0));
-        for (int c = 0; (o->overlaps & TPB_OVERLAP_CHUNKED) && c < o->nchunks; c++)
-            TPB_CHECK_RET(
-                chunked(list, o, block, pl, pos, tp, sh, sp, (tpb_policy_t)p, even, o->chunks[c]));
+        const tpb_coll_ops_t *coll = tpb_coll_of(sp, o->col_collective, (tpb_seqpar_t)q);
+        for (unsigned p = TPB_POLICY_EVEN; p <= TPB_POLICY_COST; p <<= 1) {
+            if (!policy_runs(o, tp, (tpb_policy_t)p, coll))
+                continue;
+            kind_t kd = {sp, (tpb_seqpar_t)q, (tpb_policy_t)p, 0};
+            if (o->overlaps & TPB_OVERLAP_NONE)
+                TPB_CHECK_RET(push_kind(list, o, block, pl, pos, tp, sh, &kd, even));
+            for (int c = 0; (o->overlaps & TPB_OVERLAP_CHUNKED) && c < o->nchunks; c++) {
+                kd.chunks = o->chunks[c];
+                TPB_CHECK_RET(push_kind(list, o, block, pl, pos, tp, sh, &kd, even));
+            }
+        }
     }
     return TPB_OK;
 }
@@ -271,7 +328,7 @@ static tpb_status_t take_planned(tpb_plan_list_t *list, tpb_config_plan_t *p,
                            e->tp, rank_of[g0], tpb_placement_name(p->placement));
     if (!(p->speeds = malloc((size_t)p->tp * sizeof(*p->speeds))))
         return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the plans");
-    long total = tpb_split_total(p->shape, p->desc.split->split);
+    long total = tpb_split_total(p->shape, p->desc.orient->split);
     for (int r = 0; r < p->tp; r++) {
         p->shards[r] = e->shards[at + r];
         p->fractions[r] = (double)p->shards[r] / (double)total;
@@ -290,16 +347,35 @@ static tpb_status_t planned_shards(tpb_plan_list_t *list, const tpb_options_t *o
             continue;
         const tpb_shardplan_entry_t *e =
             tpb_shardplan_find(&o->shard_plan, p->shape->m, p->shape->n, p->shape->k,
-                               p->desc.split->split, p->policy, p->tp);
+                               p->desc.orient->split, p->policy, p->tp);
         if (e)
             TPB_CHECK_RET(take_planned(list, p, e));
     }
     return TPB_OK;
 }
 
+/* The measurement's settings, once. */
+static tpb_measure_t measure_of(const tpb_options_t *o)
+{
+    return (tpb_measure_t){.iters = o->iters,
+                           .warmup = o->warmup,
+                           .timeline = o->timeline,
+                           .check = o->check,
+                           .rebalance_every = o->rebalance_every,
+                           .inject = o->inject_delay,
+                           .comm_gap_us = o->comm_gap_us,
+                           .emulate = o->nemulate ? o->emulate : NULL,
+                           .sched = o->nsched ? o->sched : NULL,
+                           .sched_iter = o->sched_iter,
+                           .emulate_mode = o->emulate_mode,
+                           .col_collective = o->col_collective,
+                           .quiet = o->quiet};
+}
+
 tpb_status_t tpb_plans_build(const tpb_options_t *o, const tpb_topo_t *topo, tpb_plan_list_t *list)
 {
     memset(list, 0, sizeof(*list));
+    list->m = measure_of(o);
     tpb_status_t st = TPB_OK;
     int block = 0;
     for (unsigned pl = TPB_PLACE_PACKED; pl <= TPB_PLACE_SPREAD && st == TPB_OK; pl <<= 1) {
@@ -347,10 +423,38 @@ tpb_status_t tpb_plans_set_speeds(tpb_plan_list_t *list, int i, tpb_speed_source
     return TPB_OK;
 }
 
-void tpb_plan_set_shards(tpb_config_plan_t *p, const long *shards)
+tpb_status_t tpb_plan_reshard(const tpb_config_plan_t *p, const long *shards,
+                              tpb_config_plan_t *next)
 {
-    memcpy(p->shards, shards, (size_t)p->tp * sizeof(long));
-    p->mem_bytes = tpb_layer_bytes(&p->desc);
+    int t = p->tp;
+    *next = *p;
+    next->shards = malloc((size_t)t * sizeof(long));
+    next->fractions = malloc((size_t)t * sizeof(double));
+    next->speeds = p->speeds ? malloc((size_t)t * sizeof(*p->speeds)) : NULL;
+    if (!next->shards || !next->fractions || (p->speeds && !next->speeds)) {
+        tpb_plan_release(next);
+        return tpb_err_set(TPB_ERR_NOMEM, "out of memory for a re-balanced plan");
+    }
+    if (p->speeds)
+        memcpy(next->speeds, p->speeds, (size_t)t * sizeof(*p->speeds));
+    long total = tpb_split_total(p->shape, p->desc.orient->split);
+    for (int r = 0; r < t; r++) {
+        next->shards[r] = shards[r];
+        next->fractions[r] = (double)shards[r] / (double)total;
+    }
+    next->desc.shards = next->shards;
+    next->mem_bytes = tpb_layer_bytes(&next->desc);
+    return TPB_OK;
+}
+
+void tpb_plan_release(tpb_config_plan_t *p)
+{
+    free(p->shards);
+    free(p->fractions);
+    free(p->speeds);
+    p->shards = NULL;
+    p->fractions = NULL;
+    p->speeds = NULL;
 }
 
 tpb_status_t tpb_plan_check_memory(const tpb_config_plan_t *p, double avail, int rank)
@@ -358,7 +462,7 @@ tpb_status_t tpb_plan_check_memory(const tpb_config_plan_t *p, double avail, int
     char what[160];
     const tpb_shape_t *sh = p->shape;
     snprintf(what, sizeof(what), "shape %ldx%ldx%ld (%s, tp %d, %s)", sh->m, sh->n, sh->k,
-             tpb_dtype_name(p->desc.dtype), p->tp, tpb_split_name(p->desc.split->split));
+             tpb_dtype_name(p->desc.dtype), p->tp, tpb_split_name(p->desc.orient->split));
     return tpb_mem_check(p->mem_bytes, avail, rank, what, "");
 }
 

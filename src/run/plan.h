@@ -21,13 +21,31 @@
 #include "record/calfile.h"
 #include "run/layer.h"
 
+/** How every config of the run is measured: the options the measurement reads, taken
+ *  once when the plans are built (the sweep reads these, never the options). */
+typedef struct {
+    int iters, warmup;     /**< measured and warm-up iterations of a config */
+    int timeline;          /**< per-iteration marks (0: one span around the loop) */
+    int check;             /**< --check */
+    int rebalance_every;   /**< adaptive: measured iterations a round */
+    tpb_inject_t inject;   /**< --inject-delay */
+    double comm_gap_us;    /**< --comm-gap: a comm-only rank's "compute" */
+    const double *emulate; /**< --emulate-speed per world rank, or NULL (borrowed) */
+    const double *sched;   /**< --emulate-schedule's factors per world rank, or NULL */
+    long sched_iter;       /**< ... from this iteration of the run on */
+    tpb_emulate_mode_t emulate_mode;
+    tpb_coll_t col_collective; /**< --col-collective (recorded with every config) */
+    int quiet;                 /**< no progress lines */
+} tpb_measure_t;
+
 /** One config, as this rank runs it. */
 typedef struct {
     /* identity */
-    int block; /**< index of its (placement, tp, shape, split) block */
+    int block; /**< index of its (placement, tp, shape, split) block: one calibration */
     tpb_placement_t placement;
     int tp;
     const tpb_shape_t *shape; /**< borrowed from the options */
+    tpb_seqpar_t seqpar;      /**< sequence parallelism */
     tpb_policy_t policy;
     /* this rank's part */
     int position;          /**< this rank's position in the placement's order */
@@ -48,14 +66,16 @@ typedef struct {
     int n, cap;
     int measured;    /**< plans without a skip */
     int *rank_of[2]; /**< position -> world rank, per placement (packed, spread) (owned) */
+    tpb_measure_t m; /**< how each is measured */
 } tpb_plan_list_t;
 
 /**
- * The plans of options o on topology topo (rank = this rank): placements x TP
- * degrees x shapes x splits x policies, with even shards, or weighted ones
- * from --speeds. A TP degree that does not divide the world, --comm-only at
- * TP 1 and a shape that cannot be split become skip entries. On error
- * (TPB_ERR_NOMEM) the list is empty.
+ * The plans of options o (resolved: o->backend names the backend) on topology topo
+ * (rank = this rank): placements x TP degrees x shapes x splits x sequence parallelism
+ * x policies (x chunk counts), with even shards, or weighted ones from --speeds. A TP
+ * degree that does not divide the world, --comm-only at TP 1, a shape that cannot be
+ * split and sequence-parallel rows the backend cannot scatter become skip entries. On
+ * error (TPB_ERR_NOMEM) the list is empty.
  */
 tpb_status_t tpb_plans_build(const tpb_options_t *o, const tpb_topo_t *topo, tpb_plan_list_t *list);
 
@@ -76,8 +96,16 @@ int tpb_plan_needs_speeds(const tpb_config_plan_t *p);
 tpb_status_t tpb_plans_set_speeds(tpb_plan_list_t *list, int i, tpb_speed_source_t source,
                                   const tpb_cal_speed_t *speeds);
 
-/** New shards for plan p (an adaptive round): copied in, the memory need recomputed. */
-void tpb_plan_set_shards(tpb_config_plan_t *p, const long *shards);
+/**
+ * The plan an adaptive round hands on: p with new shards, their fractions of the split
+ * dimension and the memory need at them, into *next (its own arrays; free it with
+ * tpb_plan_release). p is not changed. TPB_ERR_NOMEM only (then *next owns nothing).
+ */
+tpb_status_t tpb_plan_reshard(const tpb_config_plan_t *p, const long *shards,
+                              tpb_config_plan_t *next);
+
+/** Free what a plan made by tpb_plan_reshard owns. */
+void tpb_plan_release(tpb_config_plan_t *p);
 
 /** TPB_OK if p fits in avail bytes on world rank `rank`, else the one-line NOMEM. */
 tpb_status_t tpb_plan_check_memory(const tpb_config_plan_t *p, double avail, int rank);

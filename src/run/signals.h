@@ -1,10 +1,16 @@
 /*
- * signals.h - SIGTERM, SIGINT and SIGUSR1 (Slurm's time limit and --signal,
- * scancel, Ctrl-C) ask the run to stop at the next safe point: the handler
- * only records the signal; the sweep checks it, agreed by every rank, before
- * each config and before each calibration, and a calibration ends at its next
- * lock-step round. A timed loop is never interrupted: a config that outlasts
- * the launcher's grace period (mpirun: 1 s before SIGKILL) is lost.
+ * signals.h - a stop asked for from outside: SIGTERM, SIGINT, SIGHUP and SIGUSR1 (Slurm's
+ * time limit and --signal, scancel, Ctrl-C, a closed terminal), and SIGPIPE (the table's
+ * reader went away: tpb_signal_broken_pipe).
+ *
+ * They are blocked in every thread and taken by one thread of their own (sigwait), which
+ * records the signal and, once, runs the stop action main registered: rank 0 writes the
+ * run's record as "interrupted" at once and removes its lock, so that a launcher's SIGKILL
+ * (mpirun: about a second after it forwards the signal) finds the run marked whatever the
+ * ranks were doing. The sweep itself stops at its next safe point (agreed by every rank,
+ * before each config and each calibration round); a timed loop is never interrupted.
+ * SIGPIPE and SIGXFSZ are ignored so that a write fails with EPIPE or EFBIG (a file larger
+ * than ulimit -f), handled like a full disk, instead of killing the process mid-write.
  */
 #ifndef TPB_SIGNALS_H
 #define TPB_SIGNALS_H
@@ -13,10 +19,22 @@
 
 #include "base/tpb_status.h"
 
-/** Install the handlers (once, in main, after MPI_Init). */
-void tpb_signals_install(void);
+/** Block the stop signals and ignore SIGPIPE and SIGXFSZ: in main, before MPI_Init, so that
+ *  every thread MPI starts inherits the mask. */
+void tpb_signals_block(void);
 
-/** The signal received (0 if none). Async-signal-safe to read. */
+/** Start the thread that takes the signals (after MPI_Init). TPB_ERR_NOMEM if it cannot. */
+tpb_status_t tpb_signals_start(void);
+
+/** The action run once, in the signal thread, when the first stop signal arrives (NULL:
+ *  none). It must only take the locks it documents and never call MPI. Setting it waits for
+ *  a running action to end: after tpb_signals_on_stop(NULL, NULL) none runs. */
+void tpb_signals_on_stop(void (*fn)(int sig, void *ctx), void *ctx);
+
+/** A write to the table failed with EPIPE: a stop as SIGPIPE (the action runs here). */
+void tpb_signal_broken_pipe(void);
+
+/** The signal received (0 if none). */
 int tpb_signal_received(void);
 
 /**

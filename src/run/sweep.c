@@ -9,7 +9,7 @@
 #include "run/calibrate.h"
 #include "run/clocksync.h"
 #include "run/signals.h"
-#include "run/split.h"
+#include "run/orient.h"
 
 static int is_root(const tpb_sweep_t *s)
 {
@@ -19,7 +19,7 @@ static int is_root(const tpb_sweep_t *s)
 /* A progress line on stderr every 5 s of a long sweep (rank 0). */
 static void progress(tpb_sweep_t *s, const tpb_config_plan_t *p)
 {
-    if (!s->rec || s->o->quiet)
+    if (!s->rec || s->plans.m.quiet)
         return;
     double now = tpb_clock_now_us(NULL);
     if (s->rec->progress_at && now - s->rec->progress_at < 5e6)
@@ -30,7 +30,7 @@ static void progress(tpb_sweep_t *s, const tpb_config_plan_t *p)
     }
     s->rec->progress_at = now;
     fprintf(stderr, "tpbal: config %d of %d (tp %d, %s, %s, %ldx%ldx%ld)\n", s->nconfigs + 1,
-            s->plans.measured, p->tp, tpb_split_name(p->desc.split->split),
+            s->plans.measured, p->tp, tpb_split_name(p->desc.orient->split),
             tpb_policy_name(p->policy), p->shape->m, p->shape->n, p->shape->k);
 }
 
@@ -63,7 +63,7 @@ static tpb_status_t place(tpb_sweep_t *s, tpb_placement_t p)
 static void close_group(tpb_sweep_t *s)
 {
     if (s->comm)
-        s->ops->comm_close(s->comm);
+        tpb_comm_close(s->comm);
     if (s->group != MPI_COMM_NULL)
         MPI_Comm_free(&s->group);
     s->comm = NULL;
@@ -85,7 +85,7 @@ static tpb_status_t open_group(tpb_sweep_t *s, int tp)
 {
     TPB_MPI_RET(MPI_Comm_split(s->world, s->topo->rank / tp, s->topo->rank, &s->group),
                 "TP groups");
-    return tpb_agree(s->world, s->ops->comm_open(s->be, s->group, &s->comm));
+    return tpb_agree(s->world, tpb_dev_comm_open(s->dev, s->group, &s->comm));
 }
 
 /* Enter plan i's placement and TP group (leaving the previous ones). */
@@ -119,8 +119,11 @@ static tpb_status_t run_plan(tpb_sweep_t *s, int i)
         st = tpb_sweep_config(s, p);
     }
     if (st == TPB_ERR_INVALID && !s->fatal) { /* not measured: one line, and on */
-        if (s->rec)
+        if (s->rec) {
+            pthread_mutex_lock(&s->rec->lock);
             tpb_record_skip(&s->rec->rec, tpb_err_msg());
+            pthread_mutex_unlock(&s->rec->lock);
+        }
         return TPB_OK;
     }
     s->nconfigs += st == TPB_OK;
@@ -153,7 +156,7 @@ static tpb_run_info_t run_info(const tpb_sweep_t *s)
 {
     const tpb_options_t *o = s->o;
     return (tpb_run_info_t){.command_line = s->command_line,
-                            .backend = s->ops->name,
+                            .backend = s->backend->name,
                             .mpi_version = s->rec->mpi_version,
                             .topo = s->real_topo,
                             .devices = s->rec->devices,
@@ -190,7 +193,7 @@ static tpb_status_t plan_and_check(tpb_sweep_t *s)
     double avail = 0.0;
     tpb_status_t st = tpb_plans_build(s->o, s->real_topo, &s->plans);
     if (st == TPB_OK)
-        st = s->ops->mem_free(s->be, &avail);
+        st = tpb_dev_mem_free(s->dev, &avail);
     if (st == TPB_OK)
         st = tpb_plans_check_memory(&s->plans, avail, s->real_topo->rank);
     if (st == TPB_OK && is_root(s) && s->o->calibration_file[0])
@@ -206,6 +209,7 @@ static tpb_status_t recorder_new(tpb_sweep_t *s)
     if (!r)
         return tpb_err_set(TPB_ERR_NOMEM, "out of memory for %d ranks", size);
     s->rec = r;
+    pthread_mutex_init(&r->lock, NULL);
     r->devices = calloc((size_t)size, sizeof(*r->devices));
     r->sync0 = calloc((size_t)size, sizeof(*r->sync0));
     r->sync1 = calloc((size_t)size, sizeof(*r->sync1));
@@ -224,7 +228,7 @@ tpb_status_t tpb_sweep_init(tpb_sweep_t *s)
     s->placement = TPB_PLACE_PACKED;
     s->rank_of = tpb_plans_rank_of(&s->plans, TPB_PLACE_PACKED);
     tpb_device_info_t mine;
-    s->ops->info(s->be, &mine);
+    tpb_dev_info(s->dev, &mine);
     s->peak_gflops = mine.peak_gflops;
     s->ranks_on_device = mine.ranks_on_device;
     TPB_CHECK_RET(tpb_agree(s->world, is_root(s) ? recorder_new(s) : TPB_OK));
@@ -239,8 +243,10 @@ tpb_status_t tpb_sweep_init(tpb_sweep_t *s)
         TPB_MPI_RET(MPI_Get_library_version(s->rec->mpi_version, &len), "MPI version");
         memcpy(s->rec->sync1, s->rec->sync0, (size_t)s->real_topo->size * sizeof(*s->rec->sync0));
         tpb_run_info_t info = run_info(s);
+        pthread_mutex_lock(&s->rec->lock);
         tpb_record_init(&s->rec->rec, &info, s->rec->sync0, s->rec->sync1);
         tpb_record_header(&s->rec->rec);
+        pthread_mutex_unlock(&s->rec->lock);
     }
     return TPB_OK;
 }
@@ -250,8 +256,10 @@ tpb_status_t tpb_sweep_finish(tpb_sweep_t *s)
     tpb_status_t st = TPB_OK;
     TPB_CHECK_RET(tpb_sweep_resync(s));
     if (s->rec) {
+        pthread_mutex_lock(&s->rec->lock);
         tpb_record_summary(&s->rec->rec);
         st = tpb_record_write(&s->rec->rec, TPB_RUN_FINISHED);
+        pthread_mutex_unlock(&s->rec->lock);
     }
     return tpb_agree(s->world, st);
 }
@@ -265,8 +273,20 @@ void tpb_sweep_close(tpb_sweep_t *s, tpb_status_t why)
                                                        : TPB_RUN_FAILED;
     char msg[1024];
     snprintf(msg, sizeof(msg), "%s", tpb_err_msg()); /* writing must not lose the message */
+    pthread_mutex_lock(&s->rec->lock);
     tpb_record_write(&s->rec->rec, rs);
+    pthread_mutex_unlock(&s->rec->lock);
     tpb_err_set(why, "%s", msg);
+}
+
+void tpb_sweep_stop(tpb_sweep_t *s)
+{
+    if (!s->rec)
+        return;
+    pthread_mutex_lock(&s->rec->lock);
+    if (s->rec->rec.run.topo)
+        tpb_record_stop(&s->rec->rec);
+    pthread_mutex_unlock(&s->rec->lock);
 }
 
 void tpb_sweep_free(tpb_sweep_t *s)
@@ -282,6 +302,7 @@ void tpb_sweep_free(tpb_sweep_t *s)
         free(r->sync1);
         free(r->cal_warned);
         tpb_calfile_free(&r->cal);
+        pthread_mutex_destroy(&r->lock);
         free(r);
         s->rec = NULL;
     }

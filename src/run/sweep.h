@@ -8,12 +8,14 @@
  *
  * Files: sweep.c (set-up, the loop over plans, placements and TP groups, the
  * end), sweep_config.c (one config: layer, measurement, gather, record),
- * sweep_measure.c (the timed loop and the adaptive rounds), sweep_speeds.c
- * (the speeds a block weighs by).
+ * sweep_measure.c (the timed loop and the adaptive rounds), sweep_overlap.c (a
+ * chunked config's chunk marks and its parts alone), sweep_speeds.c (the speeds a
+ * block weighs by). They read the plans (run/plan.h), not the options.
  */
 #ifndef TPB_SWEEP_H
 #define TPB_SWEEP_H
 
+#include <pthread.h>
 #include <stdio.h>
 
 #include "backend/backend.h"
@@ -43,6 +45,8 @@ typedef struct {
     double progress_at;
     tpb_rounds_t rounds;
     unsigned char *cal_warned; /**< world entries: its calibration was said not to settle */
+    pthread_mutex_t lock;      /**< the record's state and files: one thread at a time (the
+                                    main thread, the signal thread, the watchdog's) */
 } tpb_recorder_t;
 
 /** The measuring context of a run (every rank), and rank 0's recorder. */
@@ -51,8 +55,8 @@ typedef struct {
     MPI_Comm world; /**< the ranks in the current placement's order (MPI_COMM_WORLD at start) */
     const tpb_topo_t *topo; /**< the world in placement order (rank = position) */
     const tpb_options_t *o;
-    const tpb_backend_ops_t *ops;
-    tpb_backend_t *be;
+    const tpb_backend_class_t *backend;
+    tpb_device_t *dev;
     const tpb_clock_t *clock;
     const char *command_line;
     const tpb_slurm_t *slurm; /**< what Slurm says about the job (present = 0 without it) */
@@ -87,6 +91,13 @@ tpb_status_t tpb_sweep_init(tpb_sweep_t *s);
 /** Run every config (collective). On error s->fatal says whether the ranks agree. */
 tpb_status_t tpb_sweep_run(tpb_sweep_t *s);
 
+/**
+ * A stop signal arrived (rank 0, in the signal thread): the record is written now as
+ * "interrupted" with the configs measured so far, and nothing more is written. Takes the
+ * record's lock; no MPI. A no-op elsewhere and before the record exists.
+ */
+void tpb_sweep_stop(tpb_sweep_t *s);
+
 /** Final clock sync, metadata and summary (collective). */
 tpb_status_t tpb_sweep_finish(tpb_sweep_t *s);
 
@@ -100,7 +111,7 @@ void tpb_sweep_close(tpb_sweep_t *s, tpb_status_t why);
 void tpb_sweep_free(tpb_sweep_t *s);
 
 /** Measure plan p on every rank; rank 0 records it (collective, sweep_config.c). */
-tpb_status_t tpb_sweep_config(tpb_sweep_t *s, tpb_config_plan_t *p);
+tpb_status_t tpb_sweep_config(tpb_sweep_t *s, const tpb_config_plan_t *p);
 
 /** A new clock sample per rank where it is about as certain as the start's (collective). */
 tpb_status_t tpb_sweep_resync(tpb_sweep_t *s);
@@ -108,12 +119,13 @@ tpb_status_t tpb_sweep_resync(tpb_sweep_t *s);
 /**
  * The timed loop of plan p (collective, sweep_measure.c): warm-up, then the
  * measured iterations (in rounds of --rebalance-every for the adaptive policy,
- * whose rounds may give the plan new shards and replace *l with a layer built
- * for them). Marks of the measured iterations into raw[iters]. Sets s->fatal
+ * whose rounds may hand on a plan with new shards in *moved (tpb_plan_reshard; the
+ * caller releases it; moved->shards stays NULL otherwise) and replace *l with a layer
+ * built for it). Marks of the measured iterations into raw[iters]. Sets s->fatal
  * when a rank may be left inside the loop.
  */
-tpb_status_t tpb_sweep_measure(tpb_sweep_t *s, tpb_config_plan_t *p, tpb_layer_t **l,
-                               tpb_mark_t *raw);
+tpb_status_t tpb_sweep_measure(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_config_plan_t *moved,
+                               tpb_layer_t **l, tpb_mark_t *raw);
 
 /**
  * --overlap chunked, after plan p's measurement (collective, sweep_overlap.c): every

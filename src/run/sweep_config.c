@@ -7,7 +7,8 @@
 #include "run/agree.h"
 #include "run/clocksync.h"
 #include "run/signals.h"
-#include "run/split.h"
+#include "run/coll.h"
+#include "run/orient.h"
 #include "run/sweep.h"
 #include "run/wire.h"
 
@@ -15,7 +16,7 @@
 static tpb_status_t gather(tpb_sweep_t *s, const tpb_mark_t *raw, const tpb_rank_info_t *info,
                            tpb_mark_t *all, tpb_rank_info_t *infos)
 {
-    int iters = s->o->iters;
+    int iters = s->plans.m.iters;
     MPI_Datatype mark, rank_info;
     TPB_CHECK_RET(tpb_wire_type(TPB_WIRE_MARK, &mark));
     tpb_status_t st = tpb_wire_type(TPB_WIRE_RANK_INFO, &rank_info);
@@ -54,7 +55,7 @@ tpb_status_t tpb_sweep_resync(tpb_sweep_t *s)
  * world rank). */
 static void correct_marks(const tpb_sweep_t *s, tpb_mark_t *all)
 {
-    int iters = s->o->iters;
+    int iters = s->plans.m.iters;
     for (int r = 0; r < s->topo->size; r++) {
         int w = s->rank_of[r];
         const tpb_clock_sample_t *a = &s->rec->sync0[w], *b = &s->rec->sync1[w];
@@ -71,21 +72,23 @@ static void correct_marks(const tpb_sweep_t *s, tpb_mark_t *all)
 static void describe(const tpb_sweep_t *s, const tpb_config_plan_t *p, const tpb_rank_info_t *infos,
                      tpb_result_t *res)
 {
-    const tpb_split_ops_t *so = p->desc.split;
+    const tpb_coll_ops_t *coll = p->desc.coll;
+    const tpb_measure_t *m = &s->plans.m;
     memset(res, 0, sizeof(*res));
     res->id = s->nconfigs;
-    res->backend = s->ops->name;
+    res->backend = s->backend->name;
     res->world = s->topo->size;
     res->tp = p->tp;
-    res->iters = s->o->iters;
-    res->warmup = s->o->warmup;
-    res->split = so->split;
+    res->iters = m->iters;
+    res->warmup = m->warmup;
+    res->split = p->desc.orient->split;
+    res->seqpar = p->seqpar;
     res->policy = p->policy;
-    res->col_collective = s->o->col_collective;
-    res->coll = so->coll;
-    res->busbw_factor = so->busbw_factor(p->tp);
+    res->col_collective = m->col_collective;
+    res->coll = coll->kind;
+    res->busbw_factor = coll->busbw_factor(p->tp);
     res->comm_only = p->shape->comm_only;
-    res->coll_bytes = so->coll_bytes(&p->desc);
+    res->coll_bytes = coll->bytes(&p->desc);
     res->layer_flop = tpb_layer_flop(&p->desc);
     res->m = p->shape->m;
     res->n = p->shape->n;
@@ -94,7 +97,7 @@ static void describe(const tpb_sweep_t *s, const tpb_config_plan_t *p, const tpb
     snprintf(res->shape_name, sizeof(res->shape_name), "%s", p->shape->name);
     res->speed_source = p->speeds ? p->speed_source : TPB_SPEEDS_NONE;
     res->info = infos;
-    res->emulate_mode = s->o->emulate_mode;
+    res->emulate_mode = m->emulate_mode;
     res->rounds = s->rec->rounds.r;
     res->nrounds = p->policy == TPB_POLICY_ADAPTIVE ? s->rec->rounds.n : 0;
     res->round_shards = s->rec->rounds.shards;
@@ -105,24 +108,21 @@ static void describe(const tpb_sweep_t *s, const tpb_config_plan_t *p, const tpb
 /* The --emulate-speed / --emulate-schedule factors of the config whose measured iterations
  * start at iteration `first` of the run (world entries into asked), and the measured
  * iteration at which the schedule switches inside it (-1: none). */
-static int emulate_asked(const tpb_options_t *o, int size, long first, double *asked)
+static int emulate_asked(const tpb_measure_t *m, int size, long first, double *asked)
 {
-    int on = o->nsched && o->sched_iter <= first;
+    int on = m->sched && m->sched_iter <= first;
     for (int w = 0; w < size; w++)
-        asked[w] = on ? o->sched[w] : o->nemulate ? o->emulate[w] : 1.0;
-    long at = o->sched_iter - first;
-    return o->nsched && at > 0 && at < o->iters ? (int)at : -1;
+        asked[w] = on ? m->sched[w] : m->emulate ? m->emulate[w] : 1.0;
+    long at = m->sched_iter - first;
+    return m->sched && at > 0 && at < m->iters ? (int)at : -1;
 }
 
 /* This rank's facts about plan p once it is measured. */
 static void rank_facts(const tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_rank_info_t *info)
 {
     int gr = p->desc.group_rank;
-    info->shard = p->shards[gr]; /* the adaptive policy may have moved it */
-    info->fraction =
-        p->policy == TPB_POLICY_ADAPTIVE
-            ? (double)p->shards[gr] / (double)tpb_split_total(p->shape, p->desc.split->split)
-            : p->fractions[gr];
+    info->shard = p->shards[gr]; /* the plan an adaptive round handed on */
+    info->fraction = p->fractions[gr];
     info->speed = p->speeds ? p->speeds[gr].speed : NAN;
     info->speed_spread = p->speeds ? p->speeds[gr].spread : NAN;
     info->speed_samples = p->speeds ? p->speeds[gr].samples : 0;
@@ -136,22 +136,24 @@ static void rank_facts(const tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_ran
 static tpb_status_t build_layer(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_layer_t **l)
 {
     double avail = 0.0;
-    tpb_status_t st = s->ops->mem_free(s->be, &avail);
+    tpb_status_t st = tpb_dev_mem_free(s->dev, &avail);
     if (st == TPB_OK)
         st = tpb_plan_check_memory(p, avail, s->real_topo->rank);
     TPB_CHECK_RET(tpb_agree(s->world, st));
-    return tpb_agree(s->world, tpb_layer_create(s->ops, s->be, s->comm, &p->desc, l));
+    return tpb_agree(s->world, tpb_layer_create(s->dev, s->comm, &p->desc, l));
 }
 
-tpb_status_t tpb_sweep_config(tpb_sweep_t *s, tpb_config_plan_t *p)
+tpb_status_t tpb_sweep_config(tpb_sweep_t *s, const tpb_config_plan_t *plan)
 {
-    const tpb_options_t *o = s->o;
+    const tpb_measure_t *m = &s->plans.m;
     int size = s->topo->size, root = s->rec != NULL;
     tpb_rank_info_t info = {.max_err = NAN, .speed_spread = NAN, .emulate_achieved = NAN};
     tpb_layer_t *l = NULL;
+    tpb_config_plan_t moved = {0}; /* an adaptive round's plan */
+    const tpb_config_plan_t *p = plan;
     double *chunk = NULL, *alone = NULL;
-    tpb_mark_t *raw = calloc((size_t)o->iters, sizeof(*raw));
-    tpb_mark_t *all = root ? calloc((size_t)size * o->iters, sizeof(*all)) : NULL;
+    tpb_mark_t *raw = calloc((size_t)m->iters, sizeof(*raw));
+    tpb_mark_t *all = root ? calloc((size_t)size * m->iters, sizeof(*all)) : NULL;
     tpb_rank_info_t *infos = root ? calloc((size_t)size, sizeof(*infos)) : NULL;
     tpb_status_t st = (!raw || (root && (!all || !infos)))
                           ? tpb_err_set(TPB_ERR_NOMEM, "no memory for the timelines")
@@ -161,24 +163,26 @@ tpb_status_t tpb_sweep_config(tpb_sweep_t *s, tpb_config_plan_t *p)
     TPB_CHECK_GOTO(tpb_signal_agree(s->world), st, out);
     TPB_CHECK_GOTO(build_layer(s, p, &l), st, out);
     if (!p->desc.comm_only) {
-        st = s->ops->emulation_probe(s->be, tpb_layer_gemm(l), &info.emulate_achieved);
+        st = tpb_dev_emulation_probe(s->dev, tpb_layer_gemm(l), &info.emulate_achieved);
         TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
     }
-    long first = s->iter_base + o->warmup; /* the run's iteration of the first measured one */
-    TPB_CHECK_GOTO(tpb_sweep_measure(s, p, &l, raw), st, out);
-    if (p->desc.chunks > 0) /* right after the loop, while the caches are as it left them */
-        TPB_CHECK_GOTO(tpb_sweep_overlap(s, p, l, &chunk, &alone), st, out);
-    rank_facts(s, p, &info);
-    if (o->check && p->desc.group_rank == 0)
+    long first = s->iter_base + m->warmup; /* the run's iteration of the first measured one */
+    TPB_CHECK_GOTO(tpb_sweep_measure(s, plan, &moved, &l, raw), st, out);
+    p = moved.shards ? &moved : plan;
+    /* right after the loop: what the measured iterations (chunked or not) left in Y */
+    if (m->check && tpb_layer_checks(&p->desc))
         st = tpb_layer_check(l, &info.max_err);
     TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
+    if (p->desc.chunks > 0) /* then its parts alone, outside the measured loop */
+        TPB_CHECK_GOTO(tpb_sweep_overlap(s, p, l, &chunk, &alone), st, out);
+    rank_facts(s, p, &info);
     TPB_CHECK_GOTO(gather(s, raw, &info, all, infos), st, out);
     TPB_CHECK_GOTO(tpb_sweep_resync(s), st, out);
     if (root) {
         tpb_result_t res;
         double asked[size];
         describe(s, p, infos, &res);
-        res.emulate_switch_iter = emulate_asked(o, size, first, asked);
+        res.emulate_switch_iter = emulate_asked(m, size, first, asked);
         res.emulate_asked = asked;
         correct_marks(s, all);
         if (p->desc.chunks > 0) {
@@ -186,13 +190,20 @@ tpb_status_t tpb_sweep_config(tpb_sweep_t *s, tpb_config_plan_t *p)
             res.chunks = p->desc.chunks;
             res.polls = p->desc.polls;
             res.chunk_marks = chunk;
-            tpb_overlap_figures(size, p->tp, o->iters, res.chunks, all, chunk, alone, &res.overlap);
+            tpb_overlap_figures(size, p->tp, m->iters, res.chunks, all, chunk, alone, &res.overlap);
         }
+        pthread_mutex_lock(&s->rec->lock);
         st = tpb_record_config(&s->rec->rec, &res, all);
         s->check_failed = s->rec->rec.check_failed;
+        pthread_mutex_unlock(&s->rec->lock);
+        if (ferror(s->out)) { /* the table's reader is gone (EPIPE): a stop, as SIGPIPE */
+            clearerr(s->out);
+            tpb_signal_broken_pipe();
+        }
     }
     TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
 out:
+    tpb_plan_release(&moved);
     free(chunk);
     free(alone);
     tpb_layer_destroy(l);

@@ -15,14 +15,14 @@
 #include "base/metrics.h"
 #include "base/partition.h"
 #include "run/agree.h"
-#include "run/split.h"
+#include "run/orient.h"
 #include "run/sweep.h"
 #include "run/wire.h"
 
 /* --inject-delay RANK:US:EVERY (every EVERY-th iteration of the run). */
-static double inject_delay(const tpb_options_t *o, int rank, long it)
+static double inject_delay(const tpb_measure_t *m, int rank, long it)
 {
-    const tpb_inject_t *d = &o->inject_delay;
+    const tpb_inject_t *d = &m->inject;
     if (d->rank != rank || (it + 1) % d->every != 0)
         return 0.0;
     return d->us;
@@ -31,15 +31,15 @@ static double inject_delay(const tpb_options_t *o, int rank, long it)
 /* Iterations [from, to) of the config (slots), as iterations base+from.. of the run. */
 static tpb_status_t iterate(tpb_sweep_t *s, tpb_layer_t *l, int from, int to, int rec)
 {
-    const tpb_options_t *o = s->o;
+    const tpb_measure_t *m = &s->plans.m;
     int rank = s->real_topo->rank; /* faults are injected into world ranks */
     tpb_status_t st = TPB_OK;
     for (int i = from; i < to && st == TPB_OK; i++) {
         long it = s->iter_base + i;
-        if (o->nsched && it == o->sched_iter)
-            st = s->ops->set_emulation(s->be, o->sched[rank]);
+        if (m->sched && it == m->sched_iter)
+            st = tpb_dev_set_emulation(s->dev, m->sched[rank]);
         if (st == TPB_OK) /* --comm-gap: a comm-only rank's "compute" is the gap */
-            st = tpb_layer_iter(l, (size_t)i, inject_delay(o, rank, it) + o->comm_gap_us, rec);
+            st = tpb_layer_iter(l, (size_t)i, inject_delay(m, rank, it) + m->comm_gap_us, rec);
     }
     return st;
 }
@@ -50,15 +50,16 @@ static tpb_round_rank_t round_stats(const double *m, int from, int to, long shar
     int n = to - from;
     double comp[n], span[n];
     for (int i = 0; i < n; i++) {
-        const double *p = m + 3 * (size_t)(from + i);
-        comp[i] = p[1] - p[0];
-        span[i] = p[2] - p[0];
+        size_t it = (size_t)(from + i);
+        comp[i] = m[tpb_marks_iter(it, 1)] - m[tpb_marks_iter(it, 0)];
+        span[i] = m[tpb_marks_iter(it, 2)] - m[tpb_marks_iter(it, 0)];
     }
-    double med = tpb_median(comp, (size_t)n);
-    double iqr = tpb_quantile(comp, (size_t)n, 0.75) - tpb_quantile(comp, (size_t)n, 0.25);
+    double med = tpb_stats_median(comp, (size_t)n);
+    double iqr =
+        tpb_stats_quantile(comp, (size_t)n, 0.75) - tpb_stats_quantile(comp, (size_t)n, 0.25);
     return (tpb_round_rank_t){.compute_us = med,
                               .spread = med > 0 ? iqr / med : NAN,
-                              .span_us = tpb_median(span, (size_t)n),
+                              .span_us = tpb_stats_median(span, (size_t)n),
                               .shard = shard};
 }
 
@@ -101,94 +102,105 @@ static tpb_status_t share_round(tpb_sweep_t *s, const tpb_round_rank_t *mine, tp
     return TPB_OK;
 }
 
-/* New shards for plan p from this round, and a layer built for them. */
-static tpb_status_t reshard(tpb_sweep_t *s, tpb_config_plan_t *p, tpb_layer_t **l,
-                            const long *shards)
+/* The plan this round hands on (*cur replaced by p with new shards), and a layer built
+ * for it. */
+static tpb_status_t reshard(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_config_plan_t *cur,
+                            tpb_layer_t **l, const long *shards)
 {
     double avail = 0.0;
-    tpb_plan_set_shards(p, shards);
+    tpb_config_plan_t next;
+    TPB_CHECK_RET(tpb_plan_reshard(p, shards, &next));
+    tpb_plan_release(cur);
+    *cur = next;
     tpb_layer_destroy(*l);
     *l = NULL;
-    tpb_status_t st = s->ops->mem_free(s->be, &avail);
+    tpb_status_t st = tpb_dev_mem_free(s->dev, &avail);
     if (st == TPB_OK)
-        st = tpb_plan_check_memory(p, avail, s->real_topo->rank);
+        st = tpb_plan_check_memory(cur, avail, s->real_topo->rank);
     if (st == TPB_OK)
-        st = tpb_layer_create(s->ops, s->be, s->comm, &p->desc, l);
+        st = tpb_layer_create(s->dev, s->comm, &cur->desc, l);
     return st;
 }
 
-/* End of a round: share the stats, decide per group, reshard where it gains (collective). */
-static tpb_status_t rebalance(tpb_sweep_t *s, tpb_config_plan_t *p, tpb_layer_t **l, int from,
-                              int to, int last)
+/* End of a round: share the stats, decide per group, reshard where it gains (collective).
+ * *cur is the plan in force (cur->shards NULL: p's). */
+static tpb_status_t rebalance(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_config_plan_t *cur,
+                              tpb_layer_t **l, int from, int to, int last)
 {
     int size = s->topo->size, t = p->tp, g0 = s->topo->rank / t * t;
-    double *m = malloc(3 * (size_t)to * sizeof(double));
+    const tpb_config_plan_t *now = cur->shards ? cur : p;
+    size_t nread = tpb_marks_iter((size_t)to, 0);
+    double *m = malloc(nread * sizeof(double));
     tpb_round_rank_t mine, w[size];
-    tpb_status_t st = m ? s->ops->marks_read(s->be, 3 * (size_t)to, m)
+    tpb_status_t st = m ? tpb_dev_marks_read(s->dev, nread, m)
                         : tpb_err_set(TPB_ERR_NOMEM, "adaptive policy: out of memory");
     if (st == TPB_OK)
-        mine = round_stats(m, from, to, p->shards[p->desc.group_rank]);
+        mine = round_stats(m, from, to, now->shards[p->desc.group_rank]);
     free(m);
     TPB_CHECK_RET(tpb_agree(s->world, st));
     TPB_CHECK_RET(share_round(s, &mine, w));
     long shards[t];
     double gain = 0.0;
-    long total = tpb_split_total(p->shape, p->desc.split->split);
+    long total = tpb_split_total(p->shape, p->desc.orient->split);
     int mine_moves = !last && tpb_adaptive_decide(w, g0, t, total, p->granularity, shards, &gain);
     int any = mine_moves;
     TPB_MPI_RET(MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, s->world), "adaptive round");
     if (s->rec)
         st = keep_round(&s->rec->rounds, w, size, t, to - from, any, gain);
     if (st == TPB_OK && mine_moves) /* the plan's new shards and their layer, outside timing */
-        st = reshard(s, p, l, shards);
+        st = reshard(s, p, cur, l, shards);
     return tpb_agree(s->world, st);
 }
 
-/* Copy the measured iterations' marks out of the backend into raw[iters]. */
+/* Copy the measured iterations' marks out of the backend into raw[iters] (--timeline off:
+ * the one span around the loop, in the first measured iteration's slots, for each). */
 static tpb_status_t read_marks(tpb_sweep_t *s, int rec, tpb_mark_t *raw)
 {
-    const tpb_options_t *o = s->o;
-    int n = o->warmup + o->iters;
-    size_t nread = 3 * (size_t)(rec ? n : o->warmup + 1);
+    const tpb_measure_t *ms = &s->plans.m;
+    size_t n = (size_t)(ms->warmup + ms->iters);
+    size_t nread = tpb_marks_iter(rec ? n : (size_t)ms->warmup + 1, 0);
     double *m = malloc(nread * sizeof(double));
-    tpb_status_t st = m ? s->ops->marks_read(s->be, nread, m)
+    tpb_status_t st = m ? tpb_dev_marks_read(s->dev, nread, m)
                         : tpb_err_set(TPB_ERR_NOMEM, "no memory for %zu marks", nread);
-    for (int i = 0; st == TPB_OK && i < o->iters; i++) {
-        const double *p = m + 3 * (size_t)(o->warmup + (rec ? i : 0));
-        raw[i] = (tpb_mark_t){.c0 = p[0], .c1 = p[1], .x1 = p[2]};
+    for (int i = 0; st == TPB_OK && i < ms->iters; i++) {
+        size_t it = (size_t)ms->warmup + (rec ? (size_t)i : 0);
+        raw[i] = (tpb_mark_t){.c0 = m[tpb_marks_iter(it, 0)],
+                              .c1 = m[tpb_marks_iter(it, 1)],
+                              .x1 = m[tpb_marks_iter(it, 2)]};
     }
     free(m);
     return st;
 }
 
-tpb_status_t tpb_sweep_measure(tpb_sweep_t *s, tpb_config_plan_t *p, tpb_layer_t **l,
-                               tpb_mark_t *raw)
+tpb_status_t tpb_sweep_measure(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_config_plan_t *moved,
+                               tpb_layer_t **l, tpb_mark_t *raw)
 {
-    const tpb_options_t *o = s->o;
-    int n = o->warmup + o->iters, rec = o->timeline;
+    const tpb_measure_t *m = &s->plans.m;
+    int n = m->warmup + m->iters, rec = m->timeline;
     int adaptive = p->policy == TPB_POLICY_ADAPTIVE;
-    int round = adaptive ? o->rebalance_every : o->iters;
+    int round = adaptive ? m->rebalance_every : m->iters;
+    size_t span = (size_t)m->warmup; /* --timeline off: one span in this slot */
+    *moved = (tpb_config_plan_t){0};
     if (s->rec)
         s->rec->rounds.n = 0;
-    /* 3 marks an iteration, and 3 a chunk after them (--overlap chunked) */
-    tpb_status_t st = s->ops->marks_prepare(s->be, (size_t)n * 3 * (1 + (size_t)p->desc.chunks));
+    tpb_status_t st = tpb_dev_marks_prepare(s->dev, tpb_marks_count(&p->desc.marks));
     TPB_CHECK_RET(tpb_agree(s->world, st));
-    st = iterate(s, *l, 0, o->warmup, 1);
+    st = iterate(s, *l, 0, m->warmup, 1);
     if (st == TPB_OK)
-        st = s->ops->sync(s->be);
+        st = tpb_dev_sync(s->dev);
     s->fatal = st != TPB_OK;
     TPB_CHECK_RET(st);
     TPB_MPI_RET(MPI_Barrier(s->world), "start of the measured iterations");
-    if (!rec) { /* --timeline off: one span around the whole loop */
-        TPB_CHECK_RET(s->ops->mark(s->be, 3 * (size_t)o->warmup, TPB_MARK_COMPUTE_BEGIN));
-        TPB_CHECK_RET(s->ops->mark(s->be, 3 * (size_t)o->warmup + 1, TPB_MARK_COMPUTE_END));
+    if (!rec) {
+        TPB_CHECK_RET(tpb_dev_mark(s->dev, tpb_marks_iter(span, 0), TPB_MARK_COMPUTE_BEGIN));
+        TPB_CHECK_RET(tpb_dev_mark(s->dev, tpb_marks_iter(span, 1), TPB_MARK_COMPUTE_END));
     }
-    for (int from = o->warmup; from < n && st == TPB_OK; from += round) {
+    for (int from = m->warmup; from < n && st == TPB_OK; from += round) {
         int to = from + round < n ? from + round : n;
         st = iterate(s, *l, from, to, rec);
         s->fatal = st != TPB_OK;
         if (st == TPB_OK && adaptive) {
-            st = rebalance(s, p, l, from, to, to == n);
+            st = rebalance(s, p, moved, l, from, to, to == n);
             s->fatal = 0; /* rebalance agrees on its status */
         }
     }
@@ -196,7 +208,7 @@ tpb_status_t tpb_sweep_measure(tpb_sweep_t *s, tpb_config_plan_t *p, tpb_layer_t
     if (st != TPB_OK)
         return st; /* s->fatal says whether the ranks agree */
     if (!rec)
-        st = s->ops->mark(s->be, 3 * (size_t)o->warmup + 2, TPB_MARK_COMM);
+        st = tpb_dev_mark(s->dev, tpb_marks_iter(span, 2), TPB_MARK_COMM);
     if (st == TPB_OK)
         st = read_marks(s, rec, raw);
     s->fatal = st != TPB_OK;

@@ -27,7 +27,7 @@ static tpb_status_t time_once(tpb_sweep_t *s, tpb_layer_t *l, int f, double *us)
     TPB_MPI_RET(MPI_Barrier(s->world), "--overlap: alone timings");
     double t0 = tpb_clock_now_us(s->clock);
     TPB_CHECK_RET(alone_fns[f](l));
-    TPB_CHECK_RET(s->ops->sync(s->be));
+    TPB_CHECK_RET(tpb_dev_sync(s->dev));
     *us = tpb_clock_now_us(s->clock) - t0;
     return TPB_OK;
 }
@@ -44,31 +44,30 @@ static tpb_status_t time_alone(tpb_sweep_t *s, tpb_layer_t *l, double *a)
         for (int f = 0; f < TPB_ALONE_N; f++)
             TPB_CHECK_RET(time_once(s, l, f, &t[f][i]));
     for (int f = 0; f < TPB_ALONE_N; f++)
-        a[f] = tpb_median(t[f], TPB_ALONE_REPS);
+        a[f] = tpb_stats_median(t[f], TPB_ALONE_REPS);
     return TPB_OK;
 }
 
 /* This rank's chunk marks of the measured iterations into mine[iters x C x 3]. */
 static tpb_status_t own_marks(tpb_sweep_t *s, const tpb_config_plan_t *p, double *mine)
 {
-    const tpb_options_t *o = s->o;
-    int n = o->warmup + o->iters, C = p->desc.chunks;
-    size_t total = (size_t)n * 3 * (1 + (size_t)C), per = (size_t)C * 3;
+    const tpb_measure_t *ms = &s->plans.m;
+    const tpb_marks_layout_t *lay = &p->desc.marks;
+    size_t total = tpb_marks_count(lay), per = tpb_chunk_marks_per_rank(1, lay->chunks);
     double *m = malloc(total * sizeof(double));
     if (!m)
         return tpb_err_set(TPB_ERR_NOMEM, "no memory for %zu chunk marks", total);
-    tpb_status_t st = s->ops->marks_read(s->be, total, m);
-    for (int i = 0; st == TPB_OK && i < o->iters; i++)
-        memcpy(mine + (size_t)i * per,
-               m + tpb_layer_chunk_mark(&p->desc, (size_t)(o->warmup + i), 0, 0),
-               per * sizeof(double));
+    tpb_status_t st = tpb_dev_marks_read(s->dev, total, m);
+    for (int i = 0; st == TPB_OK && i < ms->iters; i++)
+        memcpy(mine + tpb_chunk_marks_at((size_t)ms->iters, lay->chunks, 0, (size_t)i),
+               m + tpb_marks_chunk(lay, (size_t)(ms->warmup + i), 0, 0), per * sizeof(double));
     free(m);
     return st;
 }
 
 void tpb_sweep_overlap_clock(const tpb_sweep_t *s, const tpb_config_plan_t *p, double *chunk)
 {
-    size_t per_rank = (size_t)s->o->iters * (size_t)p->desc.chunks * 3;
+    size_t per_rank = tpb_chunk_marks_per_rank((size_t)s->plans.m.iters, p->desc.chunks);
     for (int r = 0; r < s->topo->size; r++) {
         int w = s->rank_of[r];
         for (size_t i = 0; i < per_rank; i++)
@@ -81,7 +80,7 @@ tpb_status_t tpb_sweep_overlap(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_l
                                double **chunk, double **alone)
 {
     int size = s->topo->size, root = s->rec != NULL;
-    size_t per = (size_t)s->o->iters * (size_t)p->desc.chunks * 3;
+    size_t per = tpb_chunk_marks_per_rank((size_t)s->plans.m.iters, p->desc.chunks);
     double *mine = malloc(per * sizeof(double)), a[TPB_ALONE_N];
     *chunk = root ? malloc((size_t)size * per * sizeof(double)) : NULL;
     *alone = root ? malloc((size_t)size * TPB_ALONE_N * sizeof(double)) : NULL;

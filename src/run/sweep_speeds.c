@@ -5,7 +5,7 @@
 
 #include "base/partition.h"
 #include "run/agree.h"
-#include "run/split.h"
+#include "run/orient.h"
 #include "run/sweep.h"
 #include "run/wire.h"
 
@@ -30,12 +30,12 @@ static tpb_status_t calibrate(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_ca
     const tpb_layer_desc_t *d = &p->desc;
     long shard = p->shards[d->group_rank];
     tpb_gemm_shape_t g = {.m = d->m,
-                          .n = d->split->split == TPB_SPLIT_COL ? shard : d->n,
-                          .k = d->split->split == TPB_SPLIT_ROW ? shard : d->k,
+                          .n = d->orient->split == TPB_SPLIT_COL ? shard : d->n,
+                          .k = d->orient->split == TPB_SPLIT_ROW ? shard : d->k,
                           .dtype = d->dtype};
     tpb_cal_policy_t pol = TPB_CAL_POLICY_DEFAULT;
     tpb_cal_speed_t mine;
-    TPB_CHECK_RET(tpb_calibrate_gemm(s->ops, s->be, s->world, &g, &pol, &mine));
+    TPB_CHECK_RET(tpb_calibrate_gemm(s->dev, s->world, &g, &pol, &mine));
     TPB_CHECK_RET(share(s, &mine, world, -1));
     for (int r = 0; s->rec && r < s->topo->size; r++) { /* once a rank; the summary: worst */
         if (world[r].spread <= pol.target_spread || s->rec->cal_warned[s->rank_of[r]])
@@ -61,7 +61,7 @@ static tpb_status_t lookup_file(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_
     *found = s->rec != NULL;
     for (int q = 0; q < s->topo->size && *found && s->rec; q++) {
         const char *host = s->topo->hosts[q];
-        *found = tpb_calfile_lookup(&s->rec->cal, d->split->split, d->m, d->n, d->k, p->tp,
+        *found = tpb_calfile_lookup(&s->rec->cal, d->orient->split, d->m, d->n, d->k, p->tp,
                                     d->dtype, s->rank_of[q], 1, &host, &world[q], &stale);
         if (stale >= 0) /* a row measured on another host is not this rank's speed */
             fprintf(s->out,
@@ -80,7 +80,7 @@ static tpb_status_t save_file(tpb_sweep_t *s, const tpb_config_plan_t *p,
     const tpb_layer_desc_t *d = &p->desc;
     tpb_status_t st = TPB_OK;
     for (int r = 0; s->rec && r < s->topo->size && st == TPB_OK; r++) {
-        tpb_cal_entry_t e = {.split = d->split->split,
+        tpb_cal_entry_t e = {.split = d->orient->split,
                              .m = d->m,
                              .n = d->n,
                              .k = d->k,

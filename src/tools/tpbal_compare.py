@@ -31,7 +31,6 @@ fails the comparison only when it got slower: one already as slow in A (its rank
 in A at most 0.05 above B's) is listed and does not fail it, so a run compared with
 itself holds.
 """
-import argparse
 import math
 import os
 import statistics
@@ -268,11 +267,6 @@ def suspects(A, B, threshold):
 KNOWN_SLOW_MARGIN = 0.05
 
 
-class Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise BadInput("%s: see tpbal-compare --help" % message)
-
-
 def threshold(s):
     try:
         v = float(s)
@@ -284,10 +278,9 @@ def threshold(s):
 
 
 def parse_args(argv):
-    p = Parser(prog="tpbal-compare", description=__doc__.split("\n", 1)[1],
-               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-               usage="tpbal-compare [options] A B\n       tpbal-compare --baseline-out FILE "
-                     "RUN [RUN ...]")
+    p = tr.ArgumentParser("tpbal-compare", __doc__, epilog=EPILOG,
+                          usage="tpbal-compare [options] A B\n       tpbal-compare "
+                                "--baseline-out FILE RUN [RUN ...]")
     p.add_argument("paths", nargs="*", metavar="RUN", help="results (A B, or the RUNs)")
     p.add_argument("--tolerance", type=parse_tolerance, default=0.05, metavar="PCT",
                    help="the step change that counts, as 5%% or 0.05 (default 5%%)")

@@ -31,7 +31,9 @@ import tpbal_results as tr
 from tpbal_results import finite
 
 ELEMENT_BYTES = {"fp64": 8, "fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 2}
-COLL_FACTOR = {"all-reduce": 2.0, "all-gather": 1.0}
+# a of T = a (t-1) L + a (t-1)/t V / B: nccl-tests' bus-bandwidth factor times t/(t-1)
+# (run/coll_*.c: all-reduce 2(t-1)/t, all-gather and reduce-scatter (t-1)/t)
+COLL_FACTOR = {"all-reduce": 2.0, "all-gather": 1.0, "reduce-scatter": 1.0}
 
 
 def wls2(x1, x2, y, nonneg=True):
@@ -147,18 +149,30 @@ def even_shards(dim, t, g):
 
 
 def weighted_shards(dim, speeds, g):
-    """Shards in proportion to speeds, largest remainder at the granularity, each >= g."""
+    """Shards in proportion to speeds, largest remainder at the granularity, each >= g: the
+    C's tpb_partition_weighted step for step (speeds scaled by the largest; while the units
+    are too many, one goes back from the shard most over its quota that has more than one;
+    while too few, one goes to the shard most under its quota; ties to the first rank), so
+    that the two never disagree (tests/python/test_golden.py)."""
     t, units = len(speeds), dim // g
-    total = sum(speeds)
-    quota = [units * s / total for s in speeds]
+    top = max(speeds)
+    total = 0.0
+    for s in speeds:
+        total += s / top
+    quota = [units * (s / top) / total for s in speeds]
     out = [max(1, int(math.floor(q))) for q in quota]
-    while sum(out) > units:
-        out[out.index(max(out))] -= 1
-    order = sorted(range(t), key=lambda r: -(quota[r] - math.floor(quota[r])))
-    i = 0
-    while sum(out) < units:
-        out[order[i % t]] += 1
-        i += 1
+    assigned = sum(out)
+    while assigned != units:
+        sign = 1 if assigned < units else -1
+        best, gap = None, -math.inf
+        for r in range(t):
+            if sign < 0 and out[r] <= 1:
+                continue
+            d = sign * (quota[r] - out[r])
+            if d > gap:
+                best, gap = r, d
+        out[best] += sign
+        assigned += sign
     out = [u * g for u in out]
     out[-1] += dim - units * g
     return out
@@ -202,7 +216,8 @@ class Models:
                 key = (c.get("collective"), kind_of([on[w] for w in ranks[:c["tp"]]]))
                 mpts.setdefault(key, []).append((c["tp"], c["comm_bytes"], t))
             if c.get("comm_only") != "yes" and finite(c.get("comm_bytes")):
-                self.bytes_of[(c["m"], c["n"], c["dtype"], c["split"])] = c["comm_bytes"]
+                self.bytes_of[(c["m"], c["n"], c["k"], c["dtype"], c["split"],
+                               c.get("sequence_parallel", "off"))] = c["comm_bytes"]
         self.compute = ComputeModel(cpts)
         self.comm = CommModel(mpts)
 
@@ -224,14 +239,21 @@ class Models:
                     f = layer_flops(c["m"], c["n"], c["k"], c["split"], even[p % c["tp"]])
                     pts.setdefault(w, []).append((f, f / (s * 1e3)))  # GFLOP/s -> FLOP/us
 
-    def comm_bytes(self, m, n, dtype, split):
-        got = self.bytes_of.get((m, n, dtype, split))
-        return got if got is not None else m * n * ELEMENT_BYTES.get(dtype, 4)
+    def comm_bytes(self, m, n, k, dtype, split, sp="off"):
+        """nccl-tests' S of the layer's collective: the M x N output (row, col; row+sp's
+        reduce-scatter input), or the whole X (col+sp's all-gather), as measured."""
+        got = self.bytes_of.get((m, n, k, dtype, split, sp))
+        if got is not None:
+            return got
+        if split == "col" and sp == "on":
+            return m * k * ELEMENT_BYTES.get(dtype, 4)
+        return m * n * ELEMENT_BYTES.get(dtype, 4)
 
     def predict(self, m, n, k, split, policy, tp, ranks, dtype, collective=None, hosts=None,
-                borrow=None, shards=None):
+                borrow=None, shards=None, sp="off"):
         """The predicted step of a config on world ranks `ranks` (positions in order), with
         its terms and what it extrapolates; None when a rank or the collective has no model.
+        sp: sequence parallelism ("on": row reduce-scatters, col all-gathers X).
         hosts: host per world rank (default: the measured ones); borrow: the measured rank
         whose compute model each rank uses (default: its own); shards: the shard of each
         position (default: the policy's, from the modelled speeds)."""
@@ -240,8 +262,8 @@ class Models:
         if any(model(w) not in self.compute.fit for w in ranks):
             return None
         dim, flags = split_dim(n, k, split), set()
-        coll = collective or ("all-reduce" if split == "row" else "all-gather")
-        nbytes = self.comm_bytes(m, n, dtype, split)
+        coll = collective or tr.collective_of(split, sequence_parallel=sp)
+        nbytes = self.comm_bytes(m, n, k, dtype, split, sp)
         worst = None
         for g in range(len(ranks) // tp):
             grp = ranks[g * tp:(g + 1) * tp]
@@ -382,12 +404,14 @@ def validate(res):
                 else None
             preds.append(mdl.predict(x["m"], x["n"], x["k"], x["split"], x["policy"], x["tp"],
                                      ranks, x["dtype"], x.get("collective"),
-                                     hosts=x.get("run_hosts"), shards=shards))
+                                     hosts=x.get("run_hosts"), shards=shards,
+                                     sp=x.get("sequence_parallel", "off")))
         got = [p for p in preds if p]  # each run's copy on its own shards: their median
         pred = statistics.median(p["step_us"] for p in got) if got else None
         flags = sorted({f for p in got for f in p["extrapolates"]}) if got else ["no model"]
         rows.append({"config": c["id"] if not pooled else ids[0], "tp": c["tp"],
-                     "split": c["split"], "policy": c["policy"], "shape": tr.shape_label(c),
+                     "split": c["split"], "sequence_parallel": c.get("sequence_parallel", "off"),
+                     "policy": c["policy"], "shape": tr.shape_label(c),
                      "measured_us": meas, "predicted_us": pred,
                      "error": pred / meas - 1.0 if pred else None, "extrapolates": flags})
     return rows

@@ -22,10 +22,8 @@ The recommendation for P ranks: per shape, the TP degree t (a divisor of P) whos
 shortest (latency), and the one whose layer rate over the world, (P/t) / T(t), is highest
 (throughput), each with the rest P/t left to data or pipeline parallelism (TP x rest = P).
 """
-import argparse
 import datetime
 import os
-import statistics
 import sys
 
 import tpbal_results as tr
@@ -35,11 +33,6 @@ from tpbal_results import BadInput, clean
 EPILOG = "exit status: 0 written, 2 bad input (unreadable or not a tpbal result, no config " \
          "to model, a bad option)."
 PLAN_SCHEMA = "tpbal-plan/1"
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise BadInput("%s: see tpbal-plan --help" % message)
 
 
 def int_list(s):
@@ -73,8 +66,7 @@ def shapes(s):
 
 
 def parse_args(argv):
-    p = Parser(prog="tpbal-plan", description=__doc__.split("\n", 1)[1], epilog=EPILOG,
-               formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = tr.ArgumentParser("tpbal-plan", __doc__, epilog=EPILOG)
     p.add_argument("dirs", nargs="+", metavar="DIR",
                    help="a tpbal result directory (--out of tpbal); several runs of one sweep "
                         "are pooled: every measurement fits the models, and each config's "
@@ -135,10 +127,10 @@ class Planner:
         self.dtype = res.run.get("dtype") or "fp32"
         self.models = tm.Models(res.configs, tm.hosts_of(res.run), self.g)
 
-    def predict(self, m, n, k, split, policy, tp, ranks):
+    def predict(self, m, n, k, split, policy, tp, ranks, sp="off"):
         """ranks beyond the measured world borrow a measured rank's compute model"""
         p = self.models.predict(m, n, k, split, policy, tp, ranks, self.dtype, hosts=self.hosts,
-                                borrow=self.borrow)
+                                borrow=self.borrow, sp=sp)
         if p is None:
             return None
         if any(w >= len(tm.hosts_of(self.res.run)) for w in ranks):
@@ -147,6 +139,10 @@ class Planner:
 
 
 def predictions(pl, world, tps, shape_list, placements):
+    """Every (shape, TP degree, placement, split, sequence parallelism, policy): sequence
+    parallelism on where the run measured it (its collectives need their own fits)."""
+    sps = ["off"] + (["on"] if any(c.get("sequence_parallel") == "on"
+                                   for c in pl.res.configs) else [])
     rows = []
     for (m, n, k) in shape_list:
         for tp in tps:
@@ -155,11 +151,12 @@ def predictions(pl, world, tps, shape_list, placements):
             for place in placements:
                 ranks = placement_ranks(world, tp, pl.hosts, place)
                 for split in ("row", "col"):
-                    for policy in (("even", "weighted") if tp > 1 else ("even",)):
-                        p = pl.predict(m, n, k, split, policy, tp, ranks)
-                        rows.append({"m": m, "n": n, "k": k, "tp": tp, "placement": place,
-                                     "split": split, "policy": policy, "ranks": ranks,
-                                     "prediction": p})
+                    for sp in sps if tp > 1 else ["off"]:
+                        for policy in (("even", "weighted") if tp > 1 else ("even",)):
+                            p = pl.predict(m, n, k, split, policy, tp, ranks, sp)
+                            rows.append({"m": m, "n": n, "k": k, "tp": tp, "placement": place,
+                                         "split": split, "sequence_parallel": sp,
+                                         "policy": policy, "ranks": ranks, "prediction": p})
     return rows
 
 
@@ -187,6 +184,11 @@ def star(p):
     return "*" if p and p["extrapolates"] else " "
 
 
+def split_label(r):
+    """"row", "col", or with sequence parallelism "row+sp", "col+sp" (as tpbal prints it)."""
+    return r["split"] + ("+sp" if r.get("sequence_parallel") == "on" else "")
+
+
 def text(res, val, summ, rows, recs, world):
     lines = ["tpbal-plan: %s, %d configs measured on %d ranks%s; planning for %d ranks" % (
         clean(res.dir), len(res.configs), len(tm.hosts_of(res.run)),
@@ -196,7 +198,7 @@ def text(res, val, summ, rows, recs, world):
     lines.append("#  id  tp split policy   shape            measured   predicted   error")
     for v in val:
         lines.append("  %3d %3d %-5s %-8s %-14s %10s %10s%s %7s" % (
-            v["config"], v["tp"], v["split"], v["policy"], v["shape"],
+            v["config"], v["tp"], split_label(v), v["policy"], v["shape"],
             tr.us_text(v["measured_us"]), tr.us_text(v["predicted_us"]),
             "*" if v["extrapolates"] else " ",
             "%+.1f%%" % (100 * v["error"]) if v["error"] is not None else "-"))
@@ -217,7 +219,8 @@ def text(res, val, summ, rows, recs, world):
     for r in rows:
         p = r["prediction"]
         lines.append("  %3d %-9s %-5s %-8s %-14s %10s%s %10s %10s %10s" % (
-            r["tp"], r["placement"], r["split"], r["policy"], "%dx%dx%d" % (r["m"], r["n"], r["k"]),
+            r["tp"], r["placement"], split_label(r), r["policy"],
+            "%dx%dx%d" % (r["m"], r["n"], r["k"]),
             tr.us_text(p["step_us"]) if p else "no model", star(p),
             tr.us_text(p["comp_us"]) if p else "-", tr.us_text(p["comm_us"]) if p else "-",
             tr.us_text(p["idle_us"]) if p else "-"))
@@ -226,9 +229,9 @@ def text(res, val, summ, rows, recs, world):
         lines.append("# recommend for %dx%dx%d on %d ranks: shortest step TP %d (%s %s %s, %s%s; "
                      "the other %d-way for DP/PP); highest layer rate TP %d (%s %s, %s a step x "
                      "%d groups)" % (
-                         rc["m"], rc["n"], rc["k"], world, a["tp"], a["split"], a["policy"],
+                         rc["m"], rc["n"], rc["k"], world, a["tp"], split_label(a), a["policy"],
                          a["placement"], tr.us_text(a["prediction"]["step_us"]),
-                         star(a["prediction"]).strip(), world // a["tp"], b["tp"], b["split"],
+                         star(a["prediction"]).strip(), world // a["tp"], b["tp"], split_label(b),
                          b["policy"], tr.us_text(b["prediction"]["step_us"]), world // b["tp"]))
     return "\n".join(lines)
 
@@ -264,6 +267,7 @@ def shard_plan(res, pl, recs):
                            "shards": shards, "offsets": offs,
                            "speeds_gflops": speeds_of(pl, grp, r)})
         configs.append({"m": r["m"], "n": r["n"], "k": r["k"], "split": r["split"],
+                        "sequence_parallel": r.get("sequence_parallel", "off"),
                         "split_dim": "k" if r["split"] == "row" else "n",
                         "policy": r["policy"], "tp": tp, "placement": r["placement"],
                         "granularity": pl.g, "dtype": pl.dtype,

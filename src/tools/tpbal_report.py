@@ -17,7 +17,6 @@ checking) and index.html, which needs no network:
                      group's median arrival, in % of the step: periodic stalls are
                      columns, a slow node is a band of rows
 """
-import argparse
 import html
 import math
 import os
@@ -197,11 +196,6 @@ CAPTIONS = {
 }
 
 
-class Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise BadInput("%s: see tpbal-report --help" % message)
-
-
 def positive(lo):
     def parse(s):
         try:
@@ -215,8 +209,7 @@ def positive(lo):
 
 
 def parse_args(argv):
-    p = Parser(prog="tpbal-report", description=__doc__.split("\n", 1)[1], epilog=EPILOG,
-               formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = tr.ArgumentParser("tpbal-report", __doc__, epilog=EPILOG)
     p.add_argument("dir", metavar="DIR", help="a tpbal result directory (--out of tpbal)")
     p.add_argument("--out", metavar="DIR", help="where to write (default DIR/report)")
     p.add_argument("--config", type=positive(0), metavar="ID",

@@ -7,6 +7,7 @@ same one-line message (BadInput, exit 2) and never with a traceback.
 A result directory holds results.jsonl (a "run" record, one "config" record per
 measured config, a "summary"), results.csv, ranks.csv and trace-NNN.json files.
 """
+import argparse
 import csv
 import json
 import math
@@ -24,9 +25,11 @@ MAX_VALUE = 1e200
 
 # the parameters that identify a config across runs
 KEY_FIELDS = ["backend", "world_size", "tp", "split", "policy", "placement", "col_collective",
-              "m", "n", "k", "dtype", "comm_only", "comm_bytes", "overlap", "chunks"]
-# a record written before --overlap has neither field: it was serial
-KEY_DEFAULTS = {"overlap": "none", "chunks": 0}
+              "m", "n", "k", "dtype", "comm_only", "comm_bytes", "overlap", "chunks",
+              "sequence_parallel"]
+# a record written before --overlap has neither field: it was serial; before
+# --sequence-parallel, it was off
+KEY_DEFAULTS = {"overlap": "none", "chunks": 0, "sequence_parallel": "off"}
 # a config record's fields and their kinds: int, num (number or null), str, list (of
 # numbers or nulls), obj (object)
 CONFIG_FIELDS = {
@@ -44,7 +47,7 @@ CONFIG_FIELDS = {
     "step_samples_us": "list", "world_ranks": "list", "step_samples": "str",
     "emulate_switch_iter": "num",
     "placement": "str", "col_collective": "str", "comm_only": "str", "collective": "str",
-    "shape": "str", "check": "str", "speed_source": "str",
+    "shape": "str", "check": "str", "speed_source": "str", "sequence_parallel": "str",
 }
 REQUIRED = ("id", "tp", "m", "n", "k", "split", "policy", "dtype", "step_us")
 STEP_KEYS = ("median", "p95", "min", "max")
@@ -297,14 +300,25 @@ def size_label(b):
     return "%dB" % b
 
 
+def collective_of(split, col_collective="allgather", sequence_parallel="off"):
+    """The collective a config runs (run/coll.c's tpb_coll_of): row all-reduces (with
+    sequence parallelism: reduce-scatters), col all-gathers (or all-reduces with
+    --col-collective allreduce; with sequence parallelism it all-gathers X)."""
+    if split == "row":
+        return "reduce-scatter" if sequence_parallel == "on" else "all-reduce"
+    if sequence_parallel != "on" and col_collective == "allreduce":
+        return "all-reduce"
+    return "all-gather"
+
+
 def key_label(key):
     k = dict(zip(KEY_FIELDS, key))
+    sp = k.get("sequence_parallel") == "on"
     if k.get("comm_only") == "yes":
-        coll = ("all-reduce" if k["split"] == "row" or k["col_collective"] == "allreduce"
-                else "all-gather")
+        coll = collective_of(k["split"], k["col_collective"], k.get("sequence_parallel"))
         what = "comm %s %s" % (coll, size_label(k["comm_bytes"]))
     else:
-        what = "%s %sx%sx%s" % (k["split"], k["m"], k["n"], k["k"])
+        what = "%s%s %sx%sx%s" % (k["split"], "+sp" if sp else "", k["m"], k["n"], k["k"])
     label = "tp%s %s %s %s%s%s" % (k["tp"], what, k["policy"], k["dtype"],
                                    "" if k["placement"] in (None, "packed")
                                    else " " + str(k["placement"]),
@@ -348,6 +362,18 @@ def no_nan(x):
 
 def json_dumps(x, **kw):
     return json.dumps(no_nan(x), allow_nan=False, **kw)
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """The tools' argument parser: a usage error is BadInput (one line, exit 2, the tool's
+    --help named), and the description keeps its lines as written."""
+
+    def __init__(self, prog, doc, **kw):
+        super().__init__(prog=prog, description=doc.split("\n", 1)[1],
+                         formatter_class=argparse.RawDescriptionHelpFormatter, **kw)
+
+    def error(self, message):
+        raise BadInput("%s: see %s --help" % (message, self.prog))
 
 
 def run_main(tool, main, argv):

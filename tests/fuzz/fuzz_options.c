@@ -22,10 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         argv[argc++] = p;
     tpb_options_t o;
     tpb_options_init(&o);
-    tpb_backend_defaults_t def = {
-        .granularity = 1, .dtype = TPB_DTYPE_FP32, .m = 64, .n = 64, .k = 64};
     if (tpb_options_parse(&o, argc, argv) == TPB_OK)
-        tpb_options_resolve(&o, 1 + data[0] % 8, TPB_BACKEND_HOST, &def);
+        tpb_options_resolve(&o, 1 + data[0] % 8, &tpb_backend_host);
     tpb_options_free(&o);
     free(text);
     return 0;

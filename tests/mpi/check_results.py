@@ -401,14 +401,14 @@ def comm_only(d, cfgs, sizes):
         assert c["comm_only"] == "yes" and c["tp"] > 1, c["id"]
         assert c["comm_bytes"] in sizes, (c["comm_bytes"], sizes)
         assert c["m"] * c["n"] * (8 if c["dtype"] == "fp64" else 4) == c["comm_bytes"]
-        coll = "all-reduce" if c["split"] == "row" or c["col_collective"] == "allreduce" \
-            else "all-gather"
+        coll = collective_of(c)
         assert c["collective"] == coll, (c["collective"], coll)
-        assert coll == "all-gather" or c["policy"] == "even", "weighted all-reduce measured"
+        assert c["policy"] == "even" or (coll == "all-gather" and c["sequence_parallel"] == "off"), \
+            "weighted reduction or sequence-parallel blocks measured"
         for f in ("lb", "u", "e", "tflops", "pct_peak"):
             assert c[f] is None, (f, c[f])
         assert c["algbw_gbs"] > 0 and c["busbw_gbs"] > 0, c["id"]
-        factor = 2.0 * (c["tp"] - 1) / c["tp"] if coll == "all-reduce" else (c["tp"] - 1) / c["tp"]
+        factor = factor_of(coll, c["tp"])
         assert math.isclose(c["busbw_gbs"], c["algbw_gbs"] * factor, rel_tol=1e-9)
         assert math.isclose(c["algbw_gbs"], c["comm_bytes"] / c["xfer_us"] / 1e3, rel_tol=1e-9)
         if c["policy"] == "weighted":  # blocks in proportion to --speeds (largest remainder)
@@ -435,6 +435,45 @@ def comm_only(d, cfgs, sizes):
         # two sizes can come out with the larger no slower under noise (B infinite: null);
         # across five sizes spanning 256x the bandwidth is always finite
         assert len(sizes) < 5 or (f["bandwidth_gbs"] or 0) > 0, f
+
+
+def collective_of(c):
+    """The collective a config runs (run/coll.c): row all-reduces (reduce-scatters with
+    sequence parallelism), col all-gathers (all-reduces with --col-collective allreduce;
+    with sequence parallelism it all-gathers X)."""
+    sp = c.get("sequence_parallel") == "on"
+    if c["split"] == "row":
+        return "reduce-scatter" if sp else "all-reduce"
+    return "all-gather" if sp or c["col_collective"] != "allreduce" else "all-reduce"
+
+
+def factor_of(coll, t):
+    """nccl-tests' bus-bandwidth factor."""
+    return 2.0 * (t - 1) / t if coll == "all-reduce" else (t - 1) / t
+
+
+def seqpar(cfgs, tps):
+    """--sequence-parallel off,on: both splits both ways at each TP degree, every --check
+    passes, each config's collective, its bytes S (the M x N output; col+sp: the whole X)
+    and nccl-tests' factor."""
+    seen = set()
+    for c in cfgs:
+        assert c["check"] == "pass", (c["id"], c["check"], c["max_rel_err"])
+        coll, esz = collective_of(c), 8 if c["dtype"] == "fp64" else 4
+        assert c["collective"] == coll, (c["id"], c["collective"], coll)
+        sbytes = c["m"] * (c["k"] if coll == "all-gather" and c["sequence_parallel"] == "on"
+                           else c["n"]) * esz
+        assert c["comm_bytes"] == sbytes, (c["id"], c["comm_bytes"], sbytes)
+        if c["tp"] > 1 and c["busbw_gbs"] is not None:
+            assert math.isclose(c["busbw_gbs"], c["algbw_gbs"] * factor_of(coll, c["tp"]),
+                                rel_tol=1e-9), c["id"]
+        seen.add((c["tp"], c["split"], c["sequence_parallel"]))
+    for tp in tps:
+        for split in ("row", "col"):
+            for sp in (("off", "on") if tp > 1 else ("off",)):
+                assert (tp, split, sp) in seen, ("not measured", tp, split, sp, seen)
+    print("sequence parallel: %d configs pass --check, collectives and bytes as planned"
+          % len(cfgs))
 
 
 def whatif_slow(cfgs, rank, least):
@@ -630,6 +669,8 @@ def main():
     summary(d, cfgs)  # whatever else is checked
     if what == "fields":
         fields(d, run, cfgs)
+    elif what == "seqpar":  # TP,...
+        seqpar(cfgs, [int(t) for t in args[0].split(",")])
     elif what == "all-pass":
         bad = [(c["id"], c["check"], c["max_rel_err"]) for c in cfgs if c["check"] != "pass"]
         assert cfgs and not bad, bad

@@ -3,7 +3,7 @@
 # machine with a GPU it runs a small checked sweep instead.
 . "$(dirname "$0")/lib.sh"
 
-gpus=$("$TPBAL" --version | sed -n 's/^CUDA devices visible: //p')
+gpus=$("$TPBAL" --version | sed -n 's/^backend cuda: built, \([0-9]*\) device.*/\1/p')
 if [ "${gpus:-0}" -gt 0 ]; then
     tpbal 1 --backend cuda --tp 1 --shape 256x512x512 --dtype fp32 --check --iters 5 \
         --out "$WORK/gpu"
@@ -16,7 +16,7 @@ fi
 tpbal 2 --backend cuda --iters 2
 expect_rc 2
 one_error_line "$*"
-if "$TPBAL" --version | grep -q "backends built: host, cuda"; then
+if "$TPBAL" --version | grep -q "^backend cuda: built"; then
     grep -q "^tpbal: error: --backend cuda: no GPU is visible" "$WORK/err" || fail "message"
 else
     grep -q "^tpbal: error: --backend cuda: this tpbal was built without" "$WORK/err" ||

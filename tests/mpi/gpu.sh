@@ -4,7 +4,7 @@
 # injected delay seen through CUDA events.
 . "$(dirname "$0")/lib.sh"
 
-gpus=$("$TPBAL" --version | sed -n 's/^CUDA devices visible: //p')
+gpus=$("$TPBAL" --version | sed -n 's/^backend cuda: built, \([0-9]*\) device.*/\1/p')
 if [ "${gpus:-0}" -eq 0 ]; then
     if [ -n "$gpus" ] && [ -r /proc/driver/nvidia/version ]; then
         # a driver but no usable GPU: say why (driver too old...) and fail, never skip

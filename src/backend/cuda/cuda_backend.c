@@ -52,6 +52,9 @@ static void driver_problem(char *why, size_t cap)
 static tpb_status_t cuda_check_config(const tpb_backend_cfg_t *cfg)
 {
     TPB_CHECK_RET(tpb_cuda_check_comm_dtype(cfg->dtype, cfg->comm));
+    if (cfg->threads)
+        return tpb_err_set(TPB_ERR_INVALID, "--threads sets the BLAS threads of the host "
+                                            "backend: drop it with --backend cuda");
     if (cfg->emulate_schedule)
         return tpb_err_set(TPB_ERR_UNSUPPORTED,
                            "--emulate-schedule: the cuda backend fixes each rank's SM partition "
@@ -59,7 +62,7 @@ static tpb_status_t cuda_check_config(const tpb_backend_cfg_t *cfg)
     return TPB_OK;
 }
 
-static tpb_status_t check_dtype(const tpb_backend_t *be, tpb_dtype_t dt, tpb_comm_kind_t comm)
+static tpb_status_t check_dtype(const tpb_cuda_t *be, tpb_dtype_t dt, tpb_comm_kind_t comm)
 {
     int cc = be->prop.major * 10 + be->prop.minor;
     int need = dt == TPB_DTYPE_FP8 ? 89 : (dt == TPB_DTYPE_BF16 || dt == TPB_DTYPE_TF32) ? 80 : 0;
@@ -88,7 +91,7 @@ static tpb_status_t bind_near_gpu(int dev)
     return st;
 }
 
-static tpb_status_t setup_streams(tpb_backend_t *be)
+static tpb_status_t setup_streams(tpb_cuda_t *be)
 {
     TPB_CUDA_RET(cudaStreamCreateWithFlags(&be->comm_stream, cudaStreamNonBlocking));
     be->gemm_stream = be->comm_stream;
@@ -109,7 +112,7 @@ static tpb_status_t setup_streams(tpb_backend_t *be)
     return TPB_OK;
 }
 
-static void release(tpb_backend_t *be);
+static void release(tpb_cuda_t *be);
 
 /* The device's UUID as nvidia-smi prints it ("GPU-xxxxxxxx-..."). */
 static void format_uuid(const struct cudaDeviceProp *p, char *out, size_t cap)
@@ -147,7 +150,7 @@ static int node_sharing(MPI_Comm world, const char *uuid)
 
 /* More ranks on a node than GPUs: NCCL cannot put two ranks on one GPU, and a GPU in
  * exclusive-process compute mode takes one process only. */
-static tpb_status_t check_sharing(const tpb_backend_t *be)
+static tpb_status_t check_sharing(const tpb_cuda_t *be)
 {
     int mode = cudaComputeModeDefault;
     if (be->ranks_on_device > 1 &&
@@ -187,7 +190,7 @@ static int gpu_numa_node(const char *bus)
 }
 
 /* Select and open the device (before the node-wide count of ranks per GPU). */
-static tpb_status_t open_device(tpb_backend_t *be, int dev)
+static tpb_status_t open_device(tpb_cuda_t *be, int dev)
 {
     cudaError_t e = cudaSetDevice(dev);
     if (e == cudaSuccess)
@@ -200,11 +203,13 @@ static tpb_status_t open_device(tpb_backend_t *be, int dev)
     return TPB_OK;
 }
 
-static tpb_status_t cuda_init(const tpb_backend_args_t *args, tpb_backend_t **out)
+static const tpb_device_ops_t cuda_device_ops;
+
+static tpb_status_t cuda_open(const tpb_backend_args_t *args, tpb_device_t **out)
 {
     const tpb_backend_cfg_t *o = &args->cfg;
     int ndev = tpb_cuda_device_count(), dev = -1;
-    tpb_backend_t *be = NULL;
+    tpb_cuda_t *be = NULL;
     char why[320];
     tpb_status_t st = tpb_cuda_pick_device(args->local_rank, ndev, o->gpu_map, o->ngpu_map, &dev);
     if (st == TPB_ERR_NO_DEVICE && (driver_problem(why, sizeof(why)), why[0]))
@@ -212,6 +217,7 @@ static tpb_status_t cuda_init(const tpb_backend_args_t *args, tpb_backend_t **ou
     if (st == TPB_OK && !(be = calloc(1, sizeof(*be))))
         st = tpb_err_set(TPB_ERR_NOMEM, "cuda backend: out of memory");
     if (st == TPB_OK) {
+        be->base.ops = &cuda_device_ops;
         be->args = *args;
         be->device = dev;
         st = open_device(be, dev);
@@ -240,13 +246,14 @@ static tpb_status_t cuda_init(const tpb_backend_args_t *args, tpb_backend_t **ou
             release(be);
         return st;
     }
-    *out = be;
+    *out = &be->base;
     return TPB_OK;
 }
 
 /* The SM partition is made once, at start: a schedule of speeds is a host feature. */
-static tpb_status_t cuda_set_emulation(tpb_backend_t *be, double factor)
+static tpb_status_t cuda_set_emulation(tpb_device_t *dev, double factor)
 {
+    tpb_cuda_t *be = (tpb_cuda_t *)dev;
     if (factor == be->args.emulate_factor)
         return TPB_OK;
     return tpb_err_set(TPB_ERR_UNSUPPORTED,
@@ -255,7 +262,7 @@ static tpb_status_t cuda_set_emulation(tpb_backend_t *be, double factor)
 }
 
 /* Everything of be, but the watchdog (whose end is collective: cuda_finalize). */
-static void release(tpb_backend_t *be)
+static void release(tpb_cuda_t *be)
 {
     tpb_cuda_gate_release(be);
     if (be->comm_stream)
@@ -288,17 +295,17 @@ static void release(tpb_backend_t *be)
     free(be);
 }
 
-static void cuda_finalize(tpb_backend_t *be)
+static void cuda_finalize(tpb_device_t *dev)
 {
-    if (!be)
-        return;
+    tpb_cuda_t *be = (tpb_cuda_t *)dev;
     if (be->args.cfg.comm == TPB_COMM_MPI)
         tpb_watchdog_stop();
     release(be);
 }
 
-static void cuda_info(tpb_backend_t *be, tpb_device_info_t *info)
+static void cuda_info(tpb_device_t *dev, tpb_device_info_t *info)
 {
+    tpb_cuda_t *be = (tpb_cuda_t *)dev;
     memset(info, 0, sizeof(*info));
     snprintf(info->name, sizeof(info->name), "%.127s", be->prop.name);
     cudaDeviceGetPCIBusId(info->bus_id, sizeof(info->bus_id), be->device);
@@ -343,16 +350,18 @@ static void cuda_info(tpb_backend_t *be, tpb_device_info_t *info)
                  "stream inside it: comm times include that round trip");
 }
 
-static tpb_status_t cuda_mem_free(tpb_backend_t *be, double *bytes)
+static tpb_status_t cuda_mem_free(tpb_device_t *dev, double *bytes)
 {
+    tpb_cuda_t *be = (tpb_cuda_t *)dev;
     size_t free_b = 0, total = 0;
     TPB_CUDA_RET(cudaMemGetInfo(&free_b, &total));
     *bytes = (double)free_b / be->ranks_on_device;
     return TPB_OK;
 }
 
-static tpb_status_t cuda_alloc(tpb_backend_t *be, size_t bytes, void **ptr)
+static tpb_status_t cuda_alloc(tpb_device_t *dev, size_t bytes, void **ptr)
 {
+    tpb_cuda_t *be = (tpb_cuda_t *)dev;
     void *p = NULL;
     TPB_CUDA_RET(cudaMalloc(&p, bytes ? bytes : 1));
     cudaError_t e = cudaMemsetAsync(p, 0, bytes, be->comm_stream);
@@ -366,17 +375,19 @@ static tpb_status_t cuda_alloc(tpb_backend_t *be, size_t bytes, void **ptr)
     return TPB_OK;
 }
 
-static void cuda_free(tpb_backend_t *be, void *ptr)
+static void cuda_free(tpb_device_t *dev, void *ptr)
 {
+    tpb_cuda_t *be = (tpb_cuda_t *)dev;
     tpb_cuda_gate_release(be); /* never wait on a stream held by the gate */
     cudaStreamSynchronize(be->comm_stream);
     cudaStreamSynchronize(be->gemm_stream);
     cudaFree(ptr);
 }
 
-static tpb_status_t cuda_copy(tpb_backend_t *be, void *dst, const void *src, size_t bytes,
+static tpb_status_t cuda_copy(tpb_device_t *dev, void *dst, const void *src, size_t bytes,
                               tpb_copy_dir_t dir)
 {
+    tpb_cuda_t *be = (tpb_cuda_t *)dev;
     TPB_CHECK_RET(tpb_cuda_wait(be, 0));
     /* on the (non-blocking) stream, then waited for: a pageable cudaMemcpy may return
      * before its DMA ends, and the non-blocking streams are not ordered after it */
@@ -393,7 +404,7 @@ static void CUDART_CB stall_fn(void *arg)
     tpb_stall_us((double)(uintptr_t)arg);
 }
 
-static tpb_status_t gemm_phase(tpb_backend_t *be, const tpb_gemm_t *g)
+static tpb_status_t gemm_phase(tpb_cuda_t *be, const tpb_gemm_t *g)
 {
     if (be->comm_pending && !g->chunk) { /* the next GEMM overwrites what it reads */
         TPB_CUDA_RET(cudaStreamWaitEvent(be->gemm_stream, be->comm_done, 0));
@@ -407,45 +418,72 @@ static tpb_status_t gemm_phase(tpb_backend_t *be, const tpb_gemm_t *g)
     return TPB_OK;
 }
 
-static tpb_status_t cuda_gemm_phase(tpb_backend_t *be, const tpb_gemm_t *g)
+static tpb_status_t cuda_gemm_phase(tpb_device_t *dev, const tpb_gemm_t *g)
 {
+    tpb_cuda_t *be = (tpb_cuda_t *)dev;
     tpb_cuda_green_enter(be);
     tpb_status_t st = gemm_phase(be, g);
     tpb_cuda_green_leave(be);
     return st;
 }
 
-static tpb_status_t cuda_sync(tpb_backend_t *be)
+static tpb_status_t cuda_sync(tpb_device_t *dev)
 {
+    tpb_cuda_t *be = (tpb_cuda_t *)dev;
     return tpb_cuda_wait(be, 1);
 }
 
-const tpb_backend_ops_t tpb_backend_cuda = {
-    .name = "cuda",
-    .kind = TPB_BACKEND_CUDA,
-    .built = 1,
-    .defaults = TPB_CUDA_DEFAULTS,
-    .device_count = tpb_cuda_device_count,
-    .check_config = cuda_check_config,
-    .init = cuda_init,
-    .finalize = cuda_finalize,
+static tpb_status_t cuda_probe(tpb_device_t *dev, const tpb_gemm_t *g, double *achieved)
+{
+    return tpb_cuda_emulation_probe((tpb_cuda_t *)dev, g, achieved);
+}
+
+static tpb_status_t cuda_marks_prepare(tpb_device_t *dev, size_t n)
+{
+    return tpb_cuda_marks_prepare((tpb_cuda_t *)dev, n);
+}
+
+static tpb_status_t cuda_mark(tpb_device_t *dev, size_t slot, tpb_mark_phase_t phase)
+{
+    return tpb_cuda_mark((tpb_cuda_t *)dev, slot, phase);
+}
+
+static tpb_status_t cuda_marks_read(tpb_device_t *dev, size_t n, double *us)
+{
+    return tpb_cuda_marks_read((tpb_cuda_t *)dev, n, us);
+}
+
+static const tpb_device_ops_t cuda_device_ops = {
+    .close = cuda_finalize,
     .info = cuda_info,
     .mem_free = cuda_mem_free,
     .alloc = cuda_alloc,
     .free = cuda_free,
     .copy = cuda_copy,
     .gemm = cuda_gemm_phase,
-    .comm_open = tpb_cuda_comm_open,
-    .comm_close = tpb_cuda_comm_close,
-    .allreduce = tpb_cuda_allreduce,
-    .allgatherv = tpb_cuda_allgatherv,
-    .coll_start = tpb_cuda_coll_start,
-    .coll_progress = tpb_cuda_coll_progress,
-    .coll_wait = tpb_cuda_coll_wait,
-    .marks_prepare = tpb_cuda_marks_prepare,
-    .mark = tpb_cuda_mark,
-    .marks_read = tpb_cuda_marks_read,
-    .sync = cuda_sync,
     .set_emulation = cuda_set_emulation,
-    .emulation_probe = tpb_cuda_emulation_probe,
+    .emulation_probe = cuda_probe,
+    .marks_prepare = cuda_marks_prepare,
+    .mark = cuda_mark,
+    .marks_read = cuda_marks_read,
+    .sync = cuda_sync,
+    .comm_open = tpb_cuda_comm_open,
+};
+
+/* NCCL's reduce-scatter and all-gather take equal blocks; MPI's any. */
+static int cuda_equal_blocks(const tpb_backend_cfg_t *cfg, tpb_coll_t kind)
+{
+    return cfg->comm == TPB_COMM_NCCL && kind != TPB_COLL_ALLREDUCE;
+}
+
+const tpb_backend_class_t tpb_backend_cuda = {
+    .name = "cuda",
+    .about = TPB_CUDA_ABOUT,
+    .dtypes = TPB_CUDA_DTYPES,
+    .built = 1,
+    .defaults = TPB_CUDA_DEFAULTS,
+    .device_count = tpb_cuda_device_count,
+    .check_config = cuda_check_config,
+    .equal_blocks = cuda_equal_blocks,
+    .open = cuda_open,
 };

@@ -2,9 +2,8 @@
  * cuda_comm.c - collectives of a TP group on GPUs: NCCL (one communicator per
  * group, its unique id broadcast over the group's MPI communicator), or MPI
  * through pinned host buffers (--comm mpi: Debian's Open MPI is not
- * CUDA-aware, and this lets several ranks share one GPU). Also the watchdog
- * that ends a hung collective after --timeout and names the ranks that never
- * arrived.
+ * CUDA-aware, and this lets several ranks share one GPU). Each post takes a
+ * collective descriptor (backend.h); the waits for the GPU are in cuda_watch.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +12,6 @@
 
 #include "backend/cuda/cuda_internal.h"
 #include "backend/cuda/cuda_plan.h"
-
-#define TPB_TAG_ARRIVE 7300
 
 static ncclDataType_t nccl_type(tpb_dtype_t dt)
 {
@@ -27,7 +24,7 @@ static ncclDataType_t nccl_type(tpb_dtype_t dt)
 }
 
 /* NCCL needs one GPU per rank: compare the group's GPU UUIDs. */
-static tpb_status_t check_group_devices(tpb_comm_t *c)
+static tpb_status_t check_group_devices(tpb_cuda_comm_t *c)
 {
     char(*ids)[TPB_CUDA_ID_LEN] = calloc((size_t)c->size, TPB_CUDA_ID_LEN);
     char me[TPB_CUDA_ID_LEN] = {0};
@@ -47,7 +44,7 @@ static tpb_status_t check_group_devices(tpb_comm_t *c)
 /* Poll a non-blocking communicator until its last call finished, under --timeout: so a
  * blocking step (ncclCommInitRank, the first collective making connections) cannot hang
  * the rank unwatched. */
-static tpb_status_t nccl_settle(tpb_comm_t *c, const char *what)
+static tpb_status_t nccl_settle(tpb_cuda_comm_t *c, const char *what)
 {
     double start = tpb_clock_now_us(NULL), limit = c->be->args.cfg.timeout_s * 1e6;
     ncclResult_t r = ncclInProgress;
@@ -71,7 +68,7 @@ static tpb_status_t nccl_settle(tpb_comm_t *c, const char *what)
 }
 
 /* The result of a call on a non-blocking communicator: in progress is not an error. */
-static tpb_status_t nccl_call(tpb_comm_t *c, ncclResult_t r, const char *what)
+static tpb_status_t nccl_call(tpb_cuda_comm_t *c, ncclResult_t r, const char *what)
 {
     if (r == ncclInProgress)
         return nccl_settle(c, what);
@@ -80,7 +77,7 @@ static tpb_status_t nccl_call(tpb_comm_t *c, ncclResult_t r, const char *what)
     return TPB_OK;
 }
 
-static tpb_status_t nccl_open(tpb_comm_t *c)
+static tpb_status_t nccl_open(tpb_cuda_comm_t *c)
 {
     struct {
         int rc; /* the group's rank 0 tells the others if it has no id */
@@ -98,17 +95,22 @@ static tpb_status_t nccl_open(tpb_comm_t *c)
     cfg.blocking = 0; /* every wait is polled under the watchdog */
     TPB_CHECK_RET(nccl_call(c, ncclCommInitRankConfig(&c->nccl, c->size, msg.id, c->rank, &cfg),
                             "ncclCommInitRankConfig"));
-    tpb_backend_t *be = c->be;
+    tpb_cuda_t *be = c->be;
     if (be->nwatch < 8)
         be->watch[be->nwatch++] = c;
     return TPB_OK;
 }
 
-tpb_status_t tpb_cuda_comm_open(tpb_backend_t *be, MPI_Comm group, tpb_comm_t **out)
+static const tpb_comm_ops_t cuda_comm_ops;
+static void close_comm(tpb_cuda_comm_t *c);
+
+tpb_status_t tpb_cuda_comm_open(tpb_device_t *dev, MPI_Comm group, tpb_comm_t **out)
 {
-    tpb_comm_t *c = calloc(1, sizeof(*c));
+    tpb_cuda_t *be = (tpb_cuda_t *)dev;
+    tpb_cuda_comm_t *c = calloc(1, sizeof(*c));
     if (!c)
         return tpb_err_set(TPB_ERR_NOMEM, "cuda backend: out of memory");
+    c->base.ops = &cuda_comm_ops;
     c->be = be;
     if (MPI_Comm_dup(group, &c->mpi) != MPI_SUCCESS) {
         free(c);
@@ -124,18 +126,16 @@ tpb_status_t tpb_cuda_comm_open(tpb_backend_t *be, MPI_Comm group, tpb_comm_t **
         c->watched = st == TPB_OK;
     }
     if (st != TPB_OK) {
-        tpb_cuda_comm_close(c);
+        close_comm(c);
         return st;
     }
-    *out = c;
+    *out = &c->base;
     return TPB_OK;
 }
 
-void tpb_cuda_comm_close(tpb_comm_t *c)
+static void close_comm(tpb_cuda_comm_t *c)
 {
-    if (!c)
-        return;
-    tpb_backend_t *be = c->be;
+    tpb_cuda_t *be = c->be;
     for (int i = 0; i < be->nwatch; i++) {
         if (be->watch[i] == c) {
             be->watch[i] = be->watch[--be->nwatch];
@@ -157,7 +157,7 @@ void tpb_cuda_comm_close(tpb_comm_t *c)
 }
 
 /* Order the collective after the GEMM (separate streams when emulating). */
-static tpb_status_t comm_begin(tpb_backend_t *be)
+static tpb_status_t comm_begin(tpb_cuda_t *be)
 {
     if (be->gemm_stream != be->comm_stream) {
         tpb_cuda_green_enter(be);
@@ -170,7 +170,7 @@ static tpb_status_t comm_begin(tpb_backend_t *be)
     return TPB_OK;
 }
 
-static tpb_status_t comm_end(tpb_backend_t *be)
+static tpb_status_t comm_end(tpb_cuda_t *be)
 {
     if (be->gemm_stream != be->comm_stream) {
         TPB_CUDA_RET(cudaEventRecord(be->comm_done, be->comm_stream));
@@ -180,7 +180,7 @@ static tpb_status_t comm_end(tpb_backend_t *be)
 }
 
 /* Pinned host staging buffers of at least bytes each (--comm mpi). */
-static tpb_status_t staging(tpb_backend_t *be, size_t bytes)
+static tpb_status_t staging(tpb_cuda_t *be, size_t bytes)
 {
     if (bytes <= be->host_bytes)
         return TPB_OK;
@@ -195,52 +195,113 @@ static tpb_status_t staging(tpb_backend_t *be, size_t bytes)
     return TPB_OK;
 }
 
-static tpb_status_t mpi_allreduce(tpb_comm_t *c, const void *send, void *recv, size_t count,
-                                  tpb_dtype_t dt)
+/* A block list's extent: the largest displacement plus its count (elements). */
+static size_t extent(const tpb_coll_desc_t *d, int size)
 {
-    tpb_backend_t *be = c->be;
-    size_t bytes = count * tpb_dtype_in_size(dt);
-    if (count > 0x7fffffff)
-        return tpb_err_set(TPB_ERR_UNSUPPORTED, "--comm mpi: %zu elements exceed an int", count);
-    TPB_CHECK_RET(staging(be, bytes));
-    TPB_CUDA_RET(
-        cudaMemcpyAsync(be->host_send, send, bytes, cudaMemcpyDeviceToHost, be->comm_stream));
-    TPB_CUDA_RET(cudaStreamSynchronize(be->comm_stream));
-    tpb_watch_enter(&c->watch, "all-reduce");
-    int rc = MPI_Allreduce(be->host_send, be->host_recv, (int)count,
-                           dt == TPB_DTYPE_FP64 ? MPI_DOUBLE : MPI_FLOAT, MPI_SUM, c->mpi);
-    tpb_watch_leave(&c->watch);
-    if (rc != MPI_SUCCESS)
-        return tpb_err_call(TPB_ERR_MPI, "MPI_Allreduce", "--comm mpi", __FILE__, __LINE__);
-    TPB_CUDA_RET(
-        cudaMemcpyAsync(recv, be->host_recv, bytes, cudaMemcpyHostToDevice, be->comm_stream));
+    size_t end = 0;
+    for (int r = 0; r < size; r++) {
+        size_t e = (d->displs ? d->displs[r] : 0) + d->counts[r];
+        end = e > end ? e : end;
+    }
+    return end;
+}
+
+/* --comm mpi: the blocks as MPI's byte counts and displacements. */
+static tpb_status_t byte_blocks(const tpb_cuda_comm_t *c, const tpb_coll_desc_t *d, size_t esz,
+                                int *ic, int *id)
+{
+    if (extent(d, c->size) * esz > 0x7fffffff)
+        return tpb_err_set(TPB_ERR_UNSUPPORTED, "--comm mpi: %s blocks exceed an int of bytes",
+                           tpb_coll_label(d->kind));
+    for (int r = 0; r < c->size; r++) {
+        ic[r] = (int)(d->counts[r] * esz);
+        id[r] = (int)((d->displs ? d->displs[r] : 0) * esz);
+    }
     return TPB_OK;
 }
 
-tpb_status_t tpb_cuda_allreduce(tpb_comm_t *c, const void *send, void *recv, size_t count,
-                                tpb_dtype_t dt)
+/* --comm mpi: the blocking MPI call on the staged buffers (which hold what the GPU sent),
+ * under the watchdog. The sums reduce in the dtype's MPI type. */
+static tpb_status_t mpi_call(tpb_cuda_comm_t *c, const tpb_coll_desc_t *d, const int *ic,
+                             const int *id)
 {
-    tpb_backend_t *be = c->be;
-    TPB_CHECK_RET(comm_begin(be));
-    if (c->nccl)
-        TPB_CHECK_RET(nccl_call(
-            c, ncclAllReduce(send, recv, count, nccl_type(dt), ncclSum, c->nccl, be->comm_stream),
-            "ncclAllReduce"));
-    else
-        TPB_CHECK_RET(mpi_allreduce(c, send, recv, count, dt));
-    return comm_end(be);
+    tpb_cuda_t *be = c->be;
+    MPI_Datatype t = d->dtype == TPB_DTYPE_FP64 ? MPI_DOUBLE : MPI_FLOAT;
+    int rc, esz = (int)tpb_dtype_in_size(d->dtype);
+    const char *name;
+    tpb_watch_enter(&c->watch, tpb_coll_label(d->kind));
+    if (d->kind == TPB_COLL_ALLREDUCE) {
+        name = "MPI_Allreduce";
+        rc = MPI_Allreduce(be->host_send, be->host_recv, (int)d->count, t, MPI_SUM, c->mpi);
+    } else if (d->kind == TPB_COLL_ALLGATHER) {
+        name = "MPI_Allgatherv";
+        rc = MPI_Allgatherv(be->host_send, ic[c->rank], MPI_BYTE, be->host_recv, ic, id, MPI_BYTE,
+                            c->mpi);
+    } else {
+        int counts[c->size];
+        for (int r = 0; r < c->size; r++)
+            counts[r] = ic[r] / esz;
+        name = "MPI_Reduce_scatter";
+        rc = MPI_Reduce_scatter(be->host_send, be->host_recv, counts, t, MPI_SUM, c->mpi);
+    }
+    tpb_watch_leave(&c->watch);
+    if (rc != MPI_SUCCESS)
+        return tpb_err_call(TPB_ERR_MPI, name, "--comm mpi", __FILE__, __LINE__);
+    return TPB_OK;
 }
 
-/* NCCL has no all-gather-v: one broadcast per rank, grouped. The even split takes the same
- * path (never ncclAllGather), so that even and weighted compare one algorithm. */
-static tpb_status_t nccl_allgatherv(tpb_comm_t *c, const void *send, void *recv,
-                                    const size_t *counts, const size_t *displs, tpb_dtype_t dt)
+/* --comm mpi: stage what this rank sends in host memory, run the MPI call, copy what it
+ * received back to where the descriptor places it. An all-gather's blocks are staged at
+ * their displacements and copied back block by block to the same places of recv; a
+ * reduce-scatter sends its blocks back to back (MPI's layout) from the first one's. */
+static tpb_status_t mpi_post(tpb_cuda_comm_t *c, const tpb_coll_desc_t *d)
 {
-    size_t esz = tpb_dtype_in_size(dt);
+    tpb_cuda_t *be = c->be;
+    size_t esz = tpb_dtype_in_size(d->dtype), in = 0, out = 0, from = 0;
+    int ic[c->size], id[c->size];
+    if (d->kind == TPB_COLL_ALLREDUCE) {
+        if (d->count > 0x7fffffff)
+            return tpb_err_set(TPB_ERR_UNSUPPORTED, "--comm mpi: %zu elements exceed an int",
+                               d->count);
+        in = out = d->count * esz;
+    } else {
+        TPB_CHECK_RET(byte_blocks(c, d, esz, ic, id));
+        in = d->kind == TPB_COLL_ALLGATHER ? (size_t)ic[c->rank] : extent(d, c->size) * esz;
+        out = d->kind == TPB_COLL_ALLGATHER ? extent(d, c->size) * esz : (size_t)ic[c->rank];
+        from = d->kind == TPB_COLL_REDUCE_SCATTER ? (size_t)id[0] : 0;
+        in -= from;
+    }
+    TPB_CHECK_RET(staging(be, in > out ? in : out));
+    TPB_CUDA_RET(cudaMemcpyAsync(be->host_send, (const char *)d->send + from, in,
+                                 cudaMemcpyDeviceToHost, be->comm_stream));
+    TPB_CUDA_RET(cudaStreamSynchronize(be->comm_stream));
+    TPB_CHECK_RET(mpi_call(c, d, ic, id));
+    if (d->kind != TPB_COLL_ALLGATHER)
+        TPB_CUDA_RET(
+            cudaMemcpyAsync(d->recv, be->host_recv, out, cudaMemcpyHostToDevice, be->comm_stream));
+    for (int r = 0; d->kind == TPB_COLL_ALLGATHER && r < c->size; r++)
+        TPB_CUDA_RET(cudaMemcpyAsync((char *)d->recv + id[r], (char *)be->host_recv + id[r],
+                                     (size_t)ic[r], cudaMemcpyHostToDevice, be->comm_stream));
+    return TPB_OK;
+}
+
+/* NCCL has no all-gather-v: one broadcast per rank, grouped. The even split of a layer's
+ * output takes the same path (never ncclAllGather), so that even and weighted compare one
+ * algorithm; blocks equal by construction (sequence parallelism) take ncclAllGather. */
+static tpb_status_t nccl_allgather(tpb_cuda_comm_t *c, const tpb_coll_desc_t *d)
+{
+    size_t esz = tpb_dtype_in_size(d->dtype);
+    ncclDataType_t t = nccl_type(d->dtype);
+    if (d->equal)
+        return nccl_call(c,
+                         ncclAllGather(d->send, (char *)d->recv + d->displs[0] * esz,
+                                       d->counts[c->rank], t, c->nccl, c->be->comm_stream),
+                         "ncclAllGather");
     TPB_CHECK_RET(nccl_call(c, ncclGroupStart(), "ncclGroupStart"));
     for (int r = 0; r < c->size; r++) {
-        ncclResult_t e = ncclBroadcast(r == c->rank ? send : NULL, (char *)recv + displs[r] * esz,
-                                       counts[r], nccl_type(dt), r, c->nccl, c->be->comm_stream);
+        ncclResult_t e =
+            ncclBroadcast(r == c->rank ? d->send : NULL, (char *)d->recv + d->displs[r] * esz,
+                          d->counts[r], t, r, c->nccl, c->be->comm_stream);
         if (e != ncclSuccess && e != ncclInProgress) {
             ncclGroupEnd();
             return tpb_nccl_err(e, "ncclBroadcast", __FILE__, __LINE__);
@@ -249,208 +310,65 @@ static tpb_status_t nccl_allgatherv(tpb_comm_t *c, const void *send, void *recv,
     return nccl_call(c, ncclGroupEnd(), "ncclGroupEnd (all-gather-v)");
 }
 
-static tpb_status_t mpi_allgatherv(tpb_comm_t *c, const void *send, void *recv,
-                                   const size_t *counts, const size_t *displs, tpb_dtype_t dt)
+static tpb_status_t nccl_post(tpb_cuda_comm_t *c, const tpb_coll_desc_t *d)
 {
-    tpb_backend_t *be = c->be;
-    size_t esz = tpb_dtype_in_size(dt), total = 0;
-    int ic[c->size], id[c->size];
-    for (int r = 0; r < c->size; r++) {
-        if ((counts[r] + displs[r]) * esz > 0x7fffffff)
-            return tpb_err_set(TPB_ERR_UNSUPPORTED, "--comm mpi: blocks exceed an int of bytes");
-        ic[r] = (int)(counts[r] * esz);
-        id[r] = (int)(displs[r] * esz);
-        total += counts[r] * esz;
-    }
-    TPB_CHECK_RET(staging(be, total));
-    TPB_CUDA_RET(cudaMemcpyAsync(be->host_send, send, (size_t)ic[c->rank], cudaMemcpyDeviceToHost,
-                                 be->comm_stream));
-    TPB_CUDA_RET(cudaStreamSynchronize(be->comm_stream));
-    tpb_watch_enter(&c->watch, "all-gather-v");
-    int rc = MPI_Allgatherv(be->host_send, ic[c->rank], MPI_BYTE, be->host_recv, ic, id, MPI_BYTE,
-                            c->mpi);
-    tpb_watch_leave(&c->watch);
-    if (rc != MPI_SUCCESS)
-        return tpb_err_call(TPB_ERR_MPI, "MPI_Allgatherv", "--comm mpi", __FILE__, __LINE__);
-    TPB_CUDA_RET(
-        cudaMemcpyAsync(recv, be->host_recv, total, cudaMemcpyHostToDevice, be->comm_stream));
-    return TPB_OK;
+    cudaStream_t s = c->be->comm_stream;
+    ncclDataType_t t = nccl_type(d->dtype);
+    if (d->kind == TPB_COLL_ALLREDUCE)
+        return nccl_call(c, ncclAllReduce(d->send, d->recv, d->count, t, ncclSum, c->nccl, s),
+                         "ncclAllReduce");
+    if (d->kind == TPB_COLL_ALLGATHER)
+        return nccl_allgather(c, d);
+    for (int r = 1; r < c->size; r++) /* planned so (tpb_backend_class_t.equal_blocks) */
+        if (d->counts[r] != d->counts[0])
+            return tpb_err_set(TPB_ERR_UNSUPPORTED, "ncclReduceScatter needs equal blocks");
+    size_t esz = tpb_dtype_in_size(d->dtype);
+    return nccl_call(c,
+                     ncclReduceScatter((const char *)d->send + d->displs[0] * esz, d->recv,
+                                       d->counts[0], t, ncclSum, c->nccl, s),
+                     "ncclReduceScatter");
 }
 
-tpb_status_t tpb_cuda_allgatherv(tpb_comm_t *c, const void *send, void *recv, const size_t *counts,
-                                 const size_t *displs, tpb_dtype_t dt)
+/* A collective on the comm stream after the GEMMs queued so far. Blocking: the next GEMM
+ * waits for it (comm_done). Non-blocking (a chunk of --overlap chunked): the GEMM stream
+ * goes on with the next chunk, its mark right behind it on the comm stream, and wait makes
+ * the next iteration's first GEMM wait for the last chunk's collective. */
+static tpb_status_t cuda_post(tpb_comm_t *comm, const tpb_coll_desc_t *d)
 {
-    TPB_CHECK_RET(comm_begin(c->be));
-    if (c->nccl)
-        TPB_CHECK_RET(nccl_allgatherv(c, send, recv, counts, displs, dt));
-    else
-        TPB_CHECK_RET(mpi_allgatherv(c, send, recv, counts, displs, dt));
-    return comm_end(c->be);
-}
-
-/* ---- the watchdog ---- */
-
-typedef struct {
-    MPI_Request req[2 * 64];
-    unsigned token[64];
-    int nreq, npeer;
-} arrivals_t;
-
-/* Tell the peers of the first watched group that this rank reached the wait. */
-static void arrivals_post(tpb_backend_t *be, arrivals_t *a)
-{
-    a->nreq = a->npeer = 0;
-    if (!be->nwatch)
-        return;
-    MPI_Comm g = be->watch[0]->mpi;
-    int rank, size;
-    MPI_Comm_rank(g, &rank);
-    MPI_Comm_size(g, &size);
-    int tag = TPB_TAG_ARRIVE + (int)(be->wait_seq % 1000);
-    for (int p = 0; p < size && a->npeer < 64; p++) {
-        if (p == rank)
-            continue;
-        MPI_Irecv(&a->token[a->npeer], 1, MPI_UNSIGNED, p, tag, g, &a->req[a->nreq++]);
-        MPI_Isend(&be->wait_seq, 1, MPI_UNSIGNED, p, tag, g, &a->req[a->nreq++]);
-        a->npeer++;
-    }
-}
-
-static int streams_done(tpb_backend_t *be, cudaError_t *err)
-{
-    cudaError_t a = cudaStreamQuery(be->gemm_stream), b = cudaStreamQuery(be->comm_stream);
-    *err = a != cudaErrorNotReady && a != cudaSuccess   ? a
-           : b != cudaErrorNotReady && b != cudaSuccess ? b
-                                                        : cudaSuccess;
-    return a == cudaSuccess && b == cudaSuccess;
-}
-
-/* Requests still pending when the wait ends early: cancelled and freed, never left on the
- * stack of a returned function. */
-static void arrivals_cancel(arrivals_t *a)
-{
-    for (int i = 0; i < a->nreq; i++) {
-        int done = 0;
-        if (a->req[i] == MPI_REQUEST_NULL)
-            continue;
-        MPI_Test(&a->req[i], &done, MPI_STATUS_IGNORE);
-        if (!done) {
-            MPI_Cancel(&a->req[i]);
-            MPI_Request_free(&a->req[i]);
-        }
-    }
-    a->nreq = 0;
-}
-
-static tpb_status_t timed_out(tpb_backend_t *be, arrivals_t *a)
-{
-    char missing[256] = "";
-    MPI_Comm g = be->watch[0]->mpi;
-    int rank, world_rank = be->args.world_rank;
-    MPI_Comm_rank(g, &rank);
-    for (int i = 0, p = 0; i < a->npeer; i++, p++) {
-        p += p == rank;
-        int done = 0;
-        MPI_Test(&a->req[2 * i], &done, MPI_STATUS_IGNORE);
-        if (!done) {
-            size_t len = strlen(missing);
-            snprintf(missing + len, sizeof(missing) - len, "%s%d", len ? "," : "",
-                     world_rank - rank + p);
-        }
-    }
-    arrivals_cancel(a);
-    for (int i = 0; i < be->nwatch; i++) { /* abort frees the comm: forget the handle */
-        if (be->watch[i]->nccl)
-            ncclCommAbort(be->watch[i]->nccl);
-        be->watch[i]->nccl = NULL;
-    }
-    be->nwatch = 0;
-    return tpb_err_set(TPB_ERR_TIMEOUT,
-                       "a collective did not complete within --timeout %g s on rank %d; ranks "
-                       "that did not arrive: %s",
-                       be->args.cfg.timeout_s, world_rank, missing[0] ? missing : "unknown");
-}
-
-/* One poll: GPU streams, the arrival tokens and the NCCL comms' asynchronous errors. */
-static tpb_status_t poll_once(tpb_backend_t *be, arrivals_t *a, int *done_gpu, int *done_mpi)
-{
-    cudaError_t err;
-    if (!*done_gpu)
-        *done_gpu = streams_done(be, &err);
-    if (!*done_gpu && err != cudaSuccess)
-        return tpb_cuda_err(err, "cudaStreamQuery", __FILE__, __LINE__);
-    if (!*done_mpi)
-        MPI_Testall(a->nreq, a->req, done_mpi, MPI_STATUSES_IGNORE);
-    for (int i = 0; i < be->nwatch; i++) {
-        ncclResult_t async = ncclSuccess;
-        if (be->watch[i]->nccl)
-            ncclCommGetAsyncError(be->watch[i]->nccl, &async);
-        if (async != ncclSuccess && async != ncclInProgress)
-            return tpb_nccl_err(async, "ncclCommGetAsyncError", __FILE__, __LINE__);
-    }
-    return TPB_OK;
-}
-
-tpb_status_t tpb_cuda_wait(tpb_backend_t *be, int collective)
-{
-    tpb_cuda_gate_release(be); /* never wait on a stream held by the gate */
-    arrivals_t a = {.nreq = 0, .npeer = 0};
-    if (collective) {
-        be->wait_seq++;
-        arrivals_post(be, &a);
-    }
-    double start = tpb_clock_now_us(NULL), limit = be->args.cfg.timeout_s * 1e6;
-    int done_gpu = 0, done_mpi = a.nreq == 0;
-    while (!done_gpu || !done_mpi) {
-        tpb_status_t st = poll_once(be, &a, &done_gpu, &done_mpi);
-        if (st != TPB_OK) {
-            arrivals_cancel(&a);
-            return st;
-        }
-        if (limit > 0 && tpb_clock_now_us(NULL) - start > limit)
-            return timed_out(be, &a);
-        if (!done_gpu || !done_mpi)
-            usleep(20);
-    }
-    return TPB_OK;
-}
-
-/* --overlap chunked: a chunk's collective on the comm stream after the GEMMs queued so far
- * (the GEMM stream goes on with the next chunk: no comm_pending), its mark right behind
- * it on the comm stream. */
-tpb_status_t tpb_cuda_coll_start(tpb_comm_t *c, const void *send, void *recv, size_t count,
-                                 const size_t *counts, const size_t *displs, tpb_dtype_t dt,
-                                 size_t mark)
-{
-    tpb_backend_t *be = c->be;
+    tpb_cuda_comm_t *c = (tpb_cuda_comm_t *)comm;
+    tpb_cuda_t *be = c->be;
     TPB_CHECK_RET(comm_begin(be));
-    if (counts && c->nccl)
-        TPB_CHECK_RET(nccl_allgatherv(c, send, recv, counts, displs, dt));
-    else if (counts)
-        TPB_CHECK_RET(mpi_allgatherv(c, send, recv, counts, displs, dt));
-    else if (c->nccl)
-        TPB_CHECK_RET(nccl_call(
-            c, ncclAllReduce(send, recv, count, nccl_type(dt), ncclSum, c->nccl, be->comm_stream),
-            "ncclAllReduce"));
-    else
-        TPB_CHECK_RET(mpi_allreduce(c, send, recv, count, dt));
-    if (mark == TPB_NO_MARK)
+    TPB_CHECK_RET(c->nccl ? nccl_post(c, d) : mpi_post(c, d));
+    if (!d->nonblocking)
+        return comm_end(be);
+    if (d->mark == TPB_NO_MARK)
         return TPB_OK;
     /* as cuda_marks.c records a collective's mark: on the comm stream, in its pool */
     int s = be->comm_stream != be->gemm_stream;
-    be->event_stream[mark] = (unsigned char)s;
-    cudaError_t e = cudaEventRecord(be->ev[s][mark], s ? be->comm_stream : be->gemm_stream);
+    be->event_stream[d->mark] = (unsigned char)s;
+    cudaError_t e = cudaEventRecord(be->ev[s][d->mark], s ? be->comm_stream : be->gemm_stream);
     return e == cudaSuccess ? TPB_OK
                             : tpb_cuda_err(e, "cudaEventRecord(chunk mark)", __FILE__, __LINE__);
 }
 
-tpb_status_t tpb_cuda_coll_progress(tpb_comm_t *c)
+static tpb_status_t cuda_progress(tpb_comm_t *comm)
 {
     return TPB_OK; /* stream-ordered: the GPU runs them */
 }
 
-/* The next iteration's first GEMM waits for the last chunk's collective (comm_done). */
-tpb_status_t tpb_cuda_coll_wait(tpb_comm_t *c)
+static tpb_status_t cuda_wait(tpb_comm_t *comm)
 {
-    return comm_end(c->be);
+    return comm_end(((tpb_cuda_comm_t *)comm)->be);
 }
+
+static void cuda_close(tpb_comm_t *comm)
+{
+    close_comm((tpb_cuda_comm_t *)comm);
+}
+
+static const tpb_comm_ops_t cuda_comm_ops = {
+    .post = cuda_post,
+    .progress = cuda_progress,
+    .wait = cuda_wait,
+    .close = cuda_close,
+};

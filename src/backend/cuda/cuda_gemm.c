@@ -33,7 +33,7 @@ static gemm_types_t types_of(tpb_dtype_t dt)
     }
 }
 
-static tpb_status_t launch(tpb_backend_t *be, const tpb_gemm_t *g, const tpb_cuda_plan_t *p,
+static tpb_status_t launch(tpb_cuda_t *be, const tpb_gemm_t *g, const tpb_cuda_plan_t *p,
                            cudaStream_t stream)
 {
     double one64 = 1.0, zero64 = 0.0;
@@ -58,13 +58,13 @@ static void plan_destroy(tpb_cuda_plan_t *p)
     p->valid = 0;
 }
 
-void tpb_cuda_plans_free(tpb_backend_t *be)
+void tpb_cuda_plans_free(tpb_cuda_t *be)
 {
     for (int i = 0; i < TPB_CUDA_PLANS; i++)
         plan_destroy(&be->plans[i]);
 }
 
-static tpb_status_t plan_build(tpb_backend_t *be, const tpb_gemm_t *g, int sm_target,
+static tpb_status_t plan_build(tpb_cuda_t *be, const tpb_gemm_t *g, int sm_target,
                                tpb_cuda_plan_t *p)
 {
     gemm_types_t t = types_of(g->dtype);
@@ -125,7 +125,7 @@ static tpb_status_t plan_build(tpb_backend_t *be, const tpb_gemm_t *g, int sm_ta
  * plan's first launch may load its kernels (lazy module loading), which can wait for the
  * context while the GEMM stream waits for the gate: the gate is released first and the new
  * plan launched once on the stream given, so that the timed launches find it loaded. */
-static tpb_status_t plan_get(tpb_backend_t *be, const tpb_gemm_t *g, int sm_target,
+static tpb_status_t plan_get(tpb_cuda_t *be, const tpb_gemm_t *g, int sm_target,
                              cudaStream_t stream, tpb_cuda_plan_t **out)
 {
     int free_slot = -1;
@@ -157,7 +157,7 @@ static tpb_status_t plan_get(tpb_backend_t *be, const tpb_gemm_t *g, int sm_targ
     return TPB_OK;
 }
 
-static tpb_status_t run_one_on(tpb_backend_t *be, const tpb_gemm_t *g, int sm_target,
+static tpb_status_t run_one_on(tpb_cuda_t *be, const tpb_gemm_t *g, int sm_target,
                                cudaStream_t stream)
 {
     tpb_cuda_plan_t *p;
@@ -166,12 +166,12 @@ static tpb_status_t run_one_on(tpb_backend_t *be, const tpb_gemm_t *g, int sm_ta
 }
 
 /* The GEMM as the compute phase runs it: on the GEMM stream, for the SMs it has. */
-static tpb_status_t run_one(tpb_backend_t *be, const tpb_gemm_t *g)
+static tpb_status_t run_one(tpb_cuda_t *be, const tpb_gemm_t *g)
 {
     return run_one_on(be, g, be->green.sm_granted, be->gemm_stream);
 }
 
-tpb_status_t tpb_cuda_gemm(tpb_backend_t *be, const tpb_gemm_t *g)
+tpb_status_t tpb_cuda_gemm(tpb_cuda_t *be, const tpb_gemm_t *g)
 {
     /* the repeat fallback of --emulate-speed: the same GEMM again, plus part of one */
     if (g->accumulate && (be->repeat_full > 1 || be->repeat_frac > 0.0))
@@ -194,7 +194,7 @@ tpb_status_t tpb_cuda_gemm(tpb_backend_t *be, const tpb_gemm_t *g)
 
 /* One GEMM waited for: emulated (the green context current, its stream, its SM target,
  * the repeats) or the plain GEMM on the primary context's stream for every SM. */
-static tpb_status_t one_timed(tpb_backend_t *be, const tpb_gemm_t *g, int emulated)
+static tpb_status_t one_timed(tpb_cuda_t *be, const tpb_gemm_t *g, int emulated)
 {
     if (!emulated) {
         TPB_CHECK_RET(run_one_on(be, g, 0, be->comm_stream));
@@ -213,7 +213,7 @@ static tpb_status_t one_timed(tpb_backend_t *be, const tpb_gemm_t *g, int emulat
 
 /* Median host time of 3 GEMMs, each waited for (after one untimed, which builds and
  * loads its plan). */
-static tpb_status_t time_gemm(tpb_backend_t *be, const tpb_gemm_t *g, int emulated, double *us)
+static tpb_status_t time_gemm(tpb_cuda_t *be, const tpb_gemm_t *g, int emulated, double *us)
 {
     double t[3];
     TPB_CHECK_RET(one_timed(be, g, emulated));
@@ -227,7 +227,7 @@ static tpb_status_t time_gemm(tpb_backend_t *be, const tpb_gemm_t *g, int emulat
     return TPB_OK;
 }
 
-tpb_status_t tpb_cuda_emulation_probe(tpb_backend_t *be, const tpb_gemm_t *g, double *achieved)
+tpb_status_t tpb_cuda_emulation_probe(tpb_cuda_t *be, const tpb_gemm_t *g, double *achieved)
 {
     double ref, emu;
     if (!be->green.ctx && be->repeat_full <= 1 && be->repeat_frac <= 0.0) {
@@ -257,7 +257,7 @@ tpb_status_t tpb_cuda_emulation_probe(tpb_backend_t *be, const tpb_gemm_t *g, do
 
 typedef CUresult (*pfn_wait_value)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
 
-void tpb_cuda_gate_init(tpb_backend_t *be)
+void tpb_cuda_gate_init(tpb_cuda_t *be)
 {
     void *host = NULL, *dev = NULL;
     be->wait_value = tpb_cuda_driver_symbol("cuStreamWaitValue32");
@@ -275,7 +275,7 @@ off:
     be->wait_value = NULL;
 }
 
-tpb_status_t tpb_cuda_gate_arm(tpb_backend_t *be)
+tpb_status_t tpb_cuda_gate_arm(tpb_cuda_t *be)
 {
     if (!be->wait_value || be->gate_armed)
         return TPB_OK; /* no gate, or already held */
@@ -293,7 +293,7 @@ tpb_status_t tpb_cuda_gate_arm(tpb_backend_t *be)
     return TPB_OK;
 }
 
-void tpb_cuda_gate_release(tpb_backend_t *be)
+void tpb_cuda_gate_release(tpb_cuda_t *be)
 {
     if (!be->gate_armed)
         return;

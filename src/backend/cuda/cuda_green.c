@@ -80,7 +80,7 @@ void *tpb_cuda_driver_symbol(const char *name)
 }
 
 /* Try the green context; 0 on success, else a reason for the fallback. */
-static const char *green_try(tpb_backend_t *be, double f)
+static const char *green_try(tpb_cuda_t *be, double f)
 {
     pfn_device_get dev_get = (pfn_device_get)driver_fn("cuDeviceGet");
     pfn_get_resource get_res = (pfn_get_resource)driver_fn("cuDeviceGetDevResource");
@@ -138,7 +138,7 @@ static const char *green_try(tpb_backend_t *be, double f)
     return NULL;
 }
 
-tpb_status_t tpb_cuda_emulation_init(tpb_backend_t *be, double f)
+tpb_status_t tpb_cuda_emulation_init(tpb_cuda_t *be, double f)
 {
     be->repeat_full = 1;
     be->repeat_frac = 0.0;
@@ -156,7 +156,7 @@ tpb_status_t tpb_cuda_emulation_init(tpb_backend_t *be, double f)
     return TPB_OK;
 }
 
-void tpb_cuda_emulation_free(tpb_backend_t *be)
+void tpb_cuda_emulation_free(tpb_cuda_t *be)
 {
     if (!be->green.ctx)
         return;
@@ -168,20 +168,20 @@ void tpb_cuda_emulation_free(tpb_backend_t *be)
     be->green.ctx = NULL;
 }
 
-void tpb_cuda_green_enter(tpb_backend_t *be)
+void tpb_cuda_green_enter(tpb_cuda_t *be)
 {
     if (be->green.ctx)
         ((pfn_push)be->green.push)((CUcontext)be->green.cu);
 }
 
-void tpb_cuda_green_leave(tpb_backend_t *be)
+void tpb_cuda_green_leave(tpb_cuda_t *be)
 {
     CUcontext popped;
     if (be->green.ctx)
         ((pfn_pop)be->green.pop)(&popped);
 }
 
-tpb_status_t tpb_cuda_gemm_event(tpb_backend_t *be, cudaEvent_t *ev, unsigned flags)
+tpb_status_t tpb_cuda_gemm_event(tpb_cuda_t *be, cudaEvent_t *ev, unsigned flags)
 {
     tpb_cuda_green_enter(be);
     cudaError_t e = cudaEventCreateWithFlags(ev, flags);

@@ -36,7 +36,12 @@ typedef struct {
     char how[64]; /* "green-context", "repeat (...)" or "none" */
 } tpb_cuda_green_t;
 
-struct tpb_backend {
+typedef struct tpb_cuda tpb_cuda_t;
+typedef struct tpb_cuda_comm tpb_cuda_comm_t;
+
+/** One rank's GPU (its tpb_device_t). */
+struct tpb_cuda {
+    tpb_device_t base; /* first: passed as a tpb_device_t */
     tpb_backend_args_t args;
     int device;
     int ranks_on_device; /* node-local ranks sharing this GPU (told apart by UUID) */
@@ -71,13 +76,15 @@ struct tpb_backend {
     void *host_send, *host_recv; /* --comm mpi staging; host_recv sits 1088 bytes into */
     void *host_recv_base;        /* its allocation (4K aliasing: host_alloc's comment) */
     size_t host_bytes;
-    tpb_comm_t *watch[8]; /* the groups open, polled while waiting (their NCCL comms) */
+    tpb_cuda_comm_t *watch[8]; /* the groups open, polled while waiting (their NCCL comms) */
     int nwatch;
     unsigned wait_seq;
 };
 
-struct tpb_comm {
-    tpb_backend_t *be;
+/** A TP group's communicator (its tpb_comm_t). */
+struct tpb_cuda_comm {
+    tpb_comm_t base; /* first */
+    tpb_cuda_t *be;
     MPI_Comm mpi;    /* the group (duplicated) */
     ncclComm_t nccl; /* NULL with --comm mpi */
     int rank, size;
@@ -93,13 +100,13 @@ int tpb_cuda_driver_symbol_version(const char *name);
 void *tpb_cuda_driver_symbol(const char *name);
 
 /** Set up the start gate of the compute phase (cuda_gemm.c; off if unavailable). */
-void tpb_cuda_gate_init(tpb_backend_t *be);
+void tpb_cuda_gate_init(tpb_cuda_t *be);
 
 /** Hold the idle GEMM stream before the compute phase's first mark (a no-op when busy). */
-tpb_status_t tpb_cuda_gate_arm(tpb_backend_t *be);
+tpb_status_t tpb_cuda_gate_arm(tpb_cuda_t *be);
 
 /** Let the held GEMM stream go: the GEMM is enqueued behind the mark. */
-void tpb_cuda_gate_release(tpb_backend_t *be);
+void tpb_cuda_gate_release(tpb_cuda_t *be);
 
 /** Number of CUDA devices visible to this process (0 without a GPU or a driver). */
 int tpb_cuda_device_count(void);
@@ -129,46 +136,39 @@ tpb_status_t tpb_nccl_err(ncclResult_t e, const char *call, const char *file, in
     } while (0)
 
 /* ---- cuda_gemm.c ---- */
-tpb_status_t tpb_cuda_gemm(tpb_backend_t *be, const tpb_gemm_t *g);
+tpb_status_t tpb_cuda_gemm(tpb_cuda_t *be, const tpb_gemm_t *g);
 
 /** The slowdown the emulation achieves on g: full-device time / emulated time. */
-tpb_status_t tpb_cuda_emulation_probe(tpb_backend_t *be, const tpb_gemm_t *g, double *achieved);
-void tpb_cuda_plans_free(tpb_backend_t *be);
+tpb_status_t tpb_cuda_emulation_probe(tpb_cuda_t *be, const tpb_gemm_t *g, double *achieved);
+void tpb_cuda_plans_free(tpb_cuda_t *be);
 
 /* ---- cuda_green.c ---- */
 /** Partition the SMs for emulation factor f; on failure set up the repeat fallback.
  *  Fills be->green, be->gemm_stream, be->repeat_*. */
-tpb_status_t tpb_cuda_emulation_init(tpb_backend_t *be, double f);
-void tpb_cuda_emulation_free(tpb_backend_t *be);
+tpb_status_t tpb_cuda_emulation_init(tpb_cuda_t *be, double f);
+void tpb_cuda_emulation_free(tpb_cuda_t *be);
 /** Make the GEMM stream's context current (the green context, when there is one). */
-void tpb_cuda_green_enter(tpb_backend_t *be);
-void tpb_cuda_green_leave(tpb_backend_t *be);
+void tpb_cuda_green_enter(tpb_cuda_t *be);
+void tpb_cuda_green_leave(tpb_cuda_t *be);
 /** Create an event in the GEMM stream's context. */
-tpb_status_t tpb_cuda_gemm_event(tpb_backend_t *be, cudaEvent_t *ev, unsigned flags);
+tpb_status_t tpb_cuda_gemm_event(tpb_cuda_t *be, cudaEvent_t *ev, unsigned flags);
 
 /* ---- cuda_comm.c ---- */
-tpb_status_t tpb_cuda_comm_open(tpb_backend_t *be, MPI_Comm group, tpb_comm_t **comm);
-void tpb_cuda_comm_close(tpb_comm_t *c);
-tpb_status_t tpb_cuda_allreduce(tpb_comm_t *c, const void *send, void *recv, size_t count,
-                                tpb_dtype_t dt);
-tpb_status_t tpb_cuda_coll_start(tpb_comm_t *c, const void *send, void *recv, size_t count,
-                                 const size_t *counts, const size_t *displs, tpb_dtype_t dt,
-                                 size_t mark);
-tpb_status_t tpb_cuda_coll_progress(tpb_comm_t *c);
-tpb_status_t tpb_cuda_coll_wait(tpb_comm_t *c);
-tpb_status_t tpb_cuda_allgatherv(tpb_comm_t *c, const void *send, void *recv, const size_t *counts,
-                                 const size_t *displs, tpb_dtype_t dt);
+/** The communicator of a TP group (the device's comm_open). */
+tpb_status_t tpb_cuda_comm_open(tpb_device_t *dev, MPI_Comm group, tpb_comm_t **comm);
+
+/* ---- cuda_watch.c ---- */
 /**
  * Wait for all work submitted by this rank under the --timeout watchdog. With
  * collective = 1 every rank of the TP group waits at this point (sync and
  * marks_read), so the ranks also tell each other they arrived, and a timeout
  * names those that did not; copies and set-up wait with collective = 0.
  */
-tpb_status_t tpb_cuda_wait(tpb_backend_t *be, int collective);
+tpb_status_t tpb_cuda_wait(tpb_cuda_t *be, int collective);
 
 /* cuda_marks.c: the ops table's marks_prepare, mark and marks_read. */
-tpb_status_t tpb_cuda_marks_prepare(tpb_backend_t *be, size_t n);
-tpb_status_t tpb_cuda_mark(tpb_backend_t *be, size_t slot, tpb_mark_phase_t phase);
-tpb_status_t tpb_cuda_marks_read(tpb_backend_t *be, size_t n, double *us);
+tpb_status_t tpb_cuda_marks_prepare(tpb_cuda_t *be, size_t n);
+tpb_status_t tpb_cuda_mark(tpb_cuda_t *be, size_t slot, tpb_mark_phase_t phase);
+tpb_status_t tpb_cuda_marks_read(tpb_cuda_t *be, size_t n, double *us);
 
 #endif /* TPB_CUDA_INTERNAL_H */

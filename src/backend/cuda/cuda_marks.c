@@ -9,7 +9,7 @@
 #include "backend/cuda/cuda_internal.h"
 
 /* Grow both event pools to n (the GEMM stream's pool in its own context). */
-static tpb_status_t grow_events(tpb_backend_t *be, size_t n)
+static tpb_status_t grow_events(tpb_cuda_t *be, size_t n)
 {
     for (int p = 0; p < 2; p++) {
         cudaEvent_t *ev = realloc(be->ev[p], n * sizeof(*ev));
@@ -31,7 +31,7 @@ static tpb_status_t grow_events(tpb_backend_t *be, size_t n)
 /* Anchor a of both streams: an event recorded on the idle stream, its host time the
  * midpoint of host reads before the record and after the wait (the wait's wake-up latency
  * would otherwise make every mark late). */
-static tpb_status_t take_anchor(tpb_backend_t *be, int a)
+static tpb_status_t take_anchor(tpb_cuda_t *be, int a)
 {
     cudaStream_t s[2] = {be->gemm_stream, be->comm_stream};
     for (int i = 0; i < 2; i++) {
@@ -51,7 +51,7 @@ static tpb_status_t take_anchor(tpb_backend_t *be, int a)
     return TPB_OK;
 }
 
-tpb_status_t tpb_cuda_marks_prepare(tpb_backend_t *be, size_t n)
+tpb_status_t tpb_cuda_marks_prepare(tpb_cuda_t *be, size_t n)
 {
     TPB_CHECK_RET(tpb_cuda_wait(be, 0));
     if (n > be->nevents)
@@ -62,7 +62,7 @@ tpb_status_t tpb_cuda_marks_prepare(tpb_backend_t *be, size_t n)
 /* Compute marks (c0, c1) on the GEMM stream, collective marks (x1) on the comm stream: with
  * emulation the two differ, and c0 must be ordered before the GEMM, not after the last
  * collective. */
-tpb_status_t tpb_cuda_mark(tpb_backend_t *be, size_t slot, tpb_mark_phase_t phase)
+tpb_status_t tpb_cuda_mark(tpb_cuda_t *be, size_t slot, tpb_mark_phase_t phase)
 {
     int s = phase == TPB_MARK_COMM && be->comm_stream != be->gemm_stream;
     cudaStream_t stream = s ? be->comm_stream : be->gemm_stream;
@@ -85,7 +85,7 @@ tpb_status_t tpb_cuda_mark(tpb_backend_t *be, size_t slot, tpb_mark_phase_t phas
 
 /* Marks on the host clock: the GPU's elapsed time from the first anchor, scaled by the
  * drift of the GPU timer against the host clock between the two anchors. */
-tpb_status_t tpb_cuda_marks_read(tpb_backend_t *be, size_t n, double *us)
+tpb_status_t tpb_cuda_marks_read(tpb_cuda_t *be, size_t n, double *us)
 {
     TPB_CHECK_RET(tpb_cuda_wait(be, 1));
     TPB_CHECK_RET(take_anchor(be, 1)); /* the streams are idle now */

@@ -30,17 +30,28 @@ static int host_device_count(void)
 static tpb_status_t host_check_config(const tpb_backend_cfg_t *cfg)
 {
     tpb_dtype_t dt = cfg->dtype;
+    if (cfg->bind == TPB_BIND_GPU)
+        return tpb_err_set(TPB_ERR_INVALID, "--bind gpu: the host backend has no GPU: use "
+                                            "--bind core or numa, or a GPU backend");
     if (dt == TPB_DTYPE_FP32 || dt == TPB_DTYPE_FP64)
         return TPB_OK;
     return tpb_err_set(TPB_ERR_INVALID,
                        "--dtype %s: the host backend supports fp32 and fp64 "
-                       "(use --backend cuda for %s)",
+                       "(use a GPU backend for %s)",
                        tpb_dtype_name(dt), tpb_dtype_name(dt));
 }
 
+/* MPI_Reduce_scatter and MPI_Allgatherv take blocks of any size. */
+static int host_equal_blocks(const tpb_backend_cfg_t *cfg, tpb_coll_t kind)
+{
+    return 0;
+}
+
+static const tpb_device_ops_t host_device_ops;
+
 /* BLAS threads: --threads, else the variable OpenBLAS reads, else the rank's share of
  * its cores (2 ranks allowed on the same 2 cores: 1 each, not OpenBLAS's 2 each). */
-static void set_threads(tpb_backend_t *h)
+static void set_threads(tpb_host_t *h)
 {
     const char *env[3] = {getenv("OPENBLAS_NUM_THREADS"), getenv("GOTO_NUM_THREADS"),
                           getenv("OMP_NUM_THREADS")};
@@ -49,11 +60,8 @@ static void set_threads(tpb_backend_t *h)
     h->threads.threads = openblas_get_num_threads(); /* what OpenBLAS took (its MAX_THREADS) */
 }
 
-static tpb_status_t host_init(const tpb_backend_args_t *args, tpb_backend_t **be)
+static tpb_status_t host_open(const tpb_backend_args_t *args, tpb_device_t **dev)
 {
-    if (args->cfg.bind == TPB_BIND_GPU)
-        return tpb_err_set(TPB_ERR_INVALID, "--bind gpu: the host backend has no GPU: use "
-                                            "--bind core or numa, or --backend cuda");
     /* the watchdog's start is collective over the world: every rank, before what may fail
      * on some ranks only (binding) */
     TPB_CHECK_RET(tpb_watchdog_start(
@@ -63,23 +71,23 @@ static tpb_status_t host_init(const tpb_backend_args_t *args, tpb_backend_t **be
     tpb_status_t shared = tpb_bind_share(args->world, &share); /* collective: every rank */
     TPB_CHECK_RET(st);
     TPB_CHECK_RET(shared);
-    tpb_backend_t *h = calloc(1, sizeof(*h));
+    tpb_host_t *h = calloc(1, sizeof(*h));
     if (!h)
         return tpb_err_set(TPB_ERR_NOMEM, "host backend: out of memory");
+    h->base.ops = &host_device_ops;
     h->args = *args;
     h->share = share;
     set_threads(h);
-    *be = h;
+    *dev = &h->base;
     return TPB_OK;
 }
 
-static void host_finalize(tpb_backend_t *be)
+static void host_finalize(tpb_device_t *dev)
 {
-    if (!be)
-        return;
+    tpb_host_t *h = (tpb_host_t *)dev;
     tpb_watchdog_stop();
-    free(be->marks);
-    free(be);
+    free(h->marks);
+    free(h);
 }
 
 /* The CPU's model name, SIMD flags and clock from /proc/cpuinfo (and cpufreq), or the
@@ -142,8 +150,9 @@ static double meminfo_bytes(const char *key)
     return kb * 1024.0;
 }
 
-static void host_info(tpb_backend_t *be, tpb_device_info_t *info)
+static void host_info(tpb_device_t *dev, tpb_device_info_t *info)
 {
+    tpb_host_t *h = (tpb_host_t *)dev;
     tpb_cpu_t cpu;
     memset(info, 0, sizeof(*info));
     cpu_facts(info->name, sizeof(info->name), &cpu);
@@ -152,30 +161,31 @@ static void host_info(tpb_backend_t *be, tpb_device_info_t *info)
     info->sm_count = openblas_get_num_threads();
     info->sm_total = (int)sysconf(_SC_NPROCESSORS_ONLN);
     info->threads = info->sm_count;
-    snprintf(info->threads_from, sizeof(info->threads_from), "%s", be->threads.from);
-    info->cores_share = be->share.share;
-    info->sharing = be->share.sharing;
+    snprintf(info->threads_from, sizeof(info->threads_from), "%s", h->threads.from);
+    info->cores_share = h->share.share;
+    info->sharing = h->share.sharing;
     info->ranks_on_device = 1;
     info->mem_bytes = meminfo_bytes("MemTotal");
     snprintf(info->emulation, sizeof(info->emulation), "%s",
-             be->args.emulate_factor == 1.0                  ? "none"
-             : be->args.cfg.emulate_mode == TPB_EMULATE_WORK ? "repeat-work"
-                                                             : "spin-throttle");
+             h->args.emulate_factor == 1.0                  ? "none"
+             : h->args.cfg.emulate_mode == TPB_EMULATE_WORK ? "repeat-work"
+                                                            : "spin-throttle");
     snprintf(info->versions, sizeof(info->versions), "%s", openblas_get_config());
     /* the peak of the cores it really uses: its threads, at most its share */
     info->peak_gflops =
-        tpb_cpu_peak_gflops(&cpu, tpb_cores_used(&be->share, info->threads), be->args.cfg.dtype,
+        tpb_cpu_peak_gflops(&cpu, tpb_cores_used(&h->share, info->threads), h->args.cfg.dtype,
                             info->peak_basis, sizeof(info->peak_basis));
     tpb_openblas_advice(&cpu, openblas_get_corename(), info->advice, sizeof(info->advice));
     tpb_bind_report(info);
-    tpb_threads_note(&be->share, &be->threads, info->cpuset, info->threads_note,
+    tpb_threads_note(&h->share, &h->threads, info->cpuset, info->threads_note,
                      sizeof(info->threads_note));
 }
 
-static tpb_status_t host_mem_free(tpb_backend_t *be, double *bytes)
+static tpb_status_t host_mem_free(tpb_device_t *dev, double *bytes)
 {
+    tpb_host_t *h = (tpb_host_t *)dev;
     double avail = meminfo_bytes("MemAvailable");
-    *bytes = avail / (be->args.local_size > 0 ? be->args.local_size : 1);
+    *bytes = avail / (h->args.local_size > 0 ? h->args.local_size : 1);
     return TPB_OK;
 }
 
@@ -188,9 +198,10 @@ static tpb_status_t host_mem_free(tpb_backend_t *be, double *bytes)
 #define ALLOC_COLORS 15
 #define ALLOC_STEP 256
 
-static tpb_status_t host_alloc(tpb_backend_t *be, size_t bytes, void **ptr)
+static tpb_status_t host_alloc(tpb_device_t *dev, size_t bytes, void **ptr)
 {
-    size_t pad = (size_t)(1 + be->color++ % ALLOC_COLORS) * ALLOC_STEP + 64;
+    tpb_host_t *h = (tpb_host_t *)dev;
+    size_t pad = (size_t)(1 + h->color++ % ALLOC_COLORS) * ALLOC_STEP + 64;
     if (bytes > SIZE_MAX - pad)
         return tpb_err_set(TPB_ERR_NOMEM, "host allocation of %zu bytes failed", bytes);
     char *base = calloc(1, bytes + pad);
@@ -202,14 +213,14 @@ static tpb_status_t host_alloc(tpb_backend_t *be, size_t bytes, void **ptr)
     return TPB_OK;
 }
 
-static void host_free(tpb_backend_t *be, void *ptr)
+static void host_free(tpb_device_t *dev, void *ptr)
 {
     char *base;
     memcpy(&base, (char *)ptr - sizeof(base), sizeof(base));
     free(base);
 }
 
-static tpb_status_t host_copy(tpb_backend_t *be, void *dst, const void *src, size_t bytes,
+static tpb_status_t host_copy(tpb_device_t *dev, void *dst, const void *src, size_t bytes,
                               tpb_copy_dir_t dir)
 {
     memmove(dst, src, bytes);
@@ -234,11 +245,11 @@ static tpb_status_t blas_gemm(const tpb_gemm_t *g, long n)
 }
 
 /* The GEMM slowed down to factor f: spun out in time, or repeated as more work. */
-static tpb_status_t emulated_gemm(tpb_backend_t *be, const tpb_gemm_t *g, double f)
+static tpb_status_t emulated_gemm(tpb_host_t *h, const tpb_gemm_t *g, double f)
 {
     if (f >= 1.0)
         return blas_gemm(g, g->n);
-    if (be->args.cfg.emulate_mode == TPB_EMULATE_WORK) {
+    if (h->args.cfg.emulate_mode == TPB_EMULATE_WORK) {
         if (g->accumulate) /* a repeat would add the product again */
             return tpb_err_set(TPB_ERR_UNSUPPORTED,
                                "--emulate-mode work repeats GEMMs, which a block-sparse row "
@@ -256,162 +267,103 @@ static tpb_status_t emulated_gemm(tpb_backend_t *be, const tpb_gemm_t *g, double
     return TPB_OK;
 }
 
-static tpb_status_t host_gemm(tpb_backend_t *be, const tpb_gemm_t *g)
+static tpb_status_t host_gemm(tpb_device_t *dev, const tpb_gemm_t *g)
 {
-    TPB_CHECK_RET(emulated_gemm(be, g, be->args.emulate_factor));
+    tpb_host_t *h = (tpb_host_t *)dev;
+    TPB_CHECK_RET(emulated_gemm(h, g, h->args.emulate_factor));
     tpb_stall_us(g->delay_us);
     return TPB_OK;
 }
 
-static tpb_status_t host_set_emulation(tpb_backend_t *be, double factor)
+static tpb_status_t host_set_emulation(tpb_device_t *dev, double factor)
 {
-    be->args.emulate_factor = factor;
+    tpb_host_t *h = (tpb_host_t *)dev;
+    h->args.emulate_factor = factor;
     return TPB_OK;
 }
 
 /* Time of one GEMM at factor f (microseconds). */
-static tpb_status_t time_gemm(tpb_backend_t *be, const tpb_gemm_t *g, double f, double *us)
+static tpb_status_t time_gemm(tpb_host_t *h, const tpb_gemm_t *g, double f, double *us)
 {
     double t0 = tpb_clock_now_us(NULL);
-    TPB_CHECK_RET(emulated_gemm(be, g, f));
+    TPB_CHECK_RET(emulated_gemm(h, g, f));
     *us = tpb_clock_now_us(NULL) - t0;
     return TPB_OK;
 }
 
 /* Pairs of (plain, emulated) GEMMs back to back, so that a slow moment of the machine hits
  * both halves of a pair alike; the median of the pairs' ratios. */
-static tpb_status_t host_emulation_probe(tpb_backend_t *be, const tpb_gemm_t *g, double *achieved)
+static tpb_status_t host_emulation_probe(tpb_device_t *dev, const tpb_gemm_t *g, double *achieved)
 {
-    double f = be->args.emulate_factor, ratio[7];
+    tpb_host_t *h = (tpb_host_t *)dev;
+    double f = h->args.emulate_factor, ratio[7];
     if (f >= 1.0) {
         *achieved = 1.0;
         return TPB_OK;
     }
     for (int i = 0; i < 7; i++) { /* the order alternates: no half always runs first */
         double ref, emu;
-        TPB_CHECK_RET(time_gemm(be, g, i % 2 ? f : 1.0, i % 2 ? &emu : &ref));
-        TPB_CHECK_RET(time_gemm(be, g, i % 2 ? 1.0 : f, i % 2 ? &ref : &emu));
+        TPB_CHECK_RET(time_gemm(h, g, i % 2 ? f : 1.0, i % 2 ? &emu : &ref));
+        TPB_CHECK_RET(time_gemm(h, g, i % 2 ? 1.0 : f, i % 2 ? &ref : &emu));
         ratio[i] = emu > 0 ? ref / emu : 1.0;
     }
-    *achieved = tpb_median(ratio, 7);
+    *achieved = tpb_stats_median(ratio, 7);
     return TPB_OK;
 }
 
-static tpb_status_t host_comm_open(tpb_backend_t *be, MPI_Comm group, tpb_comm_t **comm)
+static tpb_status_t host_marks_prepare(tpb_device_t *dev, size_t n)
 {
-    tpb_comm_t *c = calloc(1, sizeof(*c));
-    if (!c)
-        return tpb_err_set(TPB_ERR_NOMEM, "host backend: out of memory");
-    if (MPI_Comm_dup(group, &c->comm) != MPI_SUCCESS) {
-        free(c);
-        return tpb_err_call(TPB_ERR_MPI, "MPI_Comm_dup", "TP group", __FILE__, __LINE__);
-    }
-    c->blocking = be->args.cfg.collectives == TPB_COLLS_BLOCKING;
-    c->be = be;
-    MPI_Comm_rank(c->comm, &c->rank);
-    MPI_Comm_size(c->comm, &c->size);
-    tpb_status_t st = tpb_watch_open(&c->watch, group, be->args.world_rank, be->args.cfg.timeout_s);
-    if (st != TPB_OK) {
-        MPI_Comm_free(&c->comm);
-        free(c);
-        return st;
-    }
-    *comm = c;
-    return TPB_OK;
-}
-
-static void host_comm_close(tpb_comm_t *comm)
-{
-    if (!comm)
-        return;
-    tpb_watch_close(&comm->watch);
-    MPI_Comm_free(&comm->comm);
-    free(comm);
-}
-
-static tpb_status_t host_allreduce(tpb_comm_t *comm, const void *send, void *recv, size_t count,
-                                   tpb_dtype_t dt)
-{
-    if (count > INT_MAX)
-        return tpb_err_set(TPB_ERR_UNSUPPORTED, "all-reduce of %zu elements: at most %d", count,
-                           INT_MAX);
-    if (comm->blocking) {
-        tpb_watch_enter(&comm->watch, "all-reduce");
-        int rc = MPI_Allreduce(send, recv, (int)count, tpb_host_mpi_type(dt), MPI_SUM, comm->comm);
-        tpb_watch_leave(&comm->watch);
-        if (rc != MPI_SUCCESS)
-            return tpb_err_call(TPB_ERR_MPI, "MPI_Allreduce", "TP group", __FILE__, __LINE__);
+    tpb_host_t *h = (tpb_host_t *)dev;
+    if (n <= h->nmarks)
         return TPB_OK;
-    }
-    MPI_Request req;
-    int rc =
-        MPI_Iallreduce(send, recv, (int)count, tpb_host_mpi_type(dt), MPI_SUM, comm->comm, &req);
-    if (rc != MPI_SUCCESS)
-        return tpb_err_call(TPB_ERR_MPI, "MPI_Iallreduce", "TP group", __FILE__, __LINE__);
-    return tpb_watch_wait(&comm->watch, &req, "all-reduce");
-}
-
-static tpb_status_t host_allgatherv(tpb_comm_t *comm, const void *send, void *recv,
-                                    const size_t *counts, const size_t *displs, tpb_dtype_t dt)
-{
-    int size = comm->size, rank = comm->rank;
-    int ic[size], id[size];
-    for (int r = 0; r < size; r++) {
-        if (counts[r] > INT_MAX || displs[r] > INT_MAX)
-            return tpb_err_set(TPB_ERR_UNSUPPORTED, "all-gather block of %zu elements: at most %d",
-                               counts[r], INT_MAX);
-        ic[r] = (int)counts[r];
-        id[r] = (int)displs[r];
-    }
-    if (comm->blocking) {
-        tpb_watch_enter(&comm->watch, "all-gather-v");
-        int rc = MPI_Allgatherv(send, ic[rank], tpb_host_mpi_type(dt), recv, ic, id,
-                                tpb_host_mpi_type(dt), comm->comm);
-        tpb_watch_leave(&comm->watch);
-        if (rc != MPI_SUCCESS)
-            return tpb_err_call(TPB_ERR_MPI, "MPI_Allgatherv", "TP group", __FILE__, __LINE__);
-        return TPB_OK;
-    }
-    MPI_Request req;
-    int rc = MPI_Iallgatherv(send, ic[rank], tpb_host_mpi_type(dt), recv, ic, id,
-                             tpb_host_mpi_type(dt), comm->comm, &req);
-    if (rc != MPI_SUCCESS)
-        return tpb_err_call(TPB_ERR_MPI, "MPI_Iallgatherv", "TP group", __FILE__, __LINE__);
-    return tpb_watch_wait(&comm->watch, &req, "all-gather-v");
-}
-
-static tpb_status_t host_marks_prepare(tpb_backend_t *be, size_t n)
-{
-    if (n <= be->nmarks)
-        return TPB_OK;
-    double *m = realloc(be->marks, n * sizeof(*m));
+    double *m = realloc(h->marks, n * sizeof(*m));
     if (!m)
         return tpb_err_set(TPB_ERR_NOMEM, "host backend: no memory for %zu marks", n);
-    be->marks = m;
-    be->nmarks = n;
+    h->marks = m;
+    h->nmarks = n;
     return TPB_OK;
 }
 
-static tpb_status_t host_mark(tpb_backend_t *be, size_t slot, tpb_mark_phase_t phase)
+static tpb_status_t host_mark(tpb_device_t *dev, size_t slot, tpb_mark_phase_t phase)
 {
-    be->marks[slot] = tpb_clock_now_us(be->args.clock);
+    tpb_host_t *h = (tpb_host_t *)dev;
+    h->marks[slot] = tpb_clock_now_us(h->args.clock);
     return TPB_OK;
 }
 
-static tpb_status_t host_marks_read(tpb_backend_t *be, size_t n, double *us)
+static tpb_status_t host_marks_read(tpb_device_t *dev, size_t n, double *us)
 {
-    memcpy(us, be->marks, n * sizeof(*us));
+    tpb_host_t *h = (tpb_host_t *)dev;
+    memcpy(us, h->marks, n * sizeof(*us));
     return TPB_OK;
 }
 
-static tpb_status_t host_sync(tpb_backend_t *be)
+static tpb_status_t host_sync(tpb_device_t *dev)
 {
     return TPB_OK;
 }
 
-const tpb_backend_ops_t tpb_backend_host = {
+static const tpb_device_ops_t host_device_ops = {
+    .close = host_finalize,
+    .info = host_info,
+    .mem_free = host_mem_free,
+    .alloc = host_alloc,
+    .free = host_free,
+    .copy = host_copy,
+    .gemm = host_gemm,
+    .set_emulation = host_set_emulation,
+    .emulation_probe = host_emulation_probe,
+    .marks_prepare = host_marks_prepare,
+    .mark = host_mark,
+    .marks_read = host_marks_read,
+    .sync = host_sync,
+    .comm_open = tpb_host_comm_open,
+};
+
+const tpb_backend_class_t tpb_backend_host = {
     .name = "host",
-    .kind = TPB_BACKEND_HOST,
+    .about = "CPU cores: BLAS GEMMs, MPI collectives",
+    .dtypes = "fp32 | fp64",
     .built = 1,
     .defaults = {.granularity = 1,
                  .dtype = TPB_DTYPE_FP32,
@@ -421,25 +373,6 @@ const tpb_backend_ops_t tpb_backend_host = {
                  .overlap_polls = 1}, /* bench/overlap: more pieces cost more than they hide */
     .device_count = host_device_count,
     .check_config = host_check_config,
-    .init = host_init,
-    .finalize = host_finalize,
-    .info = host_info,
-    .mem_free = host_mem_free,
-    .alloc = host_alloc,
-    .free = host_free,
-    .copy = host_copy,
-    .gemm = host_gemm,
-    .comm_open = host_comm_open,
-    .comm_close = host_comm_close,
-    .allreduce = host_allreduce,
-    .allgatherv = host_allgatherv,
-    .coll_start = tpb_host_coll_start,
-    .coll_progress = tpb_host_coll_progress,
-    .coll_wait = tpb_host_coll_wait,
-    .marks_prepare = host_marks_prepare,
-    .mark = host_mark,
-    .marks_read = host_marks_read,
-    .sync = host_sync,
-    .set_emulation = host_set_emulation,
-    .emulation_probe = host_emulation_probe,
+    .equal_blocks = host_equal_blocks,
+    .open = host_open,
 };

@@ -1,6 +1,7 @@
 /*
- * host_internal.h - the host backend's state, shared by host_backend.c and
- * host_overlap.c (the non-blocking collectives of --overlap chunked) only.
+ * host_internal.h - the host backend's device and communicator, shared by its files
+ * only: host_backend.c (the class and the device) and host_comm.c (the communicator:
+ * the blocking MPI collectives, and the non-blocking ones of --overlap chunked).
  */
 #ifndef TPB_HOST_INTERNAL_H
 #define TPB_HOST_INTERNAL_H
@@ -11,17 +12,19 @@
 #include "backend/bind.h"
 #include "backend/mpi_watch.h"
 
-struct tpb_backend {
+typedef struct {
+    tpb_device_t base; /* first: the device is passed as a tpb_device_t */
     tpb_backend_args_t args;
     tpb_core_share_t share;       /* the cores it may use, beside the node's other ranks */
     tpb_threads_choice_t threads; /* its BLAS threads and what set them */
     double *marks;
     size_t nmarks;
     unsigned color; /* allocations made: each starts at another page offset */
-};
+} tpb_host_t;
 
-struct tpb_comm {
-    tpb_backend_t *be;
+typedef struct {
+    tpb_comm_t base; /* first */
+    tpb_host_t *h;
     MPI_Comm comm;
     int rank, size;    /* in the group */
     tpb_watch_t watch; /* --timeout: the node's slots, or a side communicator */
@@ -31,7 +34,7 @@ struct tpb_comm {
     size_t mark[TPB_MAX_CHUNKS]; /* the mark each takes when it completes */
     const char *what[TPB_MAX_CHUNKS];
     int nstarted;
-};
+} tpb_host_comm_t;
 
 /** MPI_DOUBLE for fp64, else MPI_FLOAT (the host backend's dtypes). */
 static inline MPI_Datatype tpb_host_mpi_type(tpb_dtype_t dt)
@@ -39,10 +42,7 @@ static inline MPI_Datatype tpb_host_mpi_type(tpb_dtype_t dt)
     return dt == TPB_DTYPE_FP64 ? MPI_DOUBLE : MPI_FLOAT;
 }
 
-tpb_status_t tpb_host_coll_start(tpb_comm_t *comm, const void *send, void *recv, size_t count,
-                                 const size_t *counts, const size_t *displs, tpb_dtype_t dt,
-                                 size_t mark);
-tpb_status_t tpb_host_coll_progress(tpb_comm_t *comm);
-tpb_status_t tpb_host_coll_wait(tpb_comm_t *comm);
+/** The communicator of a TP group (host_comm.c; the device's comm_open). */
+tpb_status_t tpb_host_comm_open(tpb_device_t *dev, MPI_Comm group, tpb_comm_t **comm);
 
 #endif /* TPB_HOST_INTERNAL_H */

@@ -1,9 +1,9 @@
 /*
- * topology.h - discovering where the ranks run (collective): host names and
+ * topo_mpi.h - discovering where the ranks run (collective): host names and
  * node-local ranks, into the plain tpb_topo_t of base/topo.h.
  */
-#ifndef TPB_TOPOLOGY_H
-#define TPB_TOPOLOGY_H
+#ifndef TPB_TOPO_MPI_H
+#define TPB_TOPO_MPI_H
 
 #include <mpi.h>
 
@@ -12,6 +12,6 @@
 /** Collective over world: host names of every rank and the node-local rank
  *  (MPI_COMM_TYPE_SHARED, right under every launcher). *t is filled only on
  *  success; free it with tpb_topo_free. */
-tpb_status_t tpb_topology_discover(MPI_Comm world, tpb_topo_t *t);
+tpb_status_t tpb_topo_discover(MPI_Comm world, tpb_topo_t *t);
 
-#endif /* TPB_TOPOLOGY_H */
+#endif /* TPB_TOPO_MPI_H */

@@ -1,11 +1,11 @@
-/* topology.c - host names and node-local ranks, gathered over MPI. */
-#include "run/topology.h"
+/* topo_mpi.c - host names and node-local ranks, gathered over MPI. */
+#include "run/topo_mpi.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-tpb_status_t tpb_topology_discover(MPI_Comm world, tpb_topo_t *t)
+tpb_status_t tpb_topo_discover(MPI_Comm world, tpb_topo_t *t)
 {
     tpb_topo_t v;
     memset(&v, 0, sizeof(v));

@@ -1,0 +1,270 @@
+/* outdir.c - the output folder: created and probed, locked for one run, its files listed,
+ * read back and removed, never through a link (outfile.h). */
+#include "record/outfile_impl.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LOCK_NAME ".tpbal.lock"
+
+static tpb_status_t mkdir_p(const char *dir)
+{
+    char path[1024];
+    if (strlen(dir) >= sizeof(path))
+        return tpb_err_set(TPB_ERR_IO, "--out '%s': path too long", dir);
+    strcpy(path, dir);
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0777) != 0 && errno != EEXIST)
+            return tpb_err_set(TPB_ERR_IO, "--out '%s': cannot create %s: %s", dir, path,
+                               strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        return tpb_err_set(TPB_ERR_IO, "--out '%s': cannot create it: %s", dir, strerror(errno));
+    return TPB_OK;
+}
+
+/* Create a probe in dirfd and remove it: can this run create files there? */
+static tpb_status_t probe(int dirfd, const char *dir, const char *what)
+{
+    char tmp[TPB_OUTFILE_NAME + 40];
+    int named, fd = tpb_outfile_temporary(dirfd, "probe", tmp, sizeof(tmp), &named);
+    if (fd < 0)
+        return tpb_err_set(TPB_ERR_IO, "%s '%s': cannot create a file there: %s", what, dir,
+                           strerror(errno));
+    close(fd);
+    if (named)
+        unlinkat(dirfd, tmp, 0);
+    return TPB_OK;
+}
+
+tpb_status_t tpb_outdir_prepare(const char *dir)
+{
+    int fd;
+    TPB_CHECK_RET(mkdir_p(dir));
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return tpb_err_set(TPB_ERR_IO, "--out '%s': not a directory", dir);
+    TPB_CHECK_RET(tpb_outfile_open_dir(dir, &fd));
+    tpb_status_t st = probe(fd, dir, "--out");
+    close(fd);
+    return st;
+}
+
+/* dir and name of path ("." for a bare name). */
+static void split_path(const char *path, char *dir, size_t dcap, const char **name)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        snprintf(dir, dcap, ".");
+        *name = path;
+    } else if (slash == path) {
+        snprintf(dir, dcap, "/");
+        *name = slash + 1;
+    } else {
+        snprintf(dir, dcap, "%.*s", (int)(slash - path), path);
+        *name = slash + 1;
+    }
+}
+
+tpb_status_t tpb_outfile_check_writable(const char *path, const char *what)
+{
+    char dir[1200];
+    const char *name;
+    mode_t mode;
+    int fd = -1;
+    split_path(path, dir, sizeof(dir), &name);
+    if (tpb_outfile_check_name(dir, name) != TPB_OK)
+        return tpb_err_set(TPB_ERR_IO, "%s %s: not a file name", what, path);
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return tpb_err_set(TPB_ERR_IO, "%s %s: cannot write in '%s': %s", what, path, dir,
+                           strerror(errno));
+    tpb_status_t st = tpb_outfile_target_kind(fd, name, path, &mode);
+    if (st == TPB_OK)
+        st = probe(fd, dir, what);
+    close(fd);
+    if (st != TPB_OK) {
+        char why[1024];
+        snprintf(why, sizeof(why), "%s", tpb_err_msg());
+        return tpb_err_set(TPB_ERR_IO, "%s %s: cannot write: %s", what, path, why);
+    }
+    return TPB_OK;
+}
+
+int tpb_outdir_has_results(const char *dir)
+{
+    int fd;
+    struct stat sb;
+    if (tpb_outfile_open_dir(dir, &fd) != TPB_OK)
+        return 0;
+    int has = fstatat(fd, "results.jsonl", &sb, AT_SYMLINK_NOFOLLOW) == 0;
+    close(fd);
+    return has;
+}
+
+tpb_status_t tpb_outdir_remove(const char *dir, const char *const *names, int n)
+{
+    int fd;
+    TPB_CHECK_RET(tpb_outfile_open_dir(dir, &fd));
+    tpb_status_t st = TPB_OK;
+    for (int i = 0; i < n; i++) {
+        struct stat sb;
+        if (tpb_outfile_check_name(dir, names[i]) != TPB_OK ||
+            fstatat(fd, names[i], &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode))
+            continue; /* gone, or not a file tpbal wrote */
+        if (unlinkat(fd, names[i], 0) != 0 && errno != ENOENT && st == TPB_OK)
+            st = tpb_err_set(TPB_ERR_IO, "--force: cannot remove %s/%s: %s", dir, names[i],
+                             strerror(errno));
+    }
+    close(fd);
+    return st;
+}
+
+tpb_status_t tpb_outfile_first_line(const char *dir, const char *name, char *buf, size_t cap)
+{
+    int dirfd;
+    struct stat sb;
+    TPB_CHECK_RET(tpb_outfile_open_dir(dir, &dirfd));
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    close(dirfd);
+    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        int err = fd < 0 ? errno : EINVAL;
+        if (fd >= 0)
+            close(fd);
+        return tpb_err_set(TPB_ERR_IO, "cannot read %s/%s: %s", dir, name,
+                           err == ELOOP    ? "a symbolic link"
+                           : err == EINVAL ? "not a regular file"
+                                           : strerror(err));
+    }
+    size_t len = 0;
+    while (len + 1 < cap) {
+        ssize_t got = read(fd, buf + len, cap - 1 - len);
+        if (got <= 0)
+            break;
+        len += (size_t)got;
+        if (memchr(buf + len - (size_t)got, '\n', (size_t)got))
+            break;
+    }
+    close(fd);
+    buf[len] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    return TPB_OK;
+}
+
+int tpb_outdir_matching(const char *dir, int (*match)(const char *name),
+                        char (*names)[TPB_OUTFILE_NAME], int max)
+{
+    int dirfd, n = 0;
+    if (tpb_outfile_open_dir(dir, &dirfd) != TPB_OK)
+        return -1;
+    DIR *d = fdopendir(dirfd);
+    if (!d) {
+        close(dirfd);
+        return -1;
+    }
+    for (struct dirent *e = readdir(d); e && n < max; e = readdir(d)) {
+        struct stat sb;
+        if (strlen(e->d_name) >= TPB_OUTFILE_NAME || !match(e->d_name) ||
+            fstatat(dirfd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode))
+            continue;
+        snprintf(names[n++], TPB_OUTFILE_NAME, "%s", e->d_name);
+    }
+    closedir(d); /* closes dirfd */
+    return n;
+}
+
+/* "pid P on host H, since T" of this process, for the lock file. */
+static int holder_line(char *out, size_t cap)
+{
+    char host[128] = "?", when[32] = "?";
+    gethostname(host, sizeof(host) - 1);
+    time_t now = time(NULL);
+    struct tm tm;
+    if (localtime_r(&now, &tm))
+        strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+    return snprintf(out, cap, "pid %ld on host %s, since %s\n", (long)getpid(), host, when);
+}
+
+/* Lock the lock file in dirfd: 1 locked (fd in *fd), 0 held by another (its line in holder),
+ * -1 error (errno; ELOOP: a link). The lock is good only if the name still names the locked
+ * file: a holder that ended removes it, and a lock on the removed file would lock nothing. */
+static int try_lock(int dirfd, int *fd, char *holder, size_t cap)
+{
+    for (int tries = 0; tries < 8; tries++) {
+        int f = openat(dirfd, LOCK_NAME, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (f < 0)
+            return -1;
+        struct stat a, b;
+        if (fstat(f, &a) != 0 || !S_ISREG(a.st_mode)) {
+            close(f);
+            errno = EINVAL;
+            return -1;
+        }
+        if (flock(f, LOCK_EX | LOCK_NB) != 0) {
+            int err = errno;
+            ssize_t n = pread(f, holder, cap - 1, 0);
+            close(f);
+            holder[n > 0 ? n : 0] = '\0';
+            holder[strcspn(holder, "\n")] = '\0';
+            errno = err;
+            return err == EWOULDBLOCK ? 0 : -1;
+        }
+        if (fstatat(dirfd, LOCK_NAME, &b, AT_SYMLINK_NOFOLLOW) == 0 && a.st_ino == b.st_ino &&
+            a.st_dev == b.st_dev) {
+            *fd = f;
+            return 1;
+        }
+        close(f); /* locked a file its holder had just removed: again */
+    }
+    errno = EAGAIN;
+    return -1;
+}
+
+tpb_status_t tpb_outdir_lock(const char *dir, int *fd)
+{
+    char holder[256] = "", me[300];
+    int dirfd, f = -1;
+    TPB_CHECK_RET(tpb_outfile_open_dir(dir, &dirfd));
+    int got = try_lock(dirfd, &f, holder, sizeof(holder));
+    int err = errno;
+    close(dirfd);
+    if (got < 0)
+        return tpb_err_set(TPB_ERR_IO, "--out %s: cannot lock %s/%s: %s", dir, dir, LOCK_NAME,
+                           err == ELOOP    ? "it is a symbolic link (left as it is; remove it)"
+                           : err == EINVAL ? "it is not a regular file (remove it)"
+                                           : strerror(err));
+    if (got == 0)
+        return tpb_err_set(TPB_ERR_IO,
+                           "--out %s is in use by another tpbal run (%s): wait for it to end or "
+                           "choose another directory",
+                           dir, holder[0] ? holder : "holder unknown");
+    /* ours now; a lock file left by a run that died held no lock and is simply taken over */
+    int len = holder_line(me, sizeof(me));
+    if (ftruncate(f, 0) != 0 || pwrite(f, me, (size_t)len, 0) != len) {
+        err = errno;
+        close(f);
+        return tpb_err_set(TPB_ERR_IO, "--out %s: cannot write its lock file: %s", dir,
+                           strerror(err));
+    }
+    *fd = f;
+    return TPB_OK;
+}
+
+void tpb_outdir_unlock(const char *dir, int fd)
+{
+    char path[1200];
+    snprintf(path, sizeof(path), "%s/%s", dir, LOCK_NAME);
+    unlink(path); /* while still held: the next run creates (and locks) a new one */
+    close(fd);
+}

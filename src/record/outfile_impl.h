@@ -1,0 +1,25 @@
+/*
+ * outfile_impl.h - what outfile.c and outdir.c share, and nothing else includes.
+ */
+#ifndef TPB_OUTFILE_IMPL_H
+#define TPB_OUTFILE_IMPL_H
+
+#include <sys/types.h>
+
+#include "record/outfile.h"
+
+/** The folder dir, open (it may be reached through a link: the user named it). */
+tpb_status_t tpb_outfile_open_dir(const char *dir, int *fd);
+
+/** A plain file name: no '/', not "." or "..", short enough; TPB_ERR_IO otherwise. */
+tpb_status_t tpb_outfile_check_name(const char *dir, const char *name);
+
+/** What stands at name in dirfd: nothing (*mode 0), or a regular file (its mode in *mode);
+ *  a link or anything else is refused in one line naming path. */
+tpb_status_t tpb_outfile_target_kind(int dirfd, const char *name, const char *path, mode_t *mode);
+
+/** A temporary in dirfd: unnamed (O_TMPFILE), else a new file named in tmp[cap] (*named =
+ *  1); -1 with errno on failure. */
+int tpb_outfile_temporary(int dirfd, const char *name, char *tmp, size_t cap, int *named);
+
+#endif /* TPB_OUTFILE_IMPL_H */

@@ -1,0 +1,117 @@
+/* record_hist.c - what the record keeps of every finished config for the configs after it
+ * (T_1, the even config of a weighted one) and for the closing summary and answer: the
+ * serial configs' history and the chunked configs' apart. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "record/record_impl.h"
+
+/* What the closing summary needs of res beyond its identity. */
+static void summary_facts(tpb_history_t *h, const tpb_result_t *res)
+{
+    snprintf(h->shape_name, sizeof(h->shape_name), "%s", res->shape_name);
+    h->step_mean = res->stats.step_mean;
+    h->xfer_mean = res->tp > 1 ? res->stats.xfer_mean : 0.0;
+    h->comp_mean = res->stats.comp_mean;
+    h->speedup = res->speedup;
+    h->predicted_speedup = res->predicted_speedup;
+    int clear = tpb_straggler_clear(&res->stats, res->tp);
+    h->straggler_world = clear ? tpb_result_world_rank(res, res->stats.straggler_rank) : -1;
+    h->straggler_frac = res->stats.straggler_frac;
+    h->straggler_late_us = res->stats.straggler_late_us;
+    h->spread_worst = NAN;
+    h->spread_world = -1;
+    if (!tpb_speed_source_measured(res->speed_source) || res->comm_only)
+        return;
+    for (int r = 0; r < res->world; r++) {
+        double sp = res->info[r].speed_spread;
+        if (isfinite(sp) && !(sp <= h->spread_worst)) {
+            h->spread_worst = sp;
+            h->spread_world = tpb_result_world_rank(res, r);
+        }
+    }
+}
+
+/* Room for one more entry of a history (*h, *n used of *cap): doubled when full. */
+static tpb_status_t hist_room(tpb_history_t **h, int n, int *cap)
+{
+    if (n < *cap)
+        return TPB_OK;
+    int more = *cap ? 2 * *cap : 16;
+    tpb_history_t *g = realloc(*h, (size_t)more * sizeof(*g));
+    if (!g)
+        return tpb_err_set(TPB_ERR_NOMEM, "out of memory");
+    *h = g;
+    *cap = more;
+    return TPB_OK;
+}
+
+/* A chunked config: kept apart, with what the overlap answer needs. */
+static tpb_status_t push_ohist(tpb_record_t *s, const tpb_result_t *res)
+{
+    TPB_CHECK_RET(hist_room(&s->ohist, s->nohist, &s->cap_ohist));
+    s->ohist[s->nohist++] = (tpb_history_t){.tp = res->tp,
+                                            .split = res->split,
+                                            .seqpar = res->seqpar,
+                                            .policy = res->policy,
+                                            .m = res->m,
+                                            .n = res->n,
+                                            .k = res->k,
+                                            .placement = res->placement,
+                                            .step_med = res->stats.step_med,
+                                            .speedup = res->serial_step_us / res->stats.step_med,
+                                            .chunks = res->chunks,
+                                            .overlap = res->overlap};
+    snprintf(s->ohist[s->nohist - 1].shape_name, sizeof(s->ohist[0].shape_name), "%s",
+             res->shape_name);
+    return TPB_OK;
+}
+
+tpb_status_t tpb_record_push_hist(tpb_record_t *s, const tpb_result_t *res)
+{
+    if (res->chunks)
+        return push_ohist(s, res);
+    TPB_CHECK_RET(hist_room(&s->hist, s->nhist, &s->cap_hist));
+    double *comp = malloc((size_t)res->world * sizeof(double));
+    double *work = malloc((size_t)res->world * sizeof(double));
+    if (!comp || !work) {
+        free(comp);
+        free(work);
+        return tpb_err_set(TPB_ERR_NOMEM, "out of memory");
+    }
+    for (int r = 0; r < res->world; r++) {
+        comp[r] = res->ranks[r].compute_med;
+        work[r] = res->info[r].flop;
+    }
+    double *t1 = NULL;
+    if (res->tp == 1) {
+        t1 = malloc((size_t)res->world * sizeof(double));
+        if (!t1) {
+            free(comp);
+            free(work);
+            return tpb_err_set(TPB_ERR_NOMEM, "out of memory");
+        }
+        for (int r = 0; r < res->world; r++)
+            t1[r] = res->ranks[r].compute_med;
+    }
+    s->hist[s->nhist++] = (tpb_history_t){.tp = res->tp,
+                                          .split = res->split,
+                                          .seqpar = res->seqpar,
+                                          .policy = res->policy,
+                                          .m = res->m,
+                                          .n = res->n,
+                                          .k = res->k,
+                                          .coll = res->coll,
+                                          .comm_only = res->comm_only,
+                                          .coll_bytes = res->coll_bytes,
+                                          .placement = res->placement,
+                                          .group_nodes = res->max_group_nodes,
+                                          .step_med = res->stats.step_med,
+                                          .xfer_med = res->stats.xfer_med,
+                                          .t1_rank = t1,
+                                          .compute_rank = comp,
+                                          .work_rank = work};
+    summary_facts(&s->hist[s->nhist - 1], res);
+    return TPB_OK;
+}

@@ -1,0 +1,23 @@
+/*
+ * record_impl.h - what the files of the record share (record.c, record_hist.c,
+ * record_trace.c) and nothing else includes.
+ */
+#ifndef TPB_RECORD_IMPL_H
+#define TPB_RECORD_IMPL_H
+
+#include "record/record.h"
+
+/** Keep res for the configs after it and the summary (record_hist.c). TPB_ERR_NOMEM only. */
+tpb_status_t tpb_record_push_hist(tpb_record_t *s, const tpb_result_t *res);
+
+/** Write res's trace (record_trace.c) in full into set, to be put in place with the
+ *  record: trace-NNN.json, or trace.json again with res appended (--trace-per run); steps:
+ *  its steps (iters); the file's name into name[TPB_OUTFILE_NAME]. */
+tpb_status_t tpb_record_trace(tpb_record_t *s, const tpb_result_t *res, const tpb_mark_t *marks,
+                              const double *steps, tpb_outset_t *set, char *name);
+
+/** The trace written by tpb_record_trace is in place: the record follows it (--trace-per
+ *  run: where trace.json's events end now). */
+void tpb_record_trace_placed(tpb_record_t *s);
+
+#endif /* TPB_RECORD_IMPL_H */

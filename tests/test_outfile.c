@@ -1,0 +1,234 @@
+/* test_outfile.c - result files: whole or not at all, never through a link, modes kept. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "record/outfile.h"
+#include "tpb_test.h"
+
+static char dir[64];
+
+static void setup(void)
+{
+    snprintf(dir, sizeof(dir), "/tmp/tpbal-outfile-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static void path_of(char *out, size_t cap, const char *name)
+{
+    snprintf(out, cap, "%s/%s", dir, name);
+}
+
+static void put(const char *name, const char *text, mode_t mode)
+{
+    char p[256];
+    path_of(p, sizeof(p), name);
+    FILE *f = fopen(p, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    ck_assert_int_eq(chmod(p, mode), 0);
+}
+
+static void content(const char *name, char *out, size_t cap)
+{
+    char p[256];
+    path_of(p, sizeof(p), name);
+    FILE *f = fopen(p, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(out, 1, cap - 1, f);
+    out[n] = '\0';
+    fclose(f);
+}
+
+/* Entries of dir other than . and .. */
+static int entries(void)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e = readdir(d); e; e = readdir(d))
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    closedir(d);
+    return n;
+}
+
+/* A link at name to victim (a file outside the folder that holds "secret"). */
+static void plant(const char *name, const char *victim)
+{
+    char p[256];
+    path_of(p, sizeof(p), name);
+    ck_assert_int_eq(symlink(victim, p), 0);
+}
+
+START_TEST(replaced_whole_modes_kept)
+{
+    char text[64];
+    ck_assert_int_eq(tpb_outfile_replace(dir, "a.txt", "old\n", 4), TPB_OK);
+    ck_assert_int_eq(tpb_outfile_replace(dir, "a.txt", "new\n", 4), TPB_OK);
+    content("a.txt", text, sizeof(text));
+    ck_assert_str_eq(text, "new\n");
+    ck_assert_int_eq(entries(), 1); /* no temporary left */
+    /* a new file: 0666 less the umask; a replaced one keeps its mode */
+    mode_t old = umask(022);
+    struct stat sb;
+    char p[256];
+    ck_assert_int_eq(tpb_outfile_replace(dir, "new.txt", "x", 1), TPB_OK);
+    path_of(p, sizeof(p), "new.txt");
+    ck_assert_int_eq(stat(p, &sb), 0);
+    ck_assert_int_eq(sb.st_mode & 0777, 0644);
+    put("kept.txt", "x", 0640);
+    ck_assert_int_eq(tpb_outfile_replace(dir, "kept.txt", "y", 1), TPB_OK);
+    path_of(p, sizeof(p), "kept.txt");
+    ck_assert_int_eq(stat(p, &sb), 0);
+    ck_assert_int_eq(sb.st_mode & 0777, 0640);
+    umask(old);
+    /* an aborted stream leaves nothing */
+    tpb_outstream_t s;
+    ck_assert_int_eq(tpb_outstream_open(&s, dir, "b.txt"), TPB_OK);
+    fputs("partial", s.f);
+    tpb_outstream_abort(&s);
+    ck_assert_int_eq(entries(), 3);
+}
+END_TEST
+
+START_TEST(planted_links_refused_and_left)
+{
+    char victim[256], text[64], p[256];
+    snprintf(victim, sizeof(victim), "%s.victim", dir);
+    FILE *f = fopen(victim, "w");
+    fputs("secret", f);
+    fclose(f);
+    const char *names[] = {"results.jsonl", "results.csv", "trace-000.json", "plan.json"};
+    for (int i = 0; i < 4; i++) {
+        plant(names[i], victim);
+        ck_assert_int_eq(tpb_outfile_replace(dir, names[i], "pwned", 5), TPB_ERR_IO);
+        ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "is a symbolic link"));
+        tpb_outstream_t s;
+        ck_assert_int_eq(tpb_outstream_open(&s, dir, names[i]), TPB_ERR_IO);
+        path_of(p, sizeof(p), names[i]);
+        struct stat sb;
+        ck_assert_int_eq(lstat(p, &sb), 0);
+        ck_assert(S_ISLNK(sb.st_mode)); /* left as it is */
+        ck_assert_int_eq(tpb_outfile_check_writable(p, "--calibration-file"), TPB_ERR_IO);
+    }
+    /* a link to nowhere, a directory and a FIFO where a result goes: refused too */
+    plant("dangling.json", "/nonexistent/x");
+    ck_assert_int_eq(tpb_outfile_replace(dir, "dangling.json", "x", 1), TPB_ERR_IO);
+    path_of(p, sizeof(p), "sub");
+    ck_assert_int_eq(mkdir(p, 0755), 0);
+    ck_assert_int_eq(tpb_outfile_replace(dir, "sub", "x", 1), TPB_ERR_IO);
+    path_of(p, sizeof(p), "fifo");
+    ck_assert_int_eq(mkfifo(p, 0644), 0);
+    ck_assert_int_eq(tpb_outfile_replace(dir, "fifo", "x", 1), TPB_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "not a regular file"));
+    /* the lock file and a read-back as links: refused, never followed */
+    plant(".tpbal.lock", victim);
+    int fd = -1;
+    ck_assert_int_eq(tpb_outdir_lock(dir, &fd), TPB_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "symbolic link"));
+    char line[64];
+    ck_assert_int_eq(tpb_outfile_first_line(dir, "results.jsonl", line, sizeof(line)), TPB_ERR_IO);
+    /* removing: a link is not a file tpbal wrote */
+    const char *gone[] = {"results.jsonl", "trace-000.json"};
+    ck_assert_int_eq(tpb_outdir_remove(dir, gone, 2), TPB_OK);
+    path_of(p, sizeof(p), "results.jsonl");
+    ck_assert_int_eq(access(p, F_OK), 0);
+    f = fopen(victim, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fread(text, 1, sizeof(text) - 1, f), 6);
+    fclose(f);
+    unlink(victim);
+}
+END_TEST
+
+START_TEST(names_and_temporaries)
+{
+    ck_assert_int_eq(tpb_outfile_replace(dir, "../x", "x", 1), TPB_ERR_IO);
+    ck_assert_int_eq(tpb_outfile_replace(dir, "..", "x", 1), TPB_ERR_IO);
+    ck_assert(tpb_outfile_is_temporary(".results.jsonl.tpbal-0123456789ab"));
+    ck_assert(tpb_outfile_is_temporary(".results.csv.tmp.4242"));
+    ck_assert(!tpb_outfile_is_temporary("results.csv"));
+    ck_assert(!tpb_outfile_is_temporary(".hidden"));
+    /* a set: every file written before any is in place */
+    tpb_outset_t set = {.n = 0};
+    FILE *f;
+    ck_assert_int_eq(tpb_outset_add(&set, dir, "one", &f), TPB_OK);
+    fputs("1", f);
+    ck_assert_int_eq(tpb_outset_add(&set, dir, "two", &f), TPB_OK);
+    fputs("2", f);
+    ck_assert_int_eq(entries(), 0);
+    ck_assert_int_eq(tpb_outset_commit(&set), TPB_OK);
+    ck_assert_int_eq(entries(), 2);
+    char line[8];
+    ck_assert_int_eq(tpb_outfile_first_line(dir, "two", line, sizeof(line)), TPB_OK);
+    ck_assert_str_eq(line, "2");
+}
+END_TEST
+
+/* A file too large for the limit (EFBIG, as ENOSPC): the target untouched, nothing left. */
+START_TEST(file_too_large_loses_nothing)
+{
+    char text[64];
+    put("results.jsonl", "earlier\n", 0644);
+    struct rlimit old, small = {.rlim_cur = 4096, .rlim_max = RLIM_INFINITY};
+    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+    small.rlim_max = old.rlim_max;
+    signal(SIGXFSZ, SIG_IGN);
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &small), 0);
+    static char big[1 << 16];
+    memset(big, 'x', sizeof(big));
+    tpb_status_t st = tpb_outfile_replace(dir, "results.jsonl", big, sizeof(big));
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, SIG_DFL);
+    ck_assert_int_eq(st, TPB_ERR_IO);
+    content("results.jsonl", text, sizeof(text));
+    ck_assert_str_eq(text, "earlier\n");
+    ck_assert_int_eq(entries(), 1);
+}
+END_TEST
+
+START_TEST(lock_names_its_holder)
+{
+    int a = -1, b = -1;
+    ck_assert_int_eq(tpb_outdir_lock(dir, &a), TPB_OK);
+    pid_t pid = fork(); /* another process: flock is per open file */
+    if (pid == 0)
+        _exit(tpb_outdir_lock(dir, &b) == TPB_ERR_IO && strstr(tpb_err_msg(), "in use") ? 0 : 1);
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    tpb_outdir_unlock(dir, a);
+    ck_assert_int_eq(entries(), 0);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("outfile");
+    TCase *tc = tcase_create("core");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, replaced_whole_modes_kept);
+    tcase_add_test(tc, planted_links_refused_and_left);
+    tcase_add_test(tc, names_and_temporaries);
+    tcase_add_test(tc, file_too_large_loses_nothing);
+    tcase_add_test(tc, lock_names_its_holder);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+TPB_TEST_MAIN(suite)
