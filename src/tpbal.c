@@ -90,6 +90,8 @@ static tpb_status_t setup_options(MPI_Comm world, const tpb_topo_t *topo, int ar
     tpb_options_backend_cfg(o, &cfg);
     if (st == TPB_OK)
         st = o->backend->check_config(&cfg);
+    if (st == TPB_OK && topo->rank == 0 && o->notes[0])
+        fprintf(stderr, "tpbal: note: %s\n", o->notes);
     int out = topo->rank == 0 && o->out_dir[0] && !o->dry_run; /* a dry run writes nothing */
     if (st == TPB_OK && out)
         st = tpb_outdir_prepare(o->out_dir);

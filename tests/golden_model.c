@@ -10,11 +10,18 @@
  *   factor    [collective, t, busbw factor]  the collective table's
  *   bytes     [m, n, k, dtype, split, sp, S] the collective table's S
  *   spread    [host_index, order]            tpb_placement_order (spread)
+ *   intervals [a, b, rounds, ratio, lo, hi, half, verdict, paired half, paired verdict]
+ *                                            base/interval.h on constructed series (noise,
+ *                                            slow stretches, drifts, ties, too few samples)
+ *   t975      [df, t]                        tpb_interval_t975
  * Not a test itself: it prints, the Python test compares.
  */
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "base/buf.h"
+#include "base/interval.h"
 #include "base/partition.h"
 #include "base/placement.h"
 #include "run/coll.h"
@@ -182,6 +189,65 @@ static void spread(tpb_buf_t *b)
     tpb_json_arr_end(b);
 }
 
+static void nums(tpb_buf_t *b, const double *v, int n)
+{
+    tpb_json_arr_begin(b);
+    for (int i = 0; i < n; i++)
+        tpb_json_num(b, v[i]);
+    tpb_json_arr_end(b);
+}
+
+/* Series i of length n: a mix of noise, slow stretches and a drift, by a fixed recipe. */
+static void series(int i, int n, double base, double *v)
+{
+    for (int j = 0; j < n; j++) {
+        double noise = (double)((j * (5 + i) + i) % 13 - 6) / 6.0 * 0.02 * (1 + i % 3);
+        double stretch = (j / (2 + i % 4)) % 3 == 0 && i % 2 ? 0.15 : 0.0;
+        double drift = i % 5 == 4 ? 0.1 * j / n : 0.0;
+        v[j] = base * (1.0 + noise + stretch + drift);
+    }
+}
+
+static void intervals(tpb_buf_t *b)
+{
+    static const int lens[] = {2, 3, 5, 12, 20, 40, 101};
+    tpb_json_key(b, "intervals");
+    tpb_json_arr_begin(b);
+    for (int i = 0; i < 10; i++)
+        for (size_t l = 0; l < sizeof(lens) / sizeof(*lens); l++) {
+            int n = lens[l], rounds = n / 4 < 3 ? 3 : n / 4 > 10 ? 10 : n / 4;
+            double a[101], c[101];
+            series(i, n, 1000.0, a);
+            series(i + 3, n, i % 3 ? 800.0 : 1000.0, c);
+            if (i == 7)
+                memcpy(c, a, sizeof(a)); /* a series against itself */
+            tpb_ratio_ci_t u = tpb_interval_ratio(a, (size_t)n, c, (size_t)n);
+            tpb_ratio_ci_t p = tpb_interval_paired(a, c, (size_t)n, rounds);
+            tpb_json_arr_begin(b);
+            nums(b, a, n);
+            nums(b, c, n);
+            tpb_json_int(b, rounds);
+            tpb_json_num(b, u.ratio);
+            tpb_json_num(b, u.lo);
+            tpb_json_num(b, isinf(u.hi) ? -1.0 : u.hi);
+            tpb_json_num(b, isinf(u.half) ? -1.0 : u.half);
+            tpb_json_str(b, tpb_verdict_name(tpb_interval_decide(u.ratio, u.half, 0.05)));
+            tpb_json_num(b, isinf(p.half) ? -1.0 : p.half);
+            tpb_json_str(b, tpb_verdict_name(tpb_interval_decide(p.ratio, p.half, 0.05)));
+            tpb_json_arr_end(b);
+        }
+    tpb_json_arr_end(b);
+    tpb_json_key(b, "t975");
+    tpb_json_arr_begin(b);
+    for (int df = 1; df <= 40; df++) {
+        tpb_json_arr_begin(b);
+        tpb_json_int(b, df);
+        tpb_json_num(b, tpb_interval_t975(df));
+        tpb_json_arr_end(b);
+    }
+    tpb_json_arr_end(b);
+}
+
 int main(void)
 {
     tpb_buf_t b = TPB_BUF_INIT;
@@ -191,6 +257,7 @@ int main(void)
     layers(&b);
     factors(&b);
     spread(&b);
+    intervals(&b);
     tpb_json_obj_end(&b);
     if (!tpb_buf_ok(&b))
         return 1;

@@ -1,4 +1,5 @@
 /* test_options.c - command-line parsing and resolution, presets. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/options.h"
@@ -155,6 +156,46 @@ START_TEST(resolve_against_world)
 }
 END_TEST
 
+/* A value a sweep list repeats is measured once, with a note (not measured twice). */
+START_TEST(repeats_merged)
+{
+    ck_assert_int_eq(parse_resolve("--tp 2,1,2 --overlap chunked --chunks 2,4,2,4", 4), TPB_OK);
+    ck_assert_int_eq(o.ntp, 2);
+    ck_assert_int_eq(o.tp[0], 2);
+    ck_assert_int_eq(o.tp[1], 1);
+    ck_assert_int_eq(o.nchunks, 2);
+    ck_assert_str_eq(o.notes, "--tp repeats 2: measured once; --chunks repeats 2 and more: "
+                              "measured once");
+    ck_assert_int_eq(parse_resolve("--shape 8x16x32,8x8x8,8x16x32", 2), TPB_OK);
+    ck_assert_int_eq(o.nshapes, 2);
+    ck_assert_str_eq(o.notes, "shape 8x16x32 comes twice: measured once");
+    ck_assert_int_eq(parse_resolve("-m 8,8 -n 16", 2), TPB_OK);
+    ck_assert_int_eq(o.nshapes, 1);
+    ck_assert_int_eq(parse_resolve("--comm-only --comm-sizes 4096,4097,8192", 2), TPB_OK);
+    ck_assert_int_eq(o.nshapes, 2); /* 4096 and 4097 bytes: both 1024 fp32 elements */
+    ck_assert(strstr(o.notes, "--comm-sizes: a message of 1024 elements comes twice"));
+    ck_assert_int_eq(parse_resolve("--tp 1,2 --shape 8x8x8", 2), TPB_OK);
+    ck_assert_str_eq(o.notes, "");
+}
+END_TEST
+
+/* fp8's GEMMs need widths in multiples of 16: the granularity and every shape's N and K
+ * (resolved against the CUDA class, built or not: its defaults, no device). */
+START_TEST(fp8_widths)
+{
+    ck_assert_int_eq(parse("--dtype fp8 --granularity 8"), TPB_OK);
+    assert_error(tpb_options_resolve(&o, 2, &tpb_backend_cuda),
+                 "--granularity 8 with --dtype fp8: its GEMMs need widths in multiples of 16");
+    ck_assert_int_eq(parse("--dtype fp8 --shape 64x136x128"), TPB_OK);
+    assert_error(tpb_options_resolve(&o, 2, &tpb_backend_cuda),
+                 "shape 64x136x128 with --dtype fp8: N and K must be multiples of 16");
+    ck_assert_int_eq(parse("--dtype fp8 --shape 8x144x128 --granularity 16"), TPB_OK);
+    ck_assert_int_eq(tpb_options_resolve(&o, 2, &tpb_backend_cuda), TPB_OK);
+    ck_assert_int_eq(parse("--dtype bf16 --shape 8x136x100 --granularity 8"), TPB_OK);
+    ck_assert_int_eq(tpb_options_resolve(&o, 2, &tpb_backend_cuda), TPB_OK);
+}
+END_TEST
+
 START_TEST(presets)
 {
     tpb_shape_t sh[8];
@@ -178,6 +219,35 @@ START_TEST(presets)
     ck_assert_int_eq(o.shapes[3].k, 14336);
     ck_assert_int_eq(parse("--preset no-such-model"), TPB_OK);
     assert_error(tpb_preset_load(&o), "--preset 'no-such-model'");
+    /* a preset folder too long for a path is refused, not cut (it loaded another preset) */
+    char *saved = getenv("TPBAL_PRESET_DIR") ? strdup(getenv("TPBAL_PRESET_DIR")) : NULL;
+    char dir[5000];
+    memset(dir, 'd', sizeof(dir) - 1);
+    dir[0] = '/';
+    dir[sizeof(dir) - 1] = '\0';
+    setenv("TPBAL_PRESET_DIR", dir, 1);
+    ck_assert_int_eq(parse("--preset llama3-8b"), TPB_OK);
+    assert_error(tpb_preset_load(&o), "shorten $TPBAL_PRESET_DIR or give the file");
+    if (saved)
+        setenv("TPBAL_PRESET_DIR", saved, 1);
+    else
+        unsetenv("TPBAL_PRESET_DIR");
+    free(saved);
+}
+END_TEST
+
+/* Values longer than the parser's buffers are refused whole, never cut and then parsed. */
+START_TEST(long_values_refused)
+{
+    char line[600];
+    int len = snprintf(line, sizeof(line), "--inject-delay 1:");
+    memset(line + len, '9', 150);
+    line[len + 150] = '\0';
+    assert_error(parse(line), "--inject-delay: the value has 152 characters: at most 127");
+    len = snprintf(line, sizeof(line), "--comm-only --comm-sizes 4K:");
+    memset(line + len, '8', 100);
+    line[len + 100] = '\0';
+    assert_error(parse(line), "the value has 103 characters: at most 95");
 }
 END_TEST
 
@@ -249,6 +319,9 @@ static Suite *suite(void)
     tcase_add_test(tc, shapes);
     tcase_add_test(tc, bad_input);
     tcase_add_test(tc, resolve_against_world);
+    tcase_add_test(tc, fp8_widths);
+    tcase_add_test(tc, repeats_merged);
+    tcase_add_test(tc, long_values_refused);
     tcase_add_test(tc, presets);
     tcase_add_test(tc, comm_only_sizes);
     tcase_add_test(tc, cost_profile);

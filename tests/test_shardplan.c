@@ -1,5 +1,6 @@
 /* test_shardplan.c - the JSON reader and tpbal-plan's shard plans read back. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/jsonread.h"
@@ -104,6 +105,13 @@ START_TEST(plan_refused)
          "a world rank or shard out of range"},
         {"{\"schema\":\"tpbal-plan/1\",\"configs\":[{\"m\":1.5}]}",
          "config 0: \"m\" must be an integer from 1 to"},
+        {PLAN_HEAD "\"split\":\"row\",\"policy\":\"cost\",\"tp\":2,\"groups\":["
+                   "{\"world_ranks\":[0,1],\"shards\":[128,128]}]}]}",
+         "policy \"cost\" has no planned shards"},
+        {PLAN_HEAD "\"split\":\"row\",\"policy\":\"even\",\"tp\":2,\"dtype\":\"fp7\","
+                   "\"groups\":[{\"world_ranks\":[0,1],\"shards\":[128,128]}]}]}",
+         "\"dtype\" is not a dtype tpbal knows"},
+        {"{\"schema\":\"tpbal-plan/1\\u0000x\",\"configs\":[]}", "a string holding a NUL"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         tpb_shardplan_t p;
@@ -115,6 +123,68 @@ START_TEST(plan_refused)
 }
 END_TEST
 
+/* A plan of one config (split col over N = 512, tp 2) with the given policy, shards and
+ * dtype field (NULL: none), checked against granularity g and dtype dt. */
+static tpb_status_t check_one(const char *policy, long s0, long s1, const char *dtype, long g,
+                              tpb_dtype_t dt)
+{
+    char doc[512];
+    snprintf(doc, sizeof(doc),
+             PLAN_HEAD "\"split\":\"col\",\"policy\":\"%s\",\"tp\":2,%s%s%s\"groups\":["
+                       "{\"world_ranks\":[0,1],\"shards\":[%ld,%ld]}]}]}",
+             policy, dtype ? "\"dtype\":\"" : "", dtype ? dtype : "", dtype ? "\"," : "", s0, s1);
+    tpb_shardplan_t p;
+    ck_assert_int_eq(tpb_shardplan_parse(doc, strlen(doc), "p.json", &p), TPB_OK);
+    tpb_status_t st = tpb_shardplan_check(&p, g, dt, "p.json");
+    tpb_shardplan_free(&p);
+    return st;
+}
+
+START_TEST(plan_checked_against_the_run)
+{
+    ck_assert_int_eq(check_one("even", 256, 256, "fp32", 1, TPB_DTYPE_FP32), TPB_OK);
+    ck_assert_int_eq(check_one("weighted", 384, 128, NULL, 64, TPB_DTYPE_BF16), TPB_OK);
+    ck_assert_int_eq(check_one("weighted", 400, 112, NULL, 16, TPB_DTYPE_FP8), TPB_OK);
+    struct {
+        const char *policy;
+        long s0, s1;
+        const char *dtype;
+        long g;
+        tpb_dtype_t dt;
+        const char *says;
+    } bad[] = {
+        {"even", 511, 1, NULL, 1, TPB_DTYPE_FP32, "not the even split (256 for the first)"},
+        {"weighted", 300, 212, NULL, 8, TPB_DTYPE_FP32,
+         "shard 0 (300) is not a multiple of the "
+         "granularity 8"},
+        {"weighted", 496, 16, NULL, 32, TPB_DTYPE_FP32, "shard 0 (496) is not a multiple"},
+        {"weighted", 392, 120, NULL, 8, TPB_DTYPE_FP8,
+         "shard 0 (392) is not a multiple of 16, "
+         "as fp8 GEMMs need"},
+        {"even", 256, 256, "fp32", 1, TPB_DTYPE_BF16,
+         "planned from fp32 speeds and this run is "
+         "bf16"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ck_assert_int_eq(
+            check_one(bad[i].policy, bad[i].s0, bad[i].s1, bad[i].dtype, bad[i].g, bad[i].dt),
+            TPB_ERR_INVALID);
+        ck_assert_msg(strstr(tpb_err_msg(), bad[i].says), "case %zu: %s", i, tpb_err_msg());
+        ck_assert(strstr(tpb_err_msg(), "p.json: config 0"));
+    }
+    /* the last shard also takes N mod g: 520 = 2 x 256 + 8 at g 16 is even as 256 / 264 */
+    const char *doc = "{\"schema\":\"tpbal-plan/1\",\"configs\":[{\"m\":8,\"n\":520,\"k\":8,"
+                      "\"split\":\"col\",\"policy\":\"even\",\"tp\":2,\"groups\":["
+                      "{\"world_ranks\":[0,1],\"shards\":[256,264]}]}]}";
+    tpb_shardplan_t p;
+    ck_assert_int_eq(tpb_shardplan_parse(doc, strlen(doc), "p.json", &p), TPB_OK);
+    ck_assert_int_eq(tpb_shardplan_check(&p, 16, TPB_DTYPE_FP32, "p.json"), TPB_OK);
+    p.e[0].shards[0] = 264, p.e[0].shards[1] = 256; /* the remainder on the first: refused */
+    ck_assert_int_eq(tpb_shardplan_check(&p, 16, TPB_DTYPE_FP32, "p.json"), TPB_ERR_INVALID);
+    tpb_shardplan_free(&p);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("shardplan");
@@ -123,6 +193,7 @@ static Suite *suite(void)
     tcase_add_test(tc, json_errors);
     tcase_add_test(tc, plan_read);
     tcase_add_test(tc, plan_refused);
+    tcase_add_test(tc, plan_checked_against_the_run);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -30,6 +30,23 @@ START_TEST(hostlists)
     ck_assert_str_eq(n[4], "login");
     ck_assert_int_eq(tpb_hostlist_expand("vm", n, 64), 1);
     ck_assert_str_eq(n[0], "vm");
+    /* several bracket groups: the first outermost, as scontrol show hostnames gives them */
+    ck_assert_int_eq(tpb_hostlist_expand("rack[1-2]-n[1-4]", n, 64), 8);
+    ck_assert_str_eq(n[0], "rack1-n1");
+    ck_assert_str_eq(n[3], "rack1-n4");
+    ck_assert_str_eq(n[4], "rack2-n1");
+    ck_assert_str_eq(n[7], "rack2-n4");
+    ck_assert_int_eq(tpb_hostlist_expand("r[1,3]n[08-09],login", n, 64), 5);
+    ck_assert_str_eq(n[1], "r1n09");
+    ck_assert_str_eq(n[2], "r3n08");
+    ck_assert_str_eq(n[4], "login");
+    ck_assert_int_eq(tpb_hostlist_expand("a[1-2]b", n, 64), -1); /* as scontrol refuses */
+    /* a name to the system's limit (64 characters) is kept whole */
+    char longname[80];
+    memset(longname, 'h', 64);
+    longname[64] = '\0';
+    ck_assert_int_eq(tpb_hostlist_expand(longname, n, 64), 1);
+    ck_assert_str_eq(n[0], longname);
     /* malformed or too many: refused, never half-read */
     ck_assert_int_eq(tpb_hostlist_expand("node[1-", n, 64), -1);
     ck_assert_int_eq(tpb_hostlist_expand("node[3-1]", n, 64), -1);
@@ -37,6 +54,22 @@ START_TEST(hostlists)
     ck_assert_int_eq(tpb_hostlist_expand("a,,b", n, 64), -1);
     ck_assert_int_eq(tpb_hostlist_expand("", n, 64), -1);
     ck_assert_int_eq(tpb_hostlist_expand("n[1-100]", n, 64), -1);
+    ck_assert_int_eq(tpb_hostlist_expand("n[]", n, 64), -1);
+    ck_assert_int_eq(tpb_hostlist_expand("n[1-2][3", n, 64), -1);
+}
+END_TEST
+
+/* Control characters in Slurm's variables (the header prints them): '?', the rest whole. */
+START_TEST(control_characters)
+{
+    static const char *const job[] = {"SLURM_JOB_ID", "7", "SLURM_CLUSTER_NAME", "c\x1b[2Jx\x07y",
+                                      NULL};
+    tpb_slurm_t s;
+    table = job;
+    ck_assert_int_eq(tpb_slurm_from_env(&s, fake_env), TPB_OK);
+    ck_assert_str_eq(s.cluster, "c?[2Jx?y");
+    tpb_slurm_free(&s);
+    table = NULL;
 }
 END_TEST
 
@@ -133,6 +166,7 @@ static Suite *suite(void)
     Suite *s = suite_create("slurm");
     TCase *tc = tcase_create("slurm");
     tcase_add_test(tc, hostlists);
+    tcase_add_test(tc, control_characters);
     tcase_add_test(tc, environment);
     tcase_add_test(tc, long_nodelist_kept_whole);
     tcase_add_test(tc, missing_pmi);

@@ -21,9 +21,10 @@
 
 #include <mpi.h>
 
+#include "base/topo.h"
 #include "base/tpb_status.h"
 
-#define TPB_WATCH_HOST_LEN 64
+#define TPB_WATCH_HOST_LEN TPB_HOST_LEN
 
 /** A group's watchdog state. */
 typedef struct {

@@ -49,6 +49,11 @@ size_t tpb_dtype_out_size(tpb_dtype_t dt)
     return tpb_dtype_in_size(tpb_dtype_out(dt));
 }
 
+long tpb_dtype_align(tpb_dtype_t dt)
+{
+    return dt == TPB_DTYPE_FP8 ? 16 : 1;
+}
+
 double tpb_dtype_tolerance(tpb_dtype_t dt)
 {
     switch (dt) {

@@ -35,6 +35,10 @@ tpb_dtype_t tpb_dtype_out(tpb_dtype_t dt);
 /** Bytes of one output element. */
 size_t tpb_dtype_out_size(tpb_dtype_t dt);
 
+/** The multiple a GEMM width of dt must be (a shard along N or K): 16 for fp8, whose
+ *  GEMMs need widths in multiples of 16 (cuBLASLt), else 1. */
+long tpb_dtype_align(tpb_dtype_t dt);
+
 /** Maximum relative error (max |y - ref| / max |ref|) accepted by --check. */
 double tpb_dtype_tolerance(tpb_dtype_t dt);
 

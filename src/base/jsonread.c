@@ -54,9 +54,9 @@ static tpb_status_t string(reader_t *r, char **out)
     const char *end;
     long n = tpb_json_unescape(tmp, s, cap, &end);
     free(tmp);
-    if (n < 0) {
+    if (n < 0 || strlen(s) != (size_t)n) {
         free(s);
-        return bad(r, "a malformed string");
+        return bad(r, n < 0 ? "a malformed string" : "a string holding a NUL (\\u0000)");
     }
     r->p = q + 1;
     *out = s;

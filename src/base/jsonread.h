@@ -36,7 +36,8 @@ typedef struct tpb_jv {
  * Parse text[len] (one JSON value, whitespace around it) into *out. On error
  * TPB_ERR_INVALID with a message naming what (the byte offset, "what" as the file's
  * description) and *out is a null value owning nothing; TPB_ERR_NOMEM when memory ran
- * out. Free with tpb_jv_free either way.
+ * out. A string (or key) holding a NUL (\u0000) is refused: C would read it cut.
+ * Free with tpb_jv_free either way.
  */
 tpb_status_t tpb_json_parse(const char *text, size_t len, const char *what, tpb_jv_t *out);
 

@@ -8,11 +8,15 @@
 
 static char empty[] = "";
 
-/* A copy of variable name ("" if unset); 0 without memory. */
+/* A copy of variable name ("" if unset), whole, its control characters (ESC, BEL, ...) as
+ * '?': it is printed in the header and written in the record; 0 without memory. */
 static int copy_env(tpb_env_fn env, const char *name, char **dst)
 {
     const char *v = env(name);
     *dst = v && *v ? strdup(v) : empty;
+    for (char *p = *dst; *dst != empty && p && *p; p++)
+        if ((unsigned char)*p < 32 || *p == 127)
+            *p = '?';
     return *dst != NULL;
 }
 
@@ -61,13 +65,13 @@ tpb_status_t tpb_slurm_from_env(tpb_slurm_t *s, tpb_env_fn env)
     return TPB_OK;
 }
 
-/* Append prefix + the numbers of one range "03-07" (zero padding kept) to names. */
-static int expand_range(const char *prefix, const char *range, size_t len,
-                        char (*names)[TPB_SLURM_NAME_LEN], int n, int max)
+/* The numbers of one range "03-07" (zero padding kept): lo, hi and the width; 0 if it is
+ * not a range of at most TPB_SLURM_MAX_NODES numbers. */
+static int parse_range(const char *range, size_t len, long *lo, long *hi, int *width)
 {
     char buf[64];
     if (len == 0 || len >= sizeof(buf))
-        return -1;
+        return 0;
     memcpy(buf, range, len);
     buf[len] = '\0';
     char *dash = strchr(buf, '-');
@@ -76,49 +80,57 @@ static int expand_range(const char *prefix, const char *range, size_t len,
         *dash = '\0';
     for (const char *p = a; *p; p++)
         if (!isdigit((unsigned char)*p))
-            return -1;
+            return 0;
     for (const char *p = b; *p; p++)
         if (!isdigit((unsigned char)*p))
-            return -1;
-    if (!*a || !*b)
-        return -1;
-    long lo = strtol(a, NULL, 10), hi = strtol(b, NULL, 10);
-    int width = (int)strlen(a);
-    if (hi < lo || hi - lo > TPB_SLURM_MAX_NODES)
-        return -1;
-    for (long v = lo; v <= hi; v++) {
-        if (n >= max)
-            return -1;
-        if (snprintf(names[n], TPB_SLURM_NAME_LEN, "%s%0*ld", prefix, width, v) >=
-            TPB_SLURM_NAME_LEN)
-            return -1;
-        n++;
-    }
-    return n;
+            return 0;
+    if (!*a || !*b || strlen(a) > 18 || strlen(b) > 18)
+        return 0;
+    *lo = strtol(a, NULL, 10);
+    *hi = strtol(b, NULL, 10);
+    *width = (int)strlen(a);
+    return *hi >= *lo && *hi - *lo <= TPB_SLURM_MAX_NODES;
 }
 
-/* One hostlist entry: "name", or "prefix[ranges]suffix-free". */
-static int expand_one(const char *item, size_t len, char (*names)[TPB_SLURM_NAME_LEN], int n,
-                      int max)
+/* prefix followed by every expansion of item[len] (any number of bracket groups, as
+ * "rack[1-2]-n[01-04]": the first group outermost, as scontrol show hostnames orders them;
+ * like Slurm, no text after the last group)
+ * into names from n on; the new count, or -1 if malformed, too long or more than max. */
+static int expand_from(const char *prefix, const char *item, size_t len,
+                       char (*names)[TPB_SLURM_NAME_LEN], int n, int max)
 {
+    size_t plen = strlen(prefix);
     const char *open = memchr(item, '[', len);
     if (!open) {
-        if (len == 0 || len >= TPB_SLURM_NAME_LEN || n >= max)
+        if (plen + len == 0 || plen + len >= TPB_SLURM_NAME_LEN || n >= max)
             return -1;
-        memcpy(names[n], item, len);
-        names[n][len] = '\0';
+        memcpy(names[n], prefix, plen);
+        memcpy(names[n] + plen, item, len);
+        names[n][plen + len] = '\0';
         return n + 1;
     }
     const char *close = memchr(open, ']', len - (size_t)(open - item));
-    if (!close || close != item + len - 1 || (size_t)(open - item) >= TPB_SLURM_NAME_LEN)
+    size_t hlen = (size_t)(open - item);
+    if (!close || close == open + 1 || plen + hlen >= TPB_SLURM_NAME_LEN)
         return -1;
-    char prefix[TPB_SLURM_NAME_LEN];
-    memcpy(prefix, item, (size_t)(open - item));
-    prefix[open - item] = '\0';
+    const char *rest = close + 1;
+    size_t rlen = len - (size_t)(rest - item);
+    if (rlen && !memchr(rest, '[', rlen))
+        return -1; /* text after the last group: Slurm's hostlists refuse it too */
     for (const char *p = open + 1; p < close && n >= 0;) {
         const char *comma = memchr(p, ',', (size_t)(close - p));
         const char *end = comma ? comma : close;
-        n = expand_range(prefix, p, (size_t)(end - p), names, n, max);
+        long lo, hi;
+        int width;
+        if (!parse_range(p, (size_t)(end - p), &lo, &hi, &width))
+            return -1;
+        for (long v = lo; v <= hi && n >= 0; v++) {
+            char head[TPB_SLURM_NAME_LEN];
+            if (snprintf(head, sizeof(head), "%s%.*s%0*ld", prefix, (int)hlen, item, width, v) >=
+                (int)sizeof(head))
+                return -1;
+            n = expand_from(head, rest, rlen, names, n, max);
+        }
         p = end + 1;
     }
     return n;
@@ -138,7 +150,7 @@ int tpb_hostlist_expand(const char *list, char (*names)[TPB_SLURM_NAME_LEN], int
         if (depth < 0 || depth > 1)
             return -1;
         if ((*p == ',' && depth == 0) || *p == '\0') {
-            n = expand_one(start, (size_t)(p - start), names, n, max);
+            n = expand_from("", start, (size_t)(p - start), names, n, max);
             if (n < 0)
                 return -1;
             if (*p == '\0')

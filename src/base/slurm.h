@@ -9,10 +9,11 @@
 
 #include <stddef.h>
 
+#include "base/topo.h"
 #include "base/tpb_status.h"
 
 #define TPB_SLURM_MAX_NODES 65536
-#define TPB_SLURM_NAME_LEN 64
+#define TPB_SLURM_NAME_LEN TPB_HOST_LEN
 
 /** Reads one environment variable (NULL if unset). */
 typedef const char *(*tpb_env_fn)(const char *name);

@@ -8,7 +8,7 @@
 
 #include "base/tpb_status.h"
 
-#define TPB_HOST_LEN 64
+#define TPB_HOST_LEN 72 /**< a host name: HOST_NAME_MAX (64) and its NUL, rounded up */
 
 typedef struct {
     int rank, size;             /**< in the world */

@@ -12,6 +12,7 @@ void tpb_options_init(tpb_options_t *o)
     o->iters = 20;
     o->warmup = 5;
     o->timeline = 1;
+    o->interleave = 1;
     o->inject_delay.rank = -1;
     o->inject_clock.rank = -1;
     o->seed = 42;
@@ -59,6 +60,7 @@ enum {
     OPT_EMULATE_MODE,
     OPT_SCHEDULE,
     OPT_REBALANCE,
+    OPT_INTERLEAVE,
     OPT_PLACEMENT,
     OPT_GRAN,
     OPT_CHECK,
@@ -112,6 +114,11 @@ static const opt_spec opt_table[] = {
      "balances\nthe profile's cost / speed (optimal contiguous split)"},
     {"rebalance-every", 0, "K", OPT_REBALANCE, NULL, NULL,
      "adaptive: measured iterations per round (default 5)"},
+    {"interleave", 0, "on|off", OPT_INTERLEAVE, NULL, NULL,
+     "on: the policies of one shape, TP degree, split and\nplacement are measured side by side, "
+     "their iterations\nin alternating blocks (ABBA), so that a change of\nthe machine's speed "
+     "falls on both and the speed-up\ngets a paired interval; off: one after the other\n"
+     "(default on)"},
     {"overlap", 0, "LIST", OPT_OVERLAP, NULL, NULL,
      "none, chunked (default none): chunked cuts M into C\nchunks, each chunk's collective "
      "beside the next\nchunk's GEMM; figures per config (doc/METRICS.md)"},
@@ -167,8 +174,8 @@ static const opt_spec opt_table[] = {
      "write results.jsonl, results.csv, ranks.csv and\ntrace-NNN.json (Perfetto) into DIR (one "
      "run at a\ntime: a lock names the run that holds DIR)"},
     {"force", 0, NULL, OPT_FORCE, NULL, NULL,
-     "let --out DIR replace the results of an earlier run\n(removed when this run's first "
-     "config is written)"},
+     "let --out DIR replace the results of an earlier run\n(its files, as its record names "
+     "them, removed once\nthis run's are in place)"},
     {"timeline", 0, "on|off", OPT_TIMELINE, NULL, NULL,
      "record per-iteration timelines (default on)"},
     {"trace-iters", 0, "N|all|auto", OPT_TRACE_ITERS, NULL, NULL,
@@ -360,6 +367,8 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
     case OPT_SCHEDULE: return tpb_optset_schedule(o, flag, v);
     case OPT_PLACEMENT: return tpb_opt_name_set(flag, v, &tpb_placements, &o->placements);
     case OPT_REBALANCE: return tpb_optset_int(flag, v, 1, TPB_MAX_ITERS, &o->rebalance_every);
+    case OPT_INTERLEAVE:
+        return tpb_opt_choice(flag, v, onoff_names, 2, "on or off", &o->interleave);
     case OPT_GRAN: return tpb_opt_long(flag, v, 1, TPB_MAX_DIM, &o->granularity);
     case OPT_CHECK: o->check = 1; return TPB_OK;
     case OPT_DRY_RUN: o->dry_run = 1; return TPB_OK;

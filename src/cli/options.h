@@ -81,6 +81,7 @@ typedef struct {
     int threads;       /**< --threads: BLAS threads per rank (host), 0 = decided per rank */
     double timeout_s;  /**< --timeout: the collective watchdog (both backends), 0 = off */
     int timeline;      /**< record and write timelines (default on) */
+    int interleave;    /**< --interleave: policies measured side by side (default on) */
     int trace_iters;   /**< --trace-iters: iterations per trace file; 0 auto, -1 all */
     int trace_per_run; /**< --trace-per run: one trace.json for the run (0: one per config) */
     tpb_inject_t inject_delay;
@@ -94,6 +95,7 @@ typedef struct {
     int quiet;
     int dry_run; /**< --dry-run: resolve and print the configs, open no device, write nothing */
     int help, version;
+    char notes[512]; /**< what resolving changed and says so ("" if nothing): repeats merged */
 } tpb_options_t;
 
 /** Defaults for every field (no allocation). */
@@ -115,6 +117,8 @@ tpb_status_t tpb_options_parse(tpb_options_t *o, int argc, char **argv);
  * world size, and fill the default TP list. A single --tp that does not divide the
  * world is an error; in a list it is kept (the sweep skips it with a message). What
  * the backend itself refuses is its class's check_config (tpb_options_backend_cfg).
+ * A value a sweep list repeats (a TP degree, a chunk count, a shape, two message sizes
+ * of one element count) is measured once, and o->notes says so.
  */
 tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, const tpb_backend_class_t *backend);
 

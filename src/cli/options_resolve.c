@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/dtype.h"
 #include "base/partition.h"
 #include "cli/optparse.h"
 
@@ -34,6 +35,79 @@ static tpb_status_t resolve_shapes(tpb_options_t *o, const tpb_shape_t *def)
             }
     o->nshapes = s;
     return TPB_OK;
+}
+
+/* The split dimensions of every shape in multiples of the dtype's GEMM width (fp8: 16), as
+ * the shards on a granularity of that multiple then are. */
+static tpb_status_t aligned_shapes(const tpb_options_t *o)
+{
+    long a = tpb_dtype_align(o->dtype);
+    for (int s = 0; s < o->nshapes; s++)
+        if (o->shapes[s].n % a || o->shapes[s].k % a)
+            return tpb_err_set(TPB_ERR_INVALID,
+                               "shape %ldx%ldx%ld with --dtype %s: N and K must be multiples of "
+                               "%ld (its GEMMs' widths)",
+                               o->shapes[s].m, o->shapes[s].n, o->shapes[s].k,
+                               tpb_dtype_name(o->dtype), a);
+    return TPB_OK;
+}
+
+/* Append a note to o->notes ("; " between notes; cut at its size). */
+static void note(tpb_options_t *o, const char *text)
+{
+    size_t len = strlen(o->notes);
+    snprintf(o->notes + len, sizeof(o->notes) - len, "%s%s", len ? "; " : "", text);
+}
+
+/* Drop the later repeats of v[*n] (the order kept), with a note naming flag. */
+static void merge_ints(tpb_options_t *o, const char *flag, int *v, int *n)
+{
+    int kept = 0, first = 0, dups = 0;
+    for (int i = 0; i < *n; i++) {
+        int seen = 0;
+        for (int j = 0; j < kept && !seen; j++)
+            seen = v[j] == v[i];
+        if (seen && !dups++)
+            first = v[i];
+        if (!seen)
+            v[kept++] = v[i];
+    }
+    *n = kept;
+    char text[160];
+    snprintf(text, sizeof(text), "%s repeats %d%s: measured once", flag, first,
+             dups > 1 ? " and more" : "");
+    if (dups)
+        note(o, text);
+}
+
+/* The same for the shapes (from --shape, -m/-n/-k, a preset or --comm-sizes). */
+static void merge_shapes(tpb_options_t *o)
+{
+    int kept = 0, dups = 0;
+    tpb_shape_t first = {0};
+    for (int i = 0; i < o->nshapes; i++) {
+        const tpb_shape_t *s = &o->shapes[i];
+        int seen = 0;
+        for (int j = 0; j < kept && !seen; j++)
+            seen = o->shapes[j].m == s->m && o->shapes[j].n == s->n && o->shapes[j].k == s->k;
+        if (seen && !dups++)
+            first = *s;
+        if (!seen)
+            o->shapes[kept++] = *s;
+    }
+    o->nshapes = kept;
+    char text[200];
+    const char *times = dups > 1 ? "more than once (and others)" : "twice";
+    if (o->comm_only)
+        snprintf(text, sizeof(text),
+                 "--comm-sizes: a message of %ld elements comes %s: "
+                 "measured once",
+                 first.n, times);
+    else
+        snprintf(text, sizeof(text), "shape %ldx%ldx%ld comes %s: measured once", first.m, first.n,
+                 first.k, times);
+    if (dups)
+        note(o, text);
 }
 
 static tpb_status_t resolve_tp(tpb_options_t *o, int world)
@@ -187,6 +261,7 @@ tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, const tpb_backend_
 {
     const tpb_backend_defaults_t *defaults = &backend->defaults;
     o->backend = backend;
+    o->notes[0] = '\0';
     TPB_CHECK_RET(resolve_comm_only(o, world));
     if (!o->splits)
         o->splits = TPB_SPLIT_ROW | TPB_SPLIT_COL;
@@ -203,6 +278,12 @@ tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, const tpb_backend_
         o->dtype = defaults->dtype;
     if (!o->granularity)
         o->granularity = defaults->granularity;
+    if (!o->comm_only && o->granularity % tpb_dtype_align(o->dtype))
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "--granularity %ld with --dtype %s: its GEMMs need widths in multiples "
+                           "of %ld: use a multiple of %ld",
+                           o->granularity, tpb_dtype_name(o->dtype), tpb_dtype_align(o->dtype),
+                           tpb_dtype_align(o->dtype));
     if ((o->policies & TPB_POLICY_ADAPTIVE) && !o->timeline)
         return tpb_err_set(TPB_ERR_INVALID, "--policy adaptive re-balances from the per-iteration "
                                             "timeline: drop --timeline off");
@@ -217,10 +298,17 @@ tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, const tpb_backend_
     TPB_CHECK_RET(check_inject("--inject-delay", &o->inject_delay, world));
     TPB_CHECK_RET(check_inject("--inject-clock-offset", &o->inject_clock, world));
     TPB_CHECK_RET(resolve_tp(o, world));
-    if (o->comm_only)
-        return comm_shapes(o);
+    merge_ints(o, "--tp", o->tp, &o->ntp);
+    merge_ints(o, "--chunks", o->chunks, &o->nchunks);
+    if (o->comm_only) {
+        TPB_CHECK_RET(comm_shapes(o));
+        merge_shapes(o);
+        return TPB_OK;
+    }
     tpb_shape_t def = {.m = defaults->m, .n = defaults->n, .k = defaults->k};
-    return resolve_shapes(o, &def);
+    TPB_CHECK_RET(resolve_shapes(o, &def));
+    merge_shapes(o);
+    return aligned_shapes(o);
 }
 
 void tpb_options_backend_cfg(const tpb_options_t *o, tpb_backend_cfg_t *cfg)

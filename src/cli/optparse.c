@@ -194,6 +194,9 @@ tpb_status_t tpb_opt_shapes(const char *flag, const char *s, tpb_shape_t *shapes
 tpb_status_t tpb_opt_inject(const char *flag, const char *s, int every_allowed, tpb_inject_t *inj)
 {
     char buf[128];
+    if (strlen(s) >= sizeof(buf)) /* read whole or refused, never cut */
+        return tpb_err_set(TPB_ERR_INVALID, "%s: the value has %zu characters: at most %zu", flag,
+                           strlen(s), sizeof(buf) - 1);
     snprintf(buf, sizeof(buf), "%s", s);
     char *save = NULL, *f[3] = {0};
     int nf = 0;
@@ -276,6 +279,9 @@ static tpb_status_t byte_range(const char *flag, const char *s, long *out, int m
 {
     char buf[96], *save = NULL, *f[4] = {0};
     int nf = 0;
+    if (strlen(s) >= sizeof(buf)) /* read whole or refused, never cut */
+        return tpb_err_set(TPB_ERR_INVALID, "%s: the value has %zu characters: at most %zu", flag,
+                           strlen(s), sizeof(buf) - 1);
     snprintf(buf, sizeof(buf), "%s", s);
     for (char *tok = strtok_r(buf, ":", &save); tok && nf < 4; tok = strtok_r(NULL, ":", &save))
         f[nf++] = tok;

@@ -17,7 +17,11 @@ static int readable(const char *p)
 tpb_status_t tpb_preset_find(const char *name, char *path, size_t cap)
 {
     if (strchr(name, '/')) {
-        snprintf(path, cap, "%s", name);
+        if ((size_t)snprintf(path, cap, "%s", name) >= cap)
+            return tpb_err_set(TPB_ERR_INVALID,
+                               "--preset: the path has %zu characters: at most "
+                               "%zu",
+                               strlen(name), cap - 1);
         if (readable(path))
             return TPB_OK;
         return tpb_err_set(TPB_ERR_INVALID, "--preset '%s': file not readable", name);
@@ -26,7 +30,11 @@ tpb_status_t tpb_preset_find(const char *name, char *path, size_t cap)
     for (int i = 0; i < 3; i++) {
         if (!dirs[i] || !dirs[i][0])
             continue;
-        snprintf(path, cap, "%s/%s.shapes", dirs[i], name);
+        if ((size_t)snprintf(path, cap, "%s/%s.shapes", dirs[i], name) >= cap)
+            return tpb_err_set(TPB_ERR_INVALID,
+                               "--preset '%s': %s/%s.shapes is longer than the %zu characters a "
+                               "path may have here: shorten $TPBAL_PRESET_DIR or give the file",
+                               name, i == 0 ? "$TPBAL_PRESET_DIR" : dirs[i], name, cap - 1);
         if (readable(path))
             return TPB_OK;
     }

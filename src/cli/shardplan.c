@@ -8,6 +8,7 @@
 
 #include "base/infile.h"
 #include "base/jsonread.h"
+#include "base/partition.h"
 
 #define MAX_DIM 2147483647L
 #define MAX_TP (1L << 20)
@@ -110,6 +111,16 @@ static tpb_status_t read_config(const tpb_jv_t *c, tpb_shardplan_entry_t *e, con
     e->split = (tpb_split_t)split;
     e->policy = (tpb_policy_t)policy;
     e->tp = (int)tp;
+    if (e->policy != TPB_POLICY_EVEN && e->policy != TPB_POLICY_WEIGHTED)
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "%s: config %d: policy \"%s\" has no planned shards (a plan holds even "
+                           "or weighted splits)",
+                           what, i, tpb_policy_name(e->policy));
+    const tpb_jv_t *dt = tpb_jv_get(c, "dtype");
+    if (dt && (dt->kind != TPB_JV_STR || tpb_dtype_parse(dt->str, &e->dtype) != TPB_OK))
+        return tpb_err_set(TPB_ERR_INVALID, "%s: config %d: \"dtype\" is not a dtype tpbal knows",
+                           what, i);
+    e->has_dtype = dt != NULL;
     const tpb_jv_t *groups = tpb_jv_get(c, "groups");
     if (!groups || groups->kind != TPB_JV_ARR || groups->n < 1 ||
         (long)groups->n * tp > MAX_TP * 64)
@@ -180,6 +191,52 @@ tpb_status_t tpb_shardplan_load(const char *path, tpb_shardplan_t *out)
     tpb_status_t st = tpb_shardplan_parse(text, len, what, out);
     free(text);
     return st;
+}
+
+/* Group g of entry e (shards sh[tp]) on granularity g and alignment a, and even when it
+ * says so; why[] says what is wrong ("" when nothing). */
+static void check_group(const tpb_shardplan_entry_t *e, const long *sh, long gran, tpb_dtype_t dt,
+                        char *why, size_t cap)
+{
+    long align = tpb_dtype_align(dt);
+    long total = e->split == TPB_SPLIT_ROW ? e->k : e->n;
+    why[0] = '\0';
+    for (int r = 0; r < e->tp && !why[0]; r++) {
+        long units = r == e->tp - 1 ? sh[r] - total % gran : sh[r];
+        if (units < gran || units % gran)
+            snprintf(why, cap, "shard %d (%ld) is not a multiple of the granularity %ld", r, sh[r],
+                     gran);
+        else if (sh[r] % align)
+            snprintf(why, cap, "shard %d (%ld) is not a multiple of %ld, as %s GEMMs need", r,
+                     sh[r], align, tpb_dtype_name(dt));
+    }
+    long even[e->tp];
+    if (!why[0] && e->policy == TPB_POLICY_EVEN &&
+        tpb_partition_even(total, e->tp, gran, even) == TPB_OK &&
+        memcmp(even, sh, sizeof(even)) != 0)
+        snprintf(why, cap, "the shards are not the even split (%ld for the first) its policy says",
+                 even[0]);
+}
+
+tpb_status_t tpb_shardplan_check(const tpb_shardplan_t *p, long g, tpb_dtype_t dt, const char *what)
+{
+    for (int i = 0; i < p->n; i++) {
+        const tpb_shardplan_entry_t *e = &p->e[i];
+        if (e->has_dtype && e->dtype != dt)
+            return tpb_err_set(TPB_ERR_INVALID,
+                               "%s: config %d was planned from %s speeds and this run is %s: plan "
+                               "from a run of the dtype you run",
+                               what, i, tpb_dtype_name(e->dtype), tpb_dtype_name(dt));
+        for (int q = 0; q < e->nranks; q += e->tp) {
+            char why[160];
+            check_group(e, &e->shards[q], g, dt, why, sizeof(why));
+            if (why[0])
+                return tpb_err_set(TPB_ERR_INVALID,
+                                   "%s: config %d group %d: %s (--granularity %ld, --dtype %s)",
+                                   what, i, q / e->tp, why, g, tpb_dtype_name(dt));
+        }
+    }
+    return TPB_OK;
 }
 
 void tpb_shardplan_free(tpb_shardplan_t *p)

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "base/dtype.h"
 #include "base/tpb_status.h"
 #include "base/tpb_types.h"
 
@@ -21,6 +22,8 @@ typedef struct {
     tpb_split_t split;
     tpb_policy_t policy;
     int tp;
+    int has_dtype;     /**< the plan names the dtype its speeds were measured in */
+    tpb_dtype_t dtype; /**< ... that dtype */
     int nranks;
     int *world_ranks; /**< position order, group by group (owned) */
     long *shards;     /**< the shard of each of them (owned) */
@@ -36,8 +39,9 @@ typedef struct {
  * Read the plan at path (a bounded regular text file) into *out. On error
  * TPB_ERR_INVALID with one line naming the file, the config and what is wrong (not
  * JSON, another schema, a missing or out-of-range field, shards that do not add up
- * to the split dimension, a group of the wrong size, a rank planned twice), and *out
- * is empty; TPB_ERR_NOMEM when memory ran out.
+ * to the split dimension, a group of the wrong size, a rank planned twice, a policy
+ * other than even or weighted, a string holding a NUL), and *out is empty;
+ * TPB_ERR_NOMEM when memory ran out.
  */
 tpb_status_t tpb_shardplan_load(const char *path, tpb_shardplan_t *out);
 
@@ -46,6 +50,16 @@ tpb_status_t tpb_shardplan_parse(const char *text, size_t len, const char *what,
                                  tpb_shardplan_t *out);
 
 void tpb_shardplan_free(tpb_shardplan_t *p);
+
+/**
+ * Check the plan against the run that reads it (granularity g, dtype dt), as the run's
+ * own partitions would have it: every shard at least g and a multiple of g (the group's
+ * last may also take total mod g), an "even" entry exactly the even split, fp8's widths
+ * multiples of 16 (tpb_dtype_align), the plan's dtype (where it names one) the run's.
+ * TPB_ERR_INVALID naming what (the file), the config and the group otherwise. Pure.
+ */
+tpb_status_t tpb_shardplan_check(const tpb_shardplan_t *p, long g, tpb_dtype_t dt,
+                                 const char *what);
 
 /** The entry for (shape, split, policy, tp), or NULL. */
 const tpb_shardplan_entry_t *tpb_shardplan_find(const tpb_shardplan_t *p, long m, long n, long k,

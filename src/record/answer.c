@@ -3,7 +3,10 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "record/verdict.h"
 
 /* A time the way a person reads it: 830 us, 12.3 ms, 1.25 s. */
 static const char *human_us(char *out, size_t cap, double us)
@@ -53,49 +56,120 @@ static const tpb_history_t *even_of(const tpb_history_t *hist, int n, const tpb_
     return NULL;
 }
 
-/* What a policy other than even bought over even: measured, and predicted where known. */
+/* What each verdict says, after the figures. */
+static const char *verdict_text(tpb_verdict_t v)
+{
+    switch (v) {
+    case TPB_VERDICT_BETTER: return "better";
+    case TPB_VERDICT_WORSE:
+        return "worse: the even split was faster; the speeds it was weighted by did not hold "
+               "(see the calibration line), or the shards' times are not proportional to "
+               "their size";
+    case TPB_VERDICT_DRAW: return "a draw (within 5 %): keep even";
+    case TPB_VERDICT_DISTURBED:
+        return "disturbed: more than balancing can buy here, so the two were not measured "
+               "alike (a core that changed speed); not an answer, run again";
+    default:
+        return "inconclusive: the interval reaches past 5 % either way; keep even, or "
+               "measure longer (--iters)";
+    }
+}
+
+/* What a policy other than even bought over even: measured with its interval, the bound,
+ * predicted where known, and the verdict. */
 static void policy_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, int n,
                         const tpb_history_t *h)
 {
     const tpb_history_t *ev = even_of(hist, n, h);
     if (!ev || h->policy == TPB_POLICY_EVEN)
         return;
-    double sp = ev->step_med / h->step_med, pred = h->predicted_speedup;
-    int lost = sp < TPB_ANSWER_LOST;
+    tpb_policy_verdict_t v = tpb_verdict_of(ev, h, TPB_VERDICT_TOL);
+    double pred = h->predicted_speedup;
     tpb_buf_printf(txt, "#     %-3s: %s %.2fx over even", tpb_split_label(h->split, h->seqpar),
-                   tpb_policy_name(h->policy), sp);
+                   tpb_policy_name(h->policy), v.speedup);
+    if (isfinite(v.lo))
+        tpb_buf_printf(txt, " [%.2f, %.2f]", v.lo, v.hi);
+    if (v.paired)
+        tpb_buf_printf(txt, " (side by side, %d rounds)", v.rounds);
+    if (isfinite(v.bound))
+        tpb_buf_printf(txt, ", at most %.2fx", v.bound);
     if (isfinite(pred))
-        tpb_buf_printf(txt, " (predicted %.2fx)", pred);
-    if (lost)
-        tpb_buf_printf(txt, " -- LOST: the even split was faster; the speeds it was weighted by "
-                            "did not hold (see the calibration line), or the shards' times are "
-                            "not proportional to their size");
-    else if (sp < 1.0)
-        tpb_buf_printf(txt, " -- a draw (within %.0f %%)", 100.0 * (1.0 - TPB_ANSWER_LOST));
-    tpb_buf_puts(txt, "\n");
+        tpb_buf_printf(txt, ", predicted %.2fx", pred);
+    tpb_buf_printf(txt, ": %s\n", verdict_text(v.verdict));
     tpb_json_obj_begin(js);
     tpb_json_kv_str(js, "split", tpb_split_name(h->split));
     tpb_json_kv_str(js, "sequence_parallel", tpb_seqpar_name(h->seqpar));
     tpb_json_kv_str(js, "policy", tpb_policy_name(h->policy));
-    tpb_json_kv_num(js, "speedup", sp);
+    tpb_json_kv_num(js, "speedup", v.speedup);
+    tpb_json_kv_num(js, "speedup_lo", v.lo);
+    tpb_json_kv_num(js, "speedup_hi", v.hi);
+    tpb_json_kv_num(js, "speedup_bound", v.bound);
+    tpb_json_kv_str(js, "verdict", tpb_verdict_name(v.verdict));
+    tpb_json_kv_str(js, "paired", v.paired ? "yes" : "no");
+    tpb_json_kv_int(js, "rounds", v.rounds);
+    tpb_json_kv_num(js, "tolerance", TPB_VERDICT_TOL);
     tpb_json_kv_num(js, "predicted_speedup", pred);
-    tpb_json_kv_str(js, "lost", lost ? "yes" : "no");
+    tpb_json_kv_str(js, "lost", v.verdict == TPB_VERDICT_WORSE ? "yes" : "no");
     tpb_json_obj_end(js);
 }
 
+/* A config the answer may recommend: even, TP 1, a policy without an even config to
+ * compare with, or one whose verdict over even is better. */
+static int recommendable(const tpb_history_t *hist, int n, const tpb_history_t *h)
+{
+    const tpb_history_t *ev = even_of(hist, n, h);
+    return h->policy == TPB_POLICY_EVEN || h->tp == 1 || !ev ||
+           tpb_verdict_of(ev, h, TPB_VERDICT_TOL).verdict == TPB_VERDICT_BETTER;
+}
+
+/* Over the run's configs at TP degree tp: who was the slowest of its group in how many
+ * blocks, and whether that persists (base/detect.h). */
+static tpb_persistent_t persistent_at(const tpb_history_t *hist, int n, int tp)
+{
+    int nb = 0, world = 0;
+    for (int i = 0; i < n; i++)
+        if (hist[i].tp == tp && !hist[i].comm_only && hist[i].nslow) {
+            nb += hist[i].nslow / (hist[i].world / tp);
+            world = hist[i].world;
+        }
+    tpb_slow_t *all = malloc((size_t)(nb ? nb : 1) * (size_t)(world / tp + 1) * sizeof(*all));
+    double *dev = malloc((size_t)(nb ? nb : 1) * (size_t)(world + 1) * sizeof(*dev));
+    tpb_persistent_t p = {.rank = -1, .deficit = NAN, .detectable = NAN};
+    if (all && dev) {
+        int k = 0, b = 0;
+        for (int i = 0; i < n; i++) {
+            const tpb_history_t *h = &hist[i];
+            if (h->tp != tp || h->comm_only || !h->nslow || h->world != world)
+                continue;
+            int blocks = h->nslow / (world / tp);
+            memcpy(all + k, h->slow, (size_t)h->nslow * sizeof(*all));
+            memcpy(dev + (size_t)b * world, h->slow_dev, (size_t)blocks * world * sizeof(*dev));
+            k += h->nslow;
+            b += blocks;
+        }
+        p = tpb_detect_persistent(all, dev, b, world, tp);
+    }
+    free(all);
+    free(dev);
+    return p;
+}
+
 static void straggler_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *h,
-                           const char *const *hosts)
+                           const char *const *hosts, const tpb_persistent_t *run)
 {
     if (h->straggler_world < 0)
         return;
     char late[24];
     const char *host = host_of(hosts, h->straggler_world);
+    int persists = run->persistent && run->rank == h->straggler_world;
     tpb_buf_printf(txt,
-                   "#     straggler in %s %s: rank %d%s%s%s, last in %.0f %% of iterations, "
-                   "by %s\n",
-                   tpb_split_label(h->split, h->seqpar), tpb_policy_name(h->policy),
-                   h->straggler_world, host ? " (" : "", host ? host : "", host ? ")" : "",
-                   100.0 * h->straggler_frac, human_us(late, sizeof(late), h->straggler_late_us));
+                   "#     %s in %s %s: rank %d%s%s%s, last in %.0f %% of iterations, by %s%s\n",
+                   persists ? "straggler" : "transient", tpb_split_label(h->split, h->seqpar),
+                   tpb_policy_name(h->policy), h->straggler_world, host ? " (" : "",
+                   host ? host : "", host ? ")" : "", 100.0 * h->straggler_frac,
+                   human_us(late, sizeof(late), h->straggler_late_us),
+                   persists ? " (slower over the whole run)"
+                            : " (not slower over the run: a passing slowdown, not the rank's)");
     tpb_json_obj_begin(js);
     tpb_json_kv_str(js, "split", tpb_split_name(h->split));
     tpb_json_kv_str(js, "sequence_parallel", tpb_seqpar_name(h->seqpar));
@@ -103,7 +177,56 @@ static void straggler_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *h
     tpb_json_kv_int(js, "rank", h->straggler_world);
     tpb_json_kv_num(js, "last_frac", h->straggler_frac);
     tpb_json_kv_num(js, "lateness_us", h->straggler_late_us);
+    tpb_json_kv_str(js, "persistent", persists ? "yes" : "no");
     tpb_json_obj_end(js);
+}
+
+/* Per TP degree of the run: the persistent straggler, or none, with the evidence. */
+static void run_stragglers(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, int n,
+                           const char *const *hosts)
+{
+    for (int i = 0; i < n; i++) {
+        int seen = hist[i].tp < 2 || hist[i].comm_only || !hist[i].nslow;
+        for (int j = 0; j < i && !seen; j++)
+            seen = hist[j].tp == hist[i].tp && !hist[j].comm_only && hist[j].nslow;
+        if (seen)
+            continue;
+        tpb_persistent_t p = persistent_at(hist, n, hist[i].tp);
+        const char *host = host_of(hosts, p.rank);
+        if (p.persistent)
+            tpb_buf_printf(txt,
+                           "#   straggler at tp %d: rank %d%s%s%s, the slowest of its group in "
+                           "%d of %d blocks over the run (%d needed for 1 %% false alarms, "
+                           "the blocks worth %d independent ones), %.1f %% slower\n",
+                           hist[i].tp, p.rank, host ? " (" : "", host ? host : "", host ? ")" : "",
+                           p.slowest, p.of, p.need, p.effective, 100.0 * p.deficit);
+        else if (isfinite(p.detectable))
+            tpb_buf_printf(txt,
+                           "#   no persistent straggler at tp %d (most often the slowest: rank %d, "
+                           "in %d of %d blocks; %d needed, the blocks worth %d independent ones); "
+                           "the smallest slowdown this run could name: %.1f %%\n",
+                           hist[i].tp, p.rank, p.slowest, p.of, p.need, p.effective,
+                           100.0 * p.detectable);
+        else
+            tpb_buf_printf(
+                txt,
+                "#   no persistent straggler at tp %d: %d blocks are too few to tell one "
+                "from chance (more iterations or configs would)\n",
+                hist[i].tp, p.of);
+        tpb_json_obj_begin(js);
+        tpb_json_kv_str(js, "kind", "stragglers");
+        tpb_json_kv_int(js, "tp", hist[i].tp);
+        tpb_json_kv_num(js, "straggler_rank", p.persistent ? p.rank : NAN); /* null: none */
+        tpb_json_kv_int(js, "most_often_slowest", p.rank);
+        tpb_json_kv_int(js, "slowest_blocks", p.slowest);
+        tpb_json_kv_int(js, "blocks", p.of);
+        tpb_json_kv_int(js, "blocks_needed", p.need);
+        tpb_json_kv_int(js, "effective_blocks", p.effective);
+        tpb_json_kv_num(js, "false_alarm", TPB_DETECT_ALPHA);
+        tpb_json_kv_num(js, "deficit", p.deficit);
+        tpb_json_kv_num(js, "detectable", p.detectable);
+        tpb_json_obj_end(js);
+    }
 }
 
 static void json_group_keys(tpb_buf_t *js, const tpb_history_t *h)
@@ -116,14 +239,20 @@ static void json_group_keys(tpb_buf_t *js, const tpb_history_t *h)
     tpb_json_kv_str(js, "placement", tpb_placement_name(h->placement));
 }
 
-/* The answer for the group of hist[first]; returns its fastest config. */
+/* The answer for the group of hist[first]; returns its fastest config that may be
+ * recommended (recommendable). */
 static const tpb_history_t *group_answer(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist,
                                          int n, int first, const char *const *hosts)
 {
-    const tpb_history_t *g = &hist[first], *best = g;
-    for (int i = first; i < n; i++)
-        if (!hist[i].comm_only && same_group(&hist[i], g) && hist[i].step_med < best->step_med)
+    const tpb_history_t *g = &hist[first], *best = g, *pick = NULL;
+    for (int i = first; i < n; i++) {
+        if (hist[i].comm_only || !same_group(&hist[i], g))
+            continue;
+        if (hist[i].step_med < best->step_med)
             best = &hist[i];
+        if (recommendable(hist, n, &hist[i]) && (!pick || hist[i].step_med < pick->step_med))
+            pick = &hist[i];
+    }
     char shape[96], step[24];
     shape_label(shape, sizeof(shape), g);
     tpb_buf_printf(txt, "#   %s tp %d%s: fastest %s %s, %s a step\n", shape, g->tp,
@@ -146,16 +275,18 @@ static const tpb_history_t *group_answer(tpb_buf_t *txt, tpb_buf_t *js, const tp
     tpb_json_key(js, "stragglers");
     tpb_json_arr_begin(js);
     int named = 0;
+    tpb_persistent_t run =
+        g->tp > 1 ? persistent_at(hist, n, g->tp) : (tpb_persistent_t){.rank = -1};
     for (int i = first; i < n; i++)
         if (!hist[i].comm_only && same_group(&hist[i], g)) {
             named += hist[i].straggler_world >= 0;
-            straggler_line(txt, js, &hist[i], hosts);
+            straggler_line(txt, js, &hist[i], hosts, &run);
         }
     tpb_json_arr_end(js);
     tpb_json_obj_end(js);
     if (!named && g->tp > 1)
         tpb_buf_puts(txt, "#     no straggler beyond noise (whoever arrived last took turns)\n");
-    return best;
+    return pick ? pick : best;
 }
 
 /* Once for the run: the worst calibration spread of any config that measured speeds. */
@@ -176,34 +307,88 @@ static void calibration_line(tpb_buf_t *txt, const tpb_history_t *hist, int n,
                                              : ": did not settle, weighted shards may be off");
 }
 
-/* Per shape: the fastest config over every TP degree and placement, and why. */
+/* The configs faster than best in its group that the answer does not recommend (their
+ * verdict is not better): "keep even" and why. */
+static void kept_even(tpb_buf_t *txt, const tpb_history_t *hist, int n, const tpb_history_t *best)
+{
+    for (int i = 0; i < n; i++) {
+        const tpb_history_t *h = &hist[i], *ev = even_of(hist, n, h);
+        if (h->comm_only || !same_group(h, best) || !ev || h->policy == TPB_POLICY_EVEN ||
+            !(h->step_med < best->step_med) || recommendable(hist, n, h))
+            continue;
+        tpb_policy_verdict_t v = tpb_verdict_of(ev, h, TPB_VERDICT_TOL);
+        tpb_buf_printf(txt, "; keep even: %s %s measured %.2fx",
+                       tpb_split_label(h->split, h->seqpar), tpb_policy_name(h->policy), v.speedup);
+        if (isfinite(v.lo))
+            tpb_buf_printf(txt, " [%.2f, %.2f]", v.lo, v.hi);
+        tpb_buf_printf(txt, ", %s", tpb_verdict_name(v.verdict));
+        return;
+    }
+}
+
+static void json_use(tpb_buf_t *js, const tpb_history_t *h, const char *question, double rate)
+{
+    tpb_json_obj_begin(js);
+    tpb_json_kv_str(js, "kind", "use");
+    tpb_json_kv_str(js, "question", question);
+    json_group_keys(js, h);
+    tpb_json_kv_str(js, "split", tpb_split_name(h->split));
+    tpb_json_kv_str(js, "sequence_parallel", tpb_seqpar_name(h->seqpar));
+    tpb_json_kv_str(js, "policy", tpb_policy_name(h->policy));
+    tpb_json_kv_num(js, "step_us", h->step_med);
+    tpb_json_kv_num(js, "layers_per_s", rate);
+    tpb_json_obj_end(js);
+}
+
+/* Layers per second over the whole world: world / tp groups each doing one per step. */
+static double layer_rate(const tpb_history_t *h)
+{
+    return h->world > 0 ? (double)(h->world / h->tp) / (h->step_med * 1e-6) : NAN;
+}
+
+/* Per shape, two questions: the shortest step over every TP degree and placement (latency:
+ * what one layer takes), and the highest layer rate over the world (throughput: the other
+ * world / tp ranks' worth of groups left to data or pipeline parallelism), each among the
+ * configs the answer may recommend. */
 static void use_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, int n,
                      const tpb_history_t *best, const char *const *hosts)
 {
     char shape[96], step[24];
+    const tpb_history_t *thr = best;
+    for (int i = 0; i < n; i++)
+        if (!hist[i].comm_only && same_shape(&hist[i], best) && recommendable(hist, n, &hist[i]) &&
+            layer_rate(&hist[i]) > layer_rate(thr))
+            thr = &hist[i];
     shape_label(shape, sizeof(shape), best);
-    tpb_buf_printf(txt, "# use for %s: %s %s at tp %d%s (%s a step", shape,
+    tpb_buf_printf(txt, "# use for %s%s: %s %s at tp %d%s (%s a step", shape,
+                   thr == best ? "" : ", shortest step (latency)",
                    tpb_split_label(best->split, best->seqpar), tpb_policy_name(best->policy),
                    best->tp, best->placement == TPB_PLACE_SPREAD ? " spread" : "",
                    human_us(step, sizeof(step), best->step_med));
     const tpb_history_t *ev = even_of(hist, n, best);
     if (ev && ev != best) {
-        tpb_buf_printf(txt, "; %.2fx the even split's speed", ev->step_med / best->step_med);
+        tpb_policy_verdict_t v = tpb_verdict_of(ev, best, TPB_VERDICT_TOL);
+        tpb_buf_printf(txt, "; %.2fx [%.2f, %.2f] the even split's speed", v.speedup, v.lo, v.hi);
         if (ev->straggler_world >= 0) {
             const char *host = host_of(hosts, ev->straggler_world);
             tpb_buf_printf(txt, ", which waits for rank %d%s%s%s", ev->straggler_world,
                            host ? " (" : "", host ? host : "", host ? ")" : "");
         }
     }
-    tpb_buf_puts(txt, ")\n");
-    tpb_json_obj_begin(js);
-    tpb_json_kv_str(js, "kind", "use");
-    json_group_keys(js, best);
-    tpb_json_kv_str(js, "split", tpb_split_name(best->split));
-    tpb_json_kv_str(js, "sequence_parallel", tpb_seqpar_name(best->seqpar));
-    tpb_json_kv_str(js, "policy", tpb_policy_name(best->policy));
-    tpb_json_kv_num(js, "step_us", best->step_med);
-    tpb_json_obj_end(js);
+    kept_even(txt, hist, n, best);
+    tpb_buf_printf(txt, ")%s\n",
+                   thr == best && best->tp > 1 ? "; also the highest layer rate" : "");
+    json_use(js, best, "latency", layer_rate(best));
+    if (thr != best) {
+        tpb_buf_printf(txt,
+                       "# use for %s, highest layer rate (throughput): %s %s at tp %d%s "
+                       "(%d groups at once, %s a step: %.0f layers/s over %d ranks)\n",
+                       shape, tpb_split_label(thr->split, thr->seqpar),
+                       tpb_policy_name(thr->policy), thr->tp,
+                       thr->placement == TPB_PLACE_SPREAD ? " spread" : "", thr->world / thr->tp,
+                       human_us(step, sizeof(step), thr->step_med), layer_rate(thr), thr->world);
+    }
+    json_use(js, thr, "throughput", layer_rate(thr));
 }
 
 void tpb_answer_write(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, int n,
@@ -215,9 +400,10 @@ void tpb_answer_write(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, 
     if (!any)
         return;
     tpb_buf_t use = TPB_BUF_INIT; /* the use lines close the answer */
-    tpb_buf_puts(txt, "# answer (median steps, as in the table; a straggler is named when it "
-                      "arrived last in more than (1 + 1/tp)/2 of the iterations, by >= 5 % of "
-                      "the step)\n");
+    tpb_buf_puts(txt, "# answer (median steps, as in the table; a speed-up over even with its 95 % "
+                      "interval and the most balancing can buy: better, worse, a draw within "
+                      "5 %, inconclusive or disturbed; a straggler is named when it arrived last "
+                      "in more than (1 + 1/tp)/2 of the iterations, by >= 5 % of the step)\n");
     for (int i = 0; i < n; i++) { /* one shape at a time, in the order measured */
         int seen = hist[i].comm_only;
         for (int j = 0; j < i && !seen; j++)
@@ -236,6 +422,7 @@ void tpb_answer_write(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, 
         }
         use_line(&use, js, hist, n, best, hosts);
     }
+    run_stragglers(txt, js, hist, n, hosts);
     calibration_line(txt, hist, n, hosts, target_spread);
     tpb_buf_puts(txt, tpb_buf_str(&use));
     if (!tpb_buf_ok(&use))

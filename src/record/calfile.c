@@ -165,6 +165,9 @@ static tpb_status_t parse_entry(char **f, int nf, const char *origin, int lineno
     e->tp = (int)v[3];
     e->rank = (int)v[4];
     e->samples = (int)samples;
+    if (strlen(f[7]) >= sizeof(e->host))
+        return tpb_err_set(TPB_ERR_INVALID, "%s:%d: the host name has %zu characters: at most %zu",
+                           origin, lineno, strlen(f[7]), sizeof(e->host) - 1);
     snprintf(e->host, sizeof(e->host), "%s", f[7]);
     return TPB_OK;
 }

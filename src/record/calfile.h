@@ -11,6 +11,7 @@
 #define TPB_CALFILE_H
 
 #include "base/dtype.h"
+#include "base/topo.h"
 #include "base/tpb_status.h"
 #include "base/tpb_types.h"
 
@@ -37,7 +38,7 @@ typedef struct {
     int tp;
     tpb_dtype_t dtype;
     int rank;
-    char host[64];
+    char host[TPB_HOST_LEN];
     double gflops;
     double spread; /**< relative IQR of the calibration (NaN if the file had none) */
     int samples;   /**< GEMMs timed (0 if the file had none) */

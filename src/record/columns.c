@@ -38,6 +38,8 @@
     X(JC, "dtype", STR, tpb_dtype_name(r->dtype))                                                  \
     X(JC, "iters", INT, r->iters)                                                                  \
     X(J, "warmup", INT, r->warmup)                                                                 \
+    X(J, "interleave_set", INT, r->interleave_set)                                                 \
+    X(J, "interleave_rounds", INT, r->interleave_rounds)                                           \
     X(J, "overlap", FN, overlap)                                                                   \
     X(JC, "shards", FN, shards)                                                                    \
     X(JC, "speeds", RINFO, speed)                                                                  \

@@ -31,11 +31,8 @@ void tpb_record_init(tpb_record_t *r, const tpb_run_info_t *run, const tpb_clock
 
 void tpb_record_free(tpb_record_t *r)
 {
-    for (int i = 0; i < r->nhist; i++) {
-        free(r->hist[i].t1_rank);
-        free(r->hist[i].compute_rank);
-        free(r->hist[i].work_rank);
-    }
+    for (int i = 0; i < r->nhist; i++)
+        tpb_history_free(&r->hist[i]);
     free(r->hist);
     free(r->ohist);
     tpb_buf_free(&r->jsonl);
@@ -148,12 +145,8 @@ static void roll_back(tpb_record_t *s, mark_t m)
     cut(&s->jsonl, m.jsonl);
     cut(&s->csv, m.csv);
     cut(&s->ranks_csv, m.ranks);
-    while (s->nhist > m.nhist) {
-        tpb_history_t *h = &s->hist[--s->nhist];
-        free(h->t1_rank);
-        free(h->compute_rank);
-        free(h->work_rank);
-    }
+    while (s->nhist > m.nhist)
+        tpb_history_free(&s->hist[--s->nhist]);
     s->nohist = m.nohist;
 }
 
@@ -215,6 +208,23 @@ tpb_status_t tpb_record_config(tpb_record_t *s, const tpb_result_t *in, const tp
         tpb_timeline_steps(marks, size, res.tp, res.iters, steps);
         res.steps = steps;
     }
+    tpb_slow_t *slow = NULL; /* who was slowest in each block (base/detect.h) */
+    double *dev = NULL;
+    if (st == TPB_OK && s->run.timeline && res.tp > 1 && !res.comm_only && !res.chunks) {
+        int nb = tpb_detect_nblocks(res.iters, res.interleave_rounds);
+        double work[size];
+        for (int r = 0; r < size; r++)
+            work[r] = res.info[r].flop;
+        slow = malloc((size_t)nb * (size_t)(size / res.tp) * sizeof(*slow));
+        dev = malloc((size_t)nb * (size_t)size * sizeof(*dev));
+        if (!slow || !dev)
+            st = tpb_err_set(TPB_ERR_NOMEM, "out of memory for the blocks");
+        else
+            tpb_detect_blocks(marks, work, size, res.tp, res.iters, nb, slow, dev);
+        res.slow = slow;
+        res.slow_dev = dev;
+        res.nslow = slow && dev ? nb * (size / res.tp) : 0;
+    }
     /* the trace and the records written in full, then put in place together (the trace
      * first: no record ever names a config whose trace is missing); a config whose files
      * cannot be written is taken back out of the record */
@@ -238,6 +248,8 @@ tpb_status_t tpb_record_config(tpb_record_t *s, const tpb_result_t *in, const tp
     }
     free(ranks);
     free(steps);
+    free(slow);
+    free(dev);
     return st;
 }
 

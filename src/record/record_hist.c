@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "record/record_impl.h"
 
@@ -31,6 +32,18 @@ static void summary_facts(tpb_history_t *h, const tpb_result_t *res)
             h->spread_world = tpb_result_world_rank(res, r);
         }
     }
+}
+
+void tpb_history_free(tpb_history_t *h)
+{
+    free(h->t1_rank);
+    free(h->compute_rank);
+    free(h->work_rank);
+    free(h->steps);
+    free(h->slow);
+    free(h->slow_dev);
+    h->t1_rank = h->compute_rank = h->work_rank = h->steps = h->slow_dev = NULL;
+    h->slow = NULL;
 }
 
 /* Room for one more entry of a history (*h, *n used of *cap): doubled when full. */
@@ -75,11 +88,35 @@ tpb_status_t tpb_record_push_hist(tpb_record_t *s, const tpb_result_t *res)
     TPB_CHECK_RET(hist_room(&s->hist, s->nhist, &s->cap_hist));
     double *comp = malloc((size_t)res->world * sizeof(double));
     double *work = malloc((size_t)res->world * sizeof(double));
-    if (!comp || !work) {
+    double *steps = res->steps ? malloc((size_t)res->iters * sizeof(double)) : NULL;
+    if (!comp || !work || (res->steps && !steps)) {
         free(comp);
         free(work);
+        free(steps);
         return tpb_err_set(TPB_ERR_NOMEM, "out of memory");
     }
+    if (steps)
+        memcpy(steps, res->steps, (size_t)res->iters * sizeof(double));
+    int nb = res->nslow ? res->nslow / (res->world / res->tp) : 0;
+    tpb_slow_t *slow = nb ? malloc((size_t)res->nslow * sizeof(*slow)) : NULL;
+    double *dev = nb ? malloc((size_t)nb * (size_t)res->world * sizeof(*dev)) : NULL;
+    if (nb && (!slow || !dev)) {
+        free(comp);
+        free(work);
+        free(steps);
+        free(slow);
+        free(dev);
+        return tpb_err_set(TPB_ERR_NOMEM, "out of memory");
+    }
+    for (int b = 0; b < res->nslow; b++) { /* by world rank: the run's view */
+        slow[b] = res->slow[b];
+        if (slow[b].rank >= 0)
+            slow[b].rank = tpb_result_world_rank(res, slow[b].rank);
+    }
+    for (int b = 0; b < nb; b++)
+        for (int r = 0; r < res->world; r++)
+            dev[(size_t)b * res->world + tpb_result_world_rank(res, r)] =
+                res->slow_dev[(size_t)b * res->world + r];
     for (int r = 0; r < res->world; r++) {
         comp[r] = res->ranks[r].compute_med;
         work[r] = res->info[r].flop;
@@ -90,12 +127,16 @@ tpb_status_t tpb_record_push_hist(tpb_record_t *s, const tpb_result_t *res)
         if (!t1) {
             free(comp);
             free(work);
+            free(steps);
+            free(slow);
+            free(dev);
             return tpb_err_set(TPB_ERR_NOMEM, "out of memory");
         }
         for (int r = 0; r < res->world; r++)
             t1[r] = res->ranks[r].compute_med;
     }
     s->hist[s->nhist++] = (tpb_history_t){.tp = res->tp,
+                                          .world = res->world,
                                           .split = res->split,
                                           .seqpar = res->seqpar,
                                           .policy = res->policy,
@@ -111,7 +152,14 @@ tpb_status_t tpb_record_push_hist(tpb_record_t *s, const tpb_result_t *res)
                                           .xfer_med = res->stats.xfer_med,
                                           .t1_rank = t1,
                                           .compute_rank = comp,
-                                          .work_rank = work};
+                                          .work_rank = work,
+                                          .steps = steps,
+                                          .nsteps = steps ? res->iters : 0,
+                                          .set = res->interleave_set,
+                                          .rounds = res->interleave_rounds,
+                                          .slow = slow,
+                                          .slow_dev = dev,
+                                          .nslow = res->nslow};
     summary_facts(&s->hist[s->nhist - 1], res);
     return TPB_OK;
 }

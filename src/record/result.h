@@ -7,6 +7,7 @@
 #ifndef TPB_RESULT_H
 #define TPB_RESULT_H
 
+#include "base/detect.h"
 #include "base/overlap.h"
 #include "base/dtype.h"
 #include "base/metrics.h"
@@ -93,6 +94,11 @@ typedef struct {
     tpb_config_stats_t stats;
     tpb_whatif_t whatif;       /**< the replay with median compute (NaN with --timeline off) */
     const double *steps;       /**< every measured iteration's step (NULL with --timeline off) */
+    int interleave_set;        /**< --interleave: the set it was measured in (-1: alone) */
+    int interleave_rounds;     /**< ... and its rounds (0: alone) */
+    const tpb_slow_t *slow;    /**< per block and group, the slowest rank (base/detect.h) */
+    const double *slow_dev;    /**< per block and position, its log rate against the others' */
+    int nslow;                 /**< entries of slow: blocks x groups */
     int chunks;                /**< --overlap chunked: the chunk count (0: serial) */
     int polls;                 /**< pieces of a chunk's GEMM */
     const double *chunk_marks; /**< world x iters x chunks x 3 on rank 0's clock (borrowed) */
@@ -150,6 +156,7 @@ int tpb_result_step_samples(const tpb_result_t *res, double *out, int *quantiles
 /** A finished config, as later configs and the summary need it. */
 typedef struct {
     int tp;
+    int world; /**< entries of the per-position arrays */
     tpb_split_t split;
     tpb_seqpar_t seqpar;
     tpb_policy_t policy;
@@ -163,6 +170,12 @@ typedef struct {
     double *t1_rank;      /**< TP=1 only: each rank's time for the whole layer (owned) */
     double *compute_rank; /**< each position's median compute (owned; NULL: unknown) */
     double *work_rank;    /**< each position's GEMM FLOPs (owned; NULL: unknown) */
+    double *steps;        /**< every measured iteration's step, in its order (owned; NULL: none) */
+    int nsteps;
+    int set, rounds;  /**< interleaved: its set (-1: alone) and the set's rounds */
+    tpb_slow_t *slow; /**< its blocks' slowest ranks, as world ranks (owned; NULL: none) */
+    double *slow_dev; /**< per block and world rank, its log rate against the others' */
+    int nslow;        /**< entries of slow: blocks x groups */
     /* what the closing summary says of it */
     char shape_name[48];
     double step_mean, xfer_mean, comp_mean; /**< T, T_comm, T_comp/N: they add up (NaN: unknown) */
@@ -174,6 +187,9 @@ typedef struct {
     int chunks;            /**< --overlap chunked (kept apart from the serial configs) */
     tpb_overlap_t overlap; /**< its figures */
 } tpb_history_t;
+
+/** Free what h owns. */
+void tpb_history_free(tpb_history_t *h);
 
 /** 1 if a and b are configs of the same layer: split, shape and sequence parallelism (a
  *  TP-1 config has nothing to scatter and stands for either). Pure. */

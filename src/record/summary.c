@@ -25,8 +25,8 @@ static void json_decomp(tpb_buf_t *js, const tpb_history_t *h, const tpb_decomp_
     tpb_json_kv_num(js, "comp_us", d->comp_us);
     tpb_json_kv_num(js, "comm_us", d->comm_us);
     tpb_json_kv_num(js, "idle_us", d->idle_us);
-    tpb_json_kv_num(js, "step_us", h->step_mean);
-    tpb_json_kv_num(js, "step_median_us", h->step_med);
+    tpb_json_kv_num(js, "step_us", h->step_med);
+    tpb_json_kv_num(js, "step_mean_us", h->step_mean);
     tpb_json_kv_num(js, "e", e);
     tpb_json_obj_end(js);
 }
@@ -40,9 +40,11 @@ static void put_term(FILE *out, const char *name, double v)
         fprintf(out, "  %s %10s", name, "-");
 }
 
-/* T(N) per TP degree of the series of base: the means over iterations of the step-setting
- * group's mean compute, transfer after the last arrival and the rest (idle), which add up
- * to its mean step by construction; E = T_1 / (N T) beside them. */
+/* T(N) per TP degree of the series of base: T the median step (the table's, the answer's),
+ * its terms the means over iterations of the step-setting group's mean compute, transfer
+ * after the last arrival and the rest (idle), which add up to the mean step by
+ * construction, scaled by median / mean so that they add up to T; E = T_1 / (N T) beside
+ * them, the table's E. */
 static void summary_series(tpb_record_t *s, const tpb_history_t *base, tpb_buf_t *js, int *headed)
 {
     const tpb_history_t *t1 = NULL;
@@ -56,9 +58,10 @@ static void summary_series(tpb_record_t *s, const tpb_history_t *base, tpb_buf_t
         return;
     if (!(*headed)++)
         fprintf(out,
-                "# T(N) = T_comp/N + T_comm(N) + T_idle(N) per TP degree, in us: means over the "
-                "iterations of the group that set each step (its ranks' mean compute, the "
-                "transfer after its last arrival, the rest), which add up to T, the mean step\n"
+                "# T(N) = T_comp/N + T_comm(N) + T_idle(N) per TP degree, in us: T is the median "
+                "step (as in the table and the answer); its terms are the shares of the group "
+                "that set each step (its ranks' mean compute, the transfer after its last "
+                "arrival, the rest), averaged over the iterations and scaled to add up to T\n"
                 "#   E = T_1 / (N T), T_1 the fastest rank's whole layer: 1 = the N ranks lose "
                 "nothing to waits and transfers; > 1: shards run faster per FLOP (caches); at "
                 "tp 1, E < 1 is how much slower the slowest rank is\n");
@@ -74,13 +77,15 @@ static void summary_series(tpb_record_t *s, const tpb_history_t *base, tpb_buf_t
         if (!tpb_history_same_layer(h, base) ||
             (h->tp > 1 && (h->policy != base->policy || h->placement != base->placement)))
             continue;
-        tpb_decomp_t d = tpb_metric_decompose(h->comp_mean, h->xfer_mean, h->step_mean);
-        double e = t1_us / (h->tp * h->step_mean);
+        double scale = h->step_med / h->step_mean; /* the mean terms onto the median */
+        tpb_decomp_t d =
+            tpb_metric_decompose(h->comp_mean * scale, h->xfer_mean * scale, h->step_med);
+        double e = t1_us / (h->tp * h->step_med);
         fprintf(out, "#   tp %3d", h->tp);
         put_term(out, "T_comp/N", d.comp_us);
         put_term(out, "T_comm", d.comm_us);
         put_term(out, "T_idle", d.idle_us);
-        put_term(out, "T", h->step_mean);
+        put_term(out, "T", h->step_med);
         if (isfinite(e))
             fprintf(out, "  E %5.2f\n", e);
         else

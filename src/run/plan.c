@@ -341,6 +341,10 @@ static tpb_status_t take_planned(tpb_plan_list_t *list, tpb_config_plan_t *p,
 
 static tpb_status_t planned_shards(tpb_plan_list_t *list, const tpb_options_t *o)
 {
+    char what[sizeof(o->shards_from) + 20];
+    snprintf(what, sizeof(what), "--shards-from %s", o->shards_from);
+    TPB_CHECK_RET(tpb_shardplan_check(&o->shard_plan, o->granularity, o->dtype, what));
+    int used = 0;
     for (int i = 0; i < list->n; i++) {
         tpb_config_plan_t *p = &list->p[i];
         if (p->skip[0] || p->tp < 2 || p->shape->comm_only)
@@ -350,6 +354,15 @@ static tpb_status_t planned_shards(tpb_plan_list_t *list, const tpb_options_t *o
                                p->desc.orient->split, p->policy, p->tp);
         if (e)
             TPB_CHECK_RET(take_planned(list, p, e));
+        used += e != NULL;
+    }
+    if (!used) {
+        const tpb_shardplan_entry_t *e = &o->shard_plan.e[0];
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "%s plans none of this run's configs (its first: %ldx%ldx%ld %s %s tp "
+                           "%d): run the shapes, splits, policies and TP degrees it plans",
+                           what, e->m, e->n, e->k, tpb_split_name(e->split),
+                           tpb_policy_name(e->policy), e->tp);
     }
     return TPB_OK;
 }
@@ -360,6 +373,7 @@ static tpb_measure_t measure_of(const tpb_options_t *o)
     return (tpb_measure_t){.iters = o->iters,
                            .warmup = o->warmup,
                            .timeline = o->timeline,
+                           .interleave = o->interleave,
                            .check = o->check,
                            .rebalance_every = o->rebalance_every,
                            .inject = o->inject_delay,

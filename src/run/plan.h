@@ -26,6 +26,7 @@
 typedef struct {
     int iters, warmup;     /**< measured and warm-up iterations of a config */
     int timeline;          /**< per-iteration marks (0: one span around the loop) */
+    int interleave;        /**< --interleave: the policies of a block side by side */
     int check;             /**< --check */
     int rebalance_every;   /**< adaptive: measured iterations a round */
     tpb_inject_t inject;   /**< --inject-delay */

@@ -104,41 +104,132 @@ static tpb_status_t enter(tpb_sweep_t *s, int i)
     return open_group(s, p->tp);
 }
 
+/* Plan i's block speeds, when they are first needed (collective). */
+static tpb_status_t speeds_for(tpb_sweep_t *s, int i)
+{
+    if (!tpb_plan_needs_speeds(&s->plans.p[i]))
+        return TPB_OK;
+    TPB_CHECK_RET(tpb_signal_agree(s->world)); /* no calibration after a stop request */
+    return tpb_sweep_speeds(s, i);
+}
+
+/* A config not measured (TPB_ERR_INVALID, the ranks agreeing): one line, and on. */
+static tpb_status_t skipped(tpb_sweep_t *s, tpb_status_t st)
+{
+    if (st != TPB_ERR_INVALID || s->fatal)
+        return st;
+    if (s->rec) {
+        pthread_mutex_lock(&s->rec->lock);
+        tpb_record_skip(&s->rec->rec, tpb_err_msg());
+        pthread_mutex_unlock(&s->rec->lock);
+    }
+    return TPB_OK;
+}
+
 /* Plan i: its block's speeds when they are first needed, then the config or its skip line. */
 static tpb_status_t run_plan(tpb_sweep_t *s, int i)
 {
     tpb_config_plan_t *p = &s->plans.p[i];
-    if (tpb_plan_needs_speeds(p)) {
-        TPB_CHECK_RET(tpb_signal_agree(s->world)); /* no calibration after a stop request */
-        TPB_CHECK_RET(tpb_sweep_speeds(s, i));
-    }
+    TPB_CHECK_RET(speeds_for(s, i));
     tpb_status_t st =
         tpb_agree(s->world, p->skip[0] ? tpb_err_set(TPB_ERR_INVALID, "%s", p->skip) : TPB_OK);
     if (st == TPB_OK) {
         progress(s, p);
         st = tpb_sweep_config(s, p);
     }
-    if (st == TPB_ERR_INVALID && !s->fatal) { /* not measured: one line, and on */
-        if (s->rec) {
-            pthread_mutex_lock(&s->rec->lock);
-            tpb_record_skip(&s->rec->rec, tpb_err_msg());
-            pthread_mutex_unlock(&s->rec->lock);
-        }
-        return TPB_OK;
-    }
     s->nconfigs += st == TPB_OK;
+    return skipped(s, st);
+}
+
+/* Plan q may be measured side by side with others of its block: --interleave on, a
+ * timeline, no schedule that changes speeds at an iteration of the run, a TP group, a
+ * serial layer, a policy with fixed shards. */
+static int interleavable(const tpb_sweep_t *s, const tpb_config_plan_t *q)
+{
+    const tpb_measure_t *m = &s->plans.m;
+    return m->interleave && m->timeline && !m->sched && tpb_interleave_rounds(m->iters) > 1 &&
+           !q->skip[0] && q->tp > 1 && q->desc.chunks == 0 && !q->shape->comm_only &&
+           q->policy != TPB_POLICY_ADAPTIVE;
+}
+
+/* The plans measured with plan i (i first; at most TPB_SET_MAX): the other policies of its
+ * block and sequence parallelism. Returns how many (1: alone). */
+static int set_of(const tpb_sweep_t *s, int i, const unsigned char *done, int *idx)
+{
+    const tpb_config_plan_t *p = &s->plans.p[i];
+    int k = 0;
+    idx[k++] = i;
+    if (!interleavable(s, p))
+        return 1;
+    for (int j = i + 1; j < s->plans.n && s->plans.p[j].block == p->block && k < TPB_SET_MAX; j++)
+        if (!done[j] && interleavable(s, &s->plans.p[j]) && s->plans.p[j].seqpar == p->seqpar)
+            idx[k++] = j;
+    return k;
+}
+
+/* The set's layers fit beside each other on every rank (collective). */
+static tpb_status_t set_fits(tpb_sweep_t *s, const int *idx, int k, int *fits)
+{
+    double avail = 0.0, need = 0.0;
+    tpb_status_t st = tpb_agree(s->world, tpb_dev_mem_free(s->dev, &avail));
+    for (int j = 0; j < k; j++)
+        need += s->plans.p[idx[j]].mem_bytes;
+    *fits = need <= 0.9 * avail;
+    TPB_MPI_RET(MPI_Allreduce(MPI_IN_PLACE, fits, 1, MPI_INT, MPI_MIN, s->world), "memory");
     return st;
+}
+
+/* Plans idx[k] of one block measured side by side (--interleave), or one after the other
+ * where their layers do not fit beside each other. */
+static tpb_status_t run_set(tpb_sweep_t *s, const int *idx, int k)
+{
+    int fits = 0;
+    for (int j = 0; j < k; j++)
+        TPB_CHECK_RET(speeds_for(s, idx[j]));
+    TPB_CHECK_RET(set_fits(s, idx, k, &fits));
+    for (int j = 0; !fits && j < k; j++)
+        TPB_CHECK_RET(run_plan(s, idx[j]));
+    if (!fits)
+        return TPB_OK;
+    progress(s, &s->plans.p[idx[0]]);
+    tpb_config_run_t c[TPB_SET_MAX];
+    int open = 0;
+    tpb_status_t st = TPB_OK;
+    for (; open < k && st == TPB_OK; open++)
+        st = tpb_config_open(s, &s->plans.p[idx[open]], &c[open]);
+    if (st == TPB_OK)
+        st = tpb_sweep_measure_set(s, c, k);
+    for (int j = 0; j < k && st == TPB_OK; j++) {
+        c[j].set = s->nsets;
+        st = tpb_config_close(s, &c[j]);
+        s->nconfigs += st == TPB_OK;
+    }
+    s->nsets += st == TPB_OK;
+    for (int j = 0; j < open; j++)
+        tpb_config_free(&c[j]);
+    return skipped(s, st);
 }
 
 tpb_status_t tpb_sweep_run(tpb_sweep_t *s)
 {
     tpb_status_t st = TPB_OK;
     s->fatal = 0;
+    unsigned char *done = calloc((size_t)s->plans.n + 1, 1);
+    if (!done)
+        return tpb_err_set(TPB_ERR_NOMEM, "out of memory for %d plans", s->plans.n);
     for (int i = 0; i < s->plans.n && st == TPB_OK; i++) {
+        int idx[TPB_SET_MAX], k = 1;
+        if (done[i])
+            continue; /* measured in an earlier plan's set */
         st = enter(s, i);
         if (st == TPB_OK)
-            st = run_plan(s, i);
+            k = set_of(s, i, done, idx);
+        for (int j = 0; j < k; j++)
+            done[idx[j]] = 1;
+        if (st == TPB_OK)
+            st = k > 1 ? run_set(s, idx, k) : run_plan(s, i);
     }
+    free(done);
     if (s->world != s->real_world || s->group != MPI_COMM_NULL)
         unplace(s);
     TPB_CHECK_RET(st);

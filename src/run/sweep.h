@@ -71,6 +71,7 @@ typedef struct {
     MPI_Comm group;              /**< this rank's TP group of the current (placement, tp) */
     tpb_comm_t *comm;            /**< the backend's communicator of that group */
     int nconfigs, check_failed;
+    int nsets;           /**< interleaved sets measured so far */
     long iter_base;      /**< iterations (warm-up included) run before this config */
     double peak_gflops;  /**< this rank's device peak for the run's dtype */
     int ranks_on_device; /**< ranks of its node driving its device (> 1: a shared GPU) */
@@ -112,6 +113,50 @@ void tpb_sweep_free(tpb_sweep_t *s);
 
 /** Measure plan p on every rank; rank 0 records it (collective, sweep_config.c). */
 tpb_status_t tpb_sweep_config(tpb_sweep_t *s, const tpb_config_plan_t *p);
+
+/** Most configs measured side by side: the policies with fixed shards (even, weighted, cost). */
+#define TPB_SET_MAX 4
+
+/** One config while it is measured: its layer, marks and facts (sweep_config.c). */
+typedef struct {
+    const tpb_config_plan_t *plan; /**< as planned */
+    tpb_config_plan_t moved;       /**< an adaptive round's plan (shards NULL: none) */
+    tpb_layer_t *l;
+    tpb_mark_t *raw;        /**< this rank's marks of the measured iterations */
+    tpb_mark_t *all;        /**< rank 0: every rank's, gathered */
+    tpb_rank_info_t info;   /**< this rank's facts */
+    tpb_rank_info_t *infos; /**< rank 0: every rank's */
+    long first;             /**< the run's iteration of its first measured one */
+    int set;                /**< the interleaved set it was measured in (-1: alone) */
+    int rounds;             /**< ... and that set's rounds (0: alone) */
+} tpb_config_run_t;
+
+/** A config's layer built and its emulation probed (collective); free with tpb_config_free
+ *  whatever it returns. */
+tpb_status_t tpb_config_open(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_config_run_t *c);
+
+/** After its measurement: --check, the overlap parts, the gather, the re-sync and rank 0's
+ *  record (collective). */
+tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c);
+
+void tpb_config_free(tpb_config_run_t *c);
+
+/**
+ * --interleave on: the configs c[k] of one set (the policies of one block, each open)
+ * measured side by side (collective, sweep_measure.c): every one's warm-up, then
+ * TPB_INTERLEAVE_ROUNDS(iters) rounds in which each runs one block of its measured
+ * iterations, in tpb_interval_order's order (ABBA), a barrier after every block. Each
+ * config keeps its own marks (c[i].raw) and its iterations in its own order.
+ */
+tpb_status_t tpb_sweep_measure_set(tpb_sweep_t *s, tpb_config_run_t *c, int k);
+
+/** Rounds of an interleaved set of `iters` measured iterations: blocks of about 4, 3 to 10
+ *  rounds (fewer iterations: one round, not paired). */
+static inline int tpb_interleave_rounds(int iters)
+{
+    int r = iters / 4;
+    return iters < 6 ? 1 : r < 3 ? 3 : r > 10 ? 10 : r;
+}
 
 /** A new clock sample per rank where it is about as certain as the start's (collective). */
 tpb_status_t tpb_sweep_resync(tpb_sweep_t *s);

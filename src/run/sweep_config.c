@@ -143,57 +143,66 @@ static tpb_status_t build_layer(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_
     return tpb_agree(s->world, tpb_layer_create(s->dev, s->comm, &p->desc, l));
 }
 
-tpb_status_t tpb_sweep_config(tpb_sweep_t *s, const tpb_config_plan_t *plan)
+tpb_status_t tpb_config_open(tpb_sweep_t *s, const tpb_config_plan_t *plan, tpb_config_run_t *c)
 {
     const tpb_measure_t *m = &s->plans.m;
     int size = s->topo->size, root = s->rec != NULL;
-    tpb_rank_info_t info = {.max_err = NAN, .speed_spread = NAN, .emulate_achieved = NAN};
-    tpb_layer_t *l = NULL;
-    tpb_config_plan_t moved = {0}; /* an adaptive round's plan */
-    const tpb_config_plan_t *p = plan;
-    double *chunk = NULL, *alone = NULL;
-    tpb_mark_t *raw = calloc((size_t)m->iters, sizeof(*raw));
-    tpb_mark_t *all = root ? calloc((size_t)size * m->iters, sizeof(*all)) : NULL;
-    tpb_rank_info_t *infos = root ? calloc((size_t)size, sizeof(*infos)) : NULL;
-    tpb_status_t st = (!raw || (root && (!all || !infos)))
+    *c = (tpb_config_run_t){.plan = plan,
+                            .info = {.max_err = NAN, .speed_spread = NAN, .emulate_achieved = NAN},
+                            .first = s->iter_base + m->warmup,
+                            .set = -1};
+    c->raw = calloc((size_t)m->iters, sizeof(*c->raw));
+    c->all = root ? calloc((size_t)size * m->iters, sizeof(*c->all)) : NULL;
+    c->infos = root ? calloc((size_t)size, sizeof(*c->infos)) : NULL;
+    tpb_status_t st = (!c->raw || (root && (!c->all || !c->infos)))
                           ? tpb_err_set(TPB_ERR_NOMEM, "no memory for the timelines")
                           : TPB_OK;
-    TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
+    TPB_CHECK_RET(tpb_agree(s->world, st));
     /* a stop request is honoured between configs, on every rank alike */
-    TPB_CHECK_GOTO(tpb_signal_agree(s->world), st, out);
-    TPB_CHECK_GOTO(build_layer(s, p, &l), st, out);
-    if (!p->desc.comm_only) {
-        st = tpb_dev_emulation_probe(s->dev, tpb_layer_gemm(l), &info.emulate_achieved);
-        TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
+    TPB_CHECK_RET(tpb_signal_agree(s->world));
+    TPB_CHECK_RET(build_layer(s, plan, &c->l));
+    if (!plan->desc.comm_only) {
+        st = tpb_dev_emulation_probe(s->dev, tpb_layer_gemm(c->l), &c->info.emulate_achieved);
+        TPB_CHECK_RET(tpb_agree(s->world, st));
     }
-    long first = s->iter_base + m->warmup; /* the run's iteration of the first measured one */
-    TPB_CHECK_GOTO(tpb_sweep_measure(s, plan, &moved, &l, raw), st, out);
-    p = moved.shards ? &moved : plan;
+    return TPB_OK;
+}
+
+tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c)
+{
+    const tpb_measure_t *m = &s->plans.m;
+    int size = s->topo->size;
+    const tpb_config_plan_t *p = c->moved.shards ? &c->moved : c->plan;
+    double *chunk = NULL, *alone = NULL;
+    tpb_status_t st = TPB_OK;
     /* right after the loop: what the measured iterations (chunked or not) left in Y */
     if (m->check && tpb_layer_checks(&p->desc))
-        st = tpb_layer_check(l, &info.max_err);
+        st = tpb_layer_check(c->l, &c->info.max_err);
     TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
     if (p->desc.chunks > 0) /* then its parts alone, outside the measured loop */
-        TPB_CHECK_GOTO(tpb_sweep_overlap(s, p, l, &chunk, &alone), st, out);
-    rank_facts(s, p, &info);
-    TPB_CHECK_GOTO(gather(s, raw, &info, all, infos), st, out);
+        TPB_CHECK_GOTO(tpb_sweep_overlap(s, p, c->l, &chunk, &alone), st, out);
+    rank_facts(s, p, &c->info);
+    TPB_CHECK_GOTO(gather(s, c->raw, &c->info, c->all, c->infos), st, out);
     TPB_CHECK_GOTO(tpb_sweep_resync(s), st, out);
-    if (root) {
+    if (s->rec) {
         tpb_result_t res;
         double asked[size];
-        describe(s, p, infos, &res);
-        res.emulate_switch_iter = emulate_asked(m, size, first, asked);
+        describe(s, p, c->infos, &res);
+        res.emulate_switch_iter = emulate_asked(m, size, c->first, asked);
         res.emulate_asked = asked;
-        correct_marks(s, all);
+        res.interleave_set = c->set;
+        res.interleave_rounds = c->rounds;
+        correct_marks(s, c->all);
         if (p->desc.chunks > 0) {
             tpb_sweep_overlap_clock(s, p, chunk);
             res.chunks = p->desc.chunks;
             res.polls = p->desc.polls;
             res.chunk_marks = chunk;
-            tpb_overlap_figures(size, p->tp, m->iters, res.chunks, all, chunk, alone, &res.overlap);
+            tpb_overlap_figures(size, p->tp, m->iters, res.chunks, c->all, chunk, alone,
+                                &res.overlap);
         }
         pthread_mutex_lock(&s->rec->lock);
-        st = tpb_record_config(&s->rec->rec, &res, all);
+        st = tpb_record_config(&s->rec->rec, &res, c->all);
         s->check_failed = s->rec->rec.check_failed;
         pthread_mutex_unlock(&s->rec->lock);
         if (ferror(s->out)) { /* the table's reader is gone (EPIPE): a stop, as SIGPIPE */
@@ -201,14 +210,31 @@ tpb_status_t tpb_sweep_config(tpb_sweep_t *s, const tpb_config_plan_t *plan)
             tpb_signal_broken_pipe();
         }
     }
-    TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
+    st = tpb_agree(s->world, st);
 out:
-    tpb_plan_release(&moved);
     free(chunk);
     free(alone);
-    tpb_layer_destroy(l);
-    free(raw);
-    free(all);
-    free(infos);
+    return st;
+}
+
+void tpb_config_free(tpb_config_run_t *c)
+{
+    tpb_plan_release(&c->moved);
+    tpb_layer_destroy(c->l);
+    free(c->raw);
+    free(c->all);
+    free(c->infos);
+    memset(c, 0, sizeof(*c));
+}
+
+tpb_status_t tpb_sweep_config(tpb_sweep_t *s, const tpb_config_plan_t *plan)
+{
+    tpb_config_run_t c;
+    tpb_status_t st = tpb_config_open(s, plan, &c);
+    if (st == TPB_OK)
+        st = tpb_sweep_measure(s, plan, &c.moved, &c.l, c.raw);
+    if (st == TPB_OK)
+        st = tpb_config_close(s, &c);
+    tpb_config_free(&c);
     return st;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/adaptive.h"
+#include "base/interval.h"
 #include "base/metrics.h"
 #include "base/partition.h"
 #include "run/agree.h"
@@ -28,18 +29,19 @@ static double inject_delay(const tpb_measure_t *m, int rank, long it)
     return d->us;
 }
 
-/* Iterations [from, to) of the config (slots), as iterations base+from.. of the run. */
-static tpb_status_t iterate(tpb_sweep_t *s, tpb_layer_t *l, int from, int to, int rec)
+/* Iterations in slots [from, to) of the device's marks, as the next iterations of the run
+ * (s->iter_base counts them). */
+static tpb_status_t iterate(tpb_sweep_t *s, tpb_layer_t *l, size_t from, size_t to, int rec)
 {
     const tpb_measure_t *m = &s->plans.m;
     int rank = s->real_topo->rank; /* faults are injected into world ranks */
     tpb_status_t st = TPB_OK;
-    for (int i = from; i < to && st == TPB_OK; i++) {
-        long it = s->iter_base + i;
+    for (size_t i = from; i < to && st == TPB_OK; i++) {
+        long it = s->iter_base++;
         if (m->sched && it == m->sched_iter)
             st = tpb_dev_set_emulation(s->dev, m->sched[rank]);
         if (st == TPB_OK) /* --comm-gap: a comm-only rank's "compute" is the gap */
-            st = tpb_layer_iter(l, (size_t)i, inject_delay(m, rank, it) + m->comm_gap_us, rec);
+            st = tpb_layer_iter(l, i, inject_delay(m, rank, it) + m->comm_gap_us, rec);
     }
     return st;
 }
@@ -152,22 +154,24 @@ static tpb_status_t rebalance(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_co
     return tpb_agree(s->world, st);
 }
 
-/* Copy the measured iterations' marks out of the backend into raw[iters] (--timeline off:
- * the one span around the loop, in the first measured iteration's slots, for each). */
-static tpb_status_t read_marks(tpb_sweep_t *s, int rec, tpb_mark_t *raw)
+/* Copy the measured iterations' marks out of the backend into raw[c][iters] for the k
+ * configs whose slots start at c n (n: iterations with the warm-up) (--timeline off: the
+ * one span around the loop, in the first measured iteration's slots, for each). */
+static tpb_status_t read_marks(tpb_sweep_t *s, int rec, tpb_mark_t *const *raw, int k)
 {
     const tpb_measure_t *ms = &s->plans.m;
     size_t n = (size_t)(ms->warmup + ms->iters);
-    size_t nread = tpb_marks_iter(rec ? n : (size_t)ms->warmup + 1, 0);
+    size_t nread = tpb_marks_iter(rec ? (size_t)k * n : (size_t)ms->warmup + 1, 0);
     double *m = malloc(nread * sizeof(double));
     tpb_status_t st = m ? tpb_dev_marks_read(s->dev, nread, m)
                         : tpb_err_set(TPB_ERR_NOMEM, "no memory for %zu marks", nread);
-    for (int i = 0; st == TPB_OK && i < ms->iters; i++) {
-        size_t it = (size_t)ms->warmup + (rec ? (size_t)i : 0);
-        raw[i] = (tpb_mark_t){.c0 = m[tpb_marks_iter(it, 0)],
-                              .c1 = m[tpb_marks_iter(it, 1)],
-                              .x1 = m[tpb_marks_iter(it, 2)]};
-    }
+    for (int c = 0; st == TPB_OK && c < k; c++)
+        for (int i = 0; i < ms->iters; i++) {
+            size_t it = (size_t)c * n + (size_t)ms->warmup + (rec ? (size_t)i : 0);
+            raw[c][i] = (tpb_mark_t){.c0 = m[tpb_marks_iter(it, 0)],
+                                     .c1 = m[tpb_marks_iter(it, 1)],
+                                     .x1 = m[tpb_marks_iter(it, 2)]};
+        }
     free(m);
     return st;
 }
@@ -185,7 +189,7 @@ tpb_status_t tpb_sweep_measure(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_c
         s->rec->rounds.n = 0;
     tpb_status_t st = tpb_dev_marks_prepare(s->dev, tpb_marks_count(&p->desc.marks));
     TPB_CHECK_RET(tpb_agree(s->world, st));
-    st = iterate(s, *l, 0, m->warmup, 1);
+    st = iterate(s, *l, 0, (size_t)m->warmup, 1);
     if (st == TPB_OK)
         st = tpb_dev_sync(s->dev);
     s->fatal = st != TPB_OK;
@@ -197,20 +201,61 @@ tpb_status_t tpb_sweep_measure(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_c
     }
     for (int from = m->warmup; from < n && st == TPB_OK; from += round) {
         int to = from + round < n ? from + round : n;
-        st = iterate(s, *l, from, to, rec);
+        st = iterate(s, *l, (size_t)from, (size_t)to, rec);
         s->fatal = st != TPB_OK;
         if (st == TPB_OK && adaptive) {
             st = rebalance(s, p, moved, l, from, to, to == n);
             s->fatal = 0; /* rebalance agrees on its status */
         }
     }
-    s->iter_base += n;
     if (st != TPB_OK)
         return st; /* s->fatal says whether the ranks agree */
     if (!rec)
         st = tpb_dev_mark(s->dev, tpb_marks_iter(span, 2), TPB_MARK_COMM);
     if (st == TPB_OK)
-        st = read_marks(s, rec, raw);
+        st = read_marks(s, rec, &raw, 1);
+    s->fatal = st != TPB_OK;
+    return st;
+}
+
+/* The end of a block: its work done, then every rank (collective). */
+static tpb_status_t block_end(tpb_sweep_t *s, tpb_status_t st)
+{
+    if (st == TPB_OK)
+        st = tpb_dev_sync(s->dev);
+    s->fatal = st != TPB_OK;
+    TPB_CHECK_RET(st);
+    TPB_MPI_RET(MPI_Barrier(s->world), "between interleaved blocks");
+    return TPB_OK;
+}
+
+tpb_status_t tpb_sweep_measure_set(tpb_sweep_t *s, tpb_config_run_t *c, int k)
+{
+    const tpb_measure_t *m = &s->plans.m;
+    size_t n = (size_t)(m->warmup + m->iters);
+    int rounds = tpb_interleave_rounds(m->iters), order[rounds * k];
+    tpb_status_t st =
+        tpb_dev_marks_prepare(s->dev, (size_t)k * tpb_marks_count(&c[0].plan->desc.marks));
+    TPB_CHECK_RET(tpb_agree(s->world, st));
+    for (int i = 0; i < k && st == TPB_OK; i++) /* every one's warm-up, in the set's order */
+        st = iterate(s, c[i].l, (size_t)i * n, (size_t)i * n + (size_t)m->warmup, 1);
+    TPB_CHECK_RET(block_end(s, st));
+    tpb_interval_order(k, rounds, order);
+    for (int b = 0; b < rounds * k && st == TPB_OK; b++) {
+        int i = order[b], j = b / k;
+        size_t lo = (size_t)j * (size_t)m->iters / (size_t)rounds;
+        size_t hi = (size_t)(j + 1) * (size_t)m->iters / (size_t)rounds;
+        size_t at = (size_t)i * n + (size_t)m->warmup;
+        st = iterate(s, c[i].l, at + lo, at + hi, 1);
+        st = block_end(s, st);
+    }
+    TPB_CHECK_RET(st);
+    tpb_mark_t *raw[k];
+    for (int i = 0; i < k; i++) {
+        raw[i] = c[i].raw;
+        c[i].rounds = rounds;
+    }
+    st = read_marks(s, 1, raw, k);
     s->fatal = st != TPB_OK;
     return st;
 }

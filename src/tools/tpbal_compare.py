@@ -18,6 +18,15 @@ for the spread between its runs):
   inconclusive  too noisy to tell at this tolerance (run more iterations, or compare
                 against a baseline of several runs)
 
+One run's iterations do not show how much a whole run moves from run to run (a core
+that is slower for a run's length, another placement of pages): where a side is a single
+run its interval is widened by a between-run spread, measured (a --baseline-out of
+several runs: the spread of their medians) or given (--run-spread, default 8 %, the
+robust spread, 1.4826 x the median absolute deviation of the log, of a config's median
+between identical runs measured on the 2-vCPU machines tpbal is tested on:
+doc/METRICS.md "Run to run"); every output says which. --run-spread 0 compares the
+iterations alone.
+
 Each row also says the smallest slowdown the samples could have detected. TFLOP/s and,
 for comm-only configs, busbw follow the step; LB and the what-if slowdown S are shown
 and not judged; E and the weighted speed-up are shown only where their references (the
@@ -44,6 +53,7 @@ import tpbal_compare_io as io_
 METRICS = io_.METRICS
 KEY_FIELDS = tr.KEY_FIELDS
 ORDER = {"regression": 4, "inconclusive": 3, "improved": 1, "ok": 0}
+RUN_SPREAD = 0.08  # a config median's spread between identical runs here (METRICS.md)
 EPILOG = """exit status: 0 every config holds, 1 a regression, a failed --require or a node
 that became suspect (one as slow in A is listed, not failed), 2 bad input (unreadable file, different schema versions, nothing in common, a
 --require that matches no config, a tolerance that is not a fraction of 1, bad flag),
@@ -76,7 +86,7 @@ class Run:
         except (ValueError, RecursionError):
             doc = None
         if isinstance(doc, dict) and doc.get("type") == "baseline":
-            self.schema, self.configs = io_.load_baseline(jsonl, doc)
+            self.schema, self.configs, self.nccl_tests = io_.load_baseline(jsonl, doc)
         elif isinstance(doc, dict) and isinstance(doc.get("results"), list):
             self.schema, self.configs = io_.load_nccl_tests(jsonl, doc)
             self.nccl_tests = True
@@ -126,6 +136,20 @@ def parse_tolerance(s):
     return v
 
 
+def parse_spread(s):
+    """--run-spread: a percentage or fraction in [0, 1)."""
+    t = s.strip()
+    scale = 100.0 if t.endswith("%") else 1.0
+    try:
+        v = float(t.rstrip("%")) / scale
+    except ValueError:
+        v = math.nan
+    if not (0.0 <= v < 1.0):
+        raise BadInput("--run-spread '%s': expected a percentage such as 3%% or a fraction "
+                       "such as 0.03 (0: none)" % clean(s))
+    return v
+
+
 def parse_require(spec):
     """METRIC>=VALUE or METRIC<=VALUE[@field=value,...] -> (metric, op, value, filters)."""
     body, _, sel = spec.partition("@")
@@ -153,14 +177,36 @@ def parse_require(spec):
     raise BadInput("--require '%s': expected METRIC>=VALUE or METRIC<=VALUE" % clean(spec))
 
 
-def step_verdict(ca, cb, tol):
+def spreads(ca, cb, run_spread):
+    """The two sides' between-run half-widths (log). A baseline's measured one is the
+    prediction interval of one more run, so it covers the single run it is compared with;
+    two single runs each get the given spread's 95 % half-width."""
+    if ca["runs"] > 1 or cb["runs"] > 1:
+        return ca["spread"] if ca["runs"] > 1 else 0.0, cb["spread"] if cb["runs"] > 1 else 0.0
+    return st.Z95 * run_spread, st.Z95 * run_spread
+
+
+def step_verdict(ca, cb, tol, run_spread=0.0):
     """The step statistics of one config (None when a side has no step)."""
     a = ca["samples"] or ca["metrics"]["step_us"]
     b = cb["samples"] or cb["metrics"]["step_us"]
     if a is None or b is None:
         return None
-    return st.compare_samples(a, b, tol, ca["ordered"], cb["ordered"], ca["spread"],
-                              cb["spread"])
+    sa, sb = spreads(ca, cb, run_spread)
+    return st.compare_samples(a, b, tol, ca["ordered"], cb["ordered"], sa, sb)
+
+
+def covers(A, B, run_spread):
+    """What the intervals account for, in words."""
+    pooled = [n for n, r in (("A", A), ("B", B))
+              if any(c["runs"] > 1 for c in r.configs.values())]
+    if pooled:
+        return ("the iterations and the measured spread between the runs of %s (one more run's "
+                "prediction interval)" % " and ".join(pooled))
+    if run_spread > 0:
+        return ("the iterations and an assumed %.1f %% between runs for A and B (--run-spread; "
+                "a baseline of several runs measures it)" % (100 * run_spread))
+    return "the iterations only: no run-to-run variation (--run-spread 0)"
 
 
 def delta(m, a, b):
@@ -180,11 +226,11 @@ def reference(cfg, rows, field, value):
     return None
 
 
-def compare(A, B, tol):
+def compare(A, B, tol, run_spread=0.0):
     rows = []
     for key in [k for k in A.configs if k in B.configs]:
         ca, cb = A.configs[key], B.configs[key]
-        s = step_verdict(ca, cb, tol)
+        s = step_verdict(ca, cb, tol, run_spread)
         row = {"config": ca["label"], "key": dict(zip(KEY_FIELDS, key)), "metrics": {},
                "step": s, "verdict": s["verdict"] if s else "inconclusive"}
         for m in METRICS:
@@ -290,6 +336,10 @@ def parse_args(argv):
                         "optionally for some configs only: "
                         "'busbw_gbs>=431@comm_bytes=268435456,tp=8'; repeatable; one that "
                         "matches no config is an error")
+    p.add_argument("--run-spread", type=parse_spread, default=RUN_SPREAD, metavar="PCT",
+                   help="the between-run spread (log SD) assumed for a side that is a single "
+                        "run (default %.0f%%%%, measured here; 0: the iterations alone)"
+                        % (100 * RUN_SPREAD))
     p.add_argument("--suspect-threshold", type=threshold, default=0.75, metavar="X",
                    help="relative score below which a node is suspect (default 0.75; 0 turns "
                         "the check off)")
@@ -322,7 +372,7 @@ def main(argv):
     elif str(A.schema) != str(B.schema):
         raise BadInput("A has schema version %s and B %s: compare results of the same tpbal "
                        "version" % (clean(A.schema), clean(B.schema)))
-    rows, only_a, only_b = compare(A, B, o.tolerance)
+    rows, only_a, only_b = compare(A, B, o.tolerance, o.run_spread)
     if not rows:
         raise BadInput("A and B have no config in common (%d and %d configs): nothing to "
                        "compare" % (len(A.configs), len(B.configs)))
@@ -331,7 +381,8 @@ def main(argv):
     count = {v: len([r for r in rows if r["verdict"] == v]) for v in ORDER}
     new_sus = [x for x in sus if not x["known"]]
     status = 1 if count["regression"] or failed or new_sus else 3 if count["inconclusive"] else 0
-    print(io_.render(o.format, A, B, rows, only_a, only_b, failed, sus, status, o.tolerance))
+    print(io_.render(o.format, A, B, rows, only_a, only_b, failed, sus, status, o.tolerance,
+                     covers(A, B, o.run_spread)))
     verdict = {0: "B holds against A", 1: "B is worse than A",
                3: "too noisy to tell for some configs"}[status]
     print("tpbal-compare: %s: %d configs compared, %d regressed, %d improved, %d held, %d "

@@ -18,22 +18,35 @@ KEY_FIELDS = tr.KEY_FIELDS
 BASELINE_SAMPLES = 4000  # pooled step samples kept per config in a baseline
 
 
+NCCL_KEY = ("collective", "comm_bytes", "tp")  # how nccl-tests' results are keyed
+
+
 def load_baseline(path, doc):
-    """(schema, configs) of a baseline written by write_baseline."""
+    """(schema, configs, from_nccl_tests) of a baseline written by write_baseline: a baseline
+    of nccl-tests outputs is keyed as they are (collective, bytes, ranks) and matched to B's
+    comm-only configs as an nccl-tests output is."""
     configs = {}
+    nccl = doc.get("from") == "nccl-tests"
+    fields = NCCL_KEY if nccl else KEY_FIELDS
     try:
         schema = doc["schema"]
         for c in doc["configs"]:
-            key = tuple(c["key"].get(k, tr.KEY_DEFAULTS.get(k)) for k in KEY_FIELDS)
+            key = tuple(c["key"].get(k, tr.KEY_DEFAULTS.get(k)) for k in fields)
             samples = [x for x in c.get("samples") or [] if tr.finite(x) and x > 0]
             medians = [x for x in c.get("run_medians") or [] if tr.finite(x) and x > 0]
             configs[key] = {"metrics": {m: tr.num(c["metrics"].get(m)) for m in METRICS},
-                            "label": tr.key_label(key), "samples": samples or None,
+                            "label": nccl_label(key) if nccl else tr.key_label(key),
+                            "samples": samples or None,
                             "ordered": False, "spread": st.spread_halfwidth(medians),
                             "runs": len(medians) or 1, "record": None}
     except (ValueError, KeyError, TypeError, AttributeError):
         raise BadInput("%s: not a tpbal baseline (written by --baseline-out)" % clean(path))
-    return schema, configs
+    return schema, configs, nccl
+
+
+def nccl_label(key):
+    coll, nbytes, ranks = key
+    return clean("nccl-tests %s %s on %s ranks" % (coll, tr.size_label(nbytes), ranks))
 
 
 def thin(v, n):
@@ -44,6 +57,11 @@ def thin(v, n):
 
 
 def write_baseline(runs, paths, out):
+    nccl = {r.nccl_tests for r in runs}
+    if len(nccl) != 1:
+        raise BadInput("the runs mix nccl-tests outputs and tpbal results: build a baseline "
+                       "of one kind")
+    nccl = nccl.pop()
     schemas = {str(r.schema) for r in runs}
     if len(schemas) != 1:
         raise BadInput("the runs have different schema versions (%s): build a baseline from "
@@ -63,11 +81,14 @@ def write_baseline(runs, paths, out):
             pooled += s or []
             if s:
                 medians.append(st.median(s))
-        configs.append({"key": dict(zip(KEY_FIELDS, k)), "metrics": metrics,
+        configs.append({"key": dict(zip(NCCL_KEY if nccl else KEY_FIELDS, k)),
+                        "metrics": metrics,
                         "samples": thin(sorted(pooled), BASELINE_SAMPLES),
                         "run_medians": medians, "runs": len(runs)})
     doc = {"type": "baseline", "version": 2, "schema": runs[0].schema, "runs": paths,
            "configs": configs}
+    if nccl:  # keyed as nccl-tests' results are: matched to B's comm-only configs
+        doc["from"] = "nccl-tests"
     inputs = []
     for p in paths:
         inputs += [p, os.path.join(p, "results.jsonl"), os.path.join(p, "ranks.csv")]
@@ -98,7 +119,7 @@ def load_nccl_tests(path, doc):
         out[(coll, size, ranks)] = {
             "metrics": dict({m: None for m in METRICS}, step_us=t,
                             busbw_gbs=tr.num(oop.get("bus_bw"))),
-            "label": "nccl-tests %s %s on %d ranks" % (coll, tr.size_label(size), ranks),
+            "label": nccl_label((coll, size, ranks)),
             "samples": samples or None, "ordered": True, "spread": 0.0, "runs": 1,
             "record": None}
     if not out:
@@ -178,10 +199,11 @@ def out_csv(rows):
                                       "detectable"]
     for m in SHOWN:
         head += [m + "_a", m + "_b", m + "_delta"]
-    w.writerow(head + ["verdict"])
+    w.writerow(head + ["verdict"])  # every text field through clean: no ESC, BEL or CR raw
     for r in rows:
         s = r["step"] or {}
-        line = [r["config"]] + [r["key"][f] for f in KEY_FIELDS]
+        line = [r["config"]] + [clean(r["key"][f], 1000) if isinstance(r["key"][f], str)
+                                else r["key"][f] for f in KEY_FIELDS]
         line += [r["metrics"]["step_us"]["a"], r["metrics"]["step_us"]["b"]]
         line += ["" if not s else "%.6g" % s[k] for k in ("ratio", "lo", "hi", "detectable")]
         for m in SHOWN:
@@ -193,6 +215,8 @@ def out_csv(rows):
 
 
 def out_junit(rows, failed, sus):
+    """JUnit XML, well-formed: every name and message through clean (no character XML 1.0
+    forbids) and quoteattr/escape."""
     fails = [r for r in rows if r["verdict"] == "regression"]
     skips = [r for r in rows if r["verdict"] == "inconclusive"]
     out = ['<?xml version="1.0" encoding="UTF-8"?>',
@@ -200,7 +224,7 @@ def out_junit(rows, failed, sus):
                len(rows) + len(failed) + len(sus), len(fails) + len(failed) + len(sus),
                len(skips))]
     for r in rows:
-        name = quoteattr(r["config"])
+        name = quoteattr(clean(r["config"], 1000))
         msg = "step %s; detects %s" % (fmt_ratio(r["step"]), fmt_detect(r["step"]))
         if r["verdict"] == "regression":
             out.append('  <testcase classname="tpbal.config" name=%s><failure type="regression" '
@@ -212,23 +236,25 @@ def out_junit(rows, failed, sus):
             out.append('  <testcase classname="tpbal.config" name=%s/>' % name)
     for f in failed:
         out.append('  <testcase classname="tpbal.require" name=%s><failure type="require" '
-                   'message=%s/></testcase>' % (quoteattr(f.split(":")[0]), quoteattr(f)))
+                   'message=%s/></testcase>' % (quoteattr(clean(f.split(":")[0])),
+                                                quoteattr(clean(f, 2000))))
     for s in sus:
         if s.get("known"):  # as slow in A: reported, not a failure of B
             out.append('  <testcase classname="tpbal.node" name=%s><system-out>%s'
-                       '</system-out></testcase>' % (quoteattr(s["node"]),
-                                                     escape("; ".join(s["ranks"]))))
+                       '</system-out></testcase>' % (quoteattr(clean(s["node"])),
+                                                     escape(clean("; ".join(s["ranks"]), 2000))))
             continue
         out.append('  <testcase classname="tpbal.node" name=%s><failure type="suspect" '
-                   'message=%s/></testcase>' % (quoteattr(s["node"]),
-                                                quoteattr("; ".join(s["ranks"]))))
+                   'message=%s/></testcase>' % (quoteattr(clean(s["node"])),
+                                                quoteattr(clean("; ".join(s["ranks"]), 2000))))
     out.append("</testsuite>")
     return "\n".join(out)
 
 
-def render(fmt, A, B, rows, only_a, only_b, failed, sus, status, tol):
+def render(fmt, A, B, rows, only_a, only_b, failed, sus, status, tol, covers=""):
     if fmt == "json":
-        return tr.json_dumps({"a": A.path, "b": B.path, "tolerance": tol, "rows": rows,
+        return tr.json_dumps({"a": A.path, "b": B.path, "tolerance": tol,
+                              "intervals_cover": covers, "rows": rows,
                               "only_in_a": only_a, "only_in_b": only_b,
                               "require_failed": failed, "suspect_nodes": sus,
                               "status": status}, indent=1)
@@ -236,5 +262,6 @@ def render(fmt, A, B, rows, only_a, only_b, failed, sus, status, tol):
         return out_csv(rows)
     if fmt == "junit":
         return out_junit(rows, failed, sus)
-    return out_table(rows, only_a, only_b, failed, sus, fmt == "md")
+    return out_table(rows, only_a, only_b, failed, sus, fmt == "md") + \
+        ("\n%sintervals cover %s" % ("" if fmt == "md" else "# ", covers) if covers else "")
 

@@ -29,10 +29,14 @@ def answers(summ, run):
     items = []
     for a in tr.records(summ.get("answer")):
         if a.get("kind") == "use":
-            items.append(("use", "Use %s %s at TP %s%s for %s: %s a step." % (
+            rate = tr.num(a.get("layers_per_s"))
+            why = ("the highest layer rate over the world, %.0f layers/s (throughput)" % rate
+                   if a.get("question") == "throughput" and rate is not None
+                   else "the shortest step (latency)")
+            items.append(("use", "Use %s %s at TP %s%s for %s: %s a step, %s." % (
                 clean(a.get("split")), clean(a.get("policy")), a.get("tp"),
                 " (spread)" if a.get("placement") == "spread" else "", shape_text(a),
-                human_us(tr.num(a.get("step_us"))))))
+                human_us(tr.num(a.get("step_us"))), why)))
     for a in tr.records(summ.get("answer")):
         if a.get("kind") != "tp":
             continue
@@ -41,13 +45,21 @@ def answers(summ, run):
             sp, pred = tr.num(p.get("speedup")), tr.num(p.get("predicted_speedup"))
             if sp is None:
                 continue
-            text = "%s %s: %s %.2fx over even%s." % (
+            lo, hi = tr.num(p.get("speedup_lo")), tr.num(p.get("speedup_hi"))
+            bound = tr.num(p.get("speedup_bound"))
+            verdict = clean(p.get("verdict") or ("worse" if p.get("lost") == "yes" else "?"))
+            text = "%s %s: %s %.2fx over even%s%s%s: %s." % (
                 where, clean(p.get("split")), clean(p.get("policy")), sp,
-                " (predicted %.2fx)" % pred if pred is not None else "")
-            if p.get("lost") == "yes":
-                items.append(("warning", text + " It LOST: the speeds it was weighted by did "
-                                                 "not hold, or the shards' times are not "
-                                                 "proportional to their size."))
+                " [%.2f, %.2f]" % (lo, hi) if lo is not None and hi is not None else "",
+                ", at most %.2fx" % bound if bound is not None else "",
+                ", predicted %.2fx" % pred if pred is not None else "", verdict)
+            if verdict == "worse":
+                items.append(("warning", text + " The even split was faster: the speeds it "
+                                                 "was weighted by did not hold, or the shards' "
+                                                 "times are not proportional to their size."))
+            elif verdict == "disturbed":
+                items.append(("warning", text + " More than balancing can buy: the two were "
+                                                 "not measured alike; not an answer."))
             else:
                 items.append(("answer", text))
         for s in tr.records(a.get("stragglers")):

@@ -22,7 +22,11 @@ The recommendation for P ranks: per shape, the TP degree t (a divisor of P) whos
 shortest (latency), and the one whose layer rate over the world, (P/t) / T(t), is highest
 (throughput), each with the rest P/t left to data or pipeline parallelism (TP x rest = P).
 """
+import array
+import collections
 import datetime
+import itertools
+import math
 import os
 import sys
 
@@ -33,6 +37,7 @@ from tpbal_results import BadInput, clean
 EPILOG = "exit status: 0 written, 2 bad input (unreadable or not a tpbal result, no config " \
          "to model, a bad option)."
 PLAN_SCHEMA = "tpbal-plan/1"
+DTYPE_ALIGN = {"fp8": 16}  # fp8 GEMMs need widths in multiples of 16 (src/base/dtype.c)
 
 
 def int_list(s):
@@ -88,43 +93,114 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
+class PlannedHosts:
+    """The hosts of a planned world, nodes of `per` consecutive ranks ("node-N"), named
+    when asked for: a world of 2^20 ranks needs no list of names."""
+
+    def __init__(self, world, per):
+        self.world, self.per = world, per
+
+    def __len__(self):
+        return self.world
+
+    def __getitem__(self, w):
+        if not 0 <= w < self.world:
+            raise IndexError(w)
+        return "node-%d" % (w // self.per)
+
+    def node_ids(self):
+        nodes = -(-self.world // self.per)
+        return list(itertools.chain.from_iterable(
+            itertools.repeat(j, self.per) for j in range(nodes)))[:self.world]
+
+    def spread(self):
+        """Node by node, round-robin: the i-th rank of every node, for i = 0, 1, ..."""
+        return list(itertools.chain.from_iterable(range(i, self.world, self.per)
+                                                  for i in range(self.per)))
+
+
 def world_layout(res, world, per_node):
     """Host per rank of the planned world: the measured ranks' hosts, then nodes of
     per_node ranks; and the measured rank whose models each rank borrows."""
     hosts = tm.hosts_of(res.run)
     measured = len(hosts)
-    per = per_node or max(1, max(hosts.count(h) for h in set(hosts)))
+    per = per_node or max(collections.Counter(hosts).values())
     if world <= measured and not per_node:
         out = list(hosts[:world])  # the measured ranks where they ran
     else:  # a planned world: nodes of `per` consecutive ranks
-        out = ["node-%d" % (w // per) for w in range(world)]
+        out = PlannedHosts(world, per)
     return out, [w % measured for w in range(world)], per
 
 
-def placement_ranks(world, tp, hosts, placement):
+def node_ids(hosts):
+    """A number per rank naming its node (equal numbers, equal hosts)."""
+    if isinstance(hosts, PlannedHosts):
+        return hosts.node_ids()
+    index = {}
+    return [index.setdefault(h, len(index)) for h in hosts]
+
+
+def placement_ranks(hosts, placement):
     """World ranks in position order: packed keeps consecutive ranks together, spread deals
-    them over the nodes round-robin."""
+    them over the nodes round-robin (in the order the nodes first appear)."""
     if placement == "packed":
-        return list(range(world))
-    nodes = []
+        return list(range(len(hosts)))
+    if isinstance(hosts, PlannedHosts):
+        return hosts.spread()
+    ranks = {}
     for w, h in enumerate(hosts):
-        if h not in [n[0] for n in nodes]:
-            nodes.append((h, []))
-        [n for n in nodes if n[0] == h][0][1].append(w)
-    order, i = [], 0
-    while len(order) < world:
-        for _, ranks in nodes:
-            if i < len(ranks):
-                order.append(ranks[i])
+        ranks.setdefault(h, []).append(w)
+    order, i, lists = [], 0, list(ranks.values())
+    while lists:
+        order += [r[i] for r in lists]
         i += 1
+        lists = [r for r in lists if i < len(r)]
     return order
+
+
+class Layout:
+    """A placement's positions: the world rank at each, the measured rank whose models it
+    borrows and its node (as a number)."""
+
+    def __init__(self, hosts, borrow, placement):
+        nodes = node_ids(hosts)
+        self.order = placement_ranks(hosts, placement)
+        self.models = list(map(borrow.__getitem__, self.order))
+        at = list(map(nodes.__getitem__, self.order))
+        # per position: its model, and whether its node differs from the position before
+        code = [2 * m + (a != b) for m, a, b in zip(self.models, at, [None] + at)]
+        self.raw = array.array("Q", code).tobytes()
+
+    def distinct_groups(self, tp):
+        """The TP groups (tp consecutive positions each) that predict differently, one
+        representative each: two groups are alike when their positions borrow the same
+        measured ranks' models and their nodes change at the same positions (a prediction
+        reads the models and whether a group spans nodes), so a world of 2^20 ranks has as
+        few distinct groups as its measured ranks and node size allow.
+        Returns the representatives' ranks, concatenated, and the number of groups."""
+        ngroups = len(self.order) // tp
+        if tp == 1:
+            keys = self.models
+        else:  # a group's key: its first model and the codes of the positions after it,
+            # sliced in C (a world of 2^20 ranks takes ~0.1 s a degree)
+            w = 8 * tp
+            keys = list(zip(self.models[::tp][:ngroups],
+                            map(self.raw.__getitem__, map(slice, range(8, len(self.raw), w),
+                                                          range(w, w * ngroups + 1, w)))))
+        first = dict(zip(reversed(keys), range(ngroups - 1, -1, -1)))
+        reps = []
+        for g in sorted(first.values()):
+            reps += self.order[g * tp:(g + 1) * tp]
+        return reps, ngroups
 
 
 class Planner:
     def __init__(self, res, hosts, borrow):
         self.res, self.hosts, self.borrow = res, hosts, borrow
-        self.g = tm.granularity_of(res.run)
         self.dtype = res.run.get("dtype") or "fp32"
+        # shards on the run's granularity and the dtype's GEMM widths (tpb_dtype_align)
+        self.g = math.lcm(tm.granularity_of(res.run), DTYPE_ALIGN.get(self.dtype, 1))
+        self.measured = len(tm.hosts_of(res.run))
         self.models = tm.Models(res.configs, tm.hosts_of(res.run), self.g)
 
     def predict(self, m, n, k, split, policy, tp, ranks, sp="off"):
@@ -133,41 +209,102 @@ class Planner:
                                 borrow=self.borrow, sp=sp)
         if p is None:
             return None
-        if any(w >= len(tm.hosts_of(self.res.run)) for w in ranks):
+        if len(self.hosts) > self.measured:  # some groups are made of planned ranks
             p["extrapolates"] = sorted(set(p["extrapolates"]) | {"ranks"})
         return p
 
 
 def predictions(pl, world, tps, shape_list, placements):
     """Every (shape, TP degree, placement, split, sequence parallelism, policy): sequence
-    parallelism on where the run measured it (its collectives need their own fits)."""
+    parallelism on where the run measured it (its collectives need their own fits). A
+    prediction is the worst of the placement's distinct groups; TP degrees that cannot split
+    the layer are listed with their reason and not predicted."""
     sps = ["off"] + (["on"] if any(c.get("sequence_parallel") == "on"
                                    for c in pl.res.configs) else [])
-    rows = []
+    rows, groups = [], {}
+    layouts = {p: Layout(pl.hosts, pl.borrow, p) for p in placements}
     for (m, n, k) in shape_list:
         for tp in tps:
             if world % tp:
                 continue
             for place in placements:
-                ranks = placement_ranks(world, tp, pl.hosts, place)
                 for split in ("row", "col"):
+                    why = infeasible(m, n, k, split, tp, pl.g, pl.dtype)
+                    if not why and (tp, place) not in groups:
+                        groups[(tp, place)] = layouts[place].distinct_groups(tp)
+                    reps, ngroups = groups.get((tp, place), ([], world // tp))
                     for sp in sps if tp > 1 else ["off"]:
                         for policy in (("even", "weighted") if tp > 1 else ("even",)):
-                            p = pl.predict(m, n, k, split, policy, tp, ranks, sp)
+                            p = None if why else pl.predict(m, n, k, split, policy, tp, reps, sp)
                             rows.append({"m": m, "n": n, "k": k, "tp": tp, "placement": place,
                                          "split": split, "sequence_parallel": sp,
-                                         "policy": policy, "ranks": ranks, "prediction": p})
+                                         "policy": policy, "groups": ngroups,
+                                         "distinct_groups": len(reps) // tp,
+                                         "prediction": p, "skipped": why})
     return rows
 
 
-def recommend(rows, world):
-    """Per shape: the latency-best and the throughput-best TP degree (TP x rest = P)."""
+def infeasible(m, n, k, split, tp, g, dtype="fp32"):
+    """Why a TP degree cannot split the layer as tpbal would ("" if it can): a shard of at
+    least g (the granularity) for every rank of the group, as tpbal's partitions need; and
+    N and K in multiples of the dtype's GEMM width, as tpbal asks of a shape (fp8: 16)."""
+    dim, align = tm.split_dim(n, k, split), DTYPE_ALIGN.get(dtype, 1)
+    if n % align or k % align:
+        return "N and K must be multiples of %d with %s" % (align, dtype)
+    if dim // g < tp:
+        return "tp %d: %s = %d cannot be split into %d shards of at least %d" % (
+            tp, "K" if split == "row" else "N", dim, tp, g)
+    return ""
+
+
+TOLERANCE = 0.05  # as tpbal's verdicts (src/record/verdict.h)
+
+
+def measured_verdicts(res, world):
+    """The run's own verdicts on its policies over even (its summary's answer), by
+    (shape, tp, placement, split, sequence parallelism, policy): for the measured world."""
+    out = {}
+    summ = res.summary if isinstance(getattr(res, "summary", None), dict) else {}
+    if world != len(tm.hosts_of(res.run)):
+        return out
+    for a in tr.records(summ.get("answer")):
+        if a.get("kind") != "tp":
+            continue
+        for p in tr.records(a.get("policies")):
+            out[(a.get("m"), a.get("n"), a.get("k"), a.get("tp"), a.get("placement"),
+                 p.get("split"), p.get("sequence_parallel", "off"), p.get("policy"))] = \
+                p.get("verdict")
+    return out
+
+
+def recommendable(r, rows, verdicts):
+    """As tpbal's answer: even, TP 1, or a policy that beats the even config of its group,
+    by the run's own verdict where it measured the pair ("better"), else by a predicted
+    speed-up beyond the tolerance."""
+    if r["policy"] == "even" or r["tp"] == 1:
+        return True
+    key = (r["m"], r["n"], r["k"], r["tp"], r["placement"], r["split"],
+           r["sequence_parallel"], r["policy"])
+    if key in verdicts:
+        return verdicts[key] == "better"
+    ev = [e for e in rows if e["policy"] == "even" and e["prediction"] and
+          all(e[f] == r[f] for f in ("m", "n", "k", "tp", "placement", "split",
+                                     "sequence_parallel"))]
+    return not ev or ev[0]["prediction"]["step_us"] > \
+        r["prediction"]["step_us"] * (1.0 + TOLERANCE)
+
+
+def recommend(rows, world, verdicts=None):
+    """Per shape, tpbal's two questions among the configs it may recommend: the shortest
+    step (latency) and the highest layer rate over the world, (P/t) / T (throughput), the
+    rest P/t left to data or pipeline parallelism (TP x rest = P)."""
     out = []
     for shape in sorted({(r["m"], r["n"], r["k"]) for r in rows}):
         best = {}
         for r in rows:
             p = r["prediction"]
-            if (r["m"], r["n"], r["k"]) != shape or p is None:
+            if (r["m"], r["n"], r["k"]) != shape or p is None or \
+                    not recommendable(r, rows, verdicts or {}):
                 continue
             if r["tp"] not in best or p["step_us"] < best[r["tp"]]["prediction"]["step_us"]:
                 best[r["tp"]] = r
@@ -221,14 +358,26 @@ def text(res, val, summ, rows, recs, world):
         lines.append("  %3d %-9s %-5s %-8s %-14s %10s%s %10s %10s %10s" % (
             r["tp"], r["placement"], split_label(r), r["policy"],
             "%dx%dx%d" % (r["m"], r["n"], r["k"]),
-            tr.us_text(p["step_us"]) if p else "no model", star(p),
+            tr.us_text(p["step_us"]) if p else "infeasible" if r.get("skipped") else "no model",
+            star(p),
             tr.us_text(p["comp_us"]) if p else "-", tr.us_text(p["comm_us"]) if p else "-",
             tr.us_text(p["idle_us"]) if p else "-"))
+    summ_run = res.summary if isinstance(getattr(res, "summary", None), dict) else {}
+    for a in tr.records(summ_run.get("answer")):  # what the run itself measured, as it said
+        for p in tr.records(a.get("policies")) if a.get("kind") == "tp" else []:
+            sp, lo, hi = (tr.num(p.get(k)) for k in ("speedup", "speedup_lo", "speedup_hi"))
+            if sp is None:
+                continue
+            lines.append("# measured by the run: %sx%sx%s tp %s %s %s %.2fx over even%s: %s" % (
+                a.get("m"), a.get("n"), a.get("k"), a.get("tp"), clean(p.get("split")),
+                clean(p.get("policy")), sp,
+                " [%.2f, %.2f]" % (lo, hi) if lo is not None and hi is not None else "",
+                clean(p.get("verdict") or "-")))
     for rc in recs:
         a, b = rc["latency"], rc["throughput"]
-        lines.append("# recommend for %dx%dx%d on %d ranks: shortest step TP %d (%s %s %s, %s%s; "
-                     "the other %d-way for DP/PP); highest layer rate TP %d (%s %s, %s a step x "
-                     "%d groups)" % (
+        lines.append("# recommend for %dx%dx%d on %d ranks: shortest step (latency) TP %d (%s %s "
+                     "%s, %s%s; the other %d-way for DP/PP); highest layer rate (throughput) "
+                     "TP %d (%s %s, %s a step x %d groups)" % (
                          rc["m"], rc["n"], rc["k"], world, a["tp"], split_label(a), a["policy"],
                          a["placement"], tr.us_text(a["prediction"]["step_us"]),
                          star(a["prediction"]).strip(), world // a["tp"], b["tp"], split_label(b),
@@ -255,17 +404,21 @@ def shard_plan(res, pl, recs):
         r = rc["latency"]
         p, tp = r["prediction"], r["tp"]
         dim = tm.split_dim(r["n"], r["k"], r["split"])
-        groups = []
-        for g in range(len(r["ranks"]) // tp):
-            grp = r["ranks"][g * tp:(g + 1) * tp]
-            shards = pl.models.shards(dim, [pl.borrow[w] for w in grp], r["policy"], r["m"],
-                                      r["n"], r["k"], r["split"]) if tp > 1 else [dim]
-            offs = [sum(shards[:i]) for i in range(len(shards))]
+        groups, memo = [], {}
+        order = placement_ranks(pl.hosts, r["placement"])
+        for g in range(len(order) // tp):
+            grp = order[g * tp:(g + 1) * tp]
+            key = tuple(pl.borrow[w] for w in grp)
+            if key not in memo:
+                shards = pl.models.shards(dim, list(key), r["policy"], r["m"], r["n"], r["k"],
+                                          r["split"]) if tp > 1 else [dim]
+                memo[key] = (shards, [sum(shards[:i]) for i in range(len(shards))],
+                             speeds_of(pl, grp, r))
+            shards, offs, speeds = memo[key]
             groups.append({"group": g, "world_ranks": grp,
                            "hosts": [pl.hosts[w] for w in grp],
                            "devices": [devices[w] if w < len(devices) else "" for w in grp],
-                           "shards": shards, "offsets": offs,
-                           "speeds_gflops": speeds_of(pl, grp, r)})
+                           "shards": shards, "offsets": offs, "speeds_gflops": speeds})
         configs.append({"m": r["m"], "n": r["n"], "k": r["k"], "split": r["split"],
                         "sequence_parallel": r.get("sequence_parallel", "off"),
                         "split_dim": "k" if r["split"] == "row" else "n",
@@ -278,6 +431,27 @@ def shard_plan(res, pl, recs):
                        "worst_spread": max(spread) if spread else None,
                        "model": "t = c0 + F / R per rank (doc/METRICS.md, tpbal-plan)"},
             "world_size": len(pl.hosts), "configs": configs}
+
+
+def refusal(c):
+    """Why tpbal would refuse config c of a plan (tpb_shardplan_check, run with the plan's
+    granularity and dtype), "" if it would take it: a group whose shards do not add up to
+    the split dimension, a shard under the granularity or off it (the last may also take
+    the dimension mod g), off the dtype's GEMM width, an even entry that is not the even
+    split."""
+    dim = c["n"] if c["split"] == "col" else c["k"]
+    g, align = c["granularity"], DTYPE_ALIGN.get(c["dtype"], 1)
+    for grp in c["groups"]:
+        sh = grp["shards"]
+        if sum(sh) != dim or len(sh) != c["tp"]:
+            return "group %d: %d shards adding up to %d" % (grp["group"], len(sh), sum(sh))
+        units = sh[:-1] + [sh[-1] - dim % g]
+        if any(u < g or u % g or s % align for u, s in zip(units, sh)):
+            return "group %d: a shard off the granularity %d or the %s width %d" % (
+                grp["group"], g, c["dtype"], align)
+        if c["policy"] == "even" and sh != tm.even_shards(dim, c["tp"], g):
+            return "group %d: not the even split" % grp["group"]
+    return ""
 
 
 def main(argv):
@@ -299,12 +473,18 @@ def main(argv):
     val = tm.validate(res)
     summ = tm.error_summary(val)
     rows = predictions(pl, world, tps, shape_list, places)
-    recs = recommend(rows, world)
+    recs = recommend(rows, world, measured_verdicts(res, world))
     if o.plan_out:
         if not recs:
             raise BadInput("no config could be predicted: no shard plan to write")
-        tr.write_atomic(o.plan_out, tr.json_dumps(shard_plan(res, pl, recs), indent=1),
-                        inputs=[res.jsonl])
+        doc = shard_plan(res, pl, recs)
+        for c in doc["configs"]:  # what tpbal would refuse is never written
+            why = refusal(c)
+            if why:
+                raise BadInput("the plan of %dx%dx%d %s %s tp %d would be refused by tpbal (%s): "
+                               "not written" % (c["m"], c["n"], c["k"], c["split"], c["policy"],
+                                                c["tp"], why))
+        tr.write_atomic(o.plan_out, tr.json_dumps(doc, indent=1), inputs=list(o.dirs))
     if o.format == "json":
         print(tr.json_dumps({"schema": PLAN_SCHEMA, "validation": {"configs": val,
                                                                     "summary": summ},

@@ -6,6 +6,7 @@ figure into outdir (PNG and SVG) through save(), and returns the numbers it drew
 there is nothing to draw. Values are read as the record wrote them; nothing that
 the C code decides (steps, windows, straggler) is derived again here.
 """
+import io
 import os
 
 import matplotlib
@@ -25,11 +26,13 @@ MAX_INCHES = 30  # no figure larger than this on a side
 
 
 def save(fig, outdir, name, made):
-    """Write fig as outdir/name.png and .svg; refuse with one line when that fails."""
+    """Write fig as outdir/name.png and .svg, each whole or not at all and never through a
+    link (tpbal_results.write_atomic); refuse with one line when that fails."""
     try:
         for ext in ("png", "svg"):
-            fig.savefig(os.path.join(outdir, "%s.%s" % (name, ext)), dpi=110,
-                        bbox_inches="tight")
+            buf = io.BytesIO()
+            fig.savefig(buf, format=ext, dpi=110, bbox_inches="tight")
+            tr.write_atomic(os.path.join(outdir, "%s.%s" % (name, ext)), buf.getvalue())
     except (OSError, ValueError) as e:
         raise BadInput("cannot write the %s plot into %s: %s" % (name, clean(outdir), e))
     finally:

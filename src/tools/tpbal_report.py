@@ -242,6 +242,10 @@ def main(argv):
         raise BadInput("%s has no config: nothing to report (status %s)" % (
             clean(res.jsonl), clean(res.run.get("status"))))
     outdir = o.out or os.path.join(res.dir, "report")
+    if not o.out and os.path.islink(outdir):  # the default, in a folder others may write
+        raise BadInput("%s is a symbolic link: tpbal-report writes its report into no folder "
+                       "a link points at (it is left as it is); remove it or give --out DIR"
+                       % clean(outdir))
     try:
         os.makedirs(outdir, exist_ok=True)
     except OSError as e:

@@ -27,7 +27,7 @@ def decide(a_path, b_path, tol):
     if str(A.schema) != str(B.schema):
         raise tr.BadInput("A has schema version %s and B %s: compare results of the same tpbal "
                           "version" % (clean(A.schema), clean(B.schema)))
-    rows, only_a, only_b = cmp.compare(A, B, tol)
+    rows, only_a, only_b = cmp.compare(A, B, tol, cmp.RUN_SPREAD)
     if not rows:
         raise tr.BadInput("A and B have no config in common: nothing to compare")
     sus = cmp.suspects(A, B, 0.75)

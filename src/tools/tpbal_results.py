@@ -12,16 +12,18 @@ import csv
 import json
 import math
 import os
-import stat
 import sys
-import tempfile
+
+import tpbal_files as tf
 
 SCHEMA = 1  # the C record's TPB_SCHEMA_VERSION
 MAX_JSONL = 1 << 30  # bytes read from a results.jsonl or baseline
 MAX_CSV = 1 << 30
 MAX_TRACE = 4 << 30
-# values beyond this are no measurement of this world (a step of 1e300 us): refused
+# values beyond this are no measurement of this world (a step of 1e300 us): refused; and a
+# magnitude below MIN_VALUE but not 0 (1e-200 us) is no time either (its square underflows)
 MAX_VALUE = 1e200
+MIN_VALUE = 1e-100
 
 # the parameters that identify a config across runs
 KEY_FIELDS = ["backend", "world_size", "tp", "split", "policy", "placement", "col_collective",
@@ -44,23 +46,29 @@ CONFIG_FIELDS = {
     "straggler_rank": "num",
     "shards": "list", "speeds": "ratios", "compute_us": "list", "wait_us": "list",
     "comm_us": "list", "emulate_asked": "list", "emulate_achieved": "list",
-    "step_samples_us": "list", "world_ranks": "list", "step_samples": "str",
-    "emulate_switch_iter": "num",
+    "step_samples_us": "list", "step_samples": "str",
+    "emulate_switch_iter": "num", "interleave_set": "num", "interleave_rounds": "num",
     "placement": "str", "col_collective": "str", "comm_only": "str", "collective": "str",
     "shape": "str", "check": "str", "speed_source": "str", "sequence_parallel": "str",
+    "world_ranks": "ranks", "overlap_figures": "numobj", "chunks": "count", "overlap": "str",
+    "speed_spread": "list", "fractions": "list", "compute_p95_us": "list", "wait_free_us": "list",
 }
 REQUIRED = ("id", "tp", "m", "n", "k", "split", "policy", "dtype", "step_us")
 STEP_KEYS = ("median", "p95", "min", "max")
 
 
-class BadInput(Exception):
-    """Bad input: one line, exit code 2."""
+BadInput, clean, regular_file = tf.BadInput, tf.clean, tf.regular_file
+read_text, write_atomic = tf.read_text, tf.write_atomic
 
 
 def finite(v):
-    """v is a number (not a bool) and finite and within MAX_VALUE."""
-    return (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-            and abs(v) <= MAX_VALUE)
+    """v is a number (not a bool), finite, within MAX_VALUE and 0 or at least MIN_VALUE in
+    magnitude. An integer beyond float range is no number here (and never raises)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return False
+    if isinstance(v, int):
+        return -MAX_VALUE <= v <= MAX_VALUE
+    return math.isfinite(v) and (v == 0 or MIN_VALUE <= abs(v) <= MAX_VALUE)
 
 
 def num(v):
@@ -68,55 +76,22 @@ def num(v):
     return float(v) if finite(v) else None
 
 
-def clean(s, limit=200):
-    """s for a terminal or one log line: control characters (ESC, CR, ...) as '?', cut."""
-    s = str(s)
-    out = "".join("?" if (ord(c) < 32 or 127 <= ord(c) < 160) else c for c in s)
-    return out if len(out) <= limit else out[:limit - 3] + "..."
-
-
-def regular_file(path, what):
-    """Refuse anything but a regular file (a FIFO would hang the reader)."""
-    try:
-        st = os.stat(path)
-    except OSError as e:
-        raise BadInput("cannot read %s %s: %s" % (what, clean(path), e.strerror or e))
-    if stat.S_ISDIR(st.st_mode):
-        raise BadInput("%s %s is a directory, not a file" % (what, clean(path)))
-    if not stat.S_ISREG(st.st_mode):
-        raise BadInput("%s %s is not a regular file (a FIFO, socket or device): give a file"
-                       % (what, clean(path)))
-    return st
-
-
-def read_text(path, what, limit):
-    """The whole of a regular file of at most limit bytes, as UTF-8 text."""
-    st = regular_file(path, what)
-    if st.st_size > limit:
-        raise BadInput("%s %s is %d bytes, more than the %d this tool reads"
-                       % (what, clean(path), st.st_size, limit))
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(limit + 1)
-    except OSError as e:
-        raise BadInput("cannot read %s %s: %s" % (what, clean(path), e.strerror or e))
-    if len(data) > limit:
-        raise BadInput("%s %s is larger than the %d bytes this tool reads"
-                       % (what, clean(path), limit))
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise BadInput("%s %s is not UTF-8 text (byte %d): is it a tpbal result?"
-                       % (what, clean(path), e.start))
-
-
 def _no_constant(name):
     raise ValueError("%s is not JSON" % name)
 
 
+def _int(text):
+    """A JSON integer: one of more than 200 digits is no measurement (and would not convert
+    to a float): refused as not JSON tpbal writes."""
+    if len(text) > 200:
+        raise ValueError("an integer of %d digits" % len(text))
+    return int(text)
+
+
 def json_loads(text):
-    """Strict JSON: NaN and Infinity (which tpbal never writes) are refused."""
-    return json.loads(text, parse_constant=_no_constant)
+    """Strict JSON: NaN and Infinity (which tpbal never writes) and integers of more than
+    200 digits are refused."""
+    return json.loads(text, parse_constant=_no_constant, parse_int=_int)
 
 
 def _check_kind(rec, key, kind, where):
@@ -129,12 +104,18 @@ def _check_kind(rec, key, kind, where):
           # relative speeds: only their ratios mean something, any finite magnitude
           "ratios": lambda x: isinstance(x, list) and all(
               y is None or (isinstance(y, (int, float)) and not isinstance(y, bool) and
-                            math.isfinite(y)) for y in x)}[kind]
+                            math.isfinite(y)) for y in x),
+          "ranks": lambda x: isinstance(x, list) and all(
+              isinstance(y, int) and not isinstance(y, bool) and 0 <= y < 2 ** 31 for y in x),
+          "count": lambda x: isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2 ** 31,
+          "numobj": lambda x: x is None or (isinstance(x, dict) and all(
+              y is None or finite(y) for y in x.values()))}[kind]
     if not ok(v):
         raise BadInput("%s: '%s' is %s, not %s" % (where, key, clean(json.dumps(v), 60), {
             "int": "an integer", "num": "a finite number or null", "str": "a string",
             "obj": "an object", "list": "a list of finite numbers",
-            "ratios": "a list of finite numbers"}[kind]))
+            "ratios": "a list of finite numbers", "ranks": "a list of world ranks",
+            "count": "a count", "numobj": "an object of numbers, or null"}[kind]))
 
 
 def check_config(rec, where):
@@ -146,6 +127,9 @@ def check_config(rec, where):
     for key, kind in CONFIG_FIELDS.items():
         if key in rec:
             _check_kind(rec, key, kind, where)
+    for key, v in rec.items():  # labels a terminal, a plot's font and XML can all show
+        if isinstance(v, str):
+            rec[key] = clean(v, 100000)
     step = rec["step_us"]
     for key in STEP_KEYS:
         if key in step and not (step[key] is None or finite(step[key])):
@@ -154,6 +138,26 @@ def check_config(rec, where):
         raise BadInput("%s: a config record without a finite 'step_us.median'" % where)
     if rec["tp"] < 1 or min(rec["m"], rec["n"], rec["k"]) < 1:
         raise BadInput("%s: tp, m, n and k must be positive" % where)
+
+
+def check_run(run, where):
+    """Refuse a run record whose structured fields are of the wrong kind (the tools read
+    them as such): the cost profile, the per-rank facts."""
+    prof = run.get("cost_profile")
+    if prof is not None and not (isinstance(prof, dict) and isinstance(prof.get("source"), str)
+                                 and isinstance(prof.get("costs"), list)
+                                 and all(finite(c) for c in prof["costs"])):
+        raise BadInput("%s: 'cost_profile' is %s, not null or an object with a source and "
+                       "costs" % (where, clean(json.dumps(prof), 60)))
+    if "ranks" in run and not isinstance(run["ranks"], list):
+        raise BadInput("%s: 'ranks' is not a list" % where)
+    for key in ("dtype", "backend"):  # names the tools look up
+        if run.get(key) is not None and not isinstance(run[key], str):
+            raise BadInput("%s: '%s' is not a name" % (where, key))
+    for r in records(run.get("ranks")):  # host and device names, shown as labels
+        for key, v in r.items():
+            if isinstance(v, str):
+                r[key] = clean(v, 1000)
 
 
 class Results:
@@ -190,6 +194,7 @@ class Results:
         if self.run is None:
             raise BadInput("%s has no run record: is it a tpbal results.jsonl?"
                            % clean(self.jsonl))
+        check_run(self.run, "%s's run record" % clean(self.jsonl))
 
     @property
     def schema(self):
@@ -324,31 +329,6 @@ def key_label(key):
                                    else " " + str(k["placement"]),
                                    " %s chunks" % k["chunks"] if k.get("chunks") else "")
     return clean(label)
-
-
-def write_atomic(path, text, inputs=()):
-    """Write text to path as a whole or not at all (a temporary file beside it, then a
-    rename). A symbolic link is written through (its target is replaced, the link stays);
-    a directory, a device or FIFO, and any of the files in inputs are refused."""
-    target = os.path.realpath(path)
-    for i in inputs:
-        if os.path.exists(i) and os.path.exists(target) and os.path.samefile(i, target):
-            raise BadInput("%s is one of the inputs: write the output elsewhere" % clean(path))
-    if os.path.isdir(target):
-        raise BadInput("%s is a directory: give a file name" % clean(path))
-    if os.path.exists(target) and not stat.S_ISREG(os.stat(target).st_mode):
-        raise BadInput("%s is not a regular file: give a file name" % clean(path))
-    d = os.path.dirname(target) or "."
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(target), dir=d)
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, target)
-    except OSError as e:
-        if tmp and os.path.exists(tmp):
-            os.unlink(tmp)
-        raise BadInput("cannot write %s: %s" % (clean(path), e.strerror or e))
 
 
 def no_nan(x):

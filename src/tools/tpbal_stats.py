@@ -18,6 +18,12 @@ Against a tolerance t (5 % by default) the decision is
   inconclusive  otherwise: these samples cannot tell at this tolerance
 and the smallest change the comparison could have detected is (1 + t) e^h - 1, h
 the interval's half-width in log space.
+
+The same method is tpbal's own (src/base/interval.c), for the speed-up of a policy over
+even in a run's answer; tests/python/test_golden.py holds the two to the same numbers.
+Where the two configs were measured side by side in interleaved blocks (--interleave),
+tpbal uses the paired interval instead (paired): the median interval of the paired
+iterations' ratios, which a change of the machine's speed does not reach.
 """
 import math
 
@@ -75,6 +81,17 @@ T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8
         9: 2.262}
 
 
+def t975(df):
+    """t(0.975) for df degrees of freedom: the table to 9, a Cornish-Fisher expansion above
+    (as tpb_interval_t975)."""
+    if df < 1:
+        return math.inf
+    if df <= 9:
+        return T975[df]
+    z = Z95
+    return z + (z ** 3 + z) / (4.0 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96.0 * df * df)
+
+
 def batch_halfwidth(v, batches=5):
     """Batch means: the t interval of the log median from the medians of `batches`
     consecutive batches of the series (0 for fewer than 4 samples a batch)."""
@@ -87,7 +104,7 @@ def batch_halfwidth(v, batches=5):
     logs = [math.log(x) for x in meds]
     mean = sum(logs) / batches
     sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / (batches - 1))
-    return T975[batches - 1] * sd / math.sqrt(batches)
+    return t975(batches - 1) * sd / math.sqrt(batches)
 
 
 def spread_halfwidth(medians):
@@ -101,8 +118,28 @@ def spread_halfwidth(medians):
     logs = [math.log(m) for m in ms]
     mean = sum(logs) / k
     sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / (k - 1))
-    tq = T975.get(k - 1, 2.2)
+    tq = t975(k - 1)
     return tq * sd * math.sqrt(1.0 + 1.0 / k)
+
+
+def paired(a, b, rounds):
+    """Two series measured in interleaved blocks (round j: iterations [j n / rounds,
+    (j + 1) n / rounds) of each, side by side, so that a[i] and b[i] ran one block apart):
+    median(b) / median(a) with the half-width of the median of the paired ratios b_i / a_i
+    (log_halfwidth of that series), as tpb_interval_paired. Identical samples: 0; fewer
+    than 3 rounds or a time that is not > 0: inf."""
+    n = len(a)
+    ma, mb = median(a), median(b)
+    if not (ma > 0.0) or not (mb > 0.0) or len(b) != n:
+        return None
+    h = 0.0
+    if sorted(a) != sorted(b):
+        h = math.inf
+        if 3 <= rounds <= n and all(x > 0 for x in a) and all(y > 0 for y in b):
+            h = log_halfwidth([y / x for x, y in zip(a, b)])
+    r = mb / ma
+    return {"ratio": r, "lo": r * math.exp(-h) if math.isfinite(h) else 0.0,
+            "hi": r * math.exp(h) if math.isfinite(h) else math.inf, "half": h}
 
 
 def decide(ratio, half, tol):
@@ -137,8 +174,8 @@ def compare_samples(a, b, tol, a_ordered=True, b_ordered=True, a_spread=0.0, b_s
         return None
     if one_a and one_b:  # two single numbers say nothing of their noise
         h = 0.0 if ma == mb else math.inf
-    elif not one_a and not one_b and sorted(a) == sorted(b) and not a_spread and not b_spread:
-        h = 0.0
+    elif not one_a and not one_b and sorted(a) == sorted(b):
+        h = 0.0  # the same samples: a run against itself, whatever the spreads
     else:
         ha = 0.0 if one_a else log_halfwidth(a, a_ordered)
         hb = 0.0 if one_b else log_halfwidth(b, b_ordered)

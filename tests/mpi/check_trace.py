@@ -96,9 +96,15 @@ def check_spans(ev, procs, metas, kept, tid_of_pos):
             assert inside(c, e["ts"]) and inside(c, e["ts"] + e["dur"]), ("chunk GEMM outside", e)
         else:
             assert e["ts"] + e["dur"] <= x["ts"] + x["dur"] + EPS, ("chunk comm after x1", e, x)
-    for tid, lst in by_tid.items():
+    for tid, lst in by_tid.items():  # a config's spans in order; a rank's never overlap (the
+        # configs of an interleaved set take turns in blocks on the run's time axis)
+        for cfg in {e["args"]["config"] for e in lst}:
+            own = [e for e in lst if e["args"]["config"] == cfg]
+            for a, b in zip(own, own[1:]):
+                assert a["ts"] + a["dur"] <= b["ts"] + EPS, ("overlap or disorder", tid, a, b)
+        lst = sorted(lst, key=lambda e: e["ts"])
         for a, b in zip(lst, lst[1:]):
-            assert a["ts"] + a["dur"] <= b["ts"] + EPS, ("overlap or disorder", tid, a, b)
+            assert a["ts"] + a["dur"] <= b["ts"] + EPS, ("overlap", tid, a, b)
     return spans
 
 

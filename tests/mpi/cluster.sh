@@ -167,14 +167,14 @@ p, m = pred["prediction"], cfg["step_us"]["median"]
 err = p["step_us"] / m - 1
 print("spread tp 2 row even: predicted %.0f us (compute %.0f, comm %.0f) on ranks %s, "
       "measured %.0f us on %s: %+.1f %%" % (p["step_us"], p["comp_us"], p["comm_us"],
-                                           pred["ranks"], m, cfg["world_ranks"], 100 * err))
+                                           p["group"], m, cfg["world_ranks"], 100 * err))
 link = [json.loads(l) for l in open(sys.argv[3] + "/results.jsonl")]
 link = {c["comm_bytes"]: c for c in link if c.get("type") == "config"}
 at = link.get(cfg["comm_bytes"])
 print("  measured: compute %s us, xfer %.0f us; the link's comm-only xfer at %d B: %s us" % (
     [round(x) for x in cfg["compute_us"]], cfg["xfer_us"], cfg["comm_bytes"],
     round(at["xfer_us"]) if at else "-"))
-if pred["ranks"] != cfg["world_ranks"]:
+if p["group"] != cfg["world_ranks"]:  # the one group of a world of two
     sys.exit("another spread order than tpbal's")
 if not p["comm_us"] > p["comp_us"] > 0:
     sys.exit("the link does not dominate the prediction: %s" % p)

@@ -47,6 +47,37 @@ check_results "$d" count 1
 check_results "$d" fields
 [ "$(ls -A "$d" | tr '\n' ' ')" = "ranks.csv results.csv results.jsonl trace-000.json " ] ||
     fail "stale files after --force: $(ls -A "$d")"
+# --force deletes only what the earlier run wrote (its record names its files): a user's
+# own trace-mynotes.json and notes beside them stay
+echo '{"mine": true}' >"$d/trace-mynotes.json"
+echo "keep" >"$d/notes.txt"
+tpbal 2 --tp 2 --shape 32x64x64 --split col --policy even --iters 3 --out "$d" --force
+expect_rc 0
+[ "$(ls -A "$d" | tr '\n' ' ')" = "notes.txt ranks.csv results.csv results.jsonl trace-000.json trace-mynotes.json " ] ||
+    fail "--force removed or left the wrong files: $(ls -A "$d")"
+grep -q '"split":"col"' "$d/results.jsonl" || fail "--force did not replace the run"
+# --force on a folder that does not exist yet, and on an empty one: a plain run
+tpbal 2 --tp 2 --shape 32x64x64 --split row --policy even --iters 3 --out "$WORK/fresh" --force
+expect_rc 0
+check_results "$WORK/fresh" count 1
+mkdir "$WORK/empty"
+tpbal 2 --tp 2 --shape 32x64x64 --split row --policy even --iters 3 --out "$WORK/empty" --force
+expect_rc 0
+check_results "$WORK/empty" count 1
+# --force that runs past the file-size limit (EFBIG; SIGXFSZ ignored): the earlier run stays
+sum=$(cd "$d" && cat results.jsonl results.csv ranks.csv trace-000.json | md5sum)
+# (the limit set in each rank, not in mpirun, whose own files it would stop; TCP between the
+# ranks, as the shared-memory transport's segments are larger than the limit)
+timeout 120 $MPIRUN -np 2 --mca btl self,tcp bash -c 'ulimit -f 48; exec "$0" "$@"' "$TPBAL" \
+    --tp 2 --shape 32x64x64 --split row,col --policy even --iters 2000 --out "$d" --force \
+    >"$WORK/out" 2>"$WORK/err" && RC=0 || RC=$?
+[ "$RC" -ne 124 ] || fail "a run past the file-size limit hung"
+[ "$RC" -ne 0 ] || fail "a run past the file-size limit passed"
+grep -q "File too large" "$WORK/err" || fail "no reason for the file-size limit: $(cat "$WORK/err")"
+[ "$(cd "$d" && cat results.jsonl results.csv ranks.csv trace-000.json | md5sum)" = "$sum" ] ||
+    fail "--force lost the earlier run when the new one could not write"
+[ -z "$(ls -A "$d" | grep -v '^notes.txt$\|^ranks.csv$\|^results\.\|^trace-')" ] ||
+    fail "files left by the failed run: $(ls -A "$d")"
 
 # ---- the watchdog: a rank stalled inside compute in the second config ----
 w="$WORK/watch"

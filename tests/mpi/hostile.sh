@@ -113,6 +113,16 @@ if mount -t tmpfs -o size=96k tmpfs "$mnt" 2>/dev/null; then
         ! grep -q '"type":"config"' "$mnt/results.jsonl" || fail "a config without its trace"
     fi
     [ -z "$(ls -A "$mnt" | grep '\.tmp\.')" ] || fail "temporary files left"
+    # --force on that full disk: the earlier run is kept whole (it was deleted first)
+    rm -rf "${mnt:?}"/* "$mnt"/.[!.]*
+    tpbal 2 --tp 2 --split row --policy even --shape 32x32x32 --iters 3 --out "$mnt"
+    expect_rc 0
+    sum=$(cd "$mnt" && cat results.jsonl results.csv ranks.csv trace-000.json | md5sum)
+    tpbal 2 --tp 2 --split row,col --policy even --shape 32x32x32 --iters 400 --out "$mnt" --force
+    [ "$RC" -ne 0 ] || fail "a --force run on a full disk passed"
+    grep -q "No space left on device" "$WORK/err" || fail "no reason for the full disk"
+    [ "$(cd "$mnt" && cat results.jsonl results.csv ranks.csv trace-000.json | md5sum)" = "$sum" ] ||
+        fail "--force on a full disk lost the earlier run"
     umount "$mnt"
 else
     echo "hostile: the full-disk case is skipped: this machine does not let us mount a tmpfs"

@@ -40,6 +40,19 @@ tpbal 2 --tp 2 --shape 4x64x64 --overlap chunked --chunks 2,8 --iters 2 --warmup
 expect_rc 0
 grep -q "^# skipped: --chunks 8: M = 4 has fewer rows than chunks" "$WORK/out" ||
     fail "no skip line for more chunks than rows"
+# a run of chunked configs only counts them (the record said 0 measured); a repeated
+# chunk count is measured once, with a note
+tpbal 2 --tp 2 --split row --policy even --shape 16x64x64 --overlap chunked --chunks 2,2 \
+    --iters 2 --warmup 1 --out "$WORK/onlychunked"
+expect_rc 0
+grep -q "^tpbal: note: --chunks repeats 2: measured once" "$WORK/err" || fail "no note for --chunks 2,2"
+"$PY" - "$WORK/onlychunked/results.jsonl" <<'PY' || fail "the run record's count of chunked configs"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+run = [r for r in recs if r["type"] == "run"][-1]
+cfgs = [r for r in recs if r["type"] == "config"]
+assert len(cfgs) == 1 and cfgs[0]["chunks"] == 2 and run["configs"] == 1, (len(cfgs), run["configs"])
+PY
 
 # tpbal-plan models the serial configs only (chunked ones interleave compute and transfer)
 d=$(ls -d "$WORK"/ov* | head -1)

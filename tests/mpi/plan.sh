@@ -84,11 +84,11 @@ d="$WORK/a1-1"
 "$PLAN" "$d" >"$WORK/one.txt" || fail "tpbal-plan on one run"
 [ "$(grep -cE '^ +[0-9]+ +[12] (row|col) ' "$WORK/one.txt")" -eq 18 ] || fail "not 18 validation rows"
 grep -q "^# median |error| " "$WORK/one.txt" || fail "no validation summary"
-grep -q "^# recommend for 64x512x512 on 2 ranks: shortest step TP " "$WORK/one.txt" || fail "no recommendation"
+grep -q "^# recommend for 64x512x512 on 2 ranks: shortest step (latency) TP " "$WORK/one.txt" || fail "no recommendation"
 # a world that was not run: predictions flagged as extrapolated, the layout TP x rest = P
 "$PLAN" "$d" --world 8 --ranks-per-node 4 --tp 1,2,4 --shape 64x512x512 >"$WORK/w8.txt" || fail "--world 8"
 grep -qE "^ +4 packed +row +weighted +64x512x512 +[0-9.]+ [mu]?s\*" "$WORK/w8.txt" || fail "TP 4 not predicted as an extrapolation"
-grep -q "on 8 ranks: shortest step TP [124] .* the other [248]-way for DP/PP" "$WORK/w8.txt" || fail "no layout for 8 ranks"
+grep -q "on 8 ranks: shortest step (latency) TP [124] .* the other [248]-way for DP/PP" "$WORK/w8.txt" || fail "no layout for 8 ranks"
 # the shard plan: schema, groups that cover the split dimension
 "$PLAN" "$d" --plan-out "$WORK/shards.json" >/dev/null || fail "--plan-out"
 "$PY" - "$WORK/shards.json" <<'PY' || fail "the shard plan"
@@ -132,6 +132,26 @@ tpbal 2 --shape "$1" --split "$2" --policy "$3" --tp "$4" --iters 2 --shards-fro
 expect_rc 2
 [ "$(grep -c '^tpbal' "$WORK/err")" -eq 1 ] && grep -q "has no group of world ranks 0.. in this run's order" "$WORK/err" ||
     fail "a plan for other ranks: $(cat "$WORK/err")"
+[ ! -e "$WORK/refused/results.jsonl" ] || fail "a refused run wrote results"
+# a plan that plans none of the run's configs, or shards its policy does not make: refused
+# before anything is written (not ignored, not applied)
+tpbal 2 --shape 64x64x64 --tp 2 --iters 2 --shards-from "$WORK/shards.json" --out "$WORK/refused"
+expect_rc 2
+grep -q "plans none of this run's configs" "$WORK/err" || fail "a plan of other configs: $(cat "$WORK/err")"
+"$PY" - "$WORK/shards.json" "$WORK/uneven.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+c = p["configs"][0]
+sh = c["groups"][0]["shards"]
+c["policy"] = "even"
+sh[0], sh[-1] = sum(sh) - len(sh) + 1, 1  # "even" 63/1, say
+json.dump(p, open(sys.argv[2], "w"))
+PY
+tpbal 2 --shape "$1" --split "$2" --policy even --tp "$4" --iters 2 --shards-from "$WORK/uneven.json" \
+    --out "$WORK/refused"
+expect_rc 2
+[ "$(grep -c '^tpbal' "$WORK/err")" -eq 1 ] && grep -q "not the even split" "$WORK/err" ||
+    fail "an even plan of uneven shards: $(cat "$WORK/err")"
 [ ! -e "$WORK/refused/results.jsonl" ] || fail "a refused run wrote results"
 tpbal 2 --shape 64x64x64 --shards-from "$WORK/none.json"
 expect_rc 2

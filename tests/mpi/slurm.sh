@@ -5,7 +5,7 @@
 # Skips (77) where Slurm and munge are not installed or the test is not root.
 . "$(dirname "$0")/lib.sh"
 top=${TPBAL_SRCDIR:?}
-for c in slurmctld slurmd munged srun sbatch squeue sinfo runuser; do
+for c in slurmctld slurmd munged srun sbatch squeue sinfo scontrol runuser; do
     command -v "$c" >/dev/null 2>&1 || { echo "SKIP: $c not installed (Debian: slurm-wlm munge)"; exit 77; }
 done
 [ "$(id -u)" = 0 ] || { echo "SKIP: starting munged and slurmd needs root"; exit 77; }
@@ -168,6 +168,19 @@ PY
 }
 graceful srun --signal=TERM
 graceful mpirun --batch --signal=TERM
+
+# ---- hostlists: tpbal expands them as scontrol does (several bracket groups, zero padding)
+for list in "node[01-03,07]" "rack[1-2]-n[1-4]" "r[1,3]n[08-09],login" "gpu[8-10],a1"; do
+    scontrol show hostnames "$list" >"$WORK/want" 2>/dev/null || fail "scontrol: $list"
+    "${TPBAL_HOSTLIST:?}" "$list" >"$WORK/got" || fail "tpbal did not expand $list"
+    cmp -s "$WORK/want" "$WORK/got" || fail "hostlist $list: scontrol gives $(tr '\n' ' ' \
+        <"$WORK/want"), tpbal $(tr '\n' ' ' <"$WORK/got")"
+done
+for list in "a[1-2]b"; do # refused by both (a malformed "n[1-" scontrol prints as "n]")
+    scontrol show hostnames "$list" 2>&1 | grep -q "Invalid hostlist" || fail "scontrol took $list"
+    ! "${TPBAL_HOSTLIST:?}" "$list" >/dev/null || fail "tpbal took $list"
+done
+echo "slurm: 5 hostlists expanded (or refused) as scontrol show hostnames does"
 
 # ---- srun without PMI: one line, exit 2, not two singleton runs
 echo "+ srun -n 2 --mpi=none tpbal"

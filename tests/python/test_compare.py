@@ -53,10 +53,41 @@ class Compare(unittest.TestCase):
         self.assertIn("inconclusive", out)
         self.assertIn("too noisy to tell", err)
         slow = self.dir_of("s", [fx.config(0, step=120.0)])
-        self.assertEqual(run_tool([a, slow])[0], 1)
-        rc, out, _ = run_tool(["--format", "junit", a, slow])
+        self.assertEqual(run_tool(["--run-spread", "0", a, slow])[0], 1)  # the iterations alone
+        self.assertEqual(run_tool([a, slow])[0], 3)  # 20 %: within two runs' spread here
+        rc, out, _ = run_tool(["--run-spread", "0", "--format", "junit", a, slow])
         self.assertIn('<failure type="regression"', out)
         self.assertIn('tests="1" failures="1"', out)
+
+    def test_run_to_run_spread(self):
+        """Two single runs 7 % apart with tight iterations: a regression on their iterations
+        alone, inconclusive once the between-run spread (8 %) is allowed for; a baseline of
+        several runs brings its own spread; every output says what its intervals cover."""
+        a = self.dir_of("a", [fx.config(0, step_samples_us=fx.samples(100.0, 60, 0.002))])
+        b = self.dir_of("b", [fx.config(0, step_samples_us=fx.samples(107.0, 60, 0.002))])
+        rc, out, _ = run_tool(["--run-spread", "0", a, b])
+        self.assertEqual(rc, 1)
+        self.assertIn("intervals cover the iterations only", out)
+        rc, out, _ = run_tool([a, b])
+        self.assertEqual(rc, 3)
+        self.assertIn("the iterations and an assumed 8.0 % between runs for A and B (--run-spread",
+                      out)
+        far = self.dir_of("f", [fx.config(0, step_samples_us=fx.samples(160.0, 60, 0.002))])
+        self.assertEqual(run_tool([a, far])[0], 1)  # a real change still fails
+        self.assertEqual(run_tool([a, a])[0], 0)  # and a run against itself holds
+        base = os.path.join(self.d, "base.json")
+        self.assertEqual(run_tool(["--baseline-out", base, a, a])[0], 0)
+        rc, out, _ = run_tool(["--format", "json", base, b])
+        doc = json.loads(out)
+        self.assertIn("the measured spread between the runs of A", doc["intervals_cover"])
+        self.assertNotIn("assumed", doc["intervals_cover"])  # the baseline's covers one run
+        for bad in ("-1", "x", "100%"):
+            self.assertEqual(run_tool(["--run-spread", bad, a, b])[0], 2)
+        out = io.StringIO()  # the help's own percentages (argparse formats them again)
+        with redirect_stdout(out), self.assertRaises(SystemExit) as e:
+            cmp.main(["--help"])
+        self.assertEqual(e.exception.code, 0)
+        self.assertIn("default 8%", out.getvalue())
 
     def test_derived_ratios_only_where_their_references_hold(self):
         # E of the TP-2 config: its TP-1 reference changed -4.5 % in B (the step of TP 2

@@ -4,6 +4,7 @@ and bytes, the spread placement) prints them on a grid of cases, and tpbal_model
 tpbal_plan.py must give the same numbers. Set TPBAL_GOLDEN to the program (the build's
 tests/python.sh does); without it the comparison is skipped, said so."""
 import json
+import math
 import os
 import subprocess
 import unittest
@@ -52,9 +53,34 @@ class Golden(unittest.TestCase):
             self.assertEqual(mdl.comm_bytes(m, n, k, dtype, split, sp), nbytes,
                              (m, n, k, dtype, split, sp))
 
+    def test_intervals_are_the_cs(self):
+        """tpbal_stats (tpbal-compare's decisions) and base/interval.c (the run's answer)
+        give the same interval and verdict on the same series; the paired one too."""
+        import tpbal_stats as st
+        names = {"regression": "worse", "improved": "better", "ok": "draw",
+                 "inconclusive": "inconclusive"}
+        self.assertEqual(len(self.g["intervals"]), 70)
+        seen = set()
+        for a, b, rounds, ratio, lo, hi, half, verdict, phalf, pverdict in self.g["intervals"]:
+            r = st.compare_samples(a, b, 0.05)
+            self.assertAlmostEqual(r["ratio"], ratio, places=12)
+            self.assertAlmostEqual(r["lo"], lo, places=9)
+            self.assertAlmostEqual(r["hi"] if math.isfinite(r["hi"]) else -1.0, hi, places=9)
+            self.assertAlmostEqual(r["half"] if math.isfinite(r["half"]) else -1.0, half,
+                                   places=12)
+            self.assertEqual(names[r["verdict"]], verdict, (a, b))
+            p = st.paired(a, b, rounds)
+            self.assertAlmostEqual(p["half"] if math.isfinite(p["half"]) else -1.0, phalf,
+                                   places=12)
+            self.assertEqual(names[st.decide(p["ratio"], p["half"], 0.05)], pverdict)
+            seen |= {verdict, pverdict}
+        self.assertEqual(seen, {"better", "worse", "draw", "inconclusive"})
+        for df, t in self.g["t975"]:
+            self.assertAlmostEqual(st.t975(df), t, places=12)
+
     def test_spread_placement(self):
         for hosts, order in self.g["spread"]:
-            self.assertEqual(plan.placement_ranks(len(hosts), 2, hosts, "spread"), order, hosts)
+            self.assertEqual(plan.placement_ranks(hosts, "spread"), order, hosts)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,8 @@
 """tpbal_model and tpbal-plan: fits that recover known models, ring scaling, shards, and
 leave-one-out on synthetic results made from a known model (exact)."""
+import contextlib
+import io
+import math
 import os
 import tempfile
 import unittest
@@ -8,6 +11,8 @@ import fixtures as fx
 import tpbal_model as tm
 import tpbal_plan as plan
 import tpbal_results as tr
+
+PLANCHECK = os.environ.get("TPBAL_PLANCHECK")
 
 
 def flops(m, n, k, split, shard):
@@ -62,7 +67,7 @@ class Model(unittest.TestCase):
         self.assertTrue(all(s >= 64 for s in tm.weighted_shards(256, [100.0, 1.0], 64)))
 
 
-def synthetic(d, runs=1):
+def synthetic(d, runs=1, granularity=1, dtype="fp32"):
     """Results made from a known model: rank 0 at 40 GFLOP/s, rank 1 at 20, 10 us fixed cost;
     all-reduce 4 us + V / 3 GB/s, all-gather 3 us + V / 6 GB/s, one group of two."""
     rate, c0 = [4e4, 2e4], 10.0
@@ -85,8 +90,10 @@ def synthetic(d, runs=1):
                                       step=max(comp) + x, shards=shards, compute_us=comp,
                                       xfer_us=x, comm_bytes=v))
                 cid += 1
-    run = fx.run_record(ranks=[{"host": "a"}, {"host": "a"}], granularity=1, dtype="fp32")
-    return [fx.write_dir(os.path.join(d, "r%d" % i), cfgs, run=run) for i in range(runs)]
+    run = fx.run_record(ranks=[{"host": "a"}, {"host": "a"}], granularity=granularity,
+                        dtype=dtype)
+    return [fx.write_dir(os.path.join(d, "r%d-g%d-%s" % (i, granularity, dtype)), cfgs, run=run)
+            for i in range(runs)]
 
 
 class Validation(unittest.TestCase):
@@ -124,13 +131,10 @@ class Validation(unittest.TestCase):
         run = fx.run_record(ranks=[{"host": "a"}, {"host": "b"}], granularity=1,
                             dtype="fp32")
         across = fx.write_dir(os.path.join(self.d, "link"), link, run=run)
-        out = os.path.join(self.d, "plan.json")
         res = tm.Pooled([tr.load(packed), tr.load(across)])
         self.assertEqual([c["run_hosts"] for c in res.configs][-1], ["a", "b"])
         argv = [packed, across, "--placement", "spread", "--ranks-per-node", "1", "--tp", "2",
                 "--shape", "64x512x512", "--format", "json"]
-        import contextlib
-        import io
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
             self.assertEqual(plan.main(argv), 0)
@@ -158,6 +162,117 @@ class Validation(unittest.TestCase):
             f = flops(c["m"], c["n"], c["k"], c["split"], dim // 2)
             for w in (0, 1):
                 self.assertAlmostEqual(g["speeds_gflops"][w], f / (10 + f / rate[w]) / 1e3)
+
+    def pooled_with_link(self):
+        """synthetic()'s packed run pooled with a comm-only sweep across two nodes"""
+        link = [fx.config(i, comm_only="yes", m=1, n=v // 4, k=1, shards=[v // 8, v // 8],
+                          comm_bytes=v, compute_us=[6000.0, 6000.0], step=7000.0 + v / 25,
+                          xfer_us=1000.0 + v / 25)
+                for i, v in enumerate((1 << 18, 1 << 19, 1 << 20, 1 << 21))]
+        run = fx.run_record(ranks=[{"host": "a"}, {"host": "b"}], granularity=1,
+                            dtype="fp32")
+        return [synthetic(self.d)[0], fx.write_dir(os.path.join(self.d, "link"), link, run=run)]
+
+    def test_distinct_groups_predict_as_every_group(self):
+        """The planner predicts a config from one group of each kind: against every group
+        of the world (brute force), for worlds whose nodes do and do not align with the
+        TP groups, packed and spread."""
+        res = tm.Pooled([tr.load(d) for d in self.pooled_with_link()])
+        checked = spans = 0
+        for world, per in ((48, 3), (40, 5), (64, 8), (30, 4)):
+            hosts, borrow, _ = plan.world_layout(res, world, per)
+            pl = plan.Planner(res, hosts, borrow)
+            tps = [t for t in range(1, world + 1) if world % t == 0]
+            rows = plan.predictions(pl, world, tps, [(64, 512, 512), (96, 384, 384)],
+                                    ("packed", "spread"))
+            for r in rows:
+                if r["prediction"] is None:
+                    continue
+                order = plan.placement_ranks(hosts, r["placement"])
+                self.assertEqual(sorted(order), list(range(world)))
+                want = pl.predict(r["m"], r["n"], r["k"], r["split"], r["policy"], r["tp"],
+                                  order, r["sequence_parallel"])
+                got = r["prediction"]
+                self.assertEqual(got["step_us"], want["step_us"], (world, per, r))
+                self.assertEqual(got["extrapolates"], want["extrapolates"])
+                self.assertEqual(r["groups"], world // r["tp"])
+                self.assertLessEqual(r["distinct_groups"], r["groups"])
+                checked += 1
+                spans += len({hosts[w] for w in got["group"]}) > 1
+        self.assertGreater(checked, 200)
+        self.assertGreater(spans, 50)  # the worst groups span nodes in many configs
+
+    def test_spread_of_a_planned_world(self):
+        hosts = plan.PlannedHosts(10, 4)  # nodes of 4, 4 and 2 ranks
+        self.assertEqual(plan.placement_ranks(hosts, "spread"),
+                         [0, 4, 8, 1, 5, 9, 2, 6, 3, 7])
+        self.assertEqual(plan.placement_ranks([hosts[w] for w in range(10)], "spread"),
+                         [0, 4, 8, 1, 5, 9, 2, 6, 3, 7])
+        self.assertEqual(plan.node_ids(hosts), [0, 0, 0, 0, 1, 1, 1, 1, 2, 2])
+
+    def test_a_world_of_2_20_ranks_in_under_5_s(self):
+        """Both placements, every TP degree that divides the world (those that cannot split
+        the layer listed as infeasible): under 5 s (1.2-2.5 s measured here, doc/TESTING.md)"""
+        import time
+        dirs = self.pooled_with_link()
+        buf = io.StringIO()
+        t0 = time.monotonic()
+        with contextlib.redirect_stdout(buf):
+            self.assertEqual(plan.main(dirs + ["--world", str(1 << 20), "--ranks-per-node", "8",
+                                        "--placement", "both", "--format", "json"]), 0)
+        took = time.monotonic() - t0
+        out = tr.json_loads(buf.getvalue())
+        self.assertLess(took, 5.0)
+        rows = out["predictions"]
+        self.assertEqual({r["tp"] for r in rows}, {1 << i for i in range(21)})
+        for r in rows:
+            feasible = r["tp"] <= (r["k"] if r["split"] == "row" else r["n"])  # granularity 1
+            self.assertEqual(r["skipped"] == "", feasible, r)
+            if r["skipped"]:
+                self.assertIsNone(r["prediction"])
+            elif r["split"] == "row":  # the link sweep measured all-reduce only
+                self.assertIsNotNone(r["prediction"], r)
+        self.assertTrue(out["recommend"])
+
+    @unittest.skipUnless(PLANCHECK, "TPBAL_PLANCHECK is not set: run tests/python.sh from a build")
+    def test_plans_pass_tpbals_reader(self):
+        """Every plan tpbal-plan writes is taken by tpbal's reader and its check against a run
+        of the plan's granularity and dtype (tests/plancheck, the C), over granularities,
+        fp8's widths, worlds and shapes whose split dimension is no multiple of them."""
+        import subprocess
+        written = 0
+        for g, dtype in ((1, "fp32"), (8, "fp32"), (64, "bf16"), (16, "fp8"), (8, "fp8")):
+            d = synthetic(self.d, granularity=g, dtype=dtype)[0]
+            for world, per in ((2, 2), (6, 2), (8, 4), (12, 4)):
+                out = os.path.join(self.d, "plan-%d-%s-%d.json" % (g, dtype, world))
+                argv = [d, "--world", str(world), "--ranks-per-node", str(per), "--placement",
+                        "both", "--shape", "64x520x1000,32x136x200,16x4096x80,48x1040x528",
+                        "--plan-out", out]
+                with contextlib.redirect_stdout(io.StringIO()):
+                    self.assertEqual(plan.main(argv), 0)
+                with open(out) as fh:
+                    doc = tr.json_loads(fh.read())
+                run_g = math.lcm(g, 16 if dtype == "fp8" else 1)  # what tpbal takes with fp8
+                for c in doc["configs"]:
+                    self.assertEqual(plan.refusal(c), "", c)
+                    self.assertEqual(c["granularity"], run_g)
+                r = subprocess.run([PLANCHECK, out, str(run_g), dtype], capture_output=True,
+                                   text=True)
+                self.assertEqual((r.returncode, r.stdout.strip()), (0, "ok"), out)
+                written += len(doc["configs"])
+                # and what the check refuses, the C refuses too
+                c = doc["configs"][0]
+                if c["tp"] > 1:
+                    sh = c["groups"][0]["shards"]
+                    sh[0], sh[-1] = sh[0] + run_g, sh[-1] - run_g
+                    c["policy"] = "even"
+                    self.assertNotEqual(plan.refusal(c), "")
+                    with open(out, "w") as fh:
+                        fh.write(tr.json_dumps(doc))
+                    r = subprocess.run([PLANCHECK, out, str(run_g), dtype], capture_output=True,
+                                       text=True)
+                    self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertGreater(written, 40)
 
     def test_bad_options(self):
         d = synthetic(self.d)[0]

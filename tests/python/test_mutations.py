@@ -28,7 +28,21 @@ except ImportError:
     tpbal_report = None
 
 WRONG = ["x", "", [], {}, None, True, 1e308, -1e308, -1, 0, 2 ** 70, [1, "a"], {"a": 1},
-         "\x1b[2J", 1e-308]
+         "\x1b[2J", 1e-308, 10 ** 400, 5e-324, 1e-200, "\udc80", "a\ufffeb\uffff", [0.0, 1.0],
+         "\x07bell"]
+
+# (record: 0 the run, 2 a config; key; value) the hostile values a probe found to end in an
+# internal error, a traceback or output that is not well formed
+HOSTILE = [(0, "cost_profile", [1, 2]), (0, "cost_profile", "x"),
+           (0, "cost_profile", {"source": 1, "costs": "x"}), (2, "overlap_figures", [1]),
+           (2, "overlap_figures", "x"), (2, "overlap_figures", {"efficiency": "x"}),
+           (2, "compute_us", [1e-200, 1e-200]), (2, "compute_us", [5e-324, 5e-324]),
+           (2, "world_ranks", [0.0, 1.0]), (2, "shape", "\udc80"), (2, "shape", "a\uffffb"),
+           (2, "policy", "\udc80"), (2, "tp", 10 ** 400), (2, "m", 10 ** 400),
+           (2, "step_us", {"median": 10 ** 400}), (0, "world_size", 10 ** 400),
+           (0, "ranks", [{"host": "\udc80"}]), (2, "speeds", [10 ** 400, 1]),
+           (2, "shards", [10 ** 400, 1]), (2, "chunks", "x"), (2, "shape", "\x1b]0;t\x07"),
+           (2, "backend", "h\x07st")]
 
 
 def base_dir(d):
@@ -204,6 +218,36 @@ class Mutations(unittest.TestCase):
             shutil.rmtree(d)
         self.assertGreater(counts[2], 15)
         self.assertGreater(counts[0], 15)
+
+    def test_hostile_values(self):
+        """Every tool on the values a probe found: exit 0-2 with at most one line, never an
+        internal error; junit well-formed XML 1.0, csv without a control character."""
+        import xml.dom.minidom
+        for n, (line, key, value) in enumerate(HOSTILE):
+            d = os.path.join(self.tmp.name, "h%d" % n)
+            shutil.copytree(self.base, d)
+            path = os.path.join(d, "results.jsonl")
+            lines = read(path).decode().splitlines()
+            rec = json.loads(lines[line])
+            rec[key] = value
+            lines[line] = json.dumps(rec)
+            write(path, "\n".join(lines) + "\n")
+            what = "%s = %r" % (key, value)
+            for fmt in ("json", "junit", "csv"):
+                rc, out, err = call(tpbal_compare.main, ["--format", fmt, self.base, d])
+                self.check(rc, out, err, what + " compare " + fmt)
+                if rc in (0, 1) and fmt == "junit":
+                    xml.dom.minidom.parseString(out.encode("utf-8"))
+                if rc in (0, 1) and fmt == "csv":
+                    self.assertFalse(any(ord(c) < 32 and c != "\n" for c in out), what)
+            rc, out, err = call(tpbal_plan.main, [d, "--format", "json"])
+            self.check(rc, out, err, what + " plan")
+            if tpbal_report is not None:
+                with figures_not_rendered():
+                    rc, out, err = call(tpbal_report.main, [d, "--out",
+                                                            os.path.join(self.tmp.name, "hr")])
+                self.check(rc, out, err, what + " report")
+            shutil.rmtree(d)
 
     @unittest.skipIf(tpbal_report is None, "matplotlib is missing")
     def test_report_compare_on_30_mutations(self):

@@ -107,6 +107,8 @@ class Output(unittest.TestCase):
     def test_clean(self):
         self.assertEqual(tr.clean("node\x1b[31m-a\r"), "node?[31m-a?")
         self.assertEqual(len(tr.clean("x" * 500, 100)), 100)
+        # what XML 1.0, CSV readers and terminals cannot take: a lone surrogate, U+FFFE/F, BEL
+        self.assertEqual(tr.clean("a\udc80b\ufffe\uffff\x07"), "a?b???")
 
     def test_size_label(self):
         self.assertEqual([tr.size_label(b) for b in (4096, 1 << 20, 3 << 30, 1000)],
@@ -118,10 +120,27 @@ class Output(unittest.TestCase):
         with open(target, "w") as fh:
             fh.write("old")
         os.symlink(target, link)
-        tr.write_atomic(link, "new")
-        self.assertTrue(os.path.islink(link))  # written through, the link stays
+        with self.assertRaises(tr.BadInput):  # a planted link: refused, left as it is
+            tr.write_atomic(link, "new")
+        self.assertTrue(os.path.islink(link))
         with open(target) as fh:
-            self.assertEqual(fh.read(), "new")
+            self.assertEqual(fh.read(), "old")
+        os.chmod(target, 0o640)  # a replaced file keeps its mode, a new one gets the umask's
+        tr.write_atomic(target, "new")
+        self.assertEqual(stat.S_IMODE(os.stat(target).st_mode), 0o640)
+        old = os.umask(0o022)
+        try:
+            tr.write_atomic(os.path.join(self.d, "fresh.json"), b"bytes too")
+        finally:
+            os.umask(old)
+        self.assertEqual(stat.S_IMODE(os.stat(os.path.join(self.d, "fresh.json")).st_mode),
+                         0o644)
+        self.assertEqual([f for f in os.listdir(self.d) if ".tpbal-" in f], [])
+        # a file the tools read, in an input's folder: refused (tpbal-plan --plan-out D/x.csv)
+        with open(os.path.join(self.d, "ranks.csv"), "w") as fh:
+            fh.write("keep")
+        with self.assertRaises(tr.BadInput):
+            tr.write_atomic(os.path.join(self.d, "ranks.csv"), "x", inputs=[self.d])
         with self.assertRaises(tr.BadInput):
             tr.write_atomic(self.d, "x")  # a directory
         with self.assertRaises(tr.BadInput):

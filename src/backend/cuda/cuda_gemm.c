@@ -181,9 +181,8 @@ tpb_status_t tpb_cuda_gemm(tpb_cuda_t *be, const tpb_gemm_t *g)
                            "--emulate-speed");
     for (int i = 0; i < be->repeat_full; i++)
         TPB_CHECK_RET(run_one(be, g));
-    long extra = (long)(be->repeat_frac * (double)g->n);
-    if (g->dtype == TPB_DTYPE_FP8) /* fp8 GEMMs need widths in multiples of 16 */
-        extra = extra / 16 * 16;
+    long align = tpb_dtype_align(g->dtype); /* fp8 GEMMs need widths in multiples of 16 */
+    long extra = (long)(be->repeat_frac * (double)g->n) / align * align;
     if (extra > 0) {
         tpb_gemm_t part = *g;
         part.n = extra;

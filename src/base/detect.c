@@ -1,0 +1,140 @@
+/* detect.c - persistent stragglers from blocks of iterations spread over a run. */
+#include "base/detect.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "base/interval.h"
+#include "base/stats.h"
+
+int tpb_detect_nblocks(int iters, int rounds)
+{
+    if (rounds >= 3)
+        return rounds;
+    return iters >= 10 ? 5 : iters / 2 > 0 ? iters / 2 : 1;
+}
+
+void tpb_detect_blocks(const tpb_mark_t *marks, const double *work, int world, int tp, int iters,
+                       int blocks, tpb_slow_t *out, double *dev)
+{
+    int groups = world / tp;
+    for (int b = 0; b < blocks; b++) {
+        int lo = b * iters / blocks, hi = (b + 1) * iters / blocks, n = hi - lo;
+        for (int g = 0; g < groups; g++) {
+            double rate[tp], comp[n > 0 ? n : 1];
+            tpb_slow_t *o = &out[b * groups + g];
+            *o = (tpb_slow_t){.rank = -1, .deficit = NAN};
+            for (int q = 0; q < tp; q++)
+                dev[b * world + g * tp + q] = NAN;
+            int ok = n > 0;
+            for (int q = 0; q < tp && ok; q++) {
+                int r = g * tp + q;
+                for (int i = 0; i < n; i++) {
+                    const tpb_mark_t *m = &marks[(size_t)r * iters + lo + i];
+                    comp[i] = m->c1 - m->c0;
+                }
+                double med = tpb_stats_median(comp, (size_t)n);
+                ok = med > 0.0 && work[r] > 0.0;
+                rate[q] = ok ? work[r] / med : NAN;
+            }
+            if (!ok)
+                continue;
+            int slow = 0;
+            for (int q = 1; q < tp; q++)
+                slow = rate[q] < rate[slow] ? q : slow;
+            for (int q = 0; q < tp && tp > 1; q++) { /* each against the others' median */
+                double others[tp];
+                int k = 0;
+                for (int p = 0; p < tp; p++)
+                    if (p != q)
+                        others[k++] = rate[p];
+                double ref = tpb_stats_median(others, (size_t)k);
+                dev[b * world + g * tp + q] = log(rate[q] / ref);
+                if (q == slow)
+                    *o = (tpb_slow_t){.rank = g * tp + slow, .deficit = 1.0 - rate[slow] / ref};
+            }
+        }
+    }
+}
+
+/* log P(Bin(n, p) = k) */
+static double log_binom(int n, int k, double p)
+{
+    return lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0) + k * log(p) +
+           (n - k) * log1p(-p);
+}
+
+int tpb_detect_need(int n, int tp, double alpha)
+{
+    if (tp < 2 || n < 1)
+        return n + 1;
+    double p = 1.0 / tp, tail = 0.0;
+    for (int k = n; k >= 0; k--) { /* the tail P(X >= k) grows as k falls */
+        double t = tail + exp(log_binom(n, k, p));
+        if (tp * t > alpha)
+            return k + 1;
+        tail = t;
+    }
+    return 0;
+}
+
+/* Phi^-1(q) for q in (0.5, 1): a rational approximation (Abramowitz-Stegun 26.2.23). */
+static double z_of(double q)
+{
+    double t = sqrt(-2.0 * log(1.0 - q));
+    return t - (2.515517 + 0.802853 * t + 0.010328 * t * t) /
+                   (1.0 + 1.432788 * t + 0.189269 * t * t + 0.001308 * t * t * t);
+}
+
+tpb_persistent_t tpb_detect_persistent(const tpb_slow_t *s, const double *dev, int nb, int world,
+                                       int tp)
+{
+    tpb_persistent_t p = {.rank = -1, .deficit = NAN, .detectable = NAN};
+    int groups = tp > 0 ? world / tp : 0, n = nb * groups, known = 0, best = -1, count = 0;
+    for (int i = 0; i < n; i++)
+        known += s[i].rank >= 0;
+    p.of = known;
+    p.need = tpb_detect_need(known, tp, TPB_DETECT_ALPHA);
+    for (int i = 0; i < n; i++) { /* the rank most often slowest (ties: the first) */
+        if (s[i].rank < 0)
+            continue;
+        int c = 0;
+        for (int j = 0; j < n; j++)
+            c += s[j].rank == s[i].rank;
+        if (c > count)
+            best = s[i].rank, count = c;
+    }
+    if (best < 0)
+        return p;
+    double d[n > 0 ? n : 1], x[nb > 0 ? nb : 1];
+    int k = 0, m = 0;
+    for (int i = 0; i < n; i++)
+        if (s[i].rank == best)
+            d[k++] = s[i].deficit;
+    for (int b = 0; b < nb; b++) /* that rank's log rate against the others', every block */
+        if (isfinite(dev[b * world + best]))
+            x[m++] = dev[b * world + best];
+    p.rank = best;
+    p.slowest = count;
+    p.deficit = tpb_stats_median(d, (size_t)k);
+    /* blocks close in time are alike (a core slower for seconds): the test counts them at
+     * the AR(1) effective number of that rank's series, n (1 - rho) / (1 + rho) */
+    double rho = fmin(fmax(tpb_interval_lag1(x, (size_t)m), 0.0), 0.95);
+    int eff = (int)fmax(1.0, floor(known * (1.0 - rho) / (1.0 + rho)));
+    p.effective = eff < known ? eff : known;
+    int need = tpb_detect_need(p.effective, tp, TPB_DETECT_ALPHA);
+    p.need = need > p.effective ? known + 1 : (int)ceil((double)need * known / p.effective);
+    p.persistent = count >= p.need && p.deficit >= TPB_DETECT_MIN_DEFICIT;
+    double q = p.need <= known && known ? (double)p.need / known : 1.0;
+    if (m < 3 || q >= 1.0) {
+        p.detectable = INFINITY; /* too few blocks: nothing is ever persistent */
+        return p;
+    }
+    double mid = tpb_stats_median(x, (size_t)m), ad[m];
+    for (int i = 0; i < m; i++)
+        ad[i] = fabs(x[i] - mid);
+    double sigma = 1.4826 * tpb_stats_median(ad, (size_t)m);
+    p.detectable =
+        q > 0.5 ? fmax(TPB_DETECT_MIN_DEFICIT, -expm1(-sigma * z_of(q))) : TPB_DETECT_MIN_DEFICIT;
+    return p;
+}

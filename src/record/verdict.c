@@ -1,0 +1,54 @@
+/* verdict.c - a policy's speed-up over even, its interval, its bound and its verdict. */
+#include "record/verdict.h"
+
+#include <math.h>
+
+double tpb_balance_bound(double step, const double *compute, const double *work,
+                         const double *p_compute, const double *p_work, int world, int tp)
+{
+    if (!compute || !work || !p_compute || !p_work || tp < 1 || world < tp || !(step > 0.0))
+        return NAN;
+    double cmax = 0.0, even = 0.0, balanced = 0.0;
+    for (int g = 0; g < world / tp; g++) {
+        double w = 0.0, rate = 0.0;
+        for (int r = g * tp; r < (g + 1) * tp; r++) {
+            if (!(compute[r] > 0.0) || !(work[r] > 0.0) || !(p_compute[r] > 0.0) ||
+                !(p_work[r] > 0.0))
+                return NAN;
+            double rr = p_work[r] / p_compute[r];
+            cmax = fmax(cmax, compute[r]);
+            even = fmax(even, work[r] / rr);
+            w += work[r];
+            rate += rr;
+        }
+        balanced = fmax(balanced, w / rate);
+    }
+    double x = fmax(step - cmax, 0.0);
+    return (even + x) / (balanced + x);
+}
+
+tpb_policy_verdict_t tpb_verdict_of(const tpb_history_t *ev, const tpb_history_t *h, double tol)
+{
+    tpb_policy_verdict_t v = {.speedup = ev->step_med / h->step_med,
+                              .lo = NAN,
+                              .hi = NAN,
+                              .verdict = TPB_VERDICT_INCONCLUSIVE};
+    v.bound = tpb_balance_bound(ev->step_med, ev->compute_rank, ev->work_rank, h->compute_rank,
+                                h->work_rank, ev->world, ev->tp);
+    if (ev->steps && h->steps && ev->nsteps > 0 && h->nsteps > 0) {
+        v.paired = ev->set >= 0 && ev->set == h->set && ev->rounds >= 3 && ev->nsteps == h->nsteps;
+        v.rounds = v.paired ? ev->rounds : 0;
+        tpb_ratio_ci_t ci =
+            v.paired
+                ? tpb_interval_paired(ev->steps, h->steps, (size_t)ev->nsteps, ev->rounds)
+                : tpb_interval_ratio(ev->steps, (size_t)ev->nsteps, h->steps, (size_t)h->nsteps);
+        if (ci.ratio > 0.0) { /* ci: T_this / T_even, lower is better */
+            v.lo = ci.hi > 0.0 && isfinite(ci.hi) ? 1.0 / ci.hi : 0.0;
+            v.hi = ci.lo > 0.0 ? 1.0 / ci.lo : INFINITY;
+            v.verdict = tpb_interval_decide(ci.ratio, ci.half, tol);
+        }
+    }
+    if (isfinite(v.bound) && v.speedup > v.bound * (1.0 + tol))
+        v.verdict = TPB_VERDICT_DISTURBED;
+    return v;
+}

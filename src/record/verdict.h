@@ -1,0 +1,44 @@
+/*
+ * verdict.h - how sure the answer is of a policy: the speed-up of a weighted (or
+ * cost-aware) config over the even config of its group with a 95 % interval (paired
+ * blocks when the two were measured side by side, base/interval.h), the most balancing
+ * could buy (the physical bound), and the verdict the answer acts on. Pure.
+ */
+#ifndef TPB_VERDICT_H
+#define TPB_VERDICT_H
+
+#include "base/interval.h"
+#include "record/result.h"
+
+/** The tolerance of a verdict: a speed-up within 5 % either way is a draw. */
+#define TPB_VERDICT_TOL 0.05
+
+typedef struct {
+    double speedup, lo, hi; /**< T_even / T_this (medians) and its 95 % interval */
+    double bound;           /**< the most balancing can buy here (NaN: unknown) */
+    tpb_verdict_t verdict;
+    int paired; /**< the interval is from interleaved blocks (else unpaired) */
+    int rounds; /**< ... their rounds */
+} tpb_policy_verdict_t;
+
+/**
+ * The most a re-balancing of the even config's work can buy at the rates the ranks showed
+ * in the policy's config (r = its work / its median compute: the rates the speed-up was
+ * measured at), everything else in the even step unchanged (x = T - max_r c_r):
+ *   bound = (max_r w_r / r_r + x) / (max_g sum_g(w) / sum_g(r) + x)
+ * w, c: the even config's work and compute; the world's ranks in groups of tp. A speed-up
+ * measured above it was not measured at one set of rates (the even config slower than its
+ * rates say). NaN when a time or a work is missing. Pure.
+ */
+double tpb_balance_bound(double step, const double *compute, const double *work,
+                         const double *p_compute, const double *p_work, int world, int tp);
+
+/**
+ * The verdict on h (a non-even policy) over ev, the even config of its group, at
+ * tolerance tol: from their iteration steps (paired when both were measured in the same
+ * interleaved set of at least 3 rounds), DISTURBED when the speed-up exceeds the bound by
+ * more than tol. Without steps: the ratio of medians, no interval, INCONCLUSIVE. Pure.
+ */
+tpb_policy_verdict_t tpb_verdict_of(const tpb_history_t *ev, const tpb_history_t *h, double tol);
+
+#endif /* TPB_VERDICT_H */
