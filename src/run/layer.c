@@ -220,7 +220,8 @@ tpb_status_t tpb_layer_iter(tpb_layer_t *l, size_t slot, double delay_us, int re
     }
     if (record)
         TPB_CHECK_RET(tpb_dev_mark(l->dev, tpb_marks_iter(slot, 1), TPB_MARK_COMPUTE_END));
-    TPB_CHECK_RET(tpb_comm_post(l->comm, &l->whole));
+    if (tpb_layer_collects(&l->d))
+        TPB_CHECK_RET(tpb_comm_post(l->comm, &l->whole));
     return record ? tpb_dev_mark(l->dev, tpb_marks_iter(slot, 2), TPB_MARK_COMM) : TPB_OK;
 }
 

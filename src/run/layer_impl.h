@@ -42,11 +42,18 @@ static inline int tpb_layer_sparse(const tpb_layer_desc_t *d)
     return d->profile && d->profile->nblocks > 0 && !d->comm_only;
 }
 
+/** A group of one rank has no collective: its GEMM's output is the layer's (TP 1 runs
+ *  none, so that it books no transfer). */
+static inline int tpb_layer_collects(const tpb_layer_desc_t *d)
+{
+    return d->tp > 1;
+}
+
 /** The buffer that holds this rank's Y after an iteration (y, or part where the
- *  collective gathers X: Y_r stays where the GEMM wrote it). */
+ *  collective gathers X, or where there is none: Y_r stays where the GEMM wrote it). */
 static inline void *tpb_layer_result(const tpb_layer_t *l)
 {
-    return l->d.coll->gathers_x ? l->part : l->y;
+    return l->d.coll->gathers_x || !tpb_layer_collects(&l->d) ? l->part : l->y;
 }
 
 /** The chunks of M: C with --overlap chunked, else 1 (the whole layer). */

@@ -99,6 +99,8 @@ static tpb_status_t chunk_gemm(tpb_layer_t *l, int j, double delay_us, int progr
 
 static tpb_status_t start_coll(tpb_layer_t *l, int j, size_t mark)
 {
+    if (!tpb_layer_collects(&l->d))
+        return mark == TPB_NO_MARK ? TPB_OK : tpb_dev_mark(l->dev, mark, TPB_MARK_COMPUTE_END);
     tpb_coll_desc_t c = l->cdesc[j];
     c.mark = mark;
     return tpb_comm_post(l->comm, &c);
@@ -124,7 +126,8 @@ tpb_status_t tpb_layer_overlap_iter(tpb_layer_t *l, size_t slot, double delay_us
     }
     if (record)
         TPB_CHECK_RET(tpb_dev_mark(l->dev, tpb_marks_iter(slot, 1), TPB_MARK_COMPUTE_END));
-    TPB_CHECK_RET(tpb_comm_wait(l->comm));
+    if (tpb_layer_collects(d))
+        TPB_CHECK_RET(tpb_comm_wait(l->comm));
     return record ? tpb_dev_mark(l->dev, tpb_marks_iter(slot, 2), TPB_MARK_COMM) : TPB_OK;
 }
 
@@ -144,10 +147,10 @@ tpb_status_t tpb_layer_comm_chunks(tpb_layer_t *l)
 {
     for (int j = 0; j < l->d.chunks; j++)
         TPB_CHECK_RET(start_coll(l, j, TPB_NO_MARK));
-    return tpb_comm_wait(l->comm);
+    return tpb_layer_collects(&l->d) ? tpb_comm_wait(l->comm) : TPB_OK;
 }
 
 tpb_status_t tpb_layer_comm_whole(tpb_layer_t *l)
 {
-    return tpb_comm_post(l->comm, &l->whole);
+    return tpb_layer_collects(&l->d) ? tpb_comm_post(l->comm, &l->whole) : TPB_OK;
 }

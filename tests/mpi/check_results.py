@@ -146,6 +146,8 @@ def fields(d, run, cfgs):
         assert set(c["step_us"]) >= {"median", "p95", "min", "max"}
         assert c["check"] in ("pass", "fail", "off")
         assert c["step_us"]["min"] <= c["step_us"]["median"] <= c["step_us"]["max"]
+        if c["tp"] == 1 and c["xfer_us"] is not None:  # a group of one runs no collective
+            assert c["xfer_us"] < 0.05 * c["step_us"]["median"], ("TP 1 transfer", c["xfer_us"])
         for g in range(w // c["tp"]):
             tot = sum(c["shards"][g * c["tp"]:(g + 1) * c["tp"]])
             dim = c["k"] if c["split"] == "row" and c["comm_only"] == "no" else c["n"]
