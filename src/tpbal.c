@@ -14,6 +14,7 @@
 #include "base/slurm.h"
 #include "cli/preset.h"
 #include "record/outfile.h"
+#include "record/wrap.h"
 #include "run/agree.h"
 #include "run/dryrun.h"
 #include "run/signals.h"
@@ -170,7 +171,7 @@ static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o, c
     s.clock = &clock;
     s.command_line = cmdline;
     s.slurm = slurm;
-    s.out = stdout;
+    s.out = topo->rank == 0 ? tpb_wrap_open(stdout, tpb_wrap_width(STDOUT_FILENO)) : stdout;
     fire_ctx_t fire = {.s = &s, .o = o, .rank = topo->rank};
     tpb_watchdog_on_fire(on_watchdog, &fire);
     if (topo->rank == 0)
@@ -202,6 +203,8 @@ static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o, c
     tpb_signals_on_stop(NULL, NULL); /* before the sweep it acts on is gone */
     tpb_sweep_free(&s);
     tpb_dev_close(dev);
+    if (s.out != stdout)
+        fclose(s.out); /* the folded table's last bytes; stdout stays open */
     return code;
 }
 

@@ -9,8 +9,10 @@
 
 #include "base/buf.h"
 #include "record/outfile.h"
+#include "record/record.h"
 #include "record/report.h"
 #include "record/result.h"
+#include "record/wrap.h"
 #include "tpb_test.h"
 
 static void sample_result(tpb_result_t *r, tpb_rank_info_t *info, tpb_rank_stats_t *ranks)
@@ -112,14 +114,26 @@ START_TEST(result_records)
     /* the table row: straggler "1:100%", its lateness, spikes "1@1", what-if S, check */
     tpb_buf_t t = TPB_BUF_INIT;
     r.stats.straggler_late_us = 1234.5;
-    tpb_report_table_row(&t, &r);
+    tpb_report_table_row(&t, &r, TPB_TABLE_WIDE, NULL);
     ck_assert_ptr_nonnull(
         strstr(tpb_buf_str(&t), " 1:100%   1234.5      1@1  1.25  pass qkv,\"proj\"\n"));
     /* last by chance (55 % of the iterations at TP 2): in parentheses, not a verdict */
     tpb_buf_reset(&t);
     r.stats.straggler_frac = 0.55;
-    tpb_report_table_row(&t, &r);
+    tpb_report_table_row(&t, &r, TPB_TABLE_WIDE, NULL);
     ck_assert_ptr_nonnull(strstr(tpb_buf_str(&t), " (1:55%)   1234.5"));
+    /* the compact table: its columns, the speed-up with its interval, at most 120 wide */
+    tpb_policy_verdict_t v = {.speedup = 1.234, .lo = 1.1, .hi = 1.375};
+    tpb_buf_reset(&t);
+    tpb_report_table_header(&t, TPB_TABLE_COMPACT);
+    tpb_report_table_row(&t, &r, TPB_TABLE_COMPACT, &v);
+    ck_assert_ptr_nonnull(
+        strstr(tpb_buf_str(&t), "(1:55%)   pass  1.23x [1.10,1.38] qkv,\"proj\"\n"));
+    ck_assert_ptr_null(strstr(tpb_buf_str(&t), "1234.5")); /* lateness only in --wide */
+    for (const char *p = tpb_buf_str(&t), *e; *p; p = e + 1) {
+        e = strchr(p, '\n');
+        ck_assert_int_le(e - p, 120);
+    }
     tpb_buf_free(&t);
     /* CSV: as many fields in the row as in the header, after unquoting */
     tpb_buf_t h = TPB_BUF_INIT, row = TPB_BUF_INIT;
@@ -273,12 +287,94 @@ START_TEST(step_samples_all_or_quantiles)
 }
 END_TEST
 
+/* The words of s (spaces, newlines and continuation '#' marks removed), into out. */
+static void words_of(const char *s, char *out)
+{
+    for (int lead = 1; *s; s++) {
+        if (*s == '\n') {
+            lead = 1;
+            *out++ = ' ';
+            continue;
+        }
+        if (lead && *s == '#') {
+            lead = 0;
+            continue;
+        }
+        lead = 0;
+        if (*s != ' ' || (out[-1] != ' '))
+            *out++ = *s;
+    }
+    while (out[-1] == ' ')
+        out--;
+    *out = '\0';
+}
+
+START_TEST(wrap_folds_only_comment_lines)
+{
+    const char *line = "#     row: weighted 1.01x over even [0.89, 1.15] (side by side, 3 rounds), "
+                       "at most 1.00x, predicted 1.00x: inconclusive: the interval reaches past "
+                       "5 % either way; keep even, or measure longer (--iters)";
+    for (int width = 40; width <= 130; width += 7) {
+        tpb_buf_t b = TPB_BUF_INIT;
+        tpb_wrap_line(line, strlen(line), width, &b);
+        int pieces = 0;
+        for (const char *p = tpb_buf_str(&b), *e; *p; p = e + 1, pieces++) {
+            e = strchr(p, '\n');
+            ck_assert_int_le(e - p, width);
+            ck_assert_int_eq(p[0], '#');
+            if (p != tpb_buf_str(&b)) /* continuations indented under the text, plus 4 */
+                ck_assert(strncmp(p, "#         ", 10) == 0 && p[10] != ' ');
+        }
+        ck_assert_int_ge(pieces, (int)strlen(line) / width + 1);
+        char a[512] = " ", w[512] = " ";
+        words_of(line, a + 1);
+        words_of(tpb_buf_str(&b), w + 1);
+        ck_assert_str_eq(w, a); /* nothing lost, nothing cut */
+        tpb_buf_free(&b);
+    }
+    /* a table row, a short line and width 0 stay whole; a word longer than the width too */
+    const char *whole[] = {"    1   2 row    even     " /* a row is never folded */
+                           "64x256x256           131.0     12.5 0.99 0.50 -         off   -    x",
+                           "# short",
+                           "#   /a/very/long/path/that/does/not/fit/in/forty/columns/x y"};
+    tpb_buf_t b = TPB_BUF_INIT;
+    tpb_wrap_line(whole[0], strlen(whole[0]), 40, &b);
+    ck_assert_str_eq(tpb_buf_str(&b), "    1   2 row    even     64x256x256           131.0     "
+                                      "12.5 0.99 0.50 -         off   -    x\n");
+    tpb_buf_reset(&b);
+    tpb_wrap_line(whole[1], strlen(whole[1]), 0, &b);
+    tpb_wrap_line(line, strlen(line), 0, &b);
+    ck_assert_int_eq(b.len, strlen(whole[1]) + strlen(line) + 2);
+    tpb_buf_reset(&b);
+    tpb_wrap_line(whole[2], strlen(whole[2]), 40, &b);
+    ck_assert_ptr_nonnull(
+        strstr(tpb_buf_str(&b), "/a/very/long/path/that/does/not/fit/in/forty/columns/x\n"));
+    tpb_buf_free(&b);
+}
+END_TEST
+
+START_TEST(warnings_said_once)
+{
+    tpb_record_t rec;
+    memset(&rec, 0, sizeof(rec));
+    tpb_record_warn(&rec, "# warning: rank %d slow", 1);
+    tpb_record_warn(&rec, "# warning: rank %d slow", 10); /* not the same line */
+    tpb_record_warn(&rec, "# warning: rank %d slow", 1);  /* said before */
+    tpb_record_warn(&rec, "# warning: rank %d", 1);       /* a prefix of a line said */
+    ck_assert_str_eq(tpb_buf_str(&rec.warnings),
+                     "# warning: rank 1 slow\n# warning: rank 10 slow\n# warning: rank 1\n");
+    tpb_buf_free(&rec.warnings);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("result");
     TCase *tc = tcase_create("result");
     tcase_add_test(tc, step_samples_all_or_quantiles);
     tcase_add_test(tc, result_records);
+    tcase_add_test(tc, wrap_folds_only_comment_lines);
+    tcase_add_test(tc, warnings_said_once);
     tcase_add_test(tc, finish_t1_speedup_check);
     tcase_add_test(tc, weighted_step_predicted_from_even);
     suite_add_tcase(s, tc);

@@ -236,6 +236,9 @@ typedef struct {
     /** 1 if its collectives of kind need equal blocks under cfg (ncclReduceScatter,
      *  ncclAllGather): a config whose blocks differ is refused where it is planned. */
     int (*equal_blocks)(const tpb_backend_cfg_t *cfg, tpb_coll_t kind);
+    /** The GEMM rate of a rank (GFLOP/s) that --dry-run's time estimates assume, with how
+     *  it was guessed in basis[cap]; NaN where the class cannot tell without a device. */
+    double (*rate_guess)(const tpb_backend_cfg_t *cfg, char *basis, size_t cap);
     /** Start: select and set up the device (collective over args->world). *dev is set only
      *  on success. */
     tpb_status_t (*open)(const tpb_backend_args_t *args, tpb_device_t **dev);

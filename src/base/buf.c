@@ -60,18 +60,24 @@ void tpb_buf_puts(tpb_buf_t *b, const char *s)
     tpb_buf_append(b, s, strlen(s));
 }
 
+void tpb_buf_vprintf(tpb_buf_t *b, const char *fmt, va_list ap)
+{
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    if (n >= 0 && reserve(b, (size_t)n)) {
+        vsnprintf(b->data + b->len, (size_t)n + 1, fmt, again);
+        b->len += (size_t)n;
+    }
+    va_end(again);
+}
+
 void tpb_buf_printf(tpb_buf_t *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    tpb_buf_vprintf(b, fmt, ap);
     va_end(ap);
-    if (n < 0 || !reserve(b, (size_t)n))
-        return;
-    va_start(ap, fmt);
-    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
 }
 
 const char *tpb_buf_str(const tpb_buf_t *b)

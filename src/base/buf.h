@@ -6,6 +6,7 @@
 #ifndef TPB_BUF_H
 #define TPB_BUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 typedef struct {
@@ -26,6 +27,8 @@ int tpb_buf_ok(const tpb_buf_t *b); /**< 1 unless an allocation failed */
 void tpb_buf_append(tpb_buf_t *b, const char *s, size_t n);
 void tpb_buf_puts(tpb_buf_t *b, const char *s);
 void tpb_buf_printf(tpb_buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tpb_buf_vprintf(tpb_buf_t *b, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 const char *tpb_buf_str(const tpb_buf_t *b); /**< "" when empty */
 
 /* ---- JSON: values are separated automatically inside objects and arrays ---- */

@@ -67,6 +67,7 @@ enum {
     OPT_DRY_RUN,
     OPT_OUT,
     OPT_FORCE,
+    OPT_WIDE,
     OPT_COLCOLL,
     OPT_COMM,
     OPT_COLLECTIVES,
@@ -176,6 +177,10 @@ static const opt_spec opt_table[] = {
     {"force", 0, NULL, OPT_FORCE, NULL, NULL,
      "let --out DIR replace the results of an earlier run\n(its files, as its record names "
      "them, removed once\nthis run's are in place)"},
+    {"wide", 0, NULL, OPT_WIDE, NULL, NULL,
+     "every column in the table (M, N, K, dtype, p95,\ncompute, wait, U, TFLOP/s, %peak, busbw, "
+     "lateness,\nspikes, what-if); the default table fits 120\ncolumns (results.csv has them "
+     "all either way)"},
     {"timeline", 0, "on|off", OPT_TIMELINE, NULL, NULL,
      "record per-iteration timelines (default on)"},
     {"trace-iters", 0, "N|all|auto", OPT_TRACE_ITERS, NULL, NULL,
@@ -373,6 +378,7 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
     case OPT_CHECK: o->check = 1; return TPB_OK;
     case OPT_DRY_RUN: o->dry_run = 1; return TPB_OK;
     case OPT_FORCE: o->force = 1; return TPB_OK;
+    case OPT_WIDE: o->wide = 1; return TPB_OK;
     case OPT_OUT: return tpb_opt_string(flag, v, o->out_dir, sizeof(o->out_dir));
     case OPT_COLCOLL:
         TPB_CHECK_RET(set_name(flag, v, &tpb_colls, &u));

@@ -72,6 +72,7 @@ typedef struct {
     int check;
     char out_dir[1024];
     int force; /**< --force: replace an earlier run's results in out_dir */
+    int wide;  /**< --wide: every column in the table (default: the 120-column table) */
     tpb_coll_t col_collective;
     tpb_comm_kind_t comm;
     tpb_collectives_t collectives; /**< --collectives */

@@ -22,18 +22,6 @@ static const char *human_us(char *out, size_t cap, double us)
     return out;
 }
 
-static int same_shape(const tpb_history_t *a, const tpb_history_t *b)
-{
-    return a->m == b->m && a->n == b->n && a->k == b->k &&
-           strcmp(a->shape_name, b->shape_name) == 0;
-}
-
-/* Configs of one answer: the same shape, TP degree and placement. */
-static int same_group(const tpb_history_t *a, const tpb_history_t *b)
-{
-    return same_shape(a, b) && a->tp == b->tp && a->placement == b->placement;
-}
-
 /* "4096x4096x4096 qkv_proj" */
 static void shape_label(char *out, size_t cap, const tpb_history_t *h)
 {
@@ -44,16 +32,6 @@ static void shape_label(char *out, size_t cap, const tpb_history_t *h)
 static const char *host_of(const char *const *hosts, int world_rank)
 {
     return hosts && world_rank >= 0 ? hosts[world_rank] : NULL;
-}
-
-/* The even config of h's group and split, or NULL. */
-static const tpb_history_t *even_of(const tpb_history_t *hist, int n, const tpb_history_t *h)
-{
-    for (int i = 0; i < n; i++)
-        if (!hist[i].comm_only && same_group(&hist[i], h) && tpb_history_same_layer(&hist[i], h) &&
-            hist[i].policy == TPB_POLICY_EVEN)
-            return &hist[i];
-    return NULL;
 }
 
 /* What each verdict says, after the figures. */
@@ -80,7 +58,7 @@ static const char *verdict_text(tpb_verdict_t v)
 static void policy_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, int n,
                         const tpb_history_t *h)
 {
-    const tpb_history_t *ev = even_of(hist, n, h);
+    const tpb_history_t *ev = tpb_verdict_even_of(hist, n, h);
     if (!ev || h->policy == TPB_POLICY_EVEN)
         return;
     tpb_policy_verdict_t v = tpb_verdict_of(ev, h, TPB_VERDICT_TOL);
@@ -117,7 +95,7 @@ static void policy_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist
  * compare with, or one whose verdict over even is better. */
 static int recommendable(const tpb_history_t *hist, int n, const tpb_history_t *h)
 {
-    const tpb_history_t *ev = even_of(hist, n, h);
+    const tpb_history_t *ev = tpb_verdict_even_of(hist, n, h);
     return h->policy == TPB_POLICY_EVEN || h->tp == 1 || !ev ||
            tpb_verdict_of(ev, h, TPB_VERDICT_TOL).verdict == TPB_VERDICT_BETTER;
 }
@@ -246,7 +224,7 @@ static const tpb_history_t *group_answer(tpb_buf_t *txt, tpb_buf_t *js, const tp
 {
     const tpb_history_t *g = &hist[first], *best = g, *pick = NULL;
     for (int i = first; i < n; i++) {
-        if (hist[i].comm_only || !same_group(&hist[i], g))
+        if (hist[i].comm_only || !tpb_history_same_group(&hist[i], g))
             continue;
         if (hist[i].step_med < best->step_med)
             best = &hist[i];
@@ -269,7 +247,7 @@ static const tpb_history_t *group_answer(tpb_buf_t *txt, tpb_buf_t *js, const tp
     tpb_json_key(js, "policies");
     tpb_json_arr_begin(js);
     for (int i = first; i < n; i++)
-        if (!hist[i].comm_only && same_group(&hist[i], g))
+        if (!hist[i].comm_only && tpb_history_same_group(&hist[i], g))
             policy_line(txt, js, hist, n, &hist[i]);
     tpb_json_arr_end(js);
     tpb_json_key(js, "stragglers");
@@ -278,7 +256,7 @@ static const tpb_history_t *group_answer(tpb_buf_t *txt, tpb_buf_t *js, const tp
     tpb_persistent_t run =
         g->tp > 1 ? persistent_at(hist, n, g->tp) : (tpb_persistent_t){.rank = -1};
     for (int i = first; i < n; i++)
-        if (!hist[i].comm_only && same_group(&hist[i], g)) {
+        if (!hist[i].comm_only && tpb_history_same_group(&hist[i], g)) {
             named += hist[i].straggler_world >= 0;
             straggler_line(txt, js, &hist[i], hosts, &run);
         }
@@ -312,9 +290,10 @@ static void calibration_line(tpb_buf_t *txt, const tpb_history_t *hist, int n,
 static void kept_even(tpb_buf_t *txt, const tpb_history_t *hist, int n, const tpb_history_t *best)
 {
     for (int i = 0; i < n; i++) {
-        const tpb_history_t *h = &hist[i], *ev = even_of(hist, n, h);
-        if (h->comm_only || !same_group(h, best) || !ev || h->policy == TPB_POLICY_EVEN ||
-            !(h->step_med < best->step_med) || recommendable(hist, n, h))
+        const tpb_history_t *h = &hist[i], *ev = tpb_verdict_even_of(hist, n, h);
+        if (h->comm_only || !tpb_history_same_group(h, best) || !ev ||
+            h->policy == TPB_POLICY_EVEN || !(h->step_med < best->step_med) ||
+            recommendable(hist, n, h))
             continue;
         tpb_policy_verdict_t v = tpb_verdict_of(ev, h, TPB_VERDICT_TOL);
         tpb_buf_printf(txt, "; keep even: %s %s measured %.2fx",
@@ -356,8 +335,8 @@ static void use_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, i
     char shape[96], step[24];
     const tpb_history_t *thr = best;
     for (int i = 0; i < n; i++)
-        if (!hist[i].comm_only && same_shape(&hist[i], best) && recommendable(hist, n, &hist[i]) &&
-            layer_rate(&hist[i]) > layer_rate(thr))
+        if (!hist[i].comm_only && tpb_history_same_shape(&hist[i], best) &&
+            recommendable(hist, n, &hist[i]) && layer_rate(&hist[i]) > layer_rate(thr))
             thr = &hist[i];
     shape_label(shape, sizeof(shape), best);
     tpb_buf_printf(txt, "# use for %s%s: %s %s at tp %d%s (%s a step", shape,
@@ -365,7 +344,7 @@ static void use_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, i
                    tpb_split_label(best->split, best->seqpar), tpb_policy_name(best->policy),
                    best->tp, best->placement == TPB_PLACE_SPREAD ? " spread" : "",
                    human_us(step, sizeof(step), best->step_med));
-    const tpb_history_t *ev = even_of(hist, n, best);
+    const tpb_history_t *ev = tpb_verdict_even_of(hist, n, best);
     if (ev && ev != best) {
         tpb_policy_verdict_t v = tpb_verdict_of(ev, best, TPB_VERDICT_TOL);
         tpb_buf_printf(txt, "; %.2fx [%.2f, %.2f] the even split's speed", v.speedup, v.lo, v.hi);
@@ -382,10 +361,11 @@ static void use_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, i
     if (thr != best) {
         tpb_buf_printf(txt,
                        "# use for %s, highest layer rate (throughput): %s %s at tp %d%s "
-                       "(%d groups at once, %s a step: %.0f layers/s over %d ranks)\n",
+                       "(%d group%s at once, %s a step: %.0f layers/s over %d ranks)\n",
                        shape, tpb_split_label(thr->split, thr->seqpar),
                        tpb_policy_name(thr->policy), thr->tp,
                        thr->placement == TPB_PLACE_SPREAD ? " spread" : "", thr->world / thr->tp,
+                       thr->world / thr->tp == 1 ? "" : "s",
                        human_us(step, sizeof(step), thr->step_med), layer_rate(thr), thr->world);
     }
     json_use(js, thr, "throughput", layer_rate(thr));
@@ -407,14 +387,14 @@ void tpb_answer_write(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, 
     for (int i = 0; i < n; i++) { /* one shape at a time, in the order measured */
         int seen = hist[i].comm_only;
         for (int j = 0; j < i && !seen; j++)
-            seen = !hist[j].comm_only && same_shape(&hist[j], &hist[i]);
+            seen = !hist[j].comm_only && tpb_history_same_shape(&hist[j], &hist[i]);
         if (seen)
             continue;
         const tpb_history_t *best = NULL;
         for (int k = i; k < n; k++) {
-            int first = !hist[k].comm_only && same_shape(&hist[k], &hist[i]);
+            int first = !hist[k].comm_only && tpb_history_same_shape(&hist[k], &hist[i]);
             for (int j = i; j < k && first; j++)
-                first = hist[j].comm_only || !same_group(&hist[j], &hist[k]);
+                first = hist[j].comm_only || !tpb_history_same_group(&hist[j], &hist[k]);
             if (!first)
                 continue;
             const tpb_history_t *b = group_answer(txt, js, hist, n, k, hosts);

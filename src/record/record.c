@@ -2,6 +2,7 @@
  * and metadata record: record_run.c; the configs kept for later ones and the summary:
  * record_hist.c; the trace files: record_trace.c). */
 #include <errno.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "record/outfile.h"
 #include "record/report.h"
 #include "record/trace.h"
+#include "record/verdict.h"
 #include "tpb_config.h"
 
 void tpb_record_init(tpb_record_t *r, const tpb_run_info_t *run, const tpb_clock_sample_t *sync0,
@@ -40,6 +42,7 @@ void tpb_record_free(tpb_record_t *r)
     tpb_buf_free(&r->ranks_csv);
     tpb_buf_free(&r->trace_infos);
     tpb_buf_free(&r->pending_infos);
+    tpb_buf_free(&r->warnings);
     free(r->files);
     memset(r, 0, sizeof(*r));
 }
@@ -150,13 +153,20 @@ static void roll_back(tpb_record_t *s, mark_t m)
     s->nohist = m.nohist;
 }
 
-/* The table row and the records of a finished config. */
+/* The table row and the records of a finished config (its history already pushed: a
+ * weighted row shows its speed-up over the even config of its group). */
 static void append(tpb_record_t *s, const tpb_result_t *res)
 {
     int size = res->world;
+    const tpb_history_t *ev = NULL, *h = s->nhist ? &s->hist[s->nhist - 1] : NULL;
+    tpb_policy_verdict_t v;
+    if (h && !res->chunks && !res->comm_only && res->policy != TPB_POLICY_EVEN)
+        ev = tpb_verdict_even_of(s->hist, s->nhist - 1, h);
+    if (ev)
+        v = tpb_verdict_of(ev, h, TPB_VERDICT_TOL);
     tpb_buf_t row = TPB_BUF_INIT;
-    tpb_report_table_row(&row, res);
-    tpb_report_overlap_line(&row, res);
+    tpb_report_table_row(&row, res, s->run.width, ev ? &v : NULL);
+    tpb_report_overlap_line(&row, res, s->run.width);
     fputs(tpb_buf_str(&row), s->run.table);
     fflush(s->run.table);
     tpb_buf_free(&row);
@@ -169,6 +179,25 @@ static void append(tpb_record_t *s, const tpb_result_t *res)
         devs[r] = s->run.devices[w].name;
     }
     tpb_report_ranks_rows(&s->ranks_csv, res, hosts, devs);
+}
+
+void tpb_record_warn(tpb_record_t *s, const char *fmt, ...)
+{
+    size_t at = s->warnings.len;
+    va_list ap;
+    va_start(ap, fmt);
+    tpb_buf_vprintf(&s->warnings, fmt, ap);
+    va_end(ap);
+    tpb_buf_puts(&s->warnings, "\n");
+    if (!s->warnings.data || s->warnings.len <= at)
+        return;
+    const char *all = s->warnings.data, *line = all + at;
+    size_t n = s->warnings.len - at; /* with its newline */
+    for (const char *p = all; p < line; p = strchr(p, '\n') + 1)
+        if (strncmp(p, line, n) == 0) { /* said before: once is enough */
+            cut(&s->warnings, at);
+            return;
+        }
 }
 
 static tpb_status_t commit(tpb_record_t *s, tpb_run_status_t status, tpb_outset_t *set);
@@ -236,10 +265,10 @@ tpb_status_t tpb_record_config(tpb_record_t *s, const tpb_result_t *in, const tp
         if (st == TPB_OK)
             st = note_file(s, trace);
     }
-    if (st == TPB_OK) {
-        append(s, &res);
+    if (st == TPB_OK)
         st = tpb_record_push_hist(s, &res);
-    }
+    if (st == TPB_OK)
+        append(s, &res);
     if (st == TPB_OK)
         st = commit(s, TPB_RUN_RUNNING, &set);
     if (st != TPB_OK) {

@@ -19,6 +19,7 @@
 #include "base/slurm.h"
 #include "base/topo.h"
 #include "record/outfile.h"
+#include "record/report.h"
 #include "record/result.h"
 
 /** --trace-iters auto: rank-iterations per trace file (about 135 MB of trace events). */
@@ -67,6 +68,7 @@ typedef struct {
     tpb_collectives_t collectives; /**< --collectives: how MPI collectives were called */
     double cal_target_spread;      /**< the calibration's goal (relative IQR) */
     FILE *table;                   /**< where the table goes (stdout) */
+    tpb_table_width_t width;       /**< the table's columns (--wide) */
 } tpb_run_info_t;
 
 typedef struct {
@@ -91,6 +93,7 @@ typedef struct {
     tpb_buf_t pending_infos;
     char (*files)[TPB_OUTFILE_NAME]; /**< the files this run wrote into out_dir */
     int nfiles, cap_files;
+    tpb_buf_t warnings; /**< '#' warning lines said once, after the table (tpb_record_warn) */
 } tpb_record_t;
 
 /** Start the record of a run; the clock samples are read when written. */
@@ -112,6 +115,10 @@ void tpb_record_run_json(const tpb_record_t *r, tpb_buf_t *b, tpb_run_status_t s
  * res->stats are filled here.
  */
 tpb_status_t tpb_record_config(tpb_record_t *r, const tpb_result_t *res, const tpb_mark_t *marks);
+
+/** A '# warning: ...' line (printf format, no newline) printed once after the table,
+ *  before the summary (the same line said twice is printed once). */
+void tpb_record_warn(tpb_record_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /** A config that was not measured: one line in the table, counted. */
 void tpb_record_skip(tpb_record_t *r, const char *why);

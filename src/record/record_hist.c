@@ -150,6 +150,7 @@ tpb_status_t tpb_record_push_hist(tpb_record_t *s, const tpb_result_t *res)
                                           .group_nodes = res->max_group_nodes,
                                           .step_med = res->stats.step_med,
                                           .xfer_med = res->stats.xfer_med,
+                                          .busbw_gbs = res->busbw_gbs,
                                           .t1_rank = t1,
                                           .compute_rank = comp,
                                           .work_rank = work,

@@ -77,10 +77,11 @@ void tpb_record_header(const tpb_record_t *s)
     char ver[512];
     mpi_version(s, "\n,", ver, sizeof(ver));
     fprintf(o->table,
-            "# tpbal %s: backend %s, %d ranks on %d hosts, dtype %s, %d+%d iters, "
+            "# tpbal %s: backend %s, %d rank%s on %d host%s, dtype %s, %d+%d iters, "
             "granularity %ld\n",
-            PACKAGE_VERSION, o->backend, o->topo->size, o->topo->nhosts, tpb_dtype_name(o->dtype),
-            o->warmup, o->iters, o->granularity);
+            PACKAGE_VERSION, o->backend, o->topo->size, o->topo->size == 1 ? "" : "s",
+            o->topo->nhosts, o->topo->nhosts == 1 ? "" : "s", tpb_dtype_name(o->dtype), o->warmup,
+            o->iters, o->granularity);
     fprintf(o->table, "# versions: %s; %s\n", ver, o->devices[0].versions);
     if (o->cost_profile)
         fprintf(o->table,
@@ -119,9 +120,9 @@ void tpb_record_header(const tpb_record_t *s)
                 o->comm_gap_us);
     tpb_buf_t b = TPB_BUF_INIT;
     if (o->comm_only)
-        tpb_report_comm_header(&b);
+        tpb_report_comm_header(&b, o->width);
     else
-        tpb_report_table_header(&b);
+        tpb_report_table_header(&b, o->width);
     fputs(tpb_buf_str(&b), o->table);
     tpb_buf_free(&b);
     fflush(o->table);

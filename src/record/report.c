@@ -18,20 +18,35 @@ static double max_field(const tpb_result_t *res, size_t off)
 
 #define RANK_MAX(res, field) max_field((res), offsetof(tpb_rank_stats_t, field))
 
-void tpb_report_table_header(tpb_buf_t *b)
+static void wide_header(tpb_buf_t *b)
 {
-    tpb_buf_printf(b,
-                   "#%4s %3s %-5s %-8s %7s %7s %7s %-5s %10s %10s %10s %9s %9s %5s %5s %5s "
-                   "%8s %5s %8s %10s %8s %8s %5s %5s %s\n",
-                   "id", "tp", "split", "policy", "M", "N", "K", "dtype", "step(us)", "p95(us)",
-                   "comp(us)", "wait(us)", "comm(us)", "LB", "U", "E", "TFLOP/s", "%peak", "busbw",
-                   "straggler", "late(us)", "spikes", "S", "check", "layer");
-    tpb_buf_printf(b,
-                   "#%4s %3s %-5s %-8s %7s %7s %7s %-5s %10s %10s %10s %9s %9s %5s %5s %5s "
-                   "%8s %5s %8s %10s %8s %8s %5s %5s %s\n",
-                   "", "", "", "", "", "", "", "", "median", "", "max rank", "max rank", "xfer", "",
-                   "", "", "group", "group", "GB/s", "rank:%last", "mean", "n@rank", "what-if", "",
-                   "");
+    static const char fmt[] = "#%4s %3s %-6s %-8s %7s %7s %7s %-5s %10s %10s %10s %9s %9s %5s %5s "
+                              "%5s %8s %5s %8s %10s %8s %8s %5s %5s %s\n";
+    tpb_buf_printf(b, fmt, "id", "tp", "split", "policy", "M", "N", "K", "dtype", "step(us)",
+                   "p95(us)", "comp(us)", "wait(us)", "comm(us)", "LB", "U", "E", "TFLOP/s",
+                   "%peak", "busbw", "straggler", "late(us)", "spikes", "S", "check", "layer");
+    tpb_buf_printf(b, fmt, "", "", "", "", "", "", "", "", "median", "", "max rank", "max rank",
+                   "xfer", "", "", "", "group", "group", "GB/s", "rank:%last", "mean", "n@rank",
+                   "what-if", "", "");
+}
+
+/* The compact table's columns (at most 120 characters with a layer name of up to 13). */
+static const char compact_fmt[] = "%-5s %3s %-6s %-8s %-17s %9s %8s %4s %4s %-9s %-5s %-17s %s\n";
+
+void tpb_report_table_header(tpb_buf_t *b, tpb_table_width_t w)
+{
+    if (w == TPB_TABLE_WIDE) {
+        wide_header(b);
+        return;
+    }
+    tpb_buf_printf(b, compact_fmt, "#  id", "tp", "split", "policy", "MxNxK", "step(us)",
+                   "comm(us)", "LB", "E", "straggler", "check", "vs even [95 %]", "layer");
+    tpb_buf_printf(b, compact_fmt, "#", "", "", "", "", "median", "xfer", "", "", "rank:%last", "",
+                   "speed-up", "");
+    while (b->len && b->data[b->len - 2] == ' ') { /* no trailing blanks */
+        b->data[b->len - 2] = '\n';
+        b->data[--b->len] = '\0';
+    }
 }
 
 static void fmt_opt(char *out, size_t cap, const char *fmt, double v)
@@ -62,12 +77,19 @@ static void fmt_spikes(char *out, size_t cap, const tpb_config_stats_t *s)
     snprintf(out, cap, "%d@%d", s->nspikes, best);
 }
 
-void tpb_report_table_row(tpb_buf_t *b, const tpb_result_t *res)
+/* "1:97%", "(1:55%)" when it was last by chance (not beyond noise), or "-". */
+static void fmt_straggler(char *out, size_t cap, const tpb_result_t *res)
 {
-    if (res->comm_only) {
-        tpb_report_comm_row(b, res);
-        return;
-    }
+    const tpb_config_stats_t *s = &res->stats;
+    if (s->straggler_rank < 0)
+        snprintf(out, cap, "-");
+    else
+        snprintf(out, cap, tpb_straggler_clear(s, res->tp) ? "%d:%.0f%%" : "(%d:%.0f%%)",
+                 s->straggler_rank, 100.0 * s->straggler_frac);
+}
+
+static void wide_row(tpb_buf_t *b, const tpb_result_t *res)
+{
     char e[16], bw[16], strag[24], late[16], spikes[24], comp[16], wait[16], xfer[16], lb[8], u[8],
         pk[16], slow[16];
     const tpb_config_stats_t *s = &res->stats;
@@ -82,23 +104,53 @@ void tpb_report_table_row(tpb_buf_t *b, const tpb_result_t *res)
     fmt_opt(pk, sizeof(pk), tpb_result_device_shared(res) > 1 ? "%.1f*" : "%.1f", res->pct_peak);
     fmt_opt(slow, sizeof(slow), "%.2f", res->whatif.slowdown);
     fmt_spikes(spikes, sizeof(spikes), s);
-    if (s->straggler_rank >= 0) { /* in parentheses: last by chance, not beyond noise */
-        int clear = tpb_straggler_clear(s, res->tp);
-        snprintf(strag, sizeof(strag), clear ? "%d:%.0f%%" : "(%d:%.0f%%)", s->straggler_rank,
-                 100.0 * s->straggler_frac);
-        snprintf(late, sizeof(late), "%.1f", s->straggler_late_us);
-    } else {
-        snprintf(strag, sizeof(strag), "-");
-        snprintf(late, sizeof(late), "-");
-    }
+    fmt_straggler(strag, sizeof(strag), res);
+    fmt_opt(late, sizeof(late), "%.1f", s->straggler_rank >= 0 ? s->straggler_late_us : NAN);
     tpb_buf_printf(b,
-                   " %4d %3d %-5s %-8s %7ld %7ld %7ld %-5s %10.1f %10.1f %10s %9s %9s "
+                   " %4d %3d %-6s %-8s %7ld %7ld %7ld %-5s %10.1f %10.1f %10s %9s %9s "
                    "%5s %5s %5s %8.3f %5s %8s %10s %8s %8s %5s %5s %s\n",
                    res->id, res->tp, tpb_split_label(res->split, res->seqpar),
                    tpb_policy_name(res->policy), res->m, res->n, res->k, tpb_dtype_name(res->dtype),
                    s->step_med, s->step_p95, comp, wait, xfer, lb, u, e, res->tflops, pk, bw, strag,
                    late, spikes, slow, tpb_check_name(res->check),
                    res->shape_name[0] ? res->shape_name : "-");
+}
+
+/* "1.02x [0.97,1.08]" (the paired or unpaired 95 % interval), "1.02x" without one, "-". */
+static void fmt_speedup(char *out, size_t cap, const tpb_policy_verdict_t *v)
+{
+    if (!v || !isfinite(v->speedup))
+        snprintf(out, cap, "-");
+    else if (isfinite(v->lo) && isfinite(v->hi))
+        snprintf(out, cap, "%.2fx [%.2f,%.2f]", v->speedup, v->lo, v->hi);
+    else
+        snprintf(out, cap, "%.2fx", v->speedup);
+}
+
+void tpb_report_table_row(tpb_buf_t *b, const tpb_result_t *res, tpb_table_width_t w,
+                          const tpb_policy_verdict_t *v)
+{
+    if (res->comm_only) {
+        tpb_report_comm_row(b, res, w);
+        return;
+    }
+    if (w == TPB_TABLE_WIDE) {
+        wide_row(b, res);
+        return;
+    }
+    char id[16], tp[16], shape[64], step[24], xfer[16], lb[8], e[8], strag[24], sp[48];
+    snprintf(id, sizeof(id), " %4d", res->id);
+    snprintf(tp, sizeof(tp), "%d", res->tp);
+    snprintf(shape, sizeof(shape), "%ldx%ldx%ld", res->m, res->n, res->k);
+    snprintf(step, sizeof(step), "%.1f", res->stats.step_med);
+    fmt_opt(xfer, sizeof(xfer), "%.1f", res->stats.xfer_med);
+    fmt_opt(lb, sizeof(lb), "%.2f", res->lb);
+    fmt_opt(e, sizeof(e), "%.2f", res->e);
+    fmt_straggler(strag, sizeof(strag), res);
+    fmt_speedup(sp, sizeof(sp), v);
+    tpb_buf_printf(b, compact_fmt, id, tp, tpb_split_label(res->split, res->seqpar),
+                   tpb_policy_name(res->policy), shape, step, xfer, lb, e, strag,
+                   tpb_check_name(res->check), sp, res->shape_name[0] ? res->shape_name : "-");
 }
 
 static void csv_nums(tpb_buf_t *b, const double *v, int n)

@@ -32,18 +32,25 @@ void tpb_report_overlap_json(tpb_buf_t *b, const tpb_result_t *res)
     tpb_json_obj_end(b);
 }
 
-void tpb_report_overlap_line(tpb_buf_t *b, const tpb_result_t *res)
+void tpb_report_overlap_line(tpb_buf_t *b, const tpb_result_t *res, tpb_table_width_t w)
 {
     const tpb_overlap_t *o = &res->overlap;
     if (!res->chunks)
         return;
-    tpb_buf_printf(b,
-                   "#     overlap %d chunks: GEMM %.1f us alone (%.2fx the whole GEMM), comm "
-                   "%.1f us alone, serial %.1f us, overlapped %.1f us: exposed %.1f us, %.0f %% "
-                   "hidden, interference %.2fx, %.2fx over serial\n",
-                   res->chunks, o->t_gemm_us, o->chunking_cost, o->t_comm_us, o->t_serial_us,
-                   o->t_overlap_us, o->exposed_us, 100.0 * o->efficiency, o->interference,
-                   o->speedup);
+    if (w == TPB_TABLE_WIDE)
+        tpb_buf_printf(b,
+                       "#     overlap %d chunks: GEMM %.1f us alone (%.2fx the whole GEMM), comm "
+                       "%.1f us alone, serial %.1f us, overlapped %.1f us: exposed %.1f us, %.0f "
+                       "%% hidden, interference %.2fx, %.2fx over serial\n",
+                       res->chunks, o->t_gemm_us, o->chunking_cost, o->t_comm_us, o->t_serial_us,
+                       o->t_overlap_us, o->exposed_us, 100.0 * o->efficiency, o->interference,
+                       o->speedup);
+    else
+        tpb_buf_printf(b,
+                       "#     overlap %d chunks: serial %.1f us, overlapped %.1f us (%.2fx), "
+                       "%.0f %% of the comm hidden, interference %.2fx\n",
+                       res->chunks, o->t_serial_us, o->t_overlap_us, o->speedup,
+                       100.0 * o->efficiency, o->interference);
 }
 
 void tpb_report_overlap_csv(tpb_buf_t *b, const tpb_result_t *res)

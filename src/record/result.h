@@ -7,6 +7,8 @@
 #ifndef TPB_RESULT_H
 #define TPB_RESULT_H
 
+#include <string.h>
+
 #include "base/detect.h"
 #include "base/overlap.h"
 #include "base/dtype.h"
@@ -167,6 +169,7 @@ typedef struct {
     tpb_placement_t placement;
     int group_nodes; /**< most nodes one group spans */
     double step_med, xfer_med;
+    double busbw_gbs;     /**< the table's busbw (NaN: unknown) */
     double *t1_rank;      /**< TP=1 only: each rank's time for the whole layer (owned) */
     double *compute_rank; /**< each position's median compute (owned; NULL: unknown) */
     double *work_rank;    /**< each position's GEMM FLOPs (owned; NULL: unknown) */
@@ -190,6 +193,19 @@ typedef struct {
 
 /** Free what h owns. */
 void tpb_history_free(tpb_history_t *h);
+
+/** 1 if a and b measured the same shape (and layer name). Pure. */
+static inline int tpb_history_same_shape(const tpb_history_t *a, const tpb_history_t *b)
+{
+    return a->m == b->m && a->n == b->n && a->k == b->k &&
+           strcmp(a->shape_name, b->shape_name) == 0;
+}
+
+/** 1 if a and b belong to one answer: the same shape, TP degree and placement. Pure. */
+static inline int tpb_history_same_group(const tpb_history_t *a, const tpb_history_t *b)
+{
+    return tpb_history_same_shape(a, b) && a->tp == b->tp && a->placement == b->placement;
+}
 
 /** 1 if a and b are configs of the same layer: split, shape and sequence parallelism (a
  *  TP-1 config has nothing to scatter and stands for either). Pure. */

@@ -145,12 +145,16 @@ static void print_fit(FILE *f, const tpb_comm_fit_t *fit)
 static void comm_model_row(tpb_record_t *s, int first, tpb_buf_t *js)
 {
     const tpb_history_t *h0 = &s->hist[first];
-    double v[s->nhist], x[s->nhist];
-    int n = 0, sizes = 0;
+    double v[s->nhist], x[s->nhist], bus = 0.0;
+    int n = 0, sizes = 0, nbus = 0;
     for (int i = first; i < s->nhist; i++) {
         const tpb_history_t *h = &s->hist[i];
         if (!same_series(h, h0) || isnan(h->xfer_med))
             continue;
+        if (isfinite(h->busbw_gbs)) {
+            bus += h->busbw_gbs;
+            nbus++;
+        }
         sizes += n == 0 || h->coll_bytes != v[0];
         v[n] = h->coll_bytes;
         x[n++] = h->xfer_med;
@@ -163,6 +167,12 @@ static void comm_model_row(tpb_record_t *s, int first, tpb_buf_t *js)
             tpb_policy_name(h0->policy), tpb_placement_name(h0->placement),
             h0->comm_only ? " comm-only" : "");
     print_fit(s->run.table, &fit);
+    double avg = nbus ? bus / nbus : NAN; /* nccl-tests' closing "Avg bus bandwidth" */
+    if (h0->comm_only && nbus)
+        fprintf(s->run.table,
+                "# avg bus bandwidth %s tp %d: %.3f GB/s (the mean of the busbw column over %d "
+                "size%s, as nccl-tests' \"Avg bus bandwidth\")\n",
+                name, h0->tp, avg, nbus, nbus == 1 ? "" : "s");
     tpb_json_obj_begin(js);
     tpb_json_kv_str(js, "collective", name);
     tpb_json_kv_int(js, "tp", h0->tp);
@@ -178,6 +188,7 @@ static void comm_model_row(tpb_record_t *s, int first, tpb_buf_t *js)
     tpb_json_kv_nums(js, "latency_ci_us", lat, 2);
     tpb_json_kv_nums(js, "bandwidth_ci_gbs", bw, 2);
     tpb_json_kv_str(js, "quality", tpb_metric_fit_quality_name(fit.quality));
+    tpb_json_kv_num(js, "avg_busbw_gbs", avg);
     tpb_json_obj_end(js);
 }
 
@@ -247,6 +258,7 @@ static void summary_answer(tpb_record_t *s, tpb_buf_t *js)
 
 void tpb_record_summary(tpb_record_t *s)
 {
+    fputs(tpb_buf_str(&s->warnings), s->run.table); /* said once, after the table */
     tpb_buf_t js = TPB_BUF_INIT;
     tpb_json_obj_begin(&js);
     tpb_json_kv_str(&js, "type", "summary");

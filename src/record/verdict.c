@@ -52,3 +52,12 @@ tpb_policy_verdict_t tpb_verdict_of(const tpb_history_t *ev, const tpb_history_t
         v.verdict = TPB_VERDICT_DISTURBED;
     return v;
 }
+
+const tpb_history_t *tpb_verdict_even_of(const tpb_history_t *hist, int n, const tpb_history_t *h)
+{
+    for (int i = 0; i < n; i++)
+        if (!hist[i].comm_only && tpb_history_same_group(&hist[i], h) &&
+            tpb_history_same_layer(&hist[i], h) && hist[i].policy == TPB_POLICY_EVEN)
+            return &hist[i];
+    return NULL;
+}

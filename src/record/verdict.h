@@ -41,4 +41,7 @@ double tpb_balance_bound(double step, const double *compute, const double *work,
  */
 tpb_policy_verdict_t tpb_verdict_of(const tpb_history_t *ev, const tpb_history_t *h, double tol);
 
+/** The even config of h's group and layer among hist[0..n), or NULL. Pure. */
+const tpb_history_t *tpb_verdict_even_of(const tpb_history_t *hist, int n, const tpb_history_t *h);
+
 #endif /* TPB_VERDICT_H */

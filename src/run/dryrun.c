@@ -1,6 +1,8 @@
 /* dryrun.c - the resolved config list of a command line, without a device. */
 #include "run/dryrun.h"
 
+#include <math.h>
+
 #include "run/plan.h"
 #include "run/coll.h"
 #include "run/orient.h"
@@ -18,10 +20,35 @@ static void shards_text(const tpb_config_plan_t *p, char *out, size_t cap)
         used += (size_t)snprintf(out + used, cap - used, "%s%ld", r ? "," : "", p->shards[r]);
 }
 
+/* "42 s", "3.5 min", "2.1 h" */
+static const char *human_s(char *out, size_t cap, double s)
+{
+    if (s < 60.0)
+        snprintf(out, cap, "%.2g s", s);
+    else if (s < 3600.0)
+        snprintf(out, cap, "%.2g min", s / 60.0);
+    else
+        snprintf(out, cap, "%.2g h", s / 3600.0);
+    return out;
+}
+
+/* Seconds plan p's iterations take at `gflops` a rank (its GEMM only; NaN: unknown). */
+static double plan_seconds(const tpb_options_t *o, const tpb_config_plan_t *p, double gflops)
+{
+    double f = tpb_layer_rank_flop(&p->desc);
+    if (p->shape->comm_only || !(f > 0.0) || !(gflops > 0.0))
+        return NAN;
+    return (double)(o->iters + o->warmup) * f / (gflops * 1e9);
+}
+
 tpb_status_t tpb_dry_run(const tpb_options_t *o, const tpb_topo_t *topo, FILE *out)
 {
     tpb_plan_list_t list;
     TPB_CHECK_RET(tpb_plans_build(o, topo, &list));
+    char basis[256] = "", t[32];
+    tpb_backend_cfg_t cfg;
+    tpb_options_backend_cfg(o, &cfg);
+    double rate = out ? o->backend->rate_guess(&cfg, basis, sizeof(basis)) : NAN, total = 0.0;
     for (int i = 0; out && i < list.n; i++) {
         const tpb_config_plan_t *p = &list.p[i];
         const tpb_shape_t *sh = p->shape;
@@ -45,13 +72,23 @@ tpb_status_t tpb_dry_run(const tpb_options_t *o, const tpb_topo_t *topo, FILE *o
             fprintf(out, ", sequence parallel (%s)", tpb_coll_label(p->desc.coll->kind));
         if (p->desc.chunks)
             fprintf(out, ", overlap %d chunks", p->desc.chunks);
-        fprintf(out, ", shards %s\n", shards);
+        double sec = plan_seconds(o, p, rate);
+        total += isfinite(sec) ? sec : 0.0;
+        fprintf(out, ", shards %s%s%s\n", shards, isfinite(sec) ? ", about " : "",
+                isfinite(sec) ? human_s(t, sizeof(t), sec) : "");
     }
     if (out)
         fprintf(out,
                 "tpbal: dry run: %d configs would be measured and %d skipped on %d ranks, "
                 "backend %s (no device opened, nothing written)\n",
                 list.measured, list.n - list.measured, topo->size, o->backend->name);
+    if (out && total > 0.0)
+        fprintf(out,
+                "tpbal: dry run: about %s of GEMMs at %.3g GFLOP/s a rank (%s); calibration, "
+                "collectives and start-up come on top\n",
+                human_s(t, sizeof(t), total), rate, basis);
+    else if (out && !isfinite(rate))
+        fprintf(out, "tpbal: dry run: no time estimate (%s)\n", basis);
     tpb_plans_free(&list);
     return TPB_OK;
 }

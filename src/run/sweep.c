@@ -16,24 +16,6 @@ static int is_root(const tpb_sweep_t *s)
     return s->real_topo->rank == 0;
 }
 
-/* A progress line on stderr every 5 s of a long sweep (rank 0). */
-static void progress(tpb_sweep_t *s, const tpb_config_plan_t *p)
-{
-    if (!s->rec || s->plans.m.quiet)
-        return;
-    double now = tpb_clock_now_us(NULL);
-    if (s->rec->progress_at && now - s->rec->progress_at < 5e6)
-        return;
-    if (!s->rec->progress_at) { /* first call: start the clock, print from 5 s on */
-        s->rec->progress_at = now;
-        return;
-    }
-    s->rec->progress_at = now;
-    fprintf(stderr, "tpbal: config %d of %d (tp %d, %s, %s, %ldx%ldx%ld)\n", s->nconfigs + 1,
-            s->plans.measured, p->tp, tpb_split_name(p->desc.orient->split),
-            tpb_policy_name(p->policy), p->shape->m, p->shape->n, p->shape->k);
-}
-
 /* The world in placement p's order: a communicator, and a topology of positions. */
 static tpb_status_t place(tpb_sweep_t *s, tpb_placement_t p)
 {
@@ -134,7 +116,7 @@ static tpb_status_t run_plan(tpb_sweep_t *s, int i)
     tpb_status_t st =
         tpb_agree(s->world, p->skip[0] ? tpb_err_set(TPB_ERR_INVALID, "%s", p->skip) : TPB_OK);
     if (st == TPB_OK) {
-        progress(s, p);
+        tpb_sweep_progress(s, p, tpb_sweep_plan_work(s, p), 1);
         st = tpb_sweep_config(s, p);
     }
     s->nconfigs += st == TPB_OK;
@@ -191,7 +173,10 @@ static tpb_status_t run_set(tpb_sweep_t *s, const int *idx, int k)
         TPB_CHECK_RET(run_plan(s, idx[j]));
     if (!fits)
         return TPB_OK;
-    progress(s, &s->plans.p[idx[0]]);
+    double work = 0.0;
+    for (int j = 0; j < k; j++)
+        work += tpb_sweep_plan_work(s, &s->plans.p[idx[j]]);
+    tpb_sweep_progress(s, &s->plans.p[idx[0]], work, k);
     tpb_config_run_t c[TPB_SET_MAX];
     int open = 0;
     tpb_status_t st = TPB_OK;
@@ -274,7 +259,8 @@ static tpb_run_info_t run_info(const tpb_sweep_t *s)
                             .collectives = o->collectives,
                             .cal_target_spread = TPB_CAL_POLICY_DEFAULT.target_spread,
                             .slurm = s->slurm,
-                            .table = s->out};
+                            .table = s->out,
+                            .width = o->wide ? TPB_TABLE_WIDE : TPB_TABLE_COMPACT};
 }
 
 /* Plans, and what can be checked before measuring (every rank, agreed): that every config

@@ -10,7 +10,8 @@
  * end), sweep_config.c (one config: layer, measurement, gather, record),
  * sweep_measure.c (the timed loop and the adaptive rounds), sweep_overlap.c (a
  * chunked config's chunk marks and its parts alone), sweep_speeds.c (the speeds a
- * block weighs by). They read the plans (run/plan.h), not the options.
+ * block weighs by), progress.c (rank 0's progress and heartbeat lines). They read the
+ * plans (run/plan.h), not the options.
  */
 #ifndef TPB_SWEEP_H
 #define TPB_SWEEP_H
@@ -41,8 +42,15 @@ typedef struct {
     tpb_clock_sample_t *sync0;  /**< offsets at the start */
     tpb_clock_sample_t *sync1;  /**< offsets at the latest re-sync */
     char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
-    tpb_calfile_t cal; /**< --calibration-file */
-    double progress_at;
+    tpb_calfile_t cal;  /**< --calibration-file */
+    double progress_at; /**< the last progress line (0: none yet) */
+    double start_at;    /**< the first config's start: the sweep's elapsed time */
+    double config_at;   /**< the current config's (or set's) start */
+    double beat_at;     /**< the last heartbeat line of the current config */
+    double work_done;   /**< the configs started before the current one (tpb_sweep_plan_work) */
+    double work_all;    /**< every config of the sweep */
+    long iter0;         /**< iter_base when the current config started */
+    long iters_now;     /**< ... and its iterations (a set: all of its configs') */
     tpb_rounds_t rounds;
     unsigned char *cal_warned; /**< world entries: its calibration was said not to settle */
     pthread_mutex_t lock;      /**< the record's state and files: one thread at a time (the
@@ -149,6 +157,19 @@ void tpb_config_free(tpb_config_run_t *c);
  * config keeps its own marks (c[i].raw) and its iterations in its own order.
  */
 tpb_status_t tpb_sweep_measure_set(tpb_sweep_t *s, tpb_config_run_t *c, int k);
+
+/** Work of plan p for the ETA (progress.c): its iterations' FLOPs on a rank plus 64 a byte
+ *  of its buffers; 0 for a skipped entry. Only ratios matter. Pure. */
+double tpb_sweep_plan_work(const tpb_sweep_t *s, const tpb_config_plan_t *p);
+
+/** Rank 0's progress line on stderr when config p starts (or a set of k led by p; work:
+ *  theirs): quiet for the first 5 s, then at most one every 5 s, with the elapsed time and
+ *  the time left (the elapsed time scaled by the work left over the work done). */
+void tpb_sweep_progress(tpb_sweep_t *s, const tpb_config_plan_t *p, double work, int k);
+
+/** A heartbeat line on stderr (rank 0) every 10 s of a config that runs longer: its
+ *  iterations done, its time so far (called between iterations; cheap otherwise). */
+void tpb_sweep_beat(tpb_sweep_t *s);
 
 /** Rounds of an interleaved set of `iters` measured iterations: blocks of about 4, 3 to 10
  *  rounds (fewer iterations: one round, not paired). */

@@ -42,6 +42,7 @@ static tpb_status_t iterate(tpb_sweep_t *s, tpb_layer_t *l, size_t from, size_t 
             st = tpb_dev_set_emulation(s->dev, m->sched[rank]);
         if (st == TPB_OK) /* --comm-gap: a comm-only rank's "compute" is the gap */
             st = tpb_layer_iter(l, i, inject_delay(m, rank, it) + m->comm_gap_us, rec);
+        tpb_sweep_beat(s);
     }
     return st;
 }

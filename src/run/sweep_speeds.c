@@ -41,12 +41,13 @@ static tpb_status_t calibrate(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_ca
         if (world[r].spread <= pol.target_spread || s->rec->cal_warned[s->rank_of[r]])
             continue;
         s->rec->cal_warned[s->rank_of[r]] = 1;
-        fprintf(s->out,
-                "# warning: calibration of rank %d (%s) did not settle: spread %.1f %% "
-                "after %d GEMMs (target %.0f %%); its weighted shards may be off (said once "
-                "a rank: the closing summary has the worst spread)\n",
-                s->rank_of[r], s->topo->hosts[r], 100.0 * world[r].spread, world[r].samples,
-                100.0 * pol.target_spread);
+        tpb_record_warn(
+            &s->rec->rec,
+            "# warning: calibration of rank %d (%s) did not settle: spread %.1f %% "
+            "after %d GEMMs (target %.0f %%); its weighted shards may be off (the answer "
+            "has the worst spread)",
+            s->rank_of[r], s->topo->hosts[r], 100.0 * world[r].spread, world[r].samples,
+            100.0 * pol.target_spread);
     }
     return TPB_OK;
 }
@@ -64,10 +65,10 @@ static tpb_status_t lookup_file(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_
         *found = tpb_calfile_lookup(&s->rec->cal, d->orient->split, d->m, d->n, d->k, p->tp,
                                     d->dtype, s->rank_of[q], 1, &host, &world[q], &stale);
         if (stale >= 0) /* a row measured on another host is not this rank's speed */
-            fprintf(s->out,
-                    "# warning: --calibration-file %s: the row of rank %d was measured on "
-                    "another host than %s; calibrating again\n",
-                    s->o->calibration_file, stale, host);
+            tpb_record_warn(&s->rec->rec,
+                            "# warning: --calibration-file %s: the row of rank %d was measured on "
+                            "another host than %s; calibrated again",
+                            s->o->calibration_file, stale, host);
     }
     TPB_MPI_RET(MPI_Bcast(found, 1, MPI_INT, 0, s->world), "calibration file");
     return share(s, NULL, world, 0);

@@ -27,10 +27,16 @@ between identical runs measured on the 2-vCPU machines tpbal is tested on:
 doc/METRICS.md "Run to run"); every output says which. --run-spread 0 compares the
 iterations alone.
 
-Each row also says the smallest slowdown the samples could have detected. TFLOP/s and,
-for comm-only configs, busbw follow the step; LB and the what-if slowdown S are shown
-and not judged; E and the weighted speed-up are shown only where their references (the
-TP-1 config, the even config) hold in both runs.
+Where nothing was decided, a row says the smallest change the samples could have
+detected. TFLOP/s and, for comm-only configs, busbw follow the step; LB and the what-if
+slowdown S are shown and not judged; E and the weighted speed-up are shown only where
+their references (the TP-1 even config, the even config) hold in both runs. Every change
+is (B - A) / |A| in the table and the JSON's "delta" alike: + means B is larger, better
+for TFLOP/s, worse for a step.
+
+Before the table: how A and B were measured (command line without --out, version,
+backend, ranks and hosts, dtype, emulation, devices, libraries) and, in one line, what
+differs between them; the verdict line on stderr repeats the differences.
 
 Suspect nodes come from ranks.csv (result directories only): in the even-policy
 configs with TP > 1, each rank's median relative score (min compute time in its
@@ -77,6 +83,7 @@ class Run:
         self.schema = None
         self.ranks_csv = None
         self.emulated = set()  # world ranks slowed on purpose (emulated or delayed)
+        self.conditions = None  # io_.conditions of a tpbal run (None: baseline, nccl-tests)
         jsonl = os.path.join(path, "results.jsonl") if os.path.isdir(path) else path
         if not os.path.exists(jsonl):
             raise BadInput("cannot read %s: no such file or directory" % clean(jsonl))
@@ -98,6 +105,7 @@ class Run:
     def _load_results(self, path):
         res = tr.load(path)
         self.schema, self.ranks_csv = res.schema, res.ranks_csv
+        self.conditions = io_.conditions(res.run)
         inj = res.run.get("inject_delay_rank")
         if isinstance(inj, int) and not isinstance(inj, bool) and inj >= 0:
             self.emulated.add(inj)  # a delay injected on purpose
@@ -210,16 +218,17 @@ def covers(A, B, run_spread):
 
 
 def delta(m, a, b):
-    """Signed relative change of a metric, positive = better (None if unknown)."""
+    """Relative change of a metric, (b - a) / |a|: positive = B larger, better or worse
+    (io_.DELTA_DOC; None if unknown)."""
     if a is None or b is None or a == 0:
         return None
-    return METRICS[m][0] * (b - a) / abs(a)
+    return (b - a) / abs(a)
 
 
-def reference(cfg, rows, field, value):
-    """The verdict of the reference of cfg (the TP-1 config for E, the even one for the
-    speed-up) in rows, or None."""
-    want = dict(cfg, **{field: value})
+def reference(cfg, rows, **fields):
+    """The verdict of the reference of cfg (the TP-1 even config for E, the even one for
+    the speed-up) in rows, or None."""
+    want = dict(cfg, **fields)
     for r in rows:
         if r["key"] == want:
             return r["verdict"]
@@ -238,8 +247,10 @@ def compare(A, B, tol, run_spread=0.0):
             row["metrics"][m] = {"a": a, "b": b, "delta": delta(m, a, b)}
         rows.append(row)
     for r in rows:  # derived ratios only where their references hold
-        e_ref = reference(r["key"], rows, "tp", 1) if r["key"]["tp"] != 1 else "ok"
-        s_ref = reference(r["key"], rows, "policy", "even")
+        e_ref = "ok" if r["key"]["tp"] == 1 else (  # TP 1 has no weighted: even stands for it
+            reference(r["key"], rows, tp=1, policy="even") or
+            reference(r["key"], rows, tp=1, policy="even", sequence_parallel="off"))
+        s_ref = reference(r["key"], rows, policy="even")
         if e_ref != "ok":
             r["metrics"]["e"]["delta"] = None
             r["metrics"]["e"]["note"] = "reference changed" if e_ref else "no reference"
@@ -383,14 +394,16 @@ def main(argv):
     status = 1 if count["regression"] or failed or new_sus else 3 if count["inconclusive"] else 0
     print(io_.render(o.format, A, B, rows, only_a, only_b, failed, sus, status, o.tolerance,
                      covers(A, B, o.run_spread)))
+    diff = io_.differences(A.conditions, B.conditions)
     verdict = {0: "B holds against A", 1: "B is worse than A",
                3: "too noisy to tell for some configs"}[status]
     print("tpbal-compare: %s: %d configs compared, %d regressed, %d improved, %d held, %d "
           "inconclusive; %d only in A, %d only in B; %d requirements failed; %d suspect nodes "
-          "(%d as slow in A)"
+          "(%d as slow in A)%s"
           % (verdict, len(rows), count["regression"], count["improved"], count["ok"],
              count["inconclusive"], len(only_a), len(only_b), len(failed), len(sus),
-             len(sus) - len(new_sus)),
+             len(sus) - len(new_sus),
+             "; A and B differ in: " + ", ".join(diff) if diff else ""),
           file=sys.stderr)
     return status
 

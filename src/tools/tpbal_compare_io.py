@@ -15,6 +15,8 @@ METRICS = {"step_us": (-1, "%.1f"), "tflops": (+1, "%.4g"), "busbw_gbs": (+1, "%
            "lb": (+1, "%.3f"), "e": (+1, "%.3f"), "slowdown": (-1, "%.3f"),
            "speedup": (+1, "%.3f"), "overlap_efficiency": (+1, "%.3f")}
 KEY_FIELDS = tr.KEY_FIELDS
+DELTA_DOC = ("(B - A) / |A|: + means B is larger, whether that is better (TFLOP/s) or worse "
+             "(a step, a slowdown); the step column is B/A - 1, the same sign")
 BASELINE_SAMPLES = 4000  # pooled step samples kept per config in a baseline
 
 
@@ -141,6 +143,65 @@ def match_nccl_tests(a, b):
     return matched
 
 
+def _command(run):
+    """The command line without what only names where the results went (--out DIR,
+    --force) and the program's folder."""
+    words, out, skip = str(run.get("command_line") or "").split(), [], False
+    for i, w in enumerate(words):
+        if skip:
+            skip = False
+            continue
+        if w in ("--out", "-o"):
+            skip = True
+            continue
+        if w.startswith("--out=") or w == "--force":
+            continue
+        out.append(os.path.basename(w) if i == 0 else w)
+    return " ".join(out)
+
+
+def conditions(run):
+    """What a run was measured under, by name (None: unknown, a baseline or nccl-tests)."""
+    if not isinstance(run, dict):
+        return None
+    ranks = [r for r in run.get("ranks") or [] if isinstance(r, dict)]
+    hosts = sorted({str(r.get("host")) for r in ranks})
+    emu = [r.get("emulate_speed") for r in ranks]
+    return {"command": _command(run),
+            "version": "%s %s" % (run.get("tool") or "tpbal", run.get("version") or "?"),
+            "backend": str(run.get("backend")),
+            "ranks": "%s on %s" % (run.get("world_size"), ",".join(hosts) or "?"),
+            "dtype": str(run.get("dtype")),
+            "emulation": ",".join("%g" % x if tr.finite(x) else "1" for x in emu)
+                         if any(tr.finite(x) and x != 1 for x in emu) else "none",
+            "devices": ",".join(sorted({str(r["name"]) for r in ranks if r.get("name")})),
+            "libraries": "%s; %s" % (run.get("mpi_version") or "?",
+                                      run.get("backend_versions") or "?")}
+
+
+def differences(ca, cb):
+    """The conditions that differ between A and B, by name ([] when alike or unknown)."""
+    if not ca or not cb:
+        return []
+    return [k for k in ca if ca[k] != cb.get(k)]
+
+
+def conditions_lines(A, B, prefix="# "):
+    """A's and B's conditions side by side, then the differences in one line."""
+    ca, cb = A.conditions, B.conditions
+    if not ca or not cb:
+        return []
+    lines = ["%s%s %s: %s" % (prefix, side, k, clean(str(c[k]), 400)) for side, c in
+             (("A", ca), ("B", cb)) for k in ("command", "version", "ranks", "devices")]
+    diff = differences(ca, cb)
+    lines.append("%sA and B %s" % (prefix, "differ in: " + ", ".join(
+        "%s (%s / %s)" % (k, clean(str(ca[k]), 80), clean(str(cb[k]), 80))
+        if k not in ("command", "libraries") else k for k in diff)
+        if diff else "were measured alike (command, version, backend, ranks, dtype, "
+                     "emulation, devices, libraries)"))
+    return lines
+
+
 def fmt_ratio(s):
     if not s:
         return "-"
@@ -157,7 +218,9 @@ def fmt_delta(x):
 
 
 def fmt_detect(s):
-    if not s or math.isinf(s["detectable"]):
+    """The smallest change the comparison could see, where it decided nothing ("-" where
+    the interval already decided: the verdict is the evidence)."""
+    if not s or math.isinf(s["detectable"]) or s.get("verdict") in ("regression", "improved"):
         return "-"
     return ">=%.1f%%" % (100 * s["detectable"])
 
@@ -167,21 +230,18 @@ SHOWN = ["tflops", "busbw_gbs", "lb", "e", "slowdown", "speedup", "overlap_effic
 
 def out_table(rows, only_a, only_b, failed, sus, md):
     cols = ["config", "step B/A [95% interval]", "detects"] + SHOWN + ["verdict"]
+    cells = [[r["config"], fmt_ratio(r["step"]), fmt_detect(r["step"])] +
+             [fmt_delta(r["metrics"][m]) for m in SHOWN] + [r["verdict"]] for r in rows]
     lines = []
     if md:
         lines.append("| " + " | ".join(cols) + " |")
         lines.append("|" + "---|" * len(cols))
-    else:
-        lines.append("# %-44s %-28s %-8s " % tuple(cols[:3]) +
-                     " ".join("%-9s" % c for c in SHOWN) + " verdict")
-    for r in rows:
-        cells = [fmt_ratio(r["step"]), fmt_detect(r["step"])] + \
-            [fmt_delta(r["metrics"][m]) for m in SHOWN]
-        if md:
-            lines.append("| " + " | ".join([r["config"]] + cells + [r["verdict"]]) + " |")
-        else:
-            lines.append("  %-44s %-28s %-8s " % (r["config"], cells[0], cells[1]) +
-                         " ".join("%-9s" % c[:9] for c in cells[2:]) + " " + r["verdict"])
+        lines += ["| " + " | ".join(c) + " |" for c in cells]
+    else:  # every column as wide as its widest cell: nothing cut
+        w = [max([len(cols[i])] + [len(c[i]) for c in cells]) for i in range(len(cols))]
+        lines.append("# " + " ".join("%-*s" % (w[i], c) for i, c in enumerate(cols)).rstrip())
+        lines += ["  " + " ".join("%-*s" % (w[i], x) for i, x in enumerate(c)).rstrip()
+                  for c in cells]
     p = "" if md else "# "
     lines += ["%sonly in A: %s" % (p, label) for label in only_a]
     lines += ["%sonly in B: %s" % (p, label) for label in only_b]
@@ -253,7 +313,10 @@ def out_junit(rows, failed, sus):
 
 def render(fmt, A, B, rows, only_a, only_b, failed, sus, status, tol, covers=""):
     if fmt == "json":
-        return tr.json_dumps({"a": A.path, "b": B.path, "tolerance": tol,
+        return tr.json_dumps({"a": A.path, "b": B.path, "a_conditions": A.conditions,
+                              "b_conditions": B.conditions,
+                              "differ": differences(A.conditions, B.conditions),
+                              "delta": DELTA_DOC, "tolerance": tol,
                               "intervals_cover": covers, "rows": rows,
                               "only_in_a": only_a, "only_in_b": only_b,
                               "require_failed": failed, "suspect_nodes": sus,
@@ -262,6 +325,9 @@ def render(fmt, A, B, rows, only_a, only_b, failed, sus, status, tol, covers="")
         return out_csv(rows)
     if fmt == "junit":
         return out_junit(rows, failed, sus)
-    return out_table(rows, only_a, only_b, failed, sus, fmt == "md") + \
-        ("\n%sintervals cover %s" % ("" if fmt == "md" else "# ", covers) if covers else "")
+    p = "" if fmt == "md" else "# "
+    return "\n".join(conditions_lines(A, B, p) + [out_table(rows, only_a, only_b, failed, sus,
+                                                             fmt == "md")]) + \
+        ("\n%sintervals cover %s" % (p, covers) if covers else "") + \
+        "\n%sdeltas: %s" % (p, DELTA_DOC)
 

@@ -72,6 +72,34 @@ def answers(summ, run):
     return items
 
 
+def ival(ci, fmt):
+    """" [lo, hi]" of a two-number interval, "" where it is not one."""
+    if not isinstance(ci, list) or len(ci) != 2 or not all(finite(x) for x in ci):
+        return ""
+    return " [" + fmt % ci[0] + ", " + fmt % ci[1] + "]"
+
+
+def comm_fits(summ):
+    """A comm-only run's answer: each collective's fit with its intervals and quality, and
+    its average bus bandwidth (nccl-tests' closing line)."""
+    items = []
+    for f in tr.records(summ.get("comm_model")):
+        if f.get("comm_only") != "yes":
+            continue
+        lat, bw = tr.num(f.get("latency_us")), tr.num(f.get("bandwidth_gbs"))
+        lci, bci = f.get("latency_ci_us"), f.get("bandwidth_ci_gbs")
+        quality = clean(f.get("quality") or "?")
+        avg = tr.num(f.get("avg_busbw_gbs"))
+        text = "%s TP %s: T = L + V/B with L %s%s, B %s%s, R\u00b2 %s over %s sizes (%s fit)%s." % (
+            clean(f.get("collective")), f.get("tp"), human_us(lat), ival(lci, "%.1f"),
+            "%.3g GB/s" % bw if bw is not None else "-", ival(bci, "%.3g"),
+            "%.3f" % f["r2"] if finite(f.get("r2")) else "-", f.get("points"), quality,
+            "; average bus bandwidth %.3g GB/s" % avg if avg is not None else "")
+        items.append(("warning" if quality == "poor" else "answer", text + (
+            " A poor fit: T is not L + V/B over these sizes." if quality == "poor" else "")))
+    return items
+
+
 def calibration(cfgs):
     worst = None
     for c in cfgs:
@@ -131,7 +159,7 @@ def trust(run, cfgs):
 
 def headline(res):
     """The headline's items, answers first."""
-    items = answers(res.summary, res.run) + calibration(res.configs) + \
+    items = answers(res.summary, res.run) + comm_fits(res.summary) + calibration(res.configs) + \
         on_purpose(res.run, res.configs) + trust(res.run, res.configs)
     order = {"use": 0, "warning": 1, "answer": 2, "note": 3}
     return sorted(items, key=lambda it: order[it[0]])

@@ -377,11 +377,12 @@ def text(res, val, summ, rows, recs, world):
         a, b = rc["latency"], rc["throughput"]
         lines.append("# recommend for %dx%dx%d on %d ranks: shortest step (latency) TP %d (%s %s "
                      "%s, %s%s; the other %d-way for DP/PP); highest layer rate (throughput) "
-                     "TP %d (%s %s, %s a step x %d groups)" % (
+                     "TP %d (%s %s, %s a step x %d group%s)" % (
                          rc["m"], rc["n"], rc["k"], world, a["tp"], split_label(a), a["policy"],
                          a["placement"], tr.us_text(a["prediction"]["step_us"]),
                          star(a["prediction"]).strip(), world // a["tp"], b["tp"], split_label(b),
-                         b["policy"], tr.us_text(b["prediction"]["step_us"]), world // b["tp"]))
+                         b["policy"], tr.us_text(b["prediction"]["step_us"]), world // b["tp"],
+                         "" if world // b["tp"] == 1 else "s"))
     return "\n".join(lines)
 
 

@@ -15,6 +15,7 @@ matplotlib.use("Agg")
 matplotlib.rcParams["text.parse_math"] = False  # "$\frac{$" in a name is text, not TeX
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
+from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
 
 import tpbal_results as tr  # noqa: E402
 from tpbal_results import BadInput, clean, finite  # noqa: E402
@@ -57,6 +58,13 @@ def size_ticks(ax, sizes):
     ax.minorticks_off()
 
 
+def plain_log(axis):
+    """Plain numbers (10, 100, 1000) on a log axis: its default labels are TeX
+    ($\\mathdefault{10^{4}}$), printed as such with text.parse_math off."""
+    axis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % v))
+    axis.set_minor_formatter(NullFormatter())
+
+
 def step_series(cfgs):
     """{label: configs by TP degree} of the GEMM configs, one series per shape, split and
     policy; a policy other than even starts from the TP 1 config of its shape and split
@@ -89,10 +97,10 @@ def plot_step(cfgs, outdir, made):
         tps = [c["tp"] for c in cs]
         steps = [c["step_us"]["median"] for c in cs]
         effs = [c.get("e") for c in cs]
-        ax1.plot(tps, [x / f for x in steps], marker="o", label=clean(key),
-                 linestyle="-" if key.endswith(" even") else "--")
+        style = "-" if key.endswith(" even") else "--"
+        ax1.plot(tps, [x / f for x in steps], marker="o", label=clean(key), linestyle=style)
         ax2.plot([t for t, e in zip(tps, effs) if finite(e)], [e for e in effs if finite(e)],
-                 marker="o", label=clean(key))
+                 marker="o", label=clean(key), linestyle=style)
         data[key] = {"tp": tps, "step_us": steps, "e": effs}
     ax1.set(xlabel="TP degree", ylabel="median step (%s)" % unit, title="Step time")
     ax2.set(xlabel="TP degree", ylabel="E = T_1 / (N T_step)", title="Parallel efficiency",
@@ -127,9 +135,13 @@ def plot_weighted(cfgs, outdir, made):
     ax.bar([i + 0.2 for i in x], pred, 0.4, label="predicted from the even run",
            color=COLORS["wait"])
     ax.axhline(1.0, color="black", lw=0.8)
+    vals = [v for v in meas + pred + [1.0] if finite(v)]
+    pad = max(0.02, 0.1 * (max(vals) - min(vals)))  # 0.99 against 1.01 stays visible
+    ax.set_ylim(max(0.0, min(vals) - pad), max(vals) + pad)
     ax.set_xticks(list(x))
     ax.set_xticklabels([clean(s, 40) for s in labels], rotation=30, ha="right", fontsize=8)
-    ax.set(ylabel="speed-up of weighted over even", title="Even vs weighted")
+    ax.set(ylabel="speed-up of weighted over even (x)",
+           title="Even vs weighted (the axis starts at %.2f, not 0)" % ax.get_ylim()[0])
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     save(fig, outdir, "weighted", made)
     return {"labels": labels, "measured": meas, "predicted": pred}
@@ -163,9 +175,10 @@ def plot_decomposition(summ, outdir, made):
     top = max(d["step_us"] for v in groups.values() for d in v)
     unit, f = time_unit(top)
     widths = [len(v) for v in groups.values()]
-    fig, axes = plt.subplots(1, len(groups), figsize=(inches(sum(widths), 0.55, 2.5), 4.2),
+    fig, axes = plt.subplots(1, len(groups), figsize=(inches(sum(max(w, 3) for w in widths),
+                                                               0.75, 2.5), 4.6),
                              squeeze=False, sharey=True,
-                             gridspec_kw={"width_ratios": [max(w, 2) for w in widths]})
+                             gridspec_kw={"width_ratios": [max(w, 3) for w in widths]})
     data = {}
     for ax, (tp, ds) in zip(axes[0], groups.items()):
         x = list(range(len(ds)))
@@ -180,7 +193,7 @@ def plot_decomposition(summ, outdir, made):
         ax.set_xticks(x)
         ax.set_xticklabels(["%dx%dx%d\n%s %s" % (d["m"], d["n"], d["k"], clean(d.get("split")),
                                                  clean(d.get("policy"))) for d in ds],
-                           fontsize=7, rotation=30, ha="right")
+                           fontsize=7, rotation=45, ha="right")
         ax.set_title("tp %d" % tp, fontsize=9)
         ax.grid(alpha=0.3, axis="y")
         data["tp%d" % tp] = [{"split": d.get("split"), "policy": d.get("policy"),
@@ -261,7 +274,7 @@ def plot_comm(cfgs, summ, outdir, made):
             entry["fit"] = {"latency_us": f["latency_us"], "bandwidth_gbs": f["bandwidth_gbs"],
                             "r2": f.get("r2")}
         data[label] = entry
-    ax1.set(xscale="log", yscale="log", xlabel="message (bytes)", ylabel="transfer xfer_us (us)",
+    ax1.set(xscale="log", yscale="log", xlabel="message (bytes)", ylabel="transfer time (us)",
             title="Time vs size, T = L + V/B (bars: the step's min..p95 spread)")
     ax2.set(xscale="log", xlabel="message (bytes)", ylabel="busbw (GB/s)",
             title="Bus bandwidth (nccl-tests)")
@@ -270,6 +283,7 @@ def plot_comm(cfgs, summ, outdir, made):
         size_ticks(ax, sizes)
         ax.grid(alpha=0.3, which="both")
         ax.legend(fontsize=7)
+    plain_log(ax1.yaxis)
     save(fig, outdir, "comm", made)
     return data
 
@@ -315,7 +329,7 @@ def gantt_window(t, window):
     return worst, t.iters[lo:lo + window]
 
 
-def plot_gantt(c, t, outdir, window, made):
+def plot_gantt(c, t, outdir, window, made, why=""):
     if not t.iters or not t.ranks:
         return None
     worst, shown = gantt_window(t, window)
@@ -324,25 +338,29 @@ def plot_gantt(c, t, outdir, window, made):
     if not starts:
         return None
     t0 = min(starts)
+    ends = [sum(t.spans[(r, i)][p]) for r in t.ranks for i in shown for p in ("compute", "wait",
+                                                                              "comm")
+            if t.has(r, i, p)]
+    unit, f = time_unit(max(ends) - t0)  # the window's span: us for a comm-only run
     fig, ax = plt.subplots(figsize=(11, inches(len(t.ranks), 0.45, 1.5)))
     gantt = {}
     for row, r in enumerate(t.ranks):
         for phase in ("compute", "wait", "comm"):
-            bars = [((t.spans[(r, i)][phase][0] - t0) / 1e3, t.spans[(r, i)][phase][1] / 1e3)
+            bars = [((t.spans[(r, i)][phase][0] - t0) / f, t.spans[(r, i)][phase][1] / f)
                     for i in shown if t.has(r, i, phase)]
             ax.broken_barh(bars, (row - 0.4, 0.8), color=COLORS[phase])
-            gantt.setdefault(t.names[r][1], {})[phase + "_us"] = [b[1] * 1e3 for b in bars]
+            gantt.setdefault(t.names[r][1], {})[phase + "_us"] = [b[1] * f for b in bars]
     ax.set_yticks(range(len(t.ranks)))
     ax.set_yticklabels([t.label(r) for r in t.ranks], fontsize=8)
     ax.invert_yaxis()
-    ax.set(xlabel="ms from iteration %d" % shown[0],
-           title="Config %d: tp %d %s %s %s, iterations %d-%d (slowest step: %d)" % (
-               c["id"], c["tp"], c["split"], c["policy"], tr.shape_label(c), shown[0],
-               shown[-1], worst))
+    ax.set(xlabel="%s from iteration %d" % (unit, shown[0]),
+           title="%s: config %d, tp %d %s %s %s, iterations %d-%d (slowest step: %d)" % (
+               clean(why or "config %d" % c["id"], 80).capitalize(), c["id"], c["tp"],
+               c["split"], c["policy"], tr.shape_label(c), shown[0], shown[-1], worst))
     ax.legend(handles=[Patch(color=COLORS[p], label=p) for p in ("compute", "wait", "comm")],
               fontsize=8, loc="upper right")
     save(fig, outdir, "gantt", made)
-    return {"config": c["id"], "window": shown, "slowest_iter": worst,
+    return {"config": c["id"], "why": why, "window": shown, "slowest_iter": worst,
             "ranks": [t.names[r][1] for r in t.ranks], "gantt": gantt}
 
 
@@ -374,14 +392,24 @@ def arrival_offsets(t, tp):
     return rows
 
 
-def plot_arrivals(c, t, outdir, made):
+def arrival_scale(rows):
+    """The heat map's colour limit: the 99th percentile of |offset| (at least 2 %), so that a
+    rank 7 % late is not white on a fixed +-50 % scale."""
+    v = sorted(abs(x) for row in rows for x in row if finite(x))
+    if not v:
+        return 50.0
+    return max(2.0, v[min(len(v) - 1, int(0.99 * len(v)))])
+
+
+def plot_arrivals(c, t, outdir, made, why=""):
     if not t.iters or not t.ranks:
         return None
     tp = t.info.get("tp") if isinstance(t.info.get("tp"), int) and t.info["tp"] > 0 else c["tp"]
     rows = arrival_offsets(t, tp)
     fig, ax = plt.subplots(figsize=(11, inches(len(t.ranks), 0.35, 1.8)))
-    im = ax.imshow(rows, aspect="auto", cmap="coolwarm", interpolation="nearest", vmin=-50,
-                   vmax=50)
+    lim = arrival_scale(rows)
+    im = ax.imshow(rows, aspect="auto", cmap="coolwarm", interpolation="nearest", vmin=-lim,
+                   vmax=lim)
     fig.colorbar(im, ax=ax, label="arrival - group median\n(% of the step)")
     ax.set_yticks(range(len(t.ranks)))
     ax.set_yticklabels([t.label(r) for r in t.ranks], fontsize=8)
@@ -390,7 +418,8 @@ def plot_arrivals(c, t, outdir, made):
     ax.set_xticklabels([str(i) for i in t.iters[::step_x]], fontsize=8)
     ax.set(xlabel="measured iteration%s" % (
         "" if len(t.iters) == t.info.get("iters", len(t.iters)) else " (those the trace kept)"),
-        title="Arrival offsets, config %d" % c["id"])
+        title="Arrival offsets, %s: config %d, tp %d %s %s" % (
+            clean(why or "config %d" % c["id"], 80), c["id"], c["tp"], c["split"], c["policy"]))
     save(fig, outdir, "arrivals", made)
     return {"config": c["id"], "iters": t.iters, "ranks": [t.names[r][1] for r in t.ranks],
-            "offset_pct": rows}
+            "offset_pct": rows, "scale_pct": lim}

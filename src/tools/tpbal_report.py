@@ -6,16 +6,24 @@ Reads DIR/results.jsonl and the traces (trace-NNN.json) and writes into DIR/repo
 checking) and index.html, which needs no network:
 
   step.png           median step time and efficiency E against the TP degree, per
-                     shape, split and policy
+                     shape, split and policy (solid: even, dashed: the others)
   weighted.png       even against weighted per config: measured speed-up beside predicted
   decomposition.png  T(N) = T_comp/N + T_comm + T_idle as stacked bars per TP degree
   comm.png           busbw and transfer time against message size, with the fitted
                      alpha-beta curve T = L + V/B (where two or more sizes were measured)
+  overlap.png        --overlap chunked: serial against overlapped time per config
   gantt.png          a window of iterations of one config around its slowest step:
-                     compute / wait / comm per rank, ranks grouped by node
-  arrivals.png       rank x iteration heat map of each rank's arrival after its TP
-                     group's median arrival, in % of the step: periodic stalls are
-                     columns, a slow node is a band of rows
+                     compute / wait / comm per rank, ranks grouped by node (the config
+                     the answer talks about: its straggler's, else its shortest step)
+  arrivals.png       rank x iteration heat map of that config's arrivals after the TP
+                     group's median, in % of the step (its scale from the data):
+                     periodic stalls are columns, a slow node is a band of rows
+  ranks.png          each rank's compute, wait and comm in the even config and its
+                     weighted twin
+  steps.png          the distribution of step times of the configs of the answer
+  gantt_pair.png     even above weighted on one time scale
+  plan.png           tpbal-plan's predictions, where the folder holds a plan.json
+Plots without data in the results are not drawn; the page lists them.
 """
 import html
 import math
@@ -30,19 +38,40 @@ EPILOG = "exit status: 0 written, 2 bad input (unreadable or not a tpbal result,
 
 
 def pick_config(res, want):
-    """The config of the Gantt chart: --config, else the largest what-if slowdown among
-    those with a trace and TP > 1 (None if there is none)."""
+    """The config of the Gantt chart and the heat map, and why, in words: --config; else
+    the one the answer talks about (the TP degree of a straggler it names, that degree's
+    largest what-if slowdown; else its shortest-step config); else the largest what-if
+    slowdown among those with a trace and TP > 1. (None, "") if there is none."""
     cfgs = res.configs
     if want is not None:
         c = [c for c in cfgs if c["id"] == want]
         if not c:
             raise BadInput("--config %d: no such config (ids %s)" % (
                 want, ", ".join(str(c["id"]) for c in cfgs[:20]) or "none"))
-        return c[0]
-    have = [c for c in cfgs if c["tp"] > 1 and os.path.exists(res.trace_path(c["id"]))]
+        return c[0], "config %d (--config)" % want
+    have = [c for c in cfgs if c["tp"] > 1 and os.path.exists(res.trace_path(c["id"]))
+            and not c.get("chunks")]
     if not have:
-        return None
-    return max(have, key=lambda c: tr.num(c.get("slowdown")) or 0.0)
+        return None, ""
+    def slowest(cs):
+        return max(cs, key=lambda c: tr.num(c.get("slowdown")) or 0.0)
+
+    answer = tr.records(res.summary.get("answer"))
+    for a in answer:
+        tp = a.get("tp")
+        if a.get("kind") == "stragglers" and isinstance(a.get("straggler_rank"), int):
+            at = [c for c in have if c["tp"] == tp]
+            if at:
+                return slowest(at), "the straggler the answer names (rank %d at TP %s)" % (
+                    a["straggler_rank"], tp)
+    for a in answer:
+        if a.get("kind") == "use" and a.get("question") == "latency":
+            at = [c for c in have if all(c.get(k) == a.get(k) for k in (
+                "tp", "m", "n", "k", "split", "policy", "placement")) and
+                c.get("sequence_parallel", "off") == a.get("sequence_parallel", "off")]
+            if at:
+                return at[0], "the shortest step the answer recommends"
+    return slowest(have), "the largest what-if slowdown"
 
 
 def table(head, rows):
@@ -92,32 +121,43 @@ def clock_part(run):
 
 
 def straggler_cell(c):
+    """"1: 97 %" for a rank last beyond noise (in more than (1 + 1/tp)/2 of the
+    iterations, by >= 5 % of the step: the table's rule), "(1: 55 %) by chance" else."""
     s = c.get("straggler") if isinstance(c.get("straggler"), dict) else {}
     r, frac = s.get("rank"), tr.num(s.get("last_frac"))
     if not isinstance(r, int) or r < 0 or frac is None:
         return "-"
-    return "%d (%.0f %%)" % (r, 100 * frac)
+    late, step = tr.num(s.get("lateness_us")), tr.num(c["step_us"].get("median"))
+    clear = frac > (1 + 1 / max(c["tp"], 1)) / 2 and late is not None and step and \
+        late >= 0.05 * step
+    return ("%d: %.0f %%" if clear else "(%d: %.0f %%) by chance") % (r, 100 * frac)
 
 
 def configs_part(res):
     us = tr.us_text
     head = ["id", "tp", "split", "policy", "shape", "dtype", "step", "p95", "xfer",
-            "LB", "E", "TFLOP/s", "busbw GB/s", "what-if S", "straggler (% last)", "speed-up",
-            "check"]
+            "LB", "E", "TFLOP/s", "busbw GB/s", "what-if S", "straggler (rank: % last)",
+            "late by", "speed-up (x)", "check"]
     rows = [(c["id"], c["tp"], c["split"], c["policy"], tr.shape_label(c), c["dtype"],
              us(c["step_us"]["median"]), us(c["step_us"].get("p95")), us(c.get("xfer_us")),
              c.get("lb"), c.get("e"), c.get("tflops"), c.get("busbw_gbs"), c.get("slowdown"),
-             straggler_cell(c), c.get("speedup"), c.get("check")) for c in res.configs]
+             straggler_cell(c), us(tr.num((c.get("straggler") or {}).get("lateness_us"))),
+             c.get("speedup"), c.get("check")) for c in res.configs]
     parts = ["<h2>Configs</h2>", table(head, rows)]
     fits = tr.records(res.summary.get("comm_model"))
     if fits:
+        import tpbal_headline as hl
         parts.append("<h2>Communication model T = L + V/B</h2>")
-        parts.append(table(["collective", "tp", "policy", "placement", "comm-only", "L us",
-                            "B GB/s", "R2", "points"],
+        parts.append(table(["collective", "tp", "policy", "placement", "comm-only", "L (us)",
+                            "L 95 %", "B (GB/s)", "B 95 %", "R2", "points", "fit",
+                            "avg busbw (GB/s)"],
                            [(f.get("collective"), f.get("tp"), f.get("policy"),
                              f.get("placement"), f.get("comm_only"), f.get("latency_us"),
-                             f.get("bandwidth_gbs"), f.get("r2"), f.get("points"))
-                            for f in fits]))
+                             hl.ival(f.get("latency_ci_us"), "%.1f").strip() or "-",
+                             f.get("bandwidth_gbs"),
+                             hl.ival(f.get("bandwidth_ci_gbs"), "%.3g").strip() or "-",
+                             f.get("r2"), f.get("points"), f.get("quality"),
+                             f.get("avg_busbw_gbs")) for f in fits]))
     return parts
 
 
@@ -145,6 +185,7 @@ def page(res, made, captions, tl, extra=()):
     parts = ["<!doctype html><html><head><meta charset='utf-8'><title>tpbal report</title>",
              STYLE, "</head><body>", "<h1>tpbal report</h1>"]
     parts += headline_part(res)
+    parts += configs_part(res)  # second: the numbers the answer is made of
     parts += ["<h2>Run</h2>", table(["", ""], run_table(res.run))]
     parts += clock_part(res.run)
     parts.append("<h2>Plots</h2>")
@@ -156,10 +197,9 @@ def page(res, made, captions, tl, extra=()):
     if missing:
         parts.append("<p>Not drawn (no data in these results): %s.</p>" % ", ".join(missing))
     parts += list(extra)
-    parts += configs_part(res)
     if tl:
-        parts.append("<p>Gantt chart and heat map: config %d, iterations %s.</p>" % (
-            tl["config"], tl["window"]))
+        parts.append("<p>Gantt chart and heat map: config %d, %s; iterations %s.</p>" % (
+            tl["config"], html.escape(tl.get("why", "")), tl["window"]))
     parts.append("</body></html>")
     return "\n".join(parts)
 
@@ -258,10 +298,10 @@ def main(argv):
     data["comm"] = plots.plot_comm(serial, res.summary, outdir, made)
     import tpbal_views as vw
     data["overlap"] = vw.plot_overlap(res.configs, outdir, made)
-    c = pick_config(res, o.config)
+    c, why = pick_config(res, o.config)
     trace = plots.Trace(res.trace_path(c["id"]), c["id"]) if c else None
-    data["timeline"] = plots.plot_gantt(c, trace, outdir, o.window, made) if c else None
-    data["arrivals"] = plots.plot_arrivals(c, trace, outdir, made) if c else None
+    data["timeline"] = plots.plot_gantt(c, trace, outdir, o.window, made, why) if c else None
+    data["arrivals"] = plots.plot_arrivals(c, trace, outdir, made, why) if c else None
     extra = per_rank_views(res, plots, outdir, o.window, made, data)
     import tpbal_report_plan as rp
     extra += rp.plan_part(res, outdir, made, data, table)

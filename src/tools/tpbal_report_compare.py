@@ -122,7 +122,7 @@ def plot_nodes(A, B, outdir, made):
 
 def rows_table(rows):
     head = ["config", "A step", "B step", "B / A", "95 % interval", "verdict",
-            "smallest detectable"]
+            "smallest detectable change (undecided rows)"]
     out = []
     for r in rows:
         s, m = r["step"], r["metrics"]["step_us"]
@@ -130,8 +130,24 @@ def rows_table(rows):
                     "%.3f" % s["ratio"] if s else "-",
                     "[%.3f, %.3f]" % (s["lo"], s["hi"]) if s else "-", r["verdict"],
                     "%.1f %%" % (100 * s["detectable"]) if s and s.get("detectable")
-                    and s["detectable"] < 1e3 else "-"))
+                    and s["detectable"] < 1e3 and r["verdict"] not in ("regression", "improved")
+                    else "-"))  # a decided row: its interval is the evidence
     return head, out
+
+
+def conditions_html(A, B):
+    """A's and B's conditions side by side, the rows that differ in bold."""
+    ca, cb = A.conditions, B.conditions
+    if not ca or not cb:
+        return ""
+    diff = cmp.io_.differences(ca, cb)
+    rows = "".join("<tr><th>%s</th><td style='text-align:left'>%s</td><td style='text-align:"
+                   "left'>%s</td><td>%s</td></tr>" % (
+                       k, html.escape(clean(str(ca[k]), 400)), html.escape(clean(str(cb[k]), 400)),
+                       "<b>differs</b>" if k in diff else "") for k in ca)
+    head = ("<p><b>A and B differ in: %s</b></p>" % html.escape(", ".join(diff)) if diff else
+            "<p>A and B were measured alike.</p>")
+    return head + "<table><tr><th></th><th>A</th><th>B</th><th></th></tr>%s</table>" % rows
 
 
 def write(a_path, b_path, outdir, tol, table):
@@ -155,9 +171,10 @@ def write(a_path, b_path, outdir, tol, table):
                 count["improved"], count["ok"], count["inconclusive"], len(only_a),
                 len(only_b), len(sus), html.escape(clean(a_path)), html.escape(clean(b_path)),
                 100 * tol)]
+    parts.append(conditions_html(A, B))
+    parts.append("<h2>Configs</h2>" + table(*rows_table(rows)))
     for name in made:
         parts.append("<figure><img src='%s.png' alt='%s'></figure>" % (name, name))
-    parts.append(table(*rows_table(rows)))
     if sus:
         parts.append("<h2>Suspect nodes</h2><ul>%s</ul>" % "".join(
             "<li>%s: %s%s</li>" % (html.escape(x["node"]), html.escape(", ".join(x["ranks"])),

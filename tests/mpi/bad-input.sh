@@ -58,6 +58,11 @@ grep -q "^config   2: tp 2 row weighted packed, 64x64x64 fp32, shards 16,48" "$W
     fail "--dry-run did not list the weighted shards"
 grep -q "^tpbal: dry run: 3 configs would be measured and 0 skipped on 2 ranks, backend host" \
     "$WORK/out" || fail "--dry-run closing line"
+# its time estimate: every config's and the sweep's, at a rate it names
+[ "$(grep -c '^config .*, about [0-9.e+-]* \(s\|min\|h\)$' "$WORK/out")" = 3 ] ||
+    fail "--dry-run did not estimate every config's time"
+grep -q "^tpbal: dry run: about .* of GEMMs at [0-9.e+]* GFLOP/s a rank (half the peak of one core" \
+    "$WORK/out" || fail "--dry-run did not estimate the sweep's time"
 # skipped entries (a TP degree that does not divide, more chunks than rows) have no shape of
 # their own: listed with the reason (a dry run with one crashed before)
 tpbal 2 --dry-run --tp 2,3 --shape 4x64x64 --policy even --split row --overlap none,chunked \

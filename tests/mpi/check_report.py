@@ -90,6 +90,9 @@ def main():
         close(s["fit"]["bandwidth_gbs"], fit[0]["bandwidth_gbs"], "B")
         n += 2
     tl = plots.get("timeline")
+    if tl:  # on the config the answer talks about, said in words
+        assert tl["why"].startswith(("the straggler the answer names", "the shortest step the "
+                                     "answer recommends", "the largest what-if")), tl["why"]
     if tl:  # the Gantt bars and the lateness map against the trace itself
         tr, span, names = trace_spans(d, tl["config"])
         for tid, name in names.items():
@@ -117,6 +120,10 @@ def main():
             want = max(hi - lo for lo, hi in grp_step.values())
             assert abs(steps[i] - want) <= 5e-3, ("steps_us", i, steps[i], want)
             n += 1
+        v = sorted(abs(x) for row in ar["offset_pct"] for x in row if x == x)
+        top = max([2.0] + v)  # the 99th percentile of |offset|, at least 2 %: within the data
+        assert 2.0 <= ar["scale_pct"] <= top and (not v or ar["scale_pct"] >= min(top, v[len(v) // 2])), \
+            ("the heat map's scale is not from the data", ar["scale_pct"], top)
         for row, name in enumerate(ar["ranks"]):
             tid = [t for t, nm in names.items() if nm == name][0]
             for col, i in enumerate(iters):

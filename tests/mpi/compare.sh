@@ -46,9 +46,33 @@ cmp_rc 1 "$WORK/a" "$WORK/slow"
 grep -E "tp2 col 64x256x256 even .* regression$" "$WORK/cmp" || fail "regression not found"
 [ "$(grep -c 'regression$' "$WORK/cmp")" -eq 1 ] || fail "more than the doctored config regressed"
 grep -q -- "+50.0% \[" "$WORK/cmp" || fail "the step change is not +50.0%"
+# the JSON's delta has the table's sign: (B - A) / |A|, +0.5 for a step 1.5x as long; doctored
+# copies share their run record: measured alike
+grep -q "^# A and B were measured alike" "$WORK/cmp" || fail "alike runs not said alike"
+cmp_rc 1 --format json "$WORK/a" "$WORK/slow"
+$PY - "$WORK/cmp" <<'EOF2' || fail "the JSON's delta sign or conditions"
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = [r for r in d["rows"] if r["verdict"] == "regression"][0]
+assert abs(r["metrics"]["step_us"]["delta"] - 0.5) < 1e-9, r["metrics"]["step_us"]
+assert abs(r["step"]["ratio"] - 1.5) < 1e-9, r["step"]
+assert d["differ"] == [] and d["a_conditions"] == d["b_conditions"], d["differ"]
+assert "+ means B is larger" in d["delta"]
+EOF2
 # ... unless the tolerance covers it (60 % > the 50 % and its interval, of the iterations alone)
 cmp_rc 0 --run-spread 0 --tolerance 60% "$WORK/a" "$WORK/slow"
 cmp_rc 1 --tolerance 0.1 "$WORK/a" "$WORK/slow"
+
+# two runs that are not alike (one rank emulated at half speed): said before the verdict,
+# side by side, whatever the verdict
+tpbal 2 --tp 2 --split row --shape 64x256x256 --iters 10 --emulate-speed 1,0.5 --out "$WORK/emu"
+expect_rc 0
+cmp_rc_any "$WORK/real" "$WORK/emu"
+grep -q "^# A command: [a-z-]*tpbal --tp 1,2 --shape 64x256x256 --iters 10 --speeds 1,1$" "$WORK/cmp" ||
+    fail "A's command line (without --out) not shown"
+grep -q "^# A and B differ in: command, emulation (none / 1,0.5)$" "$WORK/cmp" ||
+    fail "the differing conditions not said"
+grep -q "; A and B differ in: command, emulation$" "$WORK/cmperr" || fail "not in the verdict line"
 
 # a known improvement: config 2 (tp2 row even) 0.6x the time
 $DOC "$WORK/a" "$WORK/fast" scale 2 0.6

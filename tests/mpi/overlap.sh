@@ -15,7 +15,7 @@ run_overlap() { # DIR ARGS...
     check_results "$d" overlap 1,3,8
     timing_check "$d" overlap-bound
     check_trace "$d" 2
-    grep -q "^#     overlap 3 chunks: GEMM .* us alone" "$WORK/out" || fail "no overlap line"
+    grep -q "^#     overlap 3 chunks: serial .* us, overlapped .* hidden" "$WORK/out" || fail "no overlap line"
     grep -Eq "^#   overlap 64x384x256 tp 2 (row|col) even: (best at|overlap does not pay)" \
         "$WORK/out" || fail "no overlap answer"
 }

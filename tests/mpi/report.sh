@@ -16,6 +16,8 @@ tpbal 4 --tp 1,2,4 --shape 64x256x256 --speeds 1,1,1,2 --inject-delay 3:3000:4 -
 expect_rc 0
 tpbal 2 --comm-only --comm-sizes 4K:1M:4 --iters 10 --out "$WORK/c"
 expect_rc 0
+grep -q "^# avg bus bandwidth all-reduce tp 2: [0-9.]* GB/s (the mean of the busbw column over 5 sizes" \
+    "$WORK/out" || fail "no average bus bandwidth line"
 for d in g c; do
     echo "+ tpbal-report $WORK/$d"
     "$REP" "$WORK/$d" >"$WORK/rep.out" 2>&1 || { cat "$WORK/rep.out"; fail "tpbal-report $d"; }
@@ -44,6 +46,21 @@ for p in step weighted decomposition gantt arrivals ranks steps gantt_pair; do
     [ -s "$WORK/g/report/$p.png" ] && [ -s "$WORK/g/report/$p.svg" ] || fail "no $p plot"
 done
 [ -s "$WORK/c/report/comm.png" ] || fail "no comm plot"
+# plots that render: no TeX markup in any SVG (a log axis printed $\mathdefault{10^{4}}$)
+for f in "$WORK"/g/report/*.svg "$WORK"/c/report/*.svg; do
+    ! grep -q 'mathdefault\|\$\\' "$f" || fail "TeX markup in $(basename "$f")"
+done
+# the page: the answer first, the configs table second; a comm-only run has its answer box
+# (the fit with intervals and quality, nccl-tests' average bus bandwidth)
+"$PY" - "$WORK/g/report/index.html" "$WORK/c/report/index.html" <<'PY' || fail "page order or comm answer"
+import sys
+g, c = (open(p).read() for p in sys.argv[1:3])
+assert g.index("class='headline'") < g.index("<h2>Configs</h2>") < g.index("<h2>Run</h2>") \
+    < g.index("<h2>Plots</h2>"), "order"
+assert "<th>late by</th>" in g, "no lateness column"
+assert "class='headline'" in c and "average bus bandwidth" in c and " fit)" in c, "comm answer"
+assert "B 95 %" in c and "avg busbw (GB/s)" in c, "comm fit table"
+PY
 # the straggler's iterations (every 4th, rank 3): the default Gantt config is one with tp > 1
 grep -q '"slowest_iter"' "$WORK/g/report/plots.json" || fail "no timeline data"
 

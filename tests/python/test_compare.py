@@ -100,6 +100,42 @@ class Compare(unittest.TestCase):
         self.assertIsNone(tp2["metrics"]["e"]["delta"])
         self.assertEqual(tp2["metrics"]["e"]["note"], "reference changed")
 
+    def test_e_of_a_weighted_row_against_the_tp1_even_config(self):
+        # TP 1 has no weighted config: a weighted row's E is judged when TP 1 even held
+        a = self.run_of("a", [fx.config(0, tp=1, step=200.0),
+                              fx.config(1, tp=2, policy="weighted", e=0.7)])
+        b = self.run_of("b", [fx.config(0, tp=1, step=200.0),
+                              fx.config(1, tp=2, policy="weighted", e=0.35)])
+        rows, _, _ = cmp.compare(a, b, 0.05)
+        w = [r for r in rows if r["key"]["policy"] == "weighted"][0]
+        self.assertAlmostEqual(w["metrics"]["e"]["delta"], -0.5)  # (B - A) / |A|
+        self.assertNotIn("note", w["metrics"]["e"])
+
+    def test_delta_sign_is_the_tables(self):
+        # a step 1.5x as long: delta +0.5 in the JSON, +50.0% in the table's step column
+        a = self.run_of("a", [fx.config(0)])
+        b = self.run_of("b", [fx.config(0, step=150.0)])
+        rows, _, _ = cmp.compare(a, b, 0.05)
+        self.assertAlmostEqual(rows[0]["metrics"]["step_us"]["delta"], 0.5)
+        self.assertTrue(cmp.io_.fmt_ratio(rows[0]["step"]).startswith("+50.0%"))
+        self.assertIn("+ means B is larger", cmp.io_.render("json", a, b, rows, [], [], [], [],
+                                                            1, 0.05))
+
+    def test_conditions_differ(self):
+        a = self.run_of("a", [fx.config(0)],
+                        run=fx.run_record(command_line="/x/tpbal --tp 2 --out /r/a --force"))
+        b = self.run_of("b", [fx.config(0)], run=fx.run_record(command_line="/y/tpbal --tp 2 -o /r/b"))
+        self.assertEqual(a.conditions["command"], "tpbal --tp 2")
+        self.assertEqual(cmp.io_.differences(a.conditions, b.conditions), [])
+        c = self.run_of("c", [fx.config(0)], run=fx.run_record(
+            command_line="tpbal --tp 2 --emulate-speed 1,0.5",
+            ranks=[{"host": "vm", "emulate_speed": 1.0}, {"host": "vm", "emulate_speed": 0.5}]))
+        self.assertEqual(cmp.io_.differences(a.conditions, c.conditions),
+                         ["command", "ranks", "emulation"])
+        line = cmp.io_.conditions_lines(a, c)[-1]
+        self.assertTrue(line.startswith("# A and B differ in: command, ranks (2 on ? / 2 on vm), "
+                                        "emulation (none / 1,0.5)"), line)
+
     def test_requirements(self):
         b = self.run_of("b", [fx.config(0, busbw_gbs=3.0)])
         self.assertEqual(cmp.check_requires(b, [cmp.parse_require("busbw_gbs>=2")]), [])

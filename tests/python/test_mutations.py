@@ -250,11 +250,11 @@ class Mutations(unittest.TestCase):
             shutil.rmtree(d)
 
     @unittest.skipIf(tpbal_report is None, "matplotlib is missing")
-    def test_report_compare_on_30_mutations(self):
+    def test_report_compare_on_15_mutations(self):
         """tpbal-report A --compare B with B broken: a page or one line, exit 0 or 2."""
         rng = random.Random(99)
         with figures_not_rendered():
-            for n in range(30):
+            for n in range(15):
                 d = os.path.join(self.tmp.name, "c%d" % n)
                 shutil.copytree(self.base, d)
                 what = "; ".join(mutate(rng, d) for _ in range(rng.randint(1, 2)))
@@ -281,16 +281,16 @@ class Mutations(unittest.TestCase):
         return written
 
     @unittest.skipIf(tpbal_report is None, "matplotlib is missing")
-    def test_report_on_300_mutations(self):
-        """Reading, checking and the numbers of every plot on 300 mutations; the figures
+    def test_report_on_100_mutations(self):
+        """Reading, checking and the numbers of every plot on 100 mutations; the figures
         are made but not rendered (rendering is the next test's, and report.sh's)."""
         with figures_not_rendered():
-            written = self.report_on(4242, 300)
-        self.assertGreater(written, 30)
+            written = self.report_on(4242, 100)
+        self.assertGreater(written, 10)
 
     @unittest.skipIf(tpbal_report is None, "matplotlib is missing")
-    def test_report_rendered_on_12_mutations(self):
-        self.assertGreater(self.report_on(77, 12), 1)
+    def test_report_rendered_on_6_mutations(self):
+        self.assertGreater(self.report_on(77, 6), 1)
 
 
 if __name__ == "__main__":

@@ -485,5 +485,6 @@ const tpb_backend_class_t tpb_backend_cuda = {
     .device_count = tpb_cuda_device_count,
     .check_config = cuda_check_config,
     .equal_blocks = cuda_equal_blocks,
+    .rate_guess = tpb_cuda_rate_guess,
     .open = cuda_open,
 };

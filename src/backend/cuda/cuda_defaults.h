@@ -5,6 +5,9 @@
 #ifndef TPB_CUDA_DEFAULTS_H
 #define TPB_CUDA_DEFAULTS_H
 
+#include <math.h>
+#include <stdio.h>
+
 #include "backend/backend.h"
 
 /** bf16, shards in multiples of 64 (tensor-core friendly), 8192^3; a chunk's GEMM in one
@@ -18,5 +21,14 @@
 /** What --help says of it. */
 #define TPB_CUDA_ABOUT "one NVIDIA GPU per rank: cuBLASLt GEMMs, NCCL collectives"
 #define TPB_CUDA_DTYPES "fp32 | tf32 | fp16 | bf16 | fp8"
+
+/** --dry-run's rate: none (a GPU's rate is known once it runs; the class opens no
+ *  device for a dry run). */
+static inline double tpb_cuda_rate_guess(const tpb_backend_cfg_t *cfg, char *basis, size_t cap)
+{
+    (void)cfg;
+    snprintf(basis, cap, "a GPU's rate is known only once it runs");
+    return NAN;
+}
 
 #endif /* TPB_CUDA_DEFAULTS_H */

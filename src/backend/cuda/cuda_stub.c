@@ -37,5 +37,6 @@ const tpb_backend_class_t tpb_backend_cuda = {
     .device_count = no_device,
     .check_config = not_built,
     .equal_blocks = any_blocks,
+    .rate_guess = tpb_cuda_rate_guess,
     .open = open_not_built,
 };

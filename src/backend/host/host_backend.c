@@ -8,6 +8,7 @@
  */
 #include <cblas.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +135,18 @@ static void cpu_facts(char *model, size_t cap, tpb_cpu_t *cpu)
         cpu->ghz = run;
         cpu->ghz_from = "measured";
     }
+}
+
+/* --dry-run's rate: half the peak of one core (a rank's share where the quickstart binds a
+ * rank to a core; OpenBLAS reaches 50-90 % of the peak on large shapes). */
+static double host_rate_guess(const tpb_backend_cfg_t *cfg, char *basis, size_t cap)
+{
+    char model[128], how[96];
+    tpb_cpu_t cpu;
+    cpu_facts(model, sizeof(model), &cpu);
+    double peak = tpb_cpu_peak_gflops(&cpu, 1.0, cfg->dtype, how, sizeof(how));
+    snprintf(basis, cap, "half the peak of one core of this %s, %s", model, how);
+    return peak > 0.0 ? 0.5 * peak : NAN;
 }
 
 static double meminfo_bytes(const char *key)
@@ -374,5 +387,6 @@ const tpb_backend_class_t tpb_backend_host = {
     .device_count = host_device_count,
     .check_config = host_check_config,
     .equal_blocks = host_equal_blocks,
+    .rate_guess = host_rate_guess,
     .open = host_open,
 };

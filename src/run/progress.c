@@ -1,0 +1,81 @@
+/* progress.c - rank 0's progress lines on stderr: when a config starts (elapsed, time left)
+ * and a heartbeat during a long one (sweep.h). */
+#include <math.h>
+#include <stdio.h>
+
+#include "run/layer.h"
+#include "run/orient.h"
+#include "run/sweep.h"
+
+/* Work of plan p for the ETA: its iterations' FLOPs on a rank plus 64 a byte of its buffers
+ * (a comm-only config's messages; a small GEMM's fixed costs). Only ratios matter. */
+double tpb_sweep_plan_work(const tpb_sweep_t *s, const tpb_config_plan_t *p)
+{
+    if (p->skip[0])
+        return 0.0;
+    const tpb_measure_t *m = &s->plans.m;
+    return (double)(m->iters + m->warmup) *
+           (tpb_layer_rank_flop(&p->desc) + 64.0 * tpb_layer_bytes(&p->desc));
+}
+
+/* "42 s", "3 min 05 s", "1 h 02 min" */
+static const char *human_s(char *out, size_t cap, double s)
+{
+    if (!(s >= 0.0) || s > 1e8)
+        snprintf(out, cap, "?");
+    else if (s < 60.0)
+        snprintf(out, cap, "%.0f s", s);
+    else if (s < 3600.0)
+        snprintf(out, cap, "%d min %02d s", (int)(s / 60.0), (int)s % 60);
+    else
+        snprintf(out, cap, "%d h %02d min", (int)(s / 3600.0), (int)(s / 60.0) % 60);
+    return out;
+}
+
+/* A progress line on stderr (rank 0) when config p starts, or a set of k led by p (work:
+ * theirs, plan_work): the first
+ * 5 s are quiet, then one line at most every 5 s, with the elapsed time and the time left
+ * (the elapsed time scaled by the work left over the work done). */
+void tpb_sweep_progress(tpb_sweep_t *s, const tpb_config_plan_t *p, double work, int k)
+{
+    if (!s->rec)
+        return;
+    tpb_recorder_t *r = s->rec;
+    double now = tpb_clock_now_us(NULL);
+    if (!r->start_at) {
+        r->start_at = r->progress_at = now;
+        for (int i = 0; i < s->plans.n; i++)
+            r->work_all += tpb_sweep_plan_work(s, &s->plans.p[i]);
+    }
+    r->config_at = r->beat_at = now;
+    r->iter0 = s->iter_base;
+    r->iters_now = (long)k * (s->plans.m.iters + s->plans.m.warmup);
+    double done = r->work_done, elapsed = (now - r->start_at) * 1e-6;
+    r->work_done += work;
+    if (s->plans.m.quiet || now - r->progress_at < 5e6)
+        return;
+    r->progress_at = now;
+    char el[32], left[32];
+    human_s(el, sizeof(el), elapsed);
+    human_s(left, sizeof(left), done > 0.0 ? elapsed * (r->work_all - done) / done : NAN);
+    fprintf(stderr,
+            "tpbal: config %d of %d (tp %d, %s, %s, %ldx%ldx%ld): %s elapsed, about %s left\n",
+            s->nconfigs + 1, s->plans.measured, p->tp, tpb_split_name(p->desc.orient->split),
+            tpb_policy_name(p->policy), p->shape->m, p->shape->n, p->shape->k, el, left);
+}
+
+void tpb_sweep_beat(tpb_sweep_t *s)
+{
+    tpb_recorder_t *r = s->rec;
+    if (!r || s->plans.m.quiet || !r->config_at)
+        return;
+    double now = tpb_clock_now_us(NULL);
+    if (now - r->beat_at < 10e6)
+        return;
+    r->beat_at = now;
+    char in[32], el[32];
+    fprintf(stderr, "tpbal: config %d of %d: iteration %ld of %ld, %s in it, %s elapsed\n",
+            s->nconfigs + 1, s->plans.measured, s->iter_base - r->iter0, r->iters_now,
+            human_s(in, sizeof(in), (now - r->config_at) * 1e-6),
+            human_s(el, sizeof(el), (now - r->start_at) * 1e-6));
+}
