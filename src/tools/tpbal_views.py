@@ -78,8 +78,8 @@ def plot_ranks(pair, rows, outdir, made):
             bottom = [a + b for a, b in zip(bottom, v)]
         data[c["policy"]] = {f: [r[f] for r in rr] for f in (
             "speed", "shard", "compute_med_us", "wait_med_us", "comm_med_us")}
-    titles = ("calibrated speed", "shard (%s dimension)" % ("K" if pair[0]["split"] == "row"
-                                                           else "N"),
+    titles = ("speed (GFLOP/s when calibrated)",
+              "shard (%s dimension)" % ("K" if pair[0]["split"] == "row" else "N"),
               "median per rank (ms): even left, %s right" % pair[1]["policy"])
     for ax, t in zip(axes, titles):
         ax.set_xticks(x)
@@ -97,8 +97,8 @@ def plot_ranks(pair, rows, outdir, made):
 
 def rank_table(pair, rows):
     """(head, rows) of the per-rank, per-host table of the pair."""
-    head = ["config", "policy", "rank", "host", "speed", "shard", "compute", "wait", "comm",
-            "score"]
+    head = ["config", "policy", "rank", "host", "speed (GFLOP/s when calibrated)", "shard",
+            "compute", "wait", "comm", "score"]
     out = []
     for c in pair or []:
         for r in rank_rows(rows, c["id"]):
