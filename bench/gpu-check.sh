@@ -3,9 +3,12 @@
 # machine with ONE GPU (an H200 lent for ~10 minutes) in under 8 minutes: every step has a
 # budget (their sum is printed first and stays under DEADLINE, 470 s), the whole check stops
 # at the deadline, and every tpbal runs with --timeout 30. Steps that need several GPUs run
-# only when there are several. One line per step in $OUT/summary.txt (pass/FAIL/SKIP and
-# the figures), commands in $OUT/commands.txt, nvidia-smi's clocks and power every 250 ms in
-# $OUT/clocks.csv.
+# only when there are several. Run from a bundle (scripts/gpu-bundle DIR, then
+# DIR/bench/gpu-check.sh on the GPU machine) it builds nothing and needs nothing installed
+# but the CUDA driver, cuBLAS and NCCL; from a source tree it builds BUILD first. What it
+# leaves in $OUT (a second run replaces it): summary.txt (one line per step: pass/FAIL/SKIP/
+# TIMEOUT and the figures), commands.txt, and details.tar.gz (every step's output, the
+# result folders, nvidia-smi's clocks and power every 250 ms): three files.
 #   device     name, driver, compute mode, MIG, max and current SM clocks (stops without a
 #              GPU or with a driver too old for CUDA 13)
 #   build      configure --with-cuda, make; tests: the CUDA unit tests and tests/mpi/gpu.sh
@@ -32,76 +35,35 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 DRY=0
 [[ "${1:-}" == --dry-run ]] && DRY=1
 OUTDIR=${OUT:-$TOP/gpu-check-out}
-BUILD=${BUILD:-$TOP/build-gpu}
-[[ $DRY == 1 && ! -x "$BUILD/src/tpbal" ]] && BUILD=$TOP/build
 DEADLINE=${DEADLINE:-470}
-mkdir -p "$OUTDIR"
-SUM="$OUTDIR/summary.txt"
-: >"$SUM"
-: >"$OUTDIR/commands.txt"
-say() { echo "$*" | tee -a "$SUM"; }
+source "$TOP/bench/gpu-check-lib.sh"
+if [[ -f "$TOP/.tpbal-bundle" ]]; then # scripts/gpu-bundle's tree: nothing to build
+    BUNDLE=1
+    T="$TOP/bin/tpbal"
+    MPIRUN="$TOP/bin/mpirun --bind-to none"
+    BARE="$TOP/bench/bin/gpu_bare"
+else
+    BUNDLE=0
+    BUILD=${BUILD:-$TOP/build-gpu}
+    [[ $DRY == 1 && ! -x "$BUILD/src/tpbal" ]] && BUILD=$TOP/build
+    T="$BUILD/src/tpbal"
+    MPIRUN="mpirun --bind-to none"
+    BARE="$BUILD/bench/gpu_bare"
+fi
+check_start
 if [[ $(id -u) -eq 0 ]]; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl=self,vader,tcp OMPI_MCA_pml=ob1
-MPIRUN="mpirun --bind-to none"
-T="$BUILD/src/tpbal"
 COMMON="--timeout 30 --iters 20 --warmup 5"
-FAILED=0
-LOGGER=
 
 # the plan: step budgets in seconds (one GPU); their sum is the planned total
-declare -A BUDGET=([device]=5 [build]=90 [tests]=45 [check]=10 [bare]=12 [timed]=18 [gate]=20
+declare -A BUDGET=([device]=5 [build]=90 [tests]=60 [check]=10 [bare]=12 [timed]=18 [gate]=20
     [emulate]=12 [shared]=25 [refused]=10 [comm]=20 [overlap]=20 [sweep]=40)
+[[ $BUNDLE == 1 ]] && BUDGET[build]=0 # prebuilt
 planned=$((BUDGET[device] + BUDGET[build] + BUDGET[tests] + 5 * BUDGET[check] +
     2 * (BUDGET[bare] + BUDGET[timed]) + BUDGET[gate] + 4 * BUDGET[emulate] +
     2 * BUDGET[shared] + BUDGET[refused] + BUDGET[comm] + BUDGET[overlap] + BUDGET[sweep]))
-
-cleanup() { [[ -n "$LOGGER" ]] && kill "$LOGGER" 2>/dev/null; }
-trap cleanup EXIT
-
-# step NAME BUDGET CMD...: run a command under min(BUDGET, time left); sets RC. In a dry
-# run a tpbal command is resolved with --dry-run (a refusal fails the check); others print.
-step() {
-    local name=$1 budget=$2
-    shift 2
-    echo "+ [$name] $*" >>"$OUTDIR/commands.txt"
-    if [[ $DRY == 1 ]]; then
-        RC=0
-        if [[ " $* " == *" $T "* ]]; then
-            "$@" --dry-run >"$OUTDIR/$name.txt" 2>&1 || RC=$?
-            if [[ $RC -ne 0 ]]; then
-                say "$name: FAIL: refused: $(grep -m1 '^tpbal: error' "$OUTDIR/$name.txt")"
-                FAILED=1
-            fi
-        fi
-        return
-    fi
-    local left=$((DEADLINE - SECONDS))
-    if [[ $left -le 0 ]]; then
-        say "$name: SKIP: the check's deadline ($DEADLINE s) has passed"
-        RC=124
-        return
-    fi
-    [[ $budget -gt $left ]] && budget=$left
-    local t0=$SECONDS
-    timeout "$budget" "$@" >"$OUTDIR/$name.txt" 2>&1
-    RC=$?
-    [[ $RC -ne 124 ]] || say "$name: TIMEOUT after $budget s"
-    echo "# [$name] rc $RC in $((SECONDS - t0)) s" >>"$OUTDIR/commands.txt"
-}
-
-# summary NAME DIR [BARE]: pass/FAIL and the named fields of a result directory (dry: what
-# tpbal --dry-run resolved)
-summary() {
-    local name=$1 dir=$2 bare=${3:-} verdict=pass
-    if [[ $DRY == 1 ]]; then
-        [[ $RC -eq 0 ]] && say "$name: resolved: $(grep -m1 '^tpbal: dry run' "$OUTDIR/$name.txt")"
-        return
-    fi
-    [[ $RC -eq 0 ]] || { verdict=FAIL; FAILED=1; }
-    say "$name: $verdict (rc $RC), $(python3 "$TOP/bench/gpu_summary.py" "$dir" $bare 2>&1 | tail -1)"
-}
 
 say "# tpbal GPU check, $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)$([[ $DRY == 1 ]] && echo ' (dry run)')"
 say "# plan: $planned s of step budgets for one GPU (deadline $DEADLINE s)"
@@ -109,33 +71,33 @@ say "# plan: $planned s of step budgets for one GPU (deadline $DEADLINE s)"
 SHARED_OK=1
 if [[ $DRY == 0 ]]; then
     q=index,name,driver_version,compute_mode,mig.mode.current,clocks.max.sm,clocks.sm,memory.total,pci.bus_id
-    if ! nvidia-smi --query-gpu=$q --format=csv,noheader >"$OUTDIR/device.txt" 2>&1; then
-        say "device: FAIL: no GPU or no driver ($(head -1 "$OUTDIR/device.txt"))"
+    if ! nvidia-smi --query-gpu=$q --format=csv,noheader >"$RUN/device.txt" 2>&1; then
+        say "device: FAIL: no GPU or no driver ($(head -1 "$RUN/device.txt"))"
         exit 2
     fi
-    sed 's/^/device: /' "$OUTDIR/device.txt" | tee -a "$SUM"
+    sed 's/^/device: /' "$RUN/device.txt" | tee -a "$SUM"
     nvidia-smi --query-gpu=timestamp,index,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu,clocks_event_reasons.active \
-        --format=csv -lms 250 >"$OUTDIR/clocks.csv" 2>&1 &
+        --format=csv -lms 250 >"$RUN/clocks.csv" 2>&1 &
     LOGGER=$!
-    drv=$(head -1 "$OUTDIR/device.txt" | awk -F', ' '{print $3}')
+    drv=$(head -1 "$RUN/device.txt" | awk -F', ' '{print $3}')
     if [[ ${drv%%.*} -lt 580 ]]; then
         say "device: FAIL: driver $drv is too old for the CUDA 13 runtime (needs >= 580)"
         exit 2
     fi
-    NGPU=$(wc -l <"$OUTDIR/device.txt")
-    mode=$(head -1 "$OUTDIR/device.txt" | awk -F', ' '{print $4}')
-    mig=$(head -1 "$OUTDIR/device.txt" | awk -F', ' '{print $5}')
+    NGPU=$(wc -l <"$RUN/device.txt")
+    mode=$(head -1 "$RUN/device.txt" | awk -F', ' '{print $4}')
+    mig=$(head -1 "$RUN/device.txt" | awk -F', ' '{print $5}')
     if [[ $mode != Default || $mig == Enabled ]]; then
         SHARED_OK=0
         say "device: compute mode $mode, MIG $mig: the steps that share one GPU are skipped"
     fi
 else
     say "device: DRY-RUN: nvidia-smi --query-gpu=index,name,driver_version,compute_mode,..."
-    NGPU=2 # every step's command is resolved: those for one GPU and for several
+    NGPU=1 # the plan for one GPU; the steps for several are resolved at 2 ranks below
     $MPIRUN -np 2 "$T" --backend host --tp 2 --shape 64x64x64 --emulate-speed 1,0.5 --check \
-        --iters 3 --out "$OUTDIR/dry-host" >"$OUTDIR/dry-host.txt" 2>&1 ||
-        { say "dry-host: FAIL: $(tail -1 "$OUTDIR/dry-host.txt")"; exit 1; }
-    say "dry-host: the summary of a host result: $(python3 "$TOP/bench/gpu_summary.py" "$OUTDIR/dry-host" 2>&1 | tail -1)"
+        --iters 3 --out "$RUN/dry-host" >"$RUN/dry-host.txt" 2>&1 ||
+        { say "dry-host: FAIL: $(tail -1 "$RUN/dry-host.txt")"; exit 1; }
+    say "dry-host: the summary of a host result: $(python3 "$TOP/bench/gpu_summary.py" "$RUN/dry-host" 2>&1 | tail -1)"
     if ! "$T" --version 2>/dev/null | grep -q "^backend cuda: built"; then
         say "dry-run: SKIP: $T was built without CUDA: its commands cannot be resolved"
         DRY=2
@@ -143,37 +105,45 @@ else
 fi
 [[ $DRY == 2 ]] && { say "# done (dry run, CUDA commands not resolved)"; exit 0; }
 
-# ---- build and the GPU tests
+# ---- build (a source tree only) and the GPU tests
+TESTS_CMD="make -C '${BUILD:-}' check TESTS='tests/test_cuda_plan tests/test_cuda_errors tests/test_peak tests/mpi/gpu.sh'"
+if [[ $BUNDLE == 1 ]]; then # prebuilt: the unit tests, then gpu.sh on the bundle's tpbal
+    TESTS_CMD="'$TOP/tests/test_cuda_plan' && '$TOP/tests/test_cuda_errors' && '$TOP/tests/test_peak' && TPBAL='$T' MPIRUN='$MPIRUN' TPBAL_COMPARE='$TOP/bin/tpbal-compare' bash '$TOP/tests/mpi/gpu.sh'"
+fi
 if [[ $DRY == 0 ]]; then
-    (cd "$TOP" && { [ -x configure ] || autoreconf -fi >/dev/null 2>&1; })
-    mkdir -p "$BUILD"
-    step build "${BUDGET[build]}" bash -c "cd '$BUILD' && { [ -f config.status ] || '$TOP/configure' --with-cuda='${CUDA_HOME:-/usr/local/cuda}' >configure.log 2>&1; } && make -j\$(nproc) >make.log 2>&1"
-    [[ $RC -eq 0 ]] || { say "build: FAIL (see $BUILD/make.log)"; exit 1; }
-    say "build: pass; $("$T" --version | tr '\n' ' ')"
-    step tests "${BUDGET[tests]}" make -C "$BUILD" check TESTS="tests/test_cuda_plan tests/test_cuda_errors tests/test_peak tests/mpi/gpu.sh"
-    say "tests: $([[ $RC -eq 0 ]] && echo pass || { FAILED=1; echo FAIL; }) $(grep -E '^(PASS|FAIL|SKIP|ERROR):' "$OUTDIR/tests.txt" | tr '\n' ' ')"
+    if [[ $BUNDLE == 0 ]]; then
+        (cd "$TOP" && { [ -x configure ] || autoreconf -fi >/dev/null 2>&1; })
+        mkdir -p "$BUILD"
+        step build "${BUDGET[build]}" bash -c "cd '$BUILD' && { [ -f config.status ] || '$TOP/configure' --with-cuda='${CUDA_HOME:-/usr/local/cuda}' >configure.log 2>&1; } && make -j\$(nproc) >make.log 2>&1"
+        [[ $RC -eq 0 ]] || { fail_step build "see $BUILD/make.log"; exit 1; }
+        say "build: pass; $("$T" --version | tr '\n' ' ')"
+    else
+        say "build: none (bundle $(cat "$TOP/VERSION" 2>/dev/null)); $("$T" --version | tr '\n' ' ')"
+    fi
+    step tests "${BUDGET[tests]}" bash -c "$TESTS_CMD"
+    verdict tests "$(grep -E '^(PASS|FAIL|SKIP|ERROR):|^gpu: ok|^[0-9]+%: Checks' "$RUN/tests.txt" | tr '\n' ' ')"
 else
-    say "build: DRY-RUN: configure --with-cuda && make (using $BUILD)"
-    say "tests: DRY-RUN: make check TESTS=\"tests/test_cuda_plan tests/test_cuda_errors tests/test_peak tests/mpi/gpu.sh\""
+    say "build: DRY-RUN: $([[ $BUNDLE == 1 ]] && echo "none (a bundle)" || echo "configure --with-cuda && make (using $BUILD)")"
+    say "tests: DRY-RUN: $TESTS_CMD"
 fi
 
 # ---- --check at 2048^3 for every dtype
 for dt in fp32 tf32 fp16 bf16 fp8; do
     step "check-$dt" "${BUDGET[check]}" $MPIRUN -np 1 "$T" --backend cuda --tp 1 \
         --shape 2048x2048x2048 --dtype "$dt" --check --timeout 30 --iters 5 --warmup 2 \
-        --out "$OUTDIR/check-$dt"
-    summary "check-$dt" "$OUTDIR/check-$dt"
+        --out "$RUN/check-$dt"
+    summary "check-$dt" "$RUN/check-$dt"
 done
 
 # ---- 8192^3 timed against the bare cuBLASLt loop and the datasheet peak; 1024^3 for the gate
 timed() { # NAME SHAPE DTYPE BUDGET_BARE BUDGET_TPBAL
     local name=$1 shape=$2 dt=$3
     local m=${shape%%x*} rest=${shape#*x}
-    step "bare-$name" "$4" "$BUILD/bench/gpu_bare" gemm "$m" "${rest%%x*}" "${rest#*x}" "$dt" 50
-    bare=$([[ $DRY == 1 ]] && echo 1.0 || sed -n 's/^bare_tflops //p' "$OUTDIR/bare-$name.txt")
+    step "bare-$name" "$4" "$BARE" gemm "$m" "${rest%%x*}" "${rest#*x}" "$dt" 50
+    bare=$([[ $DRY == 1 ]] && echo 1.0 || sed -n 's/^bare_tflops //p' "$RUN/bare-$name.txt")
     step "$name" "$5" $MPIRUN -np 1 "$T" --backend cuda --tp 1 --shape "$shape" --dtype "$dt" \
-        $COMMON --out "$OUTDIR/$name"
-    summary "$name" "$OUTDIR/$name" "${bare:-}"
+        $COMMON --out "$RUN/$name"
+    summary "$name" "$RUN/$name" "${bare:-}"
 }
 timed timed-bf16 8192x8192x8192 bf16 "${BUDGET[bare]}" "${BUDGET[timed]}"
 timed timed-fp8 8192x8192x8192 fp8 "${BUDGET[bare]}" "${BUDGET[timed]}"
@@ -185,75 +155,80 @@ for f in 0.25 0.5 0.75 work-0.5; do
     [[ $f == work-* ]] && mode=work f=${f#work-}
     name="emulate-$mode-$f"
     step "$name" "${BUDGET[emulate]}" $MPIRUN -np 1 "$T" --backend cuda --tp 1 \
-        --shape 8192x8192x8192 --dtype bf16 --emulate-speed "$f" --emulate-mode "$mode" \
-        $COMMON --out "$OUTDIR/$name"
-    summary "$name" "$OUTDIR/$name"
+        --shape 8192x8192x8192 --split row --dtype bf16 --emulate-speed "$f" --emulate-mode "$mode" \
+        $COMMON --out "$RUN/$name"
+    summary "$name" "$RUN/$name"
     [[ $DRY == 1 ]] || say "$name: $(python3 "$TOP/bench/gpu_summary.py" --versus \
-        "$OUTDIR/timed-bf16" "$OUTDIR/$name" 2>&1 | tail -1)"
+        "$RUN/timed-bf16" "$RUN/$name" 2>&1 | tail -1)"
 done
 
 # ---- two ranks on one GPU: --comm mpi with fp32, NCCL's refusal, comm-only
 if [[ $SHARED_OK == 1 ]]; then
     step shared-tp2 "${BUDGET[shared]}" $MPIRUN -np 2 "$T" --backend cuda --comm mpi --dtype fp32 \
         --tp 2 --policy even,weighted --shape 2048x4096x4096 --check $COMMON \
-        --out "$OUTDIR/shared-tp2"
-    summary shared-tp2 "$OUTDIR/shared-tp2"
+        --out "$RUN/shared-tp2"
+    summary shared-tp2 "$RUN/shared-tp2"
     step shared-col-ar "${BUDGET[shared]}" $MPIRUN -np 2 "$T" --backend cuda --comm mpi \
         --dtype fp32 --tp 2 --split col --col-collective allreduce --shape 2048x4096x4096 \
-        --check $COMMON --out "$OUTDIR/shared-col-ar"
-    summary shared-col-ar "$OUTDIR/shared-col-ar"
+        --check $COMMON --out "$RUN/shared-col-ar"
+    summary shared-col-ar "$RUN/shared-col-ar"
     if [[ $NGPU -eq 1 || $DRY == 1 ]]; then
         if [[ $DRY == 1 ]]; then
             say "nccl-refused: DRY-RUN: --comm nccl on one shared GPU (refused at start, on the GPU)"
         else
             step nccl-refused "${BUDGET[refused]}" $MPIRUN -np 2 "$T" --backend cuda --comm nccl \
                 --tp 2 --shape 1024x1024x1024 --dtype bf16 --timeout 30
-            lines=$(grep -c '^tpbal: error' "$OUTDIR/nccl-refused.txt")
+            lines=$(grep -c '^tpbal: error' "$RUN/nccl-refused.txt")
             if [[ $RC -eq 2 && $lines -eq 1 ]] &&
-                grep -q "ranks of this node drive GPU" "$OUTDIR/nccl-refused.txt"; then
-                say "nccl-refused: pass: $(grep -m1 '^tpbal: error' "$OUTDIR/nccl-refused.txt")"
+                grep -q "ranks of this node drive GPU" "$RUN/nccl-refused.txt"; then
+                say "nccl-refused: pass: $(grep -m1 '^tpbal: error' "$RUN/nccl-refused.txt")"
             else
-                FAILED=1
-                say "nccl-refused: FAIL: rc $RC, $lines error lines"
+                fail_step nccl-refused "rc $RC, $lines error lines"
             fi
         fi
     fi
     step comm "${BUDGET[comm]}" $MPIRUN -np 2 "$T" --backend cuda --comm mpi --dtype fp32 \
-        --comm-only --comm-sizes 64K:64M:4 --timeout 30 --iters 20 --out "$OUTDIR/comm"
-    summary comm "$OUTDIR/comm"
+        --comm-only --comm-sizes 64K:64M:4 --timeout 30 --iters 20 --out "$RUN/comm"
+    summary comm "$RUN/comm"
     # the chunked path on the GPU (GEMM stream, comm stream, events, chunk marks): every chunk
     # count gives the serial result; through --comm mpi a chunk's collective is staged and
     # blocking, so little is hidden here: the NCCL step below measures the overlap
     step overlap-shared "${BUDGET[overlap]}" $MPIRUN -np 2 "$T" --backend cuda --comm mpi \
-        --dtype fp32 --tp 2 --policy even --shape 4096x4096x4096 --overlap none,chunked \
-        --chunks 2,4,8 --check $COMMON --out "$OUTDIR/overlap-shared"
-    summary overlap-shared "$OUTDIR/overlap-shared"
+        --dtype fp32 --tp 2 --split row --policy even --shape 2048x4096x4096 --overlap none,chunked \
+        --chunks 2,4,8 --check $COMMON --out "$RUN/overlap-shared"
+    summary overlap-shared "$RUN/overlap-shared"
 else
     say "shared-tp2, shared-col-ar, nccl-refused, comm: SKIP: one GPU cannot be shared here"
 fi
 
 # ---- several GPUs: NCCL against bare loops
-if [[ $NGPU -ge 2 ]]; then
+NP_MULTI=$NGPU
+[[ $DRY == 1 ]] && NP_MULTI=2 # resolved at the rank count they would run with
+if [[ $NGPU -ge 2 || $DRY == 1 ]]; then
     for op in allreduce allgather bcastgroup; do
-        step "nccl-bare-$op" 20 $MPIRUN -np "$NGPU" "$BUILD/bench/gpu_bare" "$op" \
+        step "nccl-bare-$op" 20 $MPIRUN -np "$NP_MULTI" "$BARE" "$op" \
             $((8192 * 8192 * 2)) 50
-        say "nccl-bare-$op: rc $RC$([[ $DRY == 1 ]] || echo ", $(tail -1 "$OUTDIR/nccl-bare-$op.txt")")"
+        say "nccl-bare-$op: rc $RC$([[ $DRY == 1 ]] || echo ", $(tail -1 "$RUN/nccl-bare-$op.txt")")"
     done
-    step nccl 60 $MPIRUN -np "$NGPU" "$T" --backend cuda --comm nccl --tp "$NGPU" \
-        --shape 8192x8192x8192 $COMMON --out "$OUTDIR/nccl"
-    summary nccl "$OUTDIR/nccl"
+    step nccl 60 $MPIRUN -np "$NP_MULTI" "$T" --backend cuda --comm nccl --tp "$NP_MULTI" \
+        --shape 8192x8192x8192 $COMMON --out "$RUN/nccl"
+    summary nccl "$RUN/nccl"
     # overlap with NCCL on its own stream: the goal to beat is Flux's 75 % hidden at TP 8
-    step overlap-nccl 60 $MPIRUN -np "$NGPU" "$T" --backend cuda --comm nccl --tp "$NGPU" \
+    step overlap-nccl 60 $MPIRUN -np "$NP_MULTI" "$T" --backend cuda --comm nccl --tp "$NP_MULTI" \
         --policy even --shape 8192x8192x8192 --overlap none,chunked --chunks 2,4,8 --check \
-        $COMMON --out "$OUTDIR/overlap-nccl"
-    summary overlap-nccl "$OUTDIR/overlap-nccl"
+        $COMMON --out "$RUN/overlap-nccl"
+    summary overlap-nccl "$RUN/overlap-nccl"
 else
     say "nccl: SKIP: one GPU (NCCL needs one GPU per rank)"
 fi
 
 # ---- a short whole sweep with --check
 step sweep "${BUDGET[sweep]}" $MPIRUN -np "$NGPU" "$T" --backend cuda --preset llama3-8b --check \
-    --timeout 30 --iters 5 --warmup 2 --out "$OUTDIR/sweep"
-summary sweep "$OUTDIR/sweep"
-say "# done in ${SECONDS} s (plan $planned s): $([[ $FAILED == 0 ]] && echo 'every step passed' || echo 'some step FAILED'); details in $OUTDIR"
+    --timeout 30 --iters 5 --warmup 2 --out "$RUN/sweep"
+summary sweep "$RUN/sweep"
+if [[ $FAILED == 0 ]]; then
+    say "# done in ${SECONDS} s (plan $planned s): every step passed; details in $OUTDIR/details.tar.gz"
+else
+    say "# done in ${SECONDS} s (plan $planned s): some step FAILED; details in $OUTDIR/details.tar.gz"
+fi
 exit $FAILED

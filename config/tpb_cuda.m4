@@ -27,13 +27,13 @@ AC_DEFUN([TPB_CHECK_CUDA], [
     AC_CHECK_HEADERS([cuda_runtime.h cuda.h cublasLt.h nccl.h], [],
       [tpb_cuda_missing="$tpb_cuda_missing $ac_header"])
     AS_UNSET([ac_cv_lib_cudart_cudaMalloc])
-    dnl CUDA 12.x compiles too (green contexts from 12.4; the by-version entry point
-    dnl from 12.5, else the plain one: src/backend/cuda/cuda_green.c)
+    dnl CUDA 13 or later: cuda_green.c uses fields and entry points that 12.x lacks
+    dnl (a third desk review compiled it against 12.x headers: it does not build there)
     AC_CHECK_LIB([cudart], [cudaGetDriverEntryPoint], [],
       [tpb_cuda_missing="$tpb_cuda_missing libcudart(cudaGetDriverEntryPoint)"])
     tpb_cudart=`sed -n '/^#define CUDART_VERSION/s/[^0-9]//gp' "$tpb_cuda_dir/include/cuda_runtime_api.h" 2>/dev/null`
-    AS_IF([test -n "$tpb_cudart" && test "$tpb_cudart" -lt 12000],
-      [tpb_cuda_missing="$tpb_cuda_missing CUDA>=12.0(found $tpb_cudart)"])
+    AS_IF([test -n "$tpb_cudart" && test "$tpb_cudart" -lt 13000],
+      [tpb_cuda_missing="$tpb_cuda_missing CUDA>=13.0(found `expr $tpb_cudart / 1000`.`expr $tpb_cudart % 1000 / 10`)"])
     AC_CHECK_LIB([cublas], [cublasCreate_v2], [],
       [tpb_cuda_missing="$tpb_cuda_missing libcublas"])
     AC_CHECK_LIB([cublasLt], [cublasLtMatmul], [],

@@ -50,7 +50,9 @@ void tpb_result_derive(tpb_result_t *res, double t1_us)
     res->tflops = tpb_metric_tflops(flop_total, step);
     double bytes = res->coll_bytes;
     double xfer = res->tp > 1 ? res->stats.xfer_med : NAN;
-    int known = xfer > 0.0; /* not with --timeline off, nor at TP = 1 */
+    if (res->chunks && res->tp > 1) /* a chunked step's transfer is its exposed tail: the */
+        xfer = res->overlap.t_comm_whole_us; /* bandwidth is the whole collective's alone */
+    int known = xfer > 0.0;                  /* not with --timeline off, nor at TP = 1 */
     res->algbw_gbs = known ? tpb_metric_algbw_gbs(bytes, xfer) : NAN;
     res->busbw_gbs = known ? res->algbw_gbs * res->busbw_factor : NAN;
     if (!isfinite(res->lb)) /* no per-rank compute times: unknown, not infinite */

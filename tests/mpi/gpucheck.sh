@@ -30,13 +30,52 @@ ntpbal=$(grep -c " $build/src/tpbal " "$WORK/gc/commands.txt")
 [ "$(grep " $build/src/tpbal " "$WORK/gc/commands.txt" | grep -c -- '--timeout 30')" -eq "$ntpbal" ] ||
     fail "a tpbal command without --timeout 30"
 grep -q "FAIL" "$s" && fail "the dry run failed a step"
+# what comes back from the GPU machine: at most 8 files (summary, commands, one tarball)
+[ "$(ls "$WORK/gc" | wc -l)" -le 8 ] || fail "more than 8 files in the check's folder: $(ls "$WORK/gc")"
+tar -tzf "$WORK/gc/details.tar.gz" | grep -q "^run/dry-host/results.jsonl$" || fail "details not packed"
+grep -q "^sweep: resolved: tpbal: dry run: .* on 1 ranks" "$s" || fail "the sweep not resolved at 1 rank"
+grep -q "^nccl: resolved: tpbal: dry run: .* on 2 ranks" "$s" || fail "the NCCL steps not resolved at 2"
+# a second run into the same folder
+OUT="$WORK/gc" BUILD="$build" bash "$top/bench/gpu-check.sh" --dry-run >"$WORK/gc.out" 2>&1 ||
+    { cat "$WORK/gc.out"; fail "a second gpu-check.sh --dry-run into the same folder failed"; }
 
 # a refused command line fails the dry run, naming the step and tpbal's one line
-sed 's/--comm mpi --dtype fp32 \\$/--comm mpi --dtype bf16 \\/' "$top/bench/gpu-check.sh" >"$WORK/planted.sh"
-grep -q -- "--comm mpi --dtype bf16" "$WORK/planted.sh" || fail "could not plant the refusal"
+mkdir -p "$WORK/tree/bench"
+cp "$top/bench/gpu-check-lib.sh" "$top/bench/gpu_summary.py" "$WORK/tree/bench/"
+sed 's/--comm mpi --dtype fp32 \\$/--comm mpi --dtype bf16 \\/' "$top/bench/gpu-check.sh" \
+    >"$WORK/tree/bench/gpu-check.sh"
+grep -q -- "--comm mpi --dtype bf16" "$WORK/tree/bench/gpu-check.sh" || fail "could not plant the refusal"
 RC=0
-OUT="$WORK/gp" BUILD="$build" bash "$WORK/planted.sh" --dry-run >"$WORK/gp.out" 2>&1 || RC=$?
+OUT="$WORK/gp" BUILD="$build" bash "$WORK/tree/bench/gpu-check.sh" --dry-run >"$WORK/gp.out" 2>&1 || RC=$?
 [ "$RC" -ne 0 ] || { cat "$WORK/gp.out"; fail "a refused command passed the dry run"; }
 grep -q "^shared-tp2: FAIL: refused: tpbal: error: --comm mpi reduces fp32 and fp64 only" \
     "$WORK/gp/summary.txt" || { cat "$WORK/gp.out"; fail "the refusal was not named"; }
+
+# the step machinery itself: a failing and a timing-out step planted among passing ones fail
+# the check (exit 1) and are named; the details are packed
+cat >"$WORK/planted-steps.sh" <<EOF
+OUTDIR="$WORK/ps" DEADLINE=60 DRY=0 T=none TOP="$top"
+source "$top/bench/gpu-check-lib.sh"
+check_start
+step passing 5 true
+verdict passing
+step failing 5 false
+verdict failing
+step slow 1 sleep 30
+verdict slow "(planted)"
+step after 5 true
+verdict after
+exit \$FAILED
+EOF
+RC=0
+timeout 60 bash "$WORK/planted-steps.sh" >"$WORK/ps.out" 2>&1 || RC=$?
+cat "$WORK/ps.out"
+[ "$RC" -eq 1 ] || fail "planted failures: exit $RC, expected 1"
+for want in "^passing: pass" "^failing: FAIL: rc 1" "^slow: TIMEOUT after 1 s" \
+    "^slow: FAIL: rc 124 (planted)" "^after: pass"; do
+    grep -q "$want" "$WORK/ps/summary.txt" || fail "summary.txt lacks '$want'"
+done
+[ "$(ls "$WORK/ps" | tr '\n' ' ')" = "commands.txt details.tar.gz summary.txt " ] ||
+    fail "the check's folder: $(ls "$WORK/ps")"
+tar -tzf "$WORK/ps/details.tar.gz" | grep -q "^run/failing.txt$" || fail "a step's output not packed"
 echo "gpucheck: ok"

@@ -194,7 +194,17 @@ static tpb_status_t open_device(tpb_cuda_t *be, int dev)
 {
     cudaError_t e = cudaSetDevice(dev);
     if (e == cudaSuccess)
-        e = cudaFree(NULL); /* create the primary context now, not in a timed loop */
+        e = cudaFree(NULL);            /* create the primary context now, not in a timed loop */
+    int mode = cudaComputeModeDefault; /* readable without a context */
+    if (e == cudaErrorDevicesUnavailable &&
+        cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, dev) == cudaSuccess &&
+        mode != cudaComputeModeDefault) /* before check_sharing can say it */
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "GPU %d is in %s compute mode and another process holds it (two "
+                           "ranks of this node on one GPU?): start one rank per GPU, or ask "
+                           "the admin for the default mode (nvidia-smi -c DEFAULT)",
+                           dev,
+                           mode == cudaComputeModeProhibited ? "prohibited" : "exclusive-process");
     if (e == cudaSuccess)
         e = cudaGetDeviceProperties(&be->prop, dev);
     if (e != cudaSuccess)

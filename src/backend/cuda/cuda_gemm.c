@@ -33,17 +33,20 @@ static gemm_types_t types_of(tpb_dtype_t dt)
     }
 }
 
+/* One launch of g with plan p; warm: the plan's first launch (its kernels loaded), which
+ * must leave Y as it was: an accumulating GEMM (beta 1) runs it with alpha 0. */
 static tpb_status_t launch(tpb_cuda_t *be, const tpb_gemm_t *g, const tpb_cuda_plan_t *p,
-                           cudaStream_t stream)
+                           cudaStream_t stream, int warm)
 {
     double one64 = 1.0, zero64 = 0.0;
     float one32 = 1.0f, zero32 = 0.0f;
-    int f64 = g->dtype == TPB_DTYPE_FP64;
-    TPB_CUBLAS_RET(cublasLtMatmul(
-        be->lt, p->op, f64 ? (void *)&one64 : (void *)&one32, g->b, p->a, g->a, p->b,
-        g->accumulate ? (f64 ? (void *)&one64 : (void *)&one32)
-                      : (f64 ? (void *)&zero64 : (void *)&zero32),
-        g->c, p->c, g->c, p->c, &p->algo, be->workspace, TPB_CUDA_WORKSPACE, stream));
+    int f64 = g->dtype == TPB_DTYPE_FP64, keep = warm && g->accumulate;
+    void *alpha = f64 ? (void *)(keep ? &zero64 : &one64) : (void *)(keep ? &zero32 : &one32);
+    TPB_CUBLAS_RET(cublasLtMatmul(be->lt, p->op, alpha, g->b, p->a, g->a, p->b,
+                                  g->accumulate ? (f64 ? (void *)&one64 : (void *)&one32)
+                                                : (f64 ? (void *)&zero64 : (void *)&zero32),
+                                  g->c, p->c, g->c, p->c, &p->algo, be->workspace,
+                                  TPB_CUDA_WORKSPACE, stream));
     return TPB_OK;
 }
 
@@ -128,31 +131,29 @@ static tpb_status_t plan_build(tpb_cuda_t *be, const tpb_gemm_t *g, int sm_targe
 static tpb_status_t plan_get(tpb_cuda_t *be, const tpb_gemm_t *g, int sm_target,
                              cudaStream_t stream, tpb_cuda_plan_t **out)
 {
-    int free_slot = -1;
     tpb_cuda_plan_key_t key = tpb_cuda_plan_key(g, sm_target);
     for (int i = 0; i < TPB_CUDA_PLANS; i++) {
         tpb_cuda_plan_t *p = &be->plans[i];
         if (p->valid && tpb_cuda_plan_key_equal(&p->key, &key)) {
+            be->plan_used[i] = ++be->plan_tick;
             *out = p;
             return TPB_OK;
         }
-        if (!p->valid && free_slot < 0)
-            free_slot = i;
+        be->plan_valid[i] = p->valid;
     }
-    if (free_slot < 0) { /* full: start over (plans are cheap next to a sweep point) */
-        tpb_cuda_plans_free(be);
-        free_slot = 0;
-    }
-    tpb_cuda_plan_t *p = &be->plans[free_slot];
+    int slot = tpb_cuda_plan_victim(be->plan_valid, be->plan_used, TPB_CUDA_PLANS);
+    tpb_cuda_plan_t *p = &be->plans[slot];
+    plan_destroy(p); /* the least recently used, when every slot holds one */
     tpb_status_t st = plan_build(be, g, sm_target, p);
     if (st == TPB_OK) {
         tpb_cuda_gate_release(be);
-        st = launch(be, g, p, stream); /* the first launch, ungated */
+        st = launch(be, g, p, stream, 1); /* the first launch, ungated, Y kept */
     }
     if (st != TPB_OK) {
         plan_destroy(p);
         return st;
     }
+    be->plan_used[slot] = ++be->plan_tick;
     *out = p;
     return TPB_OK;
 }
@@ -162,7 +163,7 @@ static tpb_status_t run_one_on(tpb_cuda_t *be, const tpb_gemm_t *g, int sm_targe
 {
     tpb_cuda_plan_t *p;
     TPB_CHECK_RET(plan_get(be, g, sm_target, stream, &p));
-    return launch(be, g, p, stream);
+    return launch(be, g, p, stream, 0);
 }
 
 /* The GEMM as the compute phase runs it: on the GEMM stream, for the SMs it has. */

@@ -15,7 +15,7 @@
 #include "backend/mpi_watch.h"
 #include "backend/cuda/cuda_plan.h"
 
-#define TPB_CUDA_PLANS 16
+#define TPB_CUDA_PLANS 64 /* least recently used out (tpb_cuda_plan_victim) */
 #define TPB_CUDA_WORKSPACE (32u << 20)
 
 /** A cached cuBLASLt plan for one GEMM shape. */
@@ -62,6 +62,9 @@ struct tpb_cuda {
     cublasLtHandle_t lt;
     void *workspace;
     tpb_cuda_plan_t plans[TPB_CUDA_PLANS];
+    int plan_valid[TPB_CUDA_PLANS];          /* plans[i].valid, for tpb_cuda_plan_victim */
+    unsigned long plan_used[TPB_CUDA_PLANS]; /* the tick of each plan's last use */
+    unsigned long plan_tick;
     int repeat_full;    /* repeat fallback: GEMMs per compute phase */
     double repeat_frac; /* and the fraction of columns of one more */
     tpb_cuda_green_t green;

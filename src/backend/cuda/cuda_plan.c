@@ -168,3 +168,15 @@ int tpb_cuda_plan_key_equal(const tpb_cuda_plan_key_t *a, const tpb_cuda_plan_ke
            a->ldc == b->ldc && a->dtype == b->dtype && a->sm_target == b->sm_target &&
            memcmp(a->align, b->align, sizeof(a->align)) == 0;
 }
+
+int tpb_cuda_plan_victim(const int *valid, const unsigned long *used, int n)
+{
+    int lru = 0;
+    for (int i = 0; i < n; i++) {
+        if (!valid[i])
+            return i;
+        if (used[i] < used[lru])
+            lru = i;
+    }
+    return lru;
+}

@@ -53,6 +53,11 @@ tpb_cuda_plan_key_t tpb_cuda_plan_key(const tpb_gemm_t *g, int sm_target);
 /** 1 if a plan built for a serves b. Pure. */
 int tpb_cuda_plan_key_equal(const tpb_cuda_plan_key_t *a, const tpb_cuda_plan_key_t *b);
 
+/** The slot of n a new plan takes: the first empty one (valid[i] == 0), else the least
+ *  recently used (the smallest used[i]): a layer of more block GEMMs than slots evicts one
+ *  plan at a time, never the whole cache in its timed loop. Pure. */
+int tpb_cuda_plan_victim(const int *valid, const unsigned long *used, int n);
+
 /**
  * What the collectives' path can carry: --comm mpi reduces fp32 and fp64 outputs
  * only (fp16, bf16 and fp8 GEMMs write 16-bit outputs), TPB_ERR_UNSUPPORTED with

@@ -1,0 +1,59 @@
+# bundle.sh - scripts/gpu-bundle's tree runs where nothing tpbal needs is installed: built from
+# this build (at most 48 MiB), it is run in a mount namespace where every file of the system's
+# Open MPI, PMIx, hwloc, OpenBLAS, Check and autotools is hidden (/dev/null bound over it; the
+# system's mpirun and this build's tpbal must then fail): the bundle's mpirun runs two ranks
+# of its tpbal with --check, its prebuilt CUDA unit tests pass (no GPU needed), its
+# tpbal-compare runs, and its bench/gpu-check.sh --dry-run resolves every step of the GPU
+# check. So a library missing from the bundle shows up here, not on the GPU machine.
+. "$(dirname "$0")/lib.sh"
+top=${TPBAL_SRCDIR:?}
+build=$(cd "$(dirname "$TPBAL")/.." && pwd)
+"$TPBAL" --version | grep -q "^backend cuda: built" ||
+    { echo "SKIP: tpbal was built without CUDA (the bundle is for a GPU machine)"; exit 77; }
+if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null || ! command -v dpkg >/dev/null; then
+    echo "SKIP: hiding the system's libraries needs root, unshare and dpkg"
+    exit 77
+fi
+echo "+ scripts/gpu-bundle $WORK/b $build"
+"$top/scripts/gpu-bundle" "$WORK/b" "$build" >"$WORK/out" 2>&1 || fail "scripts/gpu-bundle failed"
+cat "$WORK/out"
+size=$(du -sm "$WORK/b" | cut -f1)
+[ "$size" -le 48 ] || fail "the bundle is $size MiB (at most 48)"
+
+pkgs="libopenmpi3 openmpi-bin openmpi-common libpmix2 libhwloc15 hwloc libhwloc-dev
+      libopenblas0-pthread libopenblas-pthread-dev check libsubunit0 autoconf automake libtool"
+# shellcheck disable=SC2086
+dpkg -L $pkgs 2>/dev/null | grep -v '^/usr/share/\(doc\|man\)/' | while read -r f; do
+    if [ -f "$f" ] && [ ! -L "$f" ]; then echo "$f"; fi
+done >"$WORK/hide"
+n=$(wc -l <"$WORK/hide")
+[ "$n" -gt 300 ] || fail "only $n files of $pkgs to hide: not the packages this test knows"
+echo "hiding $n files of: $(echo $pkgs)"
+cat >"$WORK/inside.sh" <<'EOF'
+set -u
+while read -r f; do mount --bind /dev/null "$f" || { echo "cannot hide $f"; exit 3; }; done <"$HIDE"
+say() { echo "bundle: $*"; }
+if mpirun --version >/dev/null 2>&1; then say "FAIL: the system's mpirun still runs"; exit 4; fi
+if "$TPBAL" --version >/dev/null 2>&1; then say "FAIL: this build's tpbal still runs"; exit 4; fi
+if autoreconf --version >/dev/null 2>&1; then say "FAIL: autoreconf still runs"; exit 4; fi
+say "the system's Open MPI, hwloc, OpenBLAS, Check and autotools are hidden"
+"$B/bin/tpbal" --version || { say "FAIL: tpbal --version"; exit 5; }
+"$B/bin/mpirun" -np 2 "$B/bin/tpbal" --backend host --tp 1,2 --shape 64x256x256 --iters 6 \
+    --check --out "$D/run" || { say "FAIL: mpirun -np 2 tpbal --check"; exit 6; }
+for t in test_peak test_cuda_plan test_cuda_errors; do
+    "$B/tests/$t" || { say "FAIL: $t"; exit 7; }
+done
+"$B/bin/tpbal-compare" "$D/run" "$D/run" >/dev/null || { say "FAIL: tpbal-compare"; exit 8; }
+OUT="$D/gc" bash "$B/bench/gpu-check.sh" --dry-run || { say "FAIL: gpu-check.sh --dry-run"; exit 9; }
+say "ok"
+EOF
+RC=0
+HIDE="$WORK/hide" B="$WORK/b" D="$WORK" TPBAL="$TPBAL" timeout 300 \
+    unshare -m --propagation private bash "$WORK/inside.sh" >"$WORK/in.out" 2>&1 || RC=$?
+cat "$WORK/in.out"
+[ "$RC" -eq 0 ] || fail "the bundle in a namespace without the system's libraries: exit $RC"
+grep -q "^bundle: ok$" "$WORK/in.out" || fail "the namespace's checks did not finish"
+grep -q "check pass" "$WORK/gc/summary.txt" 2>/dev/null || grep -q "^dry-host: .*check pass" \
+    "$WORK/gc/summary.txt" || fail "the bundle's gpu-check dry run did not summarise a host result"
+grep -q "FAIL" "$WORK/gc/summary.txt" && fail "a step of the bundle's gpu-check dry run failed"
+echo "bundle: ok ($size MiB)"
