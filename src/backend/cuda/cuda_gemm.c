@@ -113,7 +113,7 @@ static tpb_status_t plan_build(tpb_cuda_t *be, const tpb_gemm_t *g, int sm_targe
                                            &found);
     cublasLtMatmulPreferenceDestroy(pref);
     if (s != CUBLAS_STATUS_SUCCESS || found == 0)
-        return tpb_err_set(TPB_ERR_UNSUPPORTED,
+        return tpb_err_set(TPB_ERR_INVALID, /* at the layer's untimed GEMM: the config is skipped */
                            "cuBLASLt has no algorithm for a %s GEMM of %ldx%ldx%ld on %s (%s): "
                            "try another --dtype or a multiple-of-16 shape",
                            tpb_dtype_name(g->dtype), g->m, g->n, g->k, be->prop.name,
@@ -176,7 +176,7 @@ tpb_status_t tpb_cuda_gemm(tpb_cuda_t *be, const tpb_gemm_t *g)
 {
     /* the repeat fallback of --emulate-speed: the same GEMM again, plus part of one */
     if (g->accumulate && (be->repeat_full > 1 || be->repeat_frac > 0.0))
-        return tpb_err_set(TPB_ERR_UNSUPPORTED,
+        return tpb_err_set(TPB_ERR_INVALID, /* at the layer's untimed GEMM: the config is skipped */
                            "--emulate-speed here repeats GEMMs (no green contexts), which a "
                            "block-sparse row shard accumulates: drop --cost-profile or "
                            "--emulate-speed");
