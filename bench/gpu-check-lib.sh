@@ -9,10 +9,15 @@ check_start() {
     mkdir -p "$OUTDIR" || exit 2
     RUN="$OUTDIR/run" # every step's files; packed at exit
     SUM="$OUTDIR/summary.txt"
-    rm -rf "$RUN" "$OUTDIR/details.tar.gz" # a second run into the same folder starts clean
-    mkdir -p "$RUN"
-    : >"$SUM"
-    : >"$OUTDIR/commands.txt"
+    # a second run into the same folder starts clean; its files are made new (noclobber:
+    # O_EXCL, so a link planted in their place fails the check instead of being written
+    # through), and the tarball is renamed into place (check_exit)
+    rm -rf "$RUN" "$OUTDIR/details.tar.gz" "$SUM" "$OUTDIR/commands.txt"
+    mkdir "$RUN" || exit 2
+    (set -C && : >"$SUM" && : >"$OUTDIR/commands.txt") || {
+        echo "gpu-check: cannot create $SUM or commands.txt as new files" >&2
+        exit 2
+    }
     FAILED=0
     LOGGER=
     trap check_exit EXIT
@@ -81,8 +86,15 @@ summary() {
 check_exit() {
     local rc=$?
     [[ -n "$LOGGER" ]] && kill "$LOGGER" 2>/dev/null
-    if [[ -d "$RUN" ]]; then
-        tar -C "$OUTDIR" -czf "$OUTDIR/details.tar.gz" run 2>/dev/null && rm -rf "$RUN"
+    local tmp
+    if [[ -d "$RUN" ]] && tmp=$(mktemp "$OUTDIR/.details.XXXXXX"); then
+        if tar -C "$OUTDIR" -czf - run >"$tmp" 2>/dev/null &&
+            chmod "$(printf '%o' $((0666 & ~0$(umask))))" "$tmp" && # mktemp's 0600: the umask's
+            mv -f "$tmp" "$OUTDIR/details.tar.gz"; then
+            rm -rf "$RUN"
+        else
+            rm -f "$tmp"
+        fi
     fi
     [[ $rc -eq 0 && $FAILED -ne 0 ]] && rc=1
     exit $rc

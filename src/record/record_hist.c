@@ -86,28 +86,25 @@ tpb_status_t tpb_record_push_hist(tpb_record_t *s, const tpb_result_t *res)
     if (res->chunks)
         return push_ohist(s, res);
     TPB_CHECK_RET(hist_room(&s->hist, s->nhist, &s->cap_hist));
+    int nb = res->nslow ? res->nslow / (res->world / res->tp) : 0;
     double *comp = malloc((size_t)res->world * sizeof(double));
     double *work = malloc((size_t)res->world * sizeof(double));
     double *steps = res->steps ? malloc((size_t)res->iters * sizeof(double)) : NULL;
-    if (!comp || !work || (res->steps && !steps)) {
-        free(comp);
-        free(work);
-        free(steps);
-        return tpb_err_set(TPB_ERR_NOMEM, "out of memory");
-    }
-    if (steps)
-        memcpy(steps, res->steps, (size_t)res->iters * sizeof(double));
-    int nb = res->nslow ? res->nslow / (res->world / res->tp) : 0;
     tpb_slow_t *slow = nb ? malloc((size_t)res->nslow * sizeof(*slow)) : NULL;
     double *dev = nb ? malloc((size_t)nb * (size_t)res->world * sizeof(*dev)) : NULL;
-    if (nb && (!slow || !dev)) {
+    double *t1 = res->tp == 1 ? malloc((size_t)res->world * sizeof(double)) : NULL;
+    if (!comp || !work || (res->steps && !steps) || (nb && (!slow || !dev)) ||
+        (res->tp == 1 && !t1)) {
         free(comp);
         free(work);
         free(steps);
         free(slow);
         free(dev);
+        free(t1);
         return tpb_err_set(TPB_ERR_NOMEM, "out of memory");
     }
+    if (steps)
+        memcpy(steps, res->steps, (size_t)res->iters * sizeof(double));
     for (int b = 0; b < res->nslow; b++) { /* by world rank: the run's view */
         slow[b] = res->slow[b];
         if (slow[b].rank >= 0)
@@ -120,19 +117,7 @@ tpb_status_t tpb_record_push_hist(tpb_record_t *s, const tpb_result_t *res)
     for (int r = 0; r < res->world; r++) {
         comp[r] = res->ranks[r].compute_med;
         work[r] = res->info[r].flop;
-    }
-    double *t1 = NULL;
-    if (res->tp == 1) {
-        t1 = malloc((size_t)res->world * sizeof(double));
-        if (!t1) {
-            free(comp);
-            free(work);
-            free(steps);
-            free(slow);
-            free(dev);
-            return tpb_err_set(TPB_ERR_NOMEM, "out of memory");
-        }
-        for (int r = 0; r < res->world; r++)
+        if (t1)
             t1[r] = res->ranks[r].compute_med;
     }
     s->hist[s->nhist++] = (tpb_history_t){.tp = res->tp,
