@@ -46,6 +46,8 @@ enum {
     OPT_K,
     OPT_SHAPE,
     OPT_PRESET,
+    OPT_BLOCK,
+    OPT_MODEL,
     OPT_DTYPE,
     OPT_ITERS,
     OPT_WARMUP,
@@ -135,6 +137,11 @@ static const opt_spec opt_table[] = {
     {"preset", 0, "NAME|PATH", OPT_PRESET, NULL, NULL,
      "shape file (bench/presets/NAME.shapes): llama3-8b,\nllama3-70b, llama3-405b, gpt3-175b, "
      "llama3-8b-cpu,\ntiny"},
+    {"block", 0, NULL, OPT_BLOCK, NULL, NULL,
+     "a transformer block: the shapes' GEMMs (each with its\nown split, shards and collective) "
+     "run back to back,\nin order, as one step per TP degree and policy;\nreports tokens/s per "
+     "rank and ranks TP degrees by it"},
+    {"model", 0, "NAME", OPT_MODEL, NULL, NULL, "--preset NAME --block"},
     {"dtype", 'd', "T", OPT_DTYPE, NULL, NULL, ""},
     {"iters", 'i', "N", OPT_ITERS, NULL, NULL, "measured iterations per config (default 20)"},
     {"warmup", 'w', "N", OPT_WARMUP, NULL, NULL, "warm-up iterations per config (default 5)"},
@@ -355,7 +362,16 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
     case OPT_K:
         return tpb_opt_long_list(flag, v, 1, TPB_MAX_DIM, o->k_list, TPB_MAX_SHAPES, &o->nk);
     case OPT_SHAPE: return tpb_opt_shapes(flag, v, o->shapes, &o->nshapes);
-    case OPT_PRESET: return tpb_opt_string(flag, v, o->preset, sizeof(o->preset));
+    case OPT_PRESET:
+        if (o->preset[0])
+            return tpb_err_set(TPB_ERR_INVALID, "--preset and --model both given: use one");
+        return tpb_opt_string(flag, v, o->preset, sizeof(o->preset));
+    case OPT_BLOCK: o->block = 1; return TPB_OK;
+    case OPT_MODEL:
+        if (o->preset[0])
+            return tpb_err_set(TPB_ERR_INVALID, "--preset and --model both given: use one");
+        o->block = 1;
+        return tpb_opt_string(flag, v, o->preset, sizeof(o->preset));
     case OPT_DTYPE: o->dtype_set = 1; return tpb_dtype_parse(v, &o->dtype);
     case OPT_ITERS: return tpb_optset_int(flag, v, 1, TPB_MAX_ITERS, &o->iters);
     case OPT_WARMUP: return tpb_optset_int(flag, v, 0, TPB_MAX_ITERS, &o->warmup);

@@ -51,6 +51,7 @@ typedef struct {
     long m_list[TPB_MAX_SHAPES], n_list[TPB_MAX_SHAPES], k_list[TPB_MAX_SHAPES];
     int nm, nn, nk;   /**< -m/-n/-k lists, combined by tpb_options_resolve */
     char preset[256]; /**< --preset name or path ("" if none) */
+    int block; /**< --block (or --model): the shapes run back to back as one step, in order */
     tpb_dtype_t dtype;
     int dtype_set; /**< 0: the backend's default dtype */
     int iters, warmup;

@@ -257,6 +257,44 @@ static tpb_status_t cost_refusals(const tpb_options_t *o)
     return TPB_OK;
 }
 
+/* --block: what it cannot go with (the block is one timed step of fixed shards). */
+static tpb_status_t block_refusals(const tpb_options_t *o)
+{
+    if (!o->block)
+        return TPB_OK;
+    const char *bad = o->comm_only                          ? "--comm-only"
+                      : (o->policies & TPB_POLICY_ADAPTIVE) ? "--policy adaptive"
+                      : (o->overlaps & TPB_OVERLAP_CHUNKED) ? "--overlap chunked"
+                      : !o->timeline                        ? "--timeline off"
+                      : o->nsched                           ? "--emulate-schedule"
+                                                            : NULL;
+    if (bad)
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "--block times the shapes' GEMMs back to back as one step of fixed "
+                           "shards: drop %s",
+                           bad);
+    return TPB_OK;
+}
+
+/* --block: every shape has one split (its preset's, or the one --split). */
+static tpb_status_t block_splits(const tpb_options_t *o)
+{
+    for (int i = 0; o->block && i < o->nshapes; i++) {
+        if (o->shapes[i].m != o->shapes[0].m)
+            return tpb_err_set(TPB_ERR_INVALID,
+                               "--block: the shapes' M differ (%ld and %ld): a block's GEMMs "
+                               "run on the same tokens, give them one M",
+                               o->shapes[0].m, o->shapes[i].m);
+        unsigned sp = o->shapes[i].splits ? o->shapes[i].splits : o->splits;
+        if (sp != TPB_SPLIT_ROW && sp != TPB_SPLIT_COL)
+            return tpb_err_set(TPB_ERR_INVALID,
+                               "--block: shape %ldx%ldx%ld has no split of its own: give one per "
+                               "shape in the preset (name M N K row|col), or --split row or col",
+                               o->shapes[i].m, o->shapes[i].n, o->shapes[i].k);
+    }
+    return TPB_OK;
+}
+
 tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, const tpb_backend_class_t *backend)
 {
     const tpb_backend_defaults_t *defaults = &backend->defaults;
@@ -273,6 +311,7 @@ tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, const tpb_backend_
         o->policies = TPB_POLICY_EVEN | TPB_POLICY_WEIGHTED |
                       (o->cost_profile.nblocks ? TPB_POLICY_COST : 0u);
     TPB_CHECK_RET(cost_refusals(o));
+    TPB_CHECK_RET(block_refusals(o));
     TPB_CHECK_RET(resolve_overlap(o, defaults));
     if (!o->dtype_set)
         o->dtype = defaults->dtype;
@@ -307,7 +346,9 @@ tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, const tpb_backend_
     }
     tpb_shape_t def = {.m = defaults->m, .n = defaults->n, .k = defaults->k};
     TPB_CHECK_RET(resolve_shapes(o, &def));
-    merge_shapes(o);
+    if (!o->block) /* a block runs every GEMM it lists, the same shape twice included */
+        merge_shapes(o);
+    TPB_CHECK_RET(block_splits(o));
     return aligned_shapes(o);
 }
 

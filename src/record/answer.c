@@ -8,20 +8,6 @@
 
 #include "record/verdict.h"
 
-/* A time the way a person reads it: 830 us, 12.3 ms, 1.25 s. */
-static const char *human_us(char *out, size_t cap, double us)
-{
-    if (!isfinite(us))
-        snprintf(out, cap, "-");
-    else if (us < 1e3)
-        snprintf(out, cap, "%.0f us", us);
-    else if (us < 1e6)
-        snprintf(out, cap, "%.3g ms", us / 1e3);
-    else
-        snprintf(out, cap, "%.3g s", us / 1e6);
-    return out;
-}
-
 /* "4096x4096x4096 qkv_proj" */
 static void shape_label(char *out, size_t cap, const tpb_history_t *h)
 {
@@ -145,7 +131,7 @@ static void straggler_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *h
                    persists ? "straggler" : "transient", tpb_split_label(h->split, h->seqpar),
                    tpb_policy_name(h->policy), h->straggler_world, host ? " (" : "",
                    host ? host : "", host ? ")" : "", 100.0 * h->straggler_frac,
-                   human_us(late, sizeof(late), h->straggler_late_us),
+                   tpb_human_us(late, sizeof(late), h->straggler_late_us),
                    persists ? " (slower over the whole run)"
                             : " (not slower over the run: a passing slowdown, not the rank's)");
     tpb_json_obj_begin(js);
@@ -236,7 +222,7 @@ static const tpb_history_t *group_answer(tpb_buf_t *txt, tpb_buf_t *js, const tp
     tpb_buf_printf(txt, "#   %s tp %d%s: fastest %s %s, %s a step\n", shape, g->tp,
                    g->placement == TPB_PLACE_SPREAD ? " (spread)" : "",
                    tpb_split_label(best->split, best->seqpar), tpb_policy_name(best->policy),
-                   human_us(step, sizeof(step), best->step_med));
+                   tpb_human_us(step, sizeof(step), best->step_med));
     tpb_json_obj_begin(js);
     tpb_json_kv_str(js, "kind", "tp");
     json_group_keys(js, g);
@@ -343,7 +329,7 @@ static void use_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, i
                    thr == best ? "" : ", shortest step (latency)",
                    tpb_split_label(best->split, best->seqpar), tpb_policy_name(best->policy),
                    best->tp, best->placement == TPB_PLACE_SPREAD ? " spread" : "",
-                   human_us(step, sizeof(step), best->step_med));
+                   tpb_human_us(step, sizeof(step), best->step_med));
     const tpb_history_t *ev = tpb_verdict_even_of(hist, n, best);
     if (ev && ev != best) {
         tpb_policy_verdict_t v = tpb_verdict_of(ev, best, TPB_VERDICT_TOL);
@@ -366,7 +352,7 @@ static void use_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, i
                        tpb_policy_name(thr->policy), thr->tp,
                        thr->placement == TPB_PLACE_SPREAD ? " spread" : "", thr->world / thr->tp,
                        thr->world / thr->tp == 1 ? "" : "s",
-                       human_us(step, sizeof(step), thr->step_med), layer_rate(thr), thr->world);
+                       tpb_human_us(step, sizeof(step), thr->step_med), layer_rate(thr), thr->world);
     }
     json_use(js, thr, "throughput", layer_rate(thr));
 }

@@ -40,4 +40,14 @@ void tpb_answer_write(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, 
  */
 void tpb_answer_overlap(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *ohist, int n);
 
+/**
+ * --block: per block (name, tokens, sequence parallelism, placement) of blocks[n] and TP
+ * degree, the fastest policy the answer may recommend (even, or one whose verdict over
+ * even is better) with its step and tokens/s per rank, the other policies' verdicts over
+ * even, the TP degrees ranked by tokens/s per rank, and two use lines (throughput:
+ * tokens/s per rank; latency: the step), each against the runner-up TP degree with the
+ * 95 % interval and verdict of the ratio (answer_block.c). Nothing without blocks.
+ */
+void tpb_answer_block(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *blocks, int n);
+
 #endif /* TPB_ANSWER_H */

@@ -40,6 +40,8 @@
     X(J, "warmup", INT, r->warmup)                                                                 \
     X(J, "interleave_set", INT, r->interleave_set)                                                 \
     X(J, "interleave_rounds", INT, r->interleave_rounds)                                           \
+    X(JC, "block", INT, r->block)                                                                  \
+    X(JC, "block_pos", INT, r->block_pos)                                                          \
     X(J, "overlap", FN, overlap)                                                                   \
     X(JC, "shards", FN, shards)                                                                    \
     X(JC, "speeds", RINFO, speed)                                                                  \

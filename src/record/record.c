@@ -37,6 +37,9 @@ void tpb_record_free(tpb_record_t *r)
         tpb_history_free(&r->hist[i]);
     free(r->hist);
     free(r->ohist);
+    for (int i = 0; i < r->nbhist; i++)
+        tpb_history_free(&r->bhist[i]);
+    free(r->bhist);
     tpb_buf_free(&r->jsonl);
     tpb_buf_free(&r->csv);
     tpb_buf_free(&r->ranks_csv);

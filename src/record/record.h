@@ -81,6 +81,8 @@ typedef struct {
     int nhist, cap_hist;
     tpb_history_t *ohist; /**< the chunked configs (--overlap chunked) */
     int nohist, cap_ohist;
+    tpb_history_t *bhist; /**< the blocks (--block): id, name, tokens (m), steps, policy */
+    int nbhist, cap_bhist;
     int skipped;           /**< configs skipped, with a line in the table */
     int check_failed;      /**< a config's --check failed */
     int claimed;           /**< this run has written into out_dir (after its first config) */
@@ -119,6 +121,14 @@ tpb_status_t tpb_record_config(tpb_record_t *r, const tpb_result_t *res, const t
 /** A '# warning: ...' line (printf format, no newline) printed once after the table,
  *  before the summary (the same line said twice is printed once). */
 void tpb_record_warn(tpb_record_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/**
+ * A --block measured: its configs (b->configs) already recorded. Its step (median, p95,
+ * min, max of b->steps), tokens per second per rank with the 95 % interval of the median
+ * step, the sum of its GEMMs' median steps beside it; one table line, one "block" record
+ * in results.jsonl (record_block.c), kept for the answer.
+ */
+tpb_status_t tpb_record_block(tpb_record_t *r, const tpb_block_result_t *b);
 
 /** A config that was not measured: one line in the table, counted. */
 void tpb_record_skip(tpb_record_t *r, const char *why);

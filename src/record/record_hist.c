@@ -64,7 +64,8 @@ static tpb_status_t hist_room(tpb_history_t **h, int n, int *cap)
 static tpb_status_t push_ohist(tpb_record_t *s, const tpb_result_t *res)
 {
     TPB_CHECK_RET(hist_room(&s->ohist, s->nohist, &s->cap_ohist));
-    s->ohist[s->nohist++] = (tpb_history_t){.tp = res->tp,
+    s->ohist[s->nohist++] = (tpb_history_t){.id = res->id,
+                                            .tp = res->tp,
                                             .split = res->split,
                                             .seqpar = res->seqpar,
                                             .policy = res->policy,
@@ -120,7 +121,8 @@ tpb_status_t tpb_record_push_hist(tpb_record_t *s, const tpb_result_t *res)
         if (t1)
             t1[r] = res->ranks[r].compute_med;
     }
-    s->hist[s->nhist++] = (tpb_history_t){.tp = res->tp,
+    s->hist[s->nhist++] = (tpb_history_t){.id = res->id,
+                                          .tp = res->tp,
                                           .world = res->world,
                                           .split = res->split,
                                           .seqpar = res->seqpar,

@@ -98,6 +98,8 @@ typedef struct {
     const double *steps;       /**< every measured iteration's step (NULL with --timeline off) */
     int interleave_set;        /**< --interleave: the set it was measured in (-1: alone) */
     int interleave_rounds;     /**< ... and its rounds (0: alone) */
+    int block;                 /**< --block: the block it ran in (-1: none) */
+    int block_pos;             /**< ... its place in the block's order */
     const tpb_slow_t *slow;    /**< per block and group, the slowest rank (base/detect.h) */
     const double *slow_dev;    /**< per block and position, its log rate against the others' */
     int nslow;                 /**< entries of slow: blocks x groups */
@@ -155,8 +157,24 @@ int tpb_result_device_shared(const tpb_result_t *res);
  *  TPB_STEP_SAMPLES. Returns how many (0 without steps); *quantiles says which. Pure. */
 int tpb_result_step_samples(const tpb_result_t *res, double *out, int *quantiles);
 
+/** A --block measured (base/block.h): its GEMMs' configs run back to back as one step. */
+typedef struct {
+    int id;           /**< the block's index in the run, from 0 */
+    const char *name; /**< the preset's (the model's) name */
+    int world, tp, iters;
+    tpb_policy_t policy;
+    tpb_seqpar_t seqpar;
+    tpb_placement_t placement;
+    long tokens;         /**< M: rows (tokens) of every GEMM of the block */
+    int ngemm;           /**< its GEMMs */
+    const int *configs;  /**< their config ids, in the block's order (borrowed) */
+    const double *steps; /**< the block's step of every measured iteration (borrowed) */
+    int set, rounds;     /**< interleaved: its set (-1: alone) and the set's rounds */
+} tpb_block_result_t;
+
 /** A finished config, as later configs and the summary need it. */
 typedef struct {
+    int id; /**< its config id (a block's: the block's id) */
     int tp;
     int world; /**< entries of the per-position arrays */
     tpb_split_t split;

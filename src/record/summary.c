@@ -252,6 +252,7 @@ static void summary_answer(tpb_record_t *s, tpb_buf_t *js)
         tpb_buf_puts(&txt, " of its speed: the ranks the answer calls slow were asked to be\n");
     tpb_answer_write(&txt, js, s->hist, s->nhist, hosts, s->run.cal_target_spread);
     tpb_answer_overlap(&txt, js, s->ohist, s->nohist);
+    tpb_answer_block(&txt, js, s->bhist, s->nbhist);
     fputs(tpb_buf_str(&txt), s->run.table);
     tpb_buf_free(&txt);
 }

@@ -2,6 +2,7 @@
 #include "record/verdict.h"
 
 #include <math.h>
+#include <stdio.h>
 
 double tpb_balance_bound(double step, const double *compute, const double *work,
                          const double *p_compute, const double *p_work, int world, int tp)
@@ -60,4 +61,17 @@ const tpb_history_t *tpb_verdict_even_of(const tpb_history_t *hist, int n, const
             tpb_history_same_layer(&hist[i], h) && hist[i].policy == TPB_POLICY_EVEN)
             return &hist[i];
     return NULL;
+}
+
+const char *tpb_human_us(char *out, size_t cap, double us)
+{
+    if (!isfinite(us))
+        snprintf(out, cap, "-");
+    else if (us < 1e3)
+        snprintf(out, cap, "%.0f us", us);
+    else if (us < 1e6)
+        snprintf(out, cap, "%.3g ms", us / 1e3);
+    else
+        snprintf(out, cap, "%.3g s", us / 1e6);
+    return out;
 }

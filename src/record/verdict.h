@@ -44,4 +44,7 @@ tpb_policy_verdict_t tpb_verdict_of(const tpb_history_t *ev, const tpb_history_t
 /** The even config of h's group and layer among hist[0..n), or NULL. Pure. */
 const tpb_history_t *tpb_verdict_even_of(const tpb_history_t *hist, int n, const tpb_history_t *h);
 
+/** A time the way a person reads it into out: 830 us, 12.3 ms, 1.25 s ("-": not finite). */
+const char *tpb_human_us(char *out, size_t cap, double us);
+
 #endif /* TPB_VERDICT_H */

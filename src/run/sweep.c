@@ -161,6 +161,103 @@ static tpb_status_t set_fits(tpb_sweep_t *s, const int *idx, int k, int *fits)
     return st;
 }
 
+/* Plans idx[k * nl] measured as k units of nl layers (a unit: one config, or a --block's
+ * GEMMs in order), side by side (tpb_sweep_measure_set), then closed and recorded one by
+ * one; a --block's units recorded as blocks too (collective). */
+static tpb_status_t measure_units(tpb_sweep_t *s, const int *idx, int k, int nl)
+{
+    int n = k * nl, open = 0;
+    tpb_config_run_t *c = calloc((size_t)n, sizeof(*c));
+    tpb_status_t st = tpb_agree(s->world, c ? TPB_OK : tpb_err_set(TPB_ERR_NOMEM, "out of memory"));
+    TPB_CHECK_RET(st);
+    for (; open < n && st == TPB_OK; open++)
+        st = tpb_config_open(s, &s->plans.p[idx[open]], &c[open]);
+    if (st == TPB_OK)
+        st = tpb_sweep_measure_set(s, c, k, nl);
+    for (int j = 0; j < n && st == TPB_OK; j++) {
+        c[j].set = c[j].rounds ? s->nsets : -1;
+        c[j].block = nl > 1 || s->o->block ? s->nblocks + j / nl : -1;
+        c[j].block_pos = j % nl;
+        st = tpb_config_close(s, &c[j]);
+        s->nconfigs += st == TPB_OK;
+    }
+    for (int u = 0; s->o->block && u < k && st == TPB_OK; u++)
+        st = tpb_sweep_block(s, &c[u * nl], nl);
+    s->nblocks += s->o->block && st == TPB_OK ? k : 0;
+    s->nsets += st == TPB_OK && c[0].rounds;
+    for (int j = 0; j < open; j++)
+        tpb_config_free(&c[j]);
+    free(c);
+    return skipped(s, st);
+}
+
+/* --block: the plans measured with plan i as blocks (i first): every policy of its
+ * placement, TP degree and sequence parallelism, each a unit of the shapes' plans in
+ * order. idx receives k units of *nl plans; returns k, or 0 (every plan in *skip, marked in done) where a shape cannot be planned at this TP degree. */
+static int block_of(const tpb_sweep_t *s, int i, unsigned char *done, int *idx, int *nl,
+                    const char **skip)
+{
+    const tpb_config_plan_t *p = &s->plans.p[i];
+    unsigned pols[8];
+    int npol = 0, k = 0, end = i;
+    *skip = NULL;
+    while (end < s->plans.n && s->plans.p[end].placement == p->placement &&
+           s->plans.p[end].tp == p->tp)
+        end++;
+    for (int j = i; j < end; j++) {
+        const tpb_config_plan_t *q = &s->plans.p[j];
+        if (q->skip[0] && !*skip)
+            *skip = q->skip;
+        if (q->skip[0] || q->seqpar != p->seqpar || done[j])
+            continue;
+        int seen = 0;
+        for (int u = 0; u < npol; u++)
+            seen |= pols[u] == (unsigned)q->policy;
+        if (!seen && npol < 8)
+            pols[npol++] = (unsigned)q->policy;
+    }
+    *nl = 0;
+    for (int u = 0; u < npol; u++) {
+        int got = 0;
+        for (int j = i; j < end; j++) {
+            const tpb_config_plan_t *q = &s->plans.p[j];
+            if (!q->skip[0] && q->seqpar == p->seqpar && !done[j] && q->policy == (tpb_policy_t)pols[u])
+                idx[k * *nl + got++] = j;
+        }
+        if (u == 0)
+            *nl = got;
+        k += got == *nl;
+    }
+    for (int j = i; j < end; j++)
+        if (*skip || s->plans.p[j].seqpar == p->seqpar || s->plans.p[j].skip[0])
+            done[j] = 1;
+    return *skip ? 0 : k;
+}
+
+/* --block: plan i's blocks, or the skip line of the first shape that cannot run. */
+static tpb_status_t run_block(tpb_sweep_t *s, int i, unsigned char *done, int *idx)
+{
+    int nl = 0, fits = 0;
+    const char *skip = NULL;
+    int k = block_of(s, i, done, idx, &nl, &skip);
+    if (!k)
+        return skipped(s, tpb_agree(s->world, tpb_err_set(TPB_ERR_INVALID, "block tp %d: %s",
+                                                          s->plans.p[i].tp, skip ? skip : "no config")));
+    for (int j = 0; j < k * nl; j++)
+        TPB_CHECK_RET(speeds_for(s, idx[j]));
+    TPB_CHECK_RET(set_fits(s, idx, k * nl, &fits));
+    if (!fits)
+        return skipped(s, tpb_agree(s->world, tpb_err_set(TPB_ERR_INVALID,
+                                                          "block tp %d: its %d GEMMs do not fit "
+                                                          "beside each other in this rank's memory",
+                                                          s->plans.p[i].tp, k * nl)));
+    double work = 0.0;
+    for (int j = 0; j < k * nl; j++)
+        work += tpb_sweep_plan_work(s, &s->plans.p[idx[j]]);
+    tpb_sweep_progress(s, &s->plans.p[idx[0]], work, k * nl);
+    return measure_units(s, idx, k, nl);
+}
+
 /* Plans idx[k] of one block measured side by side (--interleave), or one after the other
  * where their layers do not fit beside each other. */
 static tpb_status_t run_set(tpb_sweep_t *s, const int *idx, int k)
@@ -177,22 +274,7 @@ static tpb_status_t run_set(tpb_sweep_t *s, const int *idx, int k)
     for (int j = 0; j < k; j++)
         work += tpb_sweep_plan_work(s, &s->plans.p[idx[j]]);
     tpb_sweep_progress(s, &s->plans.p[idx[0]], work, k);
-    tpb_config_run_t c[TPB_SET_MAX];
-    int open = 0;
-    tpb_status_t st = TPB_OK;
-    for (; open < k && st == TPB_OK; open++)
-        st = tpb_config_open(s, &s->plans.p[idx[open]], &c[open]);
-    if (st == TPB_OK)
-        st = tpb_sweep_measure_set(s, c, k);
-    for (int j = 0; j < k && st == TPB_OK; j++) {
-        c[j].set = s->nsets;
-        st = tpb_config_close(s, &c[j]);
-        s->nconfigs += st == TPB_OK;
-    }
-    s->nsets += st == TPB_OK;
-    for (int j = 0; j < open; j++)
-        tpb_config_free(&c[j]);
-    return skipped(s, st);
+    return measure_units(s, idx, k, 1);
 }
 
 tpb_status_t tpb_sweep_run(tpb_sweep_t *s)
@@ -200,13 +282,21 @@ tpb_status_t tpb_sweep_run(tpb_sweep_t *s)
     tpb_status_t st = TPB_OK;
     s->fatal = 0;
     unsigned char *done = calloc((size_t)s->plans.n + 1, 1);
-    if (!done)
+    int *idx = malloc(((size_t)s->plans.n + 1) * sizeof(int));
+    if (!done || !idx) {
+        free(done);
+        free(idx);
         return tpb_err_set(TPB_ERR_NOMEM, "out of memory for %d plans", s->plans.n);
+    }
     for (int i = 0; i < s->plans.n && st == TPB_OK; i++) {
-        int idx[TPB_SET_MAX], k = 1;
+        int k = 1;
         if (done[i])
             continue; /* measured in an earlier plan's set */
         st = enter(s, i);
+        if (st == TPB_OK && s->o->block && !s->plans.p[i].skip[0]) {
+            st = run_block(s, i, done, idx);
+            continue;
+        }
         if (st == TPB_OK)
             k = set_of(s, i, done, idx);
         for (int j = 0; j < k; j++)
@@ -215,6 +305,7 @@ tpb_status_t tpb_sweep_run(tpb_sweep_t *s)
             st = k > 1 ? run_set(s, idx, k) : run_plan(s, i);
     }
     free(done);
+    free(idx);
     if (s->world != s->real_world || s->group != MPI_COMM_NULL)
         unplace(s);
     TPB_CHECK_RET(st);

@@ -80,6 +80,7 @@ typedef struct {
     tpb_comm_t *comm;            /**< the backend's communicator of that group */
     int nconfigs, check_failed;
     int nsets;           /**< interleaved sets measured so far */
+    int nblocks;         /**< --block: blocks measured so far */
     long iter_base;      /**< iterations (warm-up included) run before this config */
     double peak_gflops;  /**< this rank's device peak for the run's dtype */
     int ranks_on_device; /**< ranks of its node driving its device (> 1: a shared GPU) */
@@ -137,6 +138,9 @@ typedef struct {
     long first;             /**< the run's iteration of its first measured one */
     int set;                /**< the interleaved set it was measured in (-1: alone) */
     int rounds;             /**< ... and that set's rounds (0: alone) */
+    int id;                 /**< its config id, once closed */
+    int block;              /**< --block: the block it ran in (-1: none) */
+    int block_pos;          /**< ... and its place in the block's order */
 } tpb_config_run_t;
 
 /** A config's layer built and its emulation probed (collective); free with tpb_config_free
@@ -150,13 +154,23 @@ tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c);
 void tpb_config_free(tpb_config_run_t *c);
 
 /**
- * --interleave on: the configs c[k] of one set (the policies of one block, each open)
- * measured side by side (collective, sweep_measure.c): every one's warm-up, then
- * TPB_INTERLEAVE_ROUNDS(iters) rounds in which each runs one block of its measured
- * iterations, in tpb_interval_order's order (ABBA), a barrier after every block. Each
- * config keeps its own marks (c[i].raw) and its iterations in its own order.
+ * k units of nl configs each, c[k * nl] (each open), measured side by side (collective,
+ * sweep_measure.c). A unit is one config (nl = 1: the policies of one block, --interleave
+ * on), or a --block's GEMMs, which every iteration of the unit runs back to back in
+ * order. Every unit's warm-up, then tpb_interleave_rounds(iters) rounds in which each unit
+ * runs one block of its measured iterations, in tpb_interval_order's order (ABBA), a
+ * barrier after every block (one round, each unit's iterations in one go, for a single
+ * unit or a --block with --interleave off). Each config keeps its own marks (c[i].raw)
+ * and its iterations in its own order; c[i].rounds receives the rounds (0: one).
  */
-tpb_status_t tpb_sweep_measure_set(tpb_sweep_t *s, tpb_config_run_t *c, int k);
+tpb_status_t tpb_sweep_measure_set(tpb_sweep_t *s, tpb_config_run_t *c, int k, int nl);
+
+/**
+ * --block, after the configs c[nl] of one block are closed (collective; rank 0 records):
+ * the block's step per iteration from its GEMMs' gathered marks, its tokens per second
+ * per rank, recorded as the block s->nblocks + (its unit).
+ */
+tpb_status_t tpb_sweep_block(tpb_sweep_t *s, const tpb_config_run_t *c, int nl);
 
 /** Work of plan p for the ETA (progress.c): its iterations' FLOPs on a rank plus 64 a byte
  *  of its buffers; 0 for a skipped entry. Only ratios matter. Pure. */

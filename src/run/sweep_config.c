@@ -150,7 +150,8 @@ tpb_status_t tpb_config_open(tpb_sweep_t *s, const tpb_config_plan_t *plan, tpb_
     *c = (tpb_config_run_t){.plan = plan,
                             .info = {.max_err = NAN, .speed_spread = NAN, .emulate_achieved = NAN},
                             .first = s->iter_base + m->warmup,
-                            .set = -1};
+                            .set = -1,
+                            .block = -1};
     c->raw = calloc((size_t)m->iters, sizeof(*c->raw));
     c->all = root ? calloc((size_t)size * m->iters, sizeof(*c->all)) : NULL;
     c->infos = root ? calloc((size_t)size, sizeof(*c->infos)) : NULL;
@@ -182,6 +183,7 @@ tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c)
     if (p->desc.chunks > 0) /* then its parts alone, outside the measured loop */
         TPB_CHECK_GOTO(tpb_sweep_overlap(s, p, c->l, &chunk, &alone), st, out);
     rank_facts(s, p, &c->info);
+    c->id = s->nconfigs;
     TPB_CHECK_GOTO(gather(s, c->raw, &c->info, c->all, c->infos), st, out);
     TPB_CHECK_GOTO(tpb_sweep_resync(s), st, out);
     if (s->rec) {
@@ -192,6 +194,8 @@ tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c)
         res.emulate_asked = asked;
         res.interleave_set = c->set;
         res.interleave_rounds = c->rounds;
+        res.block = c->block;
+        res.block_pos = c->block_pos;
         correct_marks(s, c->all);
         if (p->desc.chunks > 0) {
             tpb_sweep_overlap_clock(s, p, chunk);

@@ -29,9 +29,11 @@ static double inject_delay(const tpb_measure_t *m, int rank, long it)
     return d->us;
 }
 
-/* Iterations in slots [from, to) of the device's marks, as the next iterations of the run
- * (s->iter_base counts them). */
-static tpb_status_t iterate(tpb_sweep_t *s, tpb_layer_t *l, size_t from, size_t to, int rec)
+/* Iterations [from, to) of the layers ls[nl] as the next iterations of the run (s->iter_base
+ * counts them): one layer, or a --block's GEMMs back to back in every iteration, layer j's
+ * marks `stride` slots after layer j - 1's. A delay is injected into the first layer. */
+static tpb_status_t iterate(tpb_sweep_t *s, tpb_layer_t *const *ls, int nl, size_t stride,
+                            size_t from, size_t to, int rec)
 {
     const tpb_measure_t *m = &s->plans.m;
     int rank = s->real_topo->rank; /* faults are injected into world ranks */
@@ -40,8 +42,10 @@ static tpb_status_t iterate(tpb_sweep_t *s, tpb_layer_t *l, size_t from, size_t 
         long it = s->iter_base++;
         if (m->sched && it == m->sched_iter)
             st = tpb_dev_set_emulation(s->dev, m->sched[rank]);
-        if (st == TPB_OK) /* --comm-gap: a comm-only rank's "compute" is the gap */
-            st = tpb_layer_iter(l, i, inject_delay(m, rank, it) + m->comm_gap_us, rec);
+        for (int j = 0; j < nl && st == TPB_OK; j++) /* --comm-gap: a comm-only rank's
+                                                         "compute" is the gap */
+            st = tpb_layer_iter(ls[j], i + (size_t)j * stride,
+                                (j ? 0.0 : inject_delay(m, rank, it)) + m->comm_gap_us, rec);
         tpb_sweep_beat(s);
     }
     return st;
@@ -190,7 +194,7 @@ tpb_status_t tpb_sweep_measure(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_c
         s->rec->rounds.n = 0;
     tpb_status_t st = tpb_dev_marks_prepare(s->dev, tpb_marks_count(&p->desc.marks));
     TPB_CHECK_RET(tpb_agree(s->world, st));
-    st = iterate(s, *l, 0, (size_t)m->warmup, 1);
+    st = iterate(s, l, 1, 0, 0, (size_t)m->warmup, 1);
     if (st == TPB_OK)
         st = tpb_dev_sync(s->dev);
     s->fatal = st != TPB_OK;
@@ -202,7 +206,7 @@ tpb_status_t tpb_sweep_measure(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_c
     }
     for (int from = m->warmup; from < n && st == TPB_OK; from += round) {
         int to = from + round < n ? from + round : n;
-        st = iterate(s, *l, (size_t)from, (size_t)to, rec);
+        st = iterate(s, l, 1, 0, (size_t)from, (size_t)to, rec);
         s->fatal = st != TPB_OK;
         if (st == TPB_OK && adaptive) {
             st = rebalance(s, p, moved, l, from, to, to == n);
@@ -230,33 +234,38 @@ static tpb_status_t block_end(tpb_sweep_t *s, tpb_status_t st)
     return TPB_OK;
 }
 
-tpb_status_t tpb_sweep_measure_set(tpb_sweep_t *s, tpb_config_run_t *c, int k)
+tpb_status_t tpb_sweep_measure_set(tpb_sweep_t *s, tpb_config_run_t *c, int k, int nl)
 {
     const tpb_measure_t *m = &s->plans.m;
-    size_t n = (size_t)(m->warmup + m->iters);
-    int rounds = tpb_interleave_rounds(m->iters), order[rounds * k];
-    tpb_status_t st =
-        tpb_dev_marks_prepare(s->dev, (size_t)k * tpb_marks_count(&c[0].plan->desc.marks));
+    size_t n = (size_t)(m->warmup + m->iters), unit = (size_t)nl * n;
+    int rounds = k > 1 && m->interleave ? tpb_interleave_rounds(m->iters) : 1;
+    int order[rounds * k];
+    tpb_layer_t *ls[k * nl];
+    for (int i = 0; i < k * nl; i++)
+        ls[i] = c[i].l;
+    tpb_status_t st = tpb_dev_marks_prepare(
+        s->dev, (size_t)(k * nl) * tpb_marks_count(&c[0].plan->desc.marks));
     TPB_CHECK_RET(tpb_agree(s->world, st));
-    for (int i = 0; i < k && st == TPB_OK; i++) /* every one's warm-up, in the set's order */
-        st = iterate(s, c[i].l, (size_t)i * n, (size_t)i * n + (size_t)m->warmup, 1);
+    for (int u = 0; u < k && st == TPB_OK; u++) /* every one's warm-up, in the set's order */
+        st = iterate(s, &ls[u * nl], nl, n, (size_t)u * unit, (size_t)u * unit + (size_t)m->warmup,
+                     1);
     TPB_CHECK_RET(block_end(s, st));
     tpb_interval_order(k, rounds, order);
     for (int b = 0; b < rounds * k && st == TPB_OK; b++) {
-        int i = order[b], j = b / k;
+        int u = order[b], j = b / k;
         size_t lo = (size_t)j * (size_t)m->iters / (size_t)rounds;
         size_t hi = (size_t)(j + 1) * (size_t)m->iters / (size_t)rounds;
-        size_t at = (size_t)i * n + (size_t)m->warmup;
-        st = iterate(s, c[i].l, at + lo, at + hi, 1);
+        size_t at = (size_t)u * unit + (size_t)m->warmup;
+        st = iterate(s, &ls[u * nl], nl, n, at + lo, at + hi, 1);
         st = block_end(s, st);
     }
     TPB_CHECK_RET(st);
-    tpb_mark_t *raw[k];
-    for (int i = 0; i < k; i++) {
+    tpb_mark_t *raw[k * nl];
+    for (int i = 0; i < k * nl; i++) {
         raw[i] = c[i].raw;
-        c[i].rounds = rounds;
+        c[i].rounds = rounds > 1 ? rounds : 0;
     }
-    st = read_marks(s, 1, raw, k);
+    st = read_marks(s, 1, raw, k * nl);
     s->fatal = st != TPB_OK;
     return st;
 }

@@ -344,13 +344,18 @@ class Pooled:
         self.run = results[0].run
         self.jsonl = results[0].jsonl
         self.runs = len(results)
-        self.configs, self.reference = [], {}
+        self.configs, self.reference, self.blocks = [], {}, []
         by_key = {}
         for i, res in enumerate(results):
+            new_id = {}
             for c in res.configs:
+                new_id[c["id"]] = len(self.configs)
                 c = dict(c, id=len(self.configs), run=i, run_hosts=hosts_of(res.run))
                 self.configs.append(c)
                 by_key.setdefault(tr.config_key(c), []).append(c)
+            for b in getattr(res, "blocks", []):  # --block: its configs by their pooled ids
+                if all(c in new_id for c in b["configs"]):
+                    self.blocks.append(dict(b, configs=[new_id[c] for c in b["configs"]]))
         for key, cs in by_key.items():
             ref = statistics.median(c["step_us"]["median"] for c in cs
                                     if finite(c["step_us"].get("median")))

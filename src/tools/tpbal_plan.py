@@ -24,20 +24,20 @@ shortest (latency), and the one whose layer rate over the world, (P/t) / T(t), i
 """
 import array
 import collections
-import datetime
 import itertools
 import math
-import os
 import sys
 
 import tpbal_results as tr
 import tpbal_model as tm
+import tpbal_shardplan as tsp
+import tpbal_world as tw
 from tpbal_results import BadInput, clean
 
 EPILOG = "exit status: 0 written, 2 bad input (unreadable or not a tpbal result, no config " \
          "to model, a bad option)."
-PLAN_SCHEMA = "tpbal-plan/1"
-DTYPE_ALIGN = {"fp8": 16}  # fp8 GEMMs need widths in multiples of 16 (src/base/dtype.c)
+PLAN_SCHEMA = tsp.PLAN_SCHEMA
+DTYPE_ALIGN = tsp.DTYPE_ALIGN
 
 
 def int_list(s):
@@ -89,7 +89,9 @@ def parse_args(argv):
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--plan-out", metavar="FILE",
                    help="write the shard plan (schema %s) of the recommended config of each "
-                        "shape" % PLAN_SCHEMA)
+                        "shape (of a --block run: the even and weighted shards of every GEMM "
+                        "of the block at every planned TP degree)" % PLAN_SCHEMA)
+    tw.add_args(p)
     return p.parse_args(argv)
 
 
@@ -386,75 +388,6 @@ def text(res, val, summ, rows, recs, world):
     return "\n".join(lines)
 
 
-def speeds_of(pl, ranks, r):
-    """The modelled speeds (GFLOP/s at the even shard) of a group."""
-    dim = tm.split_dim(r["n"], r["k"], r["split"])
-    return [v / 1e3 for v in pl.models.speeds(dim, [pl.borrow[w] for w in ranks], r["m"],
-                                                   r["n"], r["k"], r["split"])]
-
-
-def shard_plan(res, pl, recs):
-    """The plan document: per recommended config, per TP group, ranks, hosts, devices,
-    shards and offsets along the split dimension, and the speeds."""
-    ranks_info = tr.records(res.run.get("ranks"))
-    devices = [str(r.get("device_uuid") or r.get("device") or "") for r in ranks_info]
-    src = sorted({c.get("speed_source") for c in res.configs if c.get("speed_source")})
-    spread = [s for c in res.configs for s in (c.get("speed_spread") or []) if tr.finite(s)]
-    configs = []
-    for rc in recs:
-        r = rc["latency"]
-        p, tp = r["prediction"], r["tp"]
-        dim = tm.split_dim(r["n"], r["k"], r["split"])
-        groups, memo = [], {}
-        order = placement_ranks(pl.hosts, r["placement"])
-        for g in range(len(order) // tp):
-            grp = order[g * tp:(g + 1) * tp]
-            key = tuple(pl.borrow[w] for w in grp)
-            if key not in memo:
-                shards = pl.models.shards(dim, list(key), r["policy"], r["m"], r["n"], r["k"],
-                                          r["split"]) if tp > 1 else [dim]
-                memo[key] = (shards, [sum(shards[:i]) for i in range(len(shards))],
-                             speeds_of(pl, grp, r))
-            shards, offs, speeds = memo[key]
-            groups.append({"group": g, "world_ranks": grp,
-                           "hosts": [pl.hosts[w] for w in grp],
-                           "devices": [devices[w] if w < len(devices) else "" for w in grp],
-                           "shards": shards, "offsets": offs, "speeds_gflops": speeds})
-        configs.append({"m": r["m"], "n": r["n"], "k": r["k"], "split": r["split"],
-                        "sequence_parallel": r.get("sequence_parallel", "off"),
-                        "split_dim": "k" if r["split"] == "row" else "n",
-                        "policy": r["policy"], "tp": tp, "placement": r["placement"],
-                        "granularity": pl.g, "dtype": pl.dtype,
-                        "predicted_step_us": p["step_us"], "groups": groups})
-    return {"schema": PLAN_SCHEMA, "tool": "tpbal-plan", "source": os.path.abspath(res.dir),
-            "written": datetime.datetime.now(datetime.timezone.utc).isoformat(),
-            "speeds": {"from": src, "measured_on": res.run.get("command_line"),
-                       "worst_spread": max(spread) if spread else None,
-                       "model": "t = c0 + F / R per rank (doc/METRICS.md, tpbal-plan)"},
-            "world_size": len(pl.hosts), "configs": configs}
-
-
-def refusal(c):
-    """Why tpbal would refuse config c of a plan (tpb_shardplan_check, run with the plan's
-    granularity and dtype), "" if it would take it: a group whose shards do not add up to
-    the split dimension, a shard under the granularity or off it (the last may also take
-    the dimension mod g), off the dtype's GEMM width, an even entry that is not the even
-    split."""
-    dim = c["n"] if c["split"] == "col" else c["k"]
-    g, align = c["granularity"], DTYPE_ALIGN.get(c["dtype"], 1)
-    for grp in c["groups"]:
-        sh = grp["shards"]
-        if sum(sh) != dim or len(sh) != c["tp"]:
-            return "group %d: %d shards adding up to %d" % (grp["group"], len(sh), sum(sh))
-        units = sh[:-1] + [sh[-1] - dim % g]
-        if any(u < g or u % g or s % align for u, s in zip(units, sh)):
-            return "group %d: a shard off the granularity %d or the %s width %d" % (
-                grp["group"], g, c["dtype"], align)
-        if c["policy"] == "even" and sh != tm.even_shards(dim, c["tp"], g):
-            return "group %d: not the even split" % grp["group"]
-    return ""
-
-
 def main(argv):
     o = parse_args(argv)
     runs = [tm.modelled(tr.load(d)) for d in o.dirs]
@@ -475,12 +408,17 @@ def main(argv):
     summ = tm.error_summary(val)
     rows = predictions(pl, world, tps, shape_list, places)
     recs = recommend(rows, world, measured_verdicts(res, world))
+    bval = tw.validate_blocks(res, tm.hosts_of(res.run), pl.g)
+    layout = Layout(pl.hosts, pl.borrow, "packed")
+    wplan = tw.world_plan(pl, lambda t: layout.distinct_groups(t)[0], tw.block_shapes(res),
+                          world, tps, o) if tw.wants_world(o) else None
     if o.plan_out:
-        if not recs:
+        planned = tw.block_rows(res, rows) if getattr(res, "blocks", None) else recs
+        if not planned:
             raise BadInput("no config could be predicted: no shard plan to write")
-        doc = shard_plan(res, pl, recs)
+        doc = tsp.shard_plan(res, pl, planned, placement_ranks)
         for c in doc["configs"]:  # what tpbal would refuse is never written
-            why = refusal(c)
+            why = tsp.refusal(c)
             if why:
                 raise BadInput("the plan of %dx%dx%d %s %s tp %d would be refused by tpbal (%s): "
                                "not written" % (c["m"], c["n"], c["k"], c["split"], c["policy"],
@@ -489,9 +427,12 @@ def main(argv):
     if o.format == "json":
         print(tr.json_dumps({"schema": PLAN_SCHEMA, "validation": {"configs": val,
                                                                     "summary": summ},
-                             "predictions": rows, "recommend": recs}))
+                             "predictions": rows, "recommend": recs,
+                             "blocks": bval, "world_plan": wplan}))
     else:
         print(text(res, val, summ, rows, recs, world))
+        if bval or wplan:
+            print(tw.text(res, bval, wplan, o.ranks_per_node))
     return 0
 
 

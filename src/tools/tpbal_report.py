@@ -205,6 +205,9 @@ def page(res, made, captions, tl, extra=()):
 
 
 CAPTIONS = {
+    "blocks": "tpbal --block: per TP degree and policy, the block's step as its GEMMs' "
+              "phases (compute, wait, the rest: the collective), one GEMM after another, "
+              "and its tokens per second per rank with the 95 % interval.",
     "plan": "tpbal-plan's leave-one-out check: every config's measured step against the one "
             "predicted from models fitted without it.",
     "ranks": "Per rank, even beside weighted (the even config with the largest what-if "
@@ -304,6 +307,8 @@ def main(argv):
     data["arrivals"] = plots.plot_arrivals(c, trace, outdir, made, why) if c else None
     extra = per_rank_views(res, plots, outdir, o.window, made, data)
     import tpbal_report_plan as rp
+    import tpbal_report_block as rb
+    extra += rb.block_part(res, outdir, made, data, table)
     extra += rp.plan_part(res, outdir, made, data, table)
     write_outputs(outdir, data, page(res, made, CAPTIONS, data["timeline"], extra))
     print("tpbal-report: %d plots (%s) and index.html in %s" % (

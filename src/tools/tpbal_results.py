@@ -140,6 +140,24 @@ def check_config(rec, where):
         raise BadInput("%s: tp, m, n and k must be positive" % where)
 
 
+def check_block(rec, where):
+    """A --block record as the tools read it: its configs (ids), tp, tokens, steps, or one
+    line saying what is wrong."""
+    ok = isinstance(rec.get("configs"), list) and rec["configs"] and \
+        all(isinstance(c, int) and not isinstance(c, bool) for c in rec["configs"]) and \
+        isinstance(rec.get("tp"), int) and rec["tp"] >= 1 and \
+        isinstance(rec.get("tokens"), int) and rec["tokens"] >= 1 and \
+        isinstance(rec.get("step_us"), dict) and finite(rec["step_us"].get("median")) and \
+        isinstance(rec.get("steps_us"), list) and all(finite(v) for v in rec["steps_us"])
+    if not ok:
+        raise BadInput("%s: a block record without its configs, tp, tokens or steps: is it a "
+                       "tpbal result?" % where)
+    for key, v in rec.items():
+        if isinstance(v, str):
+            rec[key] = clean(v, 200)
+    return rec
+
+
 def check_run(run, where):
     """Refuse a run record whose structured fields are of the wrong kind (the tools read
     them as such): the cost profile, the per-rank facts."""
@@ -167,7 +185,7 @@ class Results:
         self.path = path
         self.dir = path if os.path.isdir(path) else os.path.dirname(path) or "."
         self.jsonl = os.path.join(path, "results.jsonl") if os.path.isdir(path) else path
-        self.run, self.configs, self.summary = None, [], {}
+        self.run, self.configs, self.summary, self.blocks = None, [], {}, []
         ranks = os.path.join(self.dir, "ranks.csv")
         self.ranks_csv = ranks if os.path.isdir(path) and os.path.exists(ranks) else None
         self._parse(read_text(self.jsonl, "the results", MAX_JSONL))
@@ -191,6 +209,8 @@ class Results:
                 self.configs.append(rec)
             elif kind == "summary":
                 self.summary = rec
+            elif kind == "block":
+                self.blocks.append(check_block(rec, where))
         if self.run is None:
             raise BadInput("%s has no run record: is it a tpbal results.jsonl?"
                            % clean(self.jsonl))

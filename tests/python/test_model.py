@@ -11,6 +11,7 @@ import fixtures as fx
 import tpbal_model as tm
 import tpbal_plan as plan
 import tpbal_results as tr
+import tpbal_shardplan as tsp
 
 PLANCHECK = os.environ.get("TPBAL_PLANCHECK")
 
@@ -254,7 +255,7 @@ class Validation(unittest.TestCase):
                     doc = tr.json_loads(fh.read())
                 run_g = math.lcm(g, 16 if dtype == "fp8" else 1)  # what tpbal takes with fp8
                 for c in doc["configs"]:
-                    self.assertEqual(plan.refusal(c), "", c)
+                    self.assertEqual(tsp.refusal(c), "", c)
                     self.assertEqual(c["granularity"], run_g)
                 r = subprocess.run([PLANCHECK, out, str(run_g), dtype], capture_output=True,
                                    text=True)
@@ -266,7 +267,7 @@ class Validation(unittest.TestCase):
                     sh = c["groups"][0]["shards"]
                     sh[0], sh[-1] = sh[0] + run_g, sh[-1] - run_g
                     c["policy"] = "even"
-                    self.assertNotEqual(plan.refusal(c), "")
+                    self.assertNotEqual(tsp.refusal(c), "")
                     with open(out, "w") as fh:
                         fh.write(tr.json_dumps(doc))
                     r = subprocess.run([PLANCHECK, out, str(run_g), dtype], capture_output=True,

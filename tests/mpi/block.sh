@@ -1,0 +1,76 @@
+# block.sh - --block (--model): a transformer block's GEMMs back to back as one step per TP
+# degree and policy, on 2 ranks. The block and its GEMMs pass --check; every block's step is
+# recomputed from its GEMMs' traces and its tokens/s per rank from its step, the answer's
+# use lines from the blocks (check_block.py); tpbal-plan predicts the measured TP 2 block
+# leave-one-out (within 10 %: a timing assertion, three attempts), plans a 64-rank world
+# (TP x PP x DP) and writes the block's shards per GEMM, which a second block run applies
+# (speed source "plan"); the report draws the block view; what --block cannot do is refused
+# in one line.
+. "$(dirname "$0")/lib.sh"
+SHAPES=qkv_proj,o_proj,gate_up_proj,down_proj
+
+tpbal 2 --model llama3-8b-cpu --tp 1,2 --iters 10 --warmup 2 --check --out "$WORK/b"
+expect_rc 0
+"$PY" "$HERE/check_block.py" "$WORK/b" "$SHAPES" || fail "check_block.py"
+self_compare "$WORK/b"
+grep -q "^# block llama3-8b-cpu tp 2 weighted: " "$WORK/out" || fail "no block line in the table"
+grep -q "TP degrees by tokens/s per rank: tp [12] [0-9]*, tp [12] [0-9]*$" "$WORK/out" ||
+    fail "no ranking of the TP degrees"
+grep -q "^# use for block llama3-8b-cpu, highest tokens/s per rank (throughput): " "$WORK/out" ||
+    fail "no throughput use line"
+grep -q "^# use for block llama3-8b-cpu, shortest step (latency): " "$WORK/out" ||
+    fail "no latency use line"
+
+if [ -n "${TPBAL_PLAN:-}" ]; then
+    "$TPBAL_PLAN" "$WORK/b" --world 64 --ranks-per-node 8 --pp 1,2,4,8 --microbatches 8 \
+        >"$WORK/plan.txt" 2>&1 || fail "tpbal-plan: $(tail -3 "$WORK/plan.txt")"
+    grep -q "^# world plan for block llama3-8b-cpu on 64 ranks (8 per node)" "$WORK/plan.txt" ||
+        fail "no world plan"
+    grep -q "^# recommend for block llama3-8b-cpu on 64 ranks: TP [0-9]* x PP [0-9]* x DP " \
+        "$WORK/plan.txt" || fail "no world recommendation"
+    "$TPBAL_PLAN" "$WORK/b" --plan-out "$WORK/plan.json" >"$WORK/plan.txt" 2>&1 ||
+        fail "tpbal-plan --plan-out: $(tail -3 "$WORK/plan.txt")"
+    "$PY" - "$WORK/plan.json" <<'PYEOF' || fail "the block's shard plan"
+import json, sys
+p = json.load(open(sys.argv[1]))
+got = {(c["n"], c["k"], c["split"], c["policy"], c["tp"]) for c in p["configs"]}
+want = {(n, k, s, pol, 2) for (n, k, s) in [(768, 512, "col"), (512, 512, "row"),
+                                            (3584, 512, "col"), (512, 1792, "row")]
+        for pol in ("even", "weighted")}
+assert got == want, (got, want)
+PYEOF
+    tpbal 2 --model llama3-8b-cpu --tp 2 --iters 3 --warmup 1 --check \
+        --shards-from "$WORK/plan.json" --out "$WORK/bp"
+    expect_rc 0
+    "$PY" "$HERE/check_block.py" "$WORK/bp" "$SHAPES" plan || fail "check_block.py plan"
+
+    # leave-one-out: the TP 2 even block predicted from the other blocks' GEMMs
+    loo() {
+        tpbal 2 --model llama3-8b-cpu --tp 1,2 --iters 20 --warmup 3 -q --out "$WORK/loo$1"
+        expect_rc 0
+        "$TPBAL_PLAN" "$WORK/loo$1" --format json >"$WORK/loo.json" || fail "tpbal-plan"
+        "$PY" - "$WORK/loo.json" <<'PYEOF' || exit 75
+import json, sys
+v = [b for b in json.load(open(sys.argv[1]))["blocks"] if b["tp"] == 2 and b["policy"] == "even"]
+print("TP 2 even block: measured %.0f us, predicted %.0f us leave-one-out: %+.1f %%" % (
+    v[0]["measured_us"], v[0]["predicted_us"], 100 * v[0]["error"]))
+assert abs(v[0]["error"]) <= 0.10
+PYEOF
+    }
+    attempts "block leave-one-out" loo 3
+fi
+
+if [ -n "${TPBAL_REPORT:-}" ] && [ -n "${TPB_PYTHON_MPL:-}" ]; then
+    "$TPBAL_REPORT" "$WORK/b" --out "$WORK/rep" >"$WORK/rep.txt" 2>&1 || fail "tpbal-report"
+    [ -s "$WORK/rep/blocks.png" ] || fail "no block view in the report"
+    grep -q "Blocks (tpbal --block llama3-8b-cpu)" "$WORK/rep/index.html" || fail "no block table"
+fi
+
+refused "--block times the shapes' GEMMs back to back as one step of fixed shards: drop --policy adaptive" \
+    --model llama3-8b-cpu --policy adaptive
+refused "--block times the shapes' GEMMs back to back as one step of fixed shards: drop --comm-only" \
+    --block --comm-only
+refused "has no split of its own" --block --shape 64x64x64,64x128x64
+refused "--block: the shapes' M differ (64 and 32)" --block --split row --shape 64x64x64,32x64x64
+refused "--preset and --model both given" --model llama3-8b-cpu --preset tiny
+echo "block.sh: ok"
