@@ -16,11 +16,11 @@ START_TEST(steps_from_marks)
     tpb_mark_t g0[W * I], g1[W * I];
     for (int r = 0; r < W; r++)
         for (int i = 0; i < I; i++) {
-            double t0 = 1000.0 * i + r; /* rank r starts r us late */
+            double t0 = 1000.0 * i + r;                  /* rank r starts r us late */
             double late = r == 3 && i == 1 ? 50.0 : 0.0; /* group 1's GEMM 1 ends late once */
             g0[r * I + i] = (tpb_mark_t){.c0 = t0, .c1 = t0 + 100.0, .x1 = t0 + 120.0};
-            g1[r * I + i] = (tpb_mark_t){.c0 = t0 + 121.0, .c1 = t0 + 300.0,
-                                         .x1 = t0 + 330.0 + late};
+            g1[r * I + i] =
+                (tpb_mark_t){.c0 = t0 + 121.0, .c1 = t0 + 300.0, .x1 = t0 + 330.0 + late};
         }
     const tpb_mark_t *m[2] = {g0, g1};
     double steps[I];

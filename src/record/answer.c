@@ -345,14 +345,14 @@ static void use_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, i
                    thr == best && best->tp > 1 ? "; also the highest layer rate" : "");
     json_use(js, best, "latency", layer_rate(best));
     if (thr != best) {
-        tpb_buf_printf(txt,
-                       "# use for %s, highest layer rate (throughput): %s %s at tp %d%s "
-                       "(%d group%s at once, %s a step: %.0f layers/s over %d ranks)\n",
-                       shape, tpb_split_label(thr->split, thr->seqpar),
-                       tpb_policy_name(thr->policy), thr->tp,
-                       thr->placement == TPB_PLACE_SPREAD ? " spread" : "", thr->world / thr->tp,
-                       thr->world / thr->tp == 1 ? "" : "s",
-                       tpb_human_us(step, sizeof(step), thr->step_med), layer_rate(thr), thr->world);
+        tpb_buf_printf(
+            txt,
+            "# use for %s, highest layer rate (throughput): %s %s at tp %d%s "
+            "(%d group%s at once, %s a step: %.0f layers/s over %d ranks)\n",
+            shape, tpb_split_label(thr->split, thr->seqpar), tpb_policy_name(thr->policy), thr->tp,
+            thr->placement == TPB_PLACE_SPREAD ? " spread" : "", thr->world / thr->tp,
+            thr->world / thr->tp == 1 ? "" : "s", tpb_human_us(step, sizeof(step), thr->step_med),
+            layer_rate(thr), thr->world);
     }
     json_use(js, thr, "throughput", layer_rate(thr));
 }

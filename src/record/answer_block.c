@@ -71,7 +71,8 @@ static void policy_lines(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *b, 
  * a's advantage as a factor with its interval, and the verdict on it. */
 static tpb_policy_verdict_t against(const tpb_history_t *a, const tpb_history_t *b, int thr)
 {
-    tpb_ratio_ci_t ci = tpb_interval_ratio(b->steps, (size_t)b->nsteps, a->steps, (size_t)a->nsteps);
+    tpb_ratio_ci_t ci =
+        tpb_interval_ratio(b->steps, (size_t)b->nsteps, a->steps, (size_t)a->nsteps);
     double scale = thr ? (double)a->tp / (double)b->tp : 1.0; /* a's cost per token over b's */
     double r = ci.ratio * scale;
     tpb_policy_verdict_t v = {.speedup = 1.0 / r, .lo = NAN, .hi = NAN, .bound = NAN};
@@ -83,7 +84,8 @@ static tpb_policy_verdict_t against(const tpb_history_t *a, const tpb_history_t 
     return v;
 }
 
-/* "use for block NAME, QUESTION: POLICY at tp T (FIGURE; X.XXx the runner-up's [lo, hi]: verdict)" */
+/* "use for block NAME, QUESTION: POLICY at tp T (FIGURE; X.XXx the runner-up's [lo, hi]: verdict)"
+ */
 static void use_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *best,
                      const tpb_history_t *next, int thr)
 {

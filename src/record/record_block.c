@@ -68,9 +68,8 @@ static tpb_status_t push_block(tpb_record_t *s, const tpb_block_result_t *b,
     return TPB_OK;
 }
 
-static void block_json(tpb_buf_t *j, const tpb_block_result_t *b,
-                       const tpb_history_t *const *g, const double *q, double sum, double tps,
-                       double half)
+static void block_json(tpb_buf_t *j, const tpb_block_result_t *b, const tpb_history_t *const *g,
+                       const double *q, double sum, double tps, double half)
 {
     tpb_json_obj_begin(j);
     tpb_json_kv_str(j, "type", "block");

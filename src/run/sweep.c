@@ -193,7 +193,8 @@ static tpb_status_t measure_units(tpb_sweep_t *s, const int *idx, int k, int nl)
 
 /* --block: the plans measured with plan i as blocks (i first): every policy of its
  * placement, TP degree and sequence parallelism, each a unit of the shapes' plans in
- * order. idx receives k units of *nl plans; returns k, or 0 (every plan in *skip, marked in done) where a shape cannot be planned at this TP degree. */
+ * order. idx receives k units of *nl plans; returns k, or 0 (every plan in *skip, marked in done)
+ * where a shape cannot be planned at this TP degree. */
 static int block_of(const tpb_sweep_t *s, int i, unsigned char *done, int *idx, int *nl,
                     const char **skip)
 {
@@ -221,7 +222,8 @@ static int block_of(const tpb_sweep_t *s, int i, unsigned char *done, int *idx, 
         int got = 0;
         for (int j = i; j < end; j++) {
             const tpb_config_plan_t *q = &s->plans.p[j];
-            if (!q->skip[0] && q->seqpar == p->seqpar && !done[j] && q->policy == (tpb_policy_t)pols[u])
+            if (!q->skip[0] && q->seqpar == p->seqpar && !done[j] &&
+                q->policy == (tpb_policy_t)pols[u])
                 idx[k * *nl + got++] = j;
         }
         if (u == 0)
@@ -241,8 +243,9 @@ static tpb_status_t run_block(tpb_sweep_t *s, int i, unsigned char *done, int *i
     const char *skip = NULL;
     int k = block_of(s, i, done, idx, &nl, &skip);
     if (!k)
-        return skipped(s, tpb_agree(s->world, tpb_err_set(TPB_ERR_INVALID, "block tp %d: %s",
-                                                          s->plans.p[i].tp, skip ? skip : "no config")));
+        return skipped(
+            s, tpb_agree(s->world, tpb_err_set(TPB_ERR_INVALID, "block tp %d: %s", s->plans.p[i].tp,
+                                               skip ? skip : "no config")));
     for (int j = 0; j < k * nl; j++)
         TPB_CHECK_RET(speeds_for(s, idx[j]));
     TPB_CHECK_RET(set_fits(s, idx, k * nl, &fits));

@@ -243,8 +243,8 @@ tpb_status_t tpb_sweep_measure_set(tpb_sweep_t *s, tpb_config_run_t *c, int k, i
     tpb_layer_t *ls[k * nl];
     for (int i = 0; i < k * nl; i++)
         ls[i] = c[i].l;
-    tpb_status_t st = tpb_dev_marks_prepare(
-        s->dev, (size_t)(k * nl) * tpb_marks_count(&c[0].plan->desc.marks));
+    tpb_status_t st =
+        tpb_dev_marks_prepare(s->dev, (size_t)(k * nl) * tpb_marks_count(&c[0].plan->desc.marks));
     TPB_CHECK_RET(tpb_agree(s->world, st));
     for (int u = 0; u < k && st == TPB_OK; u++) /* every one's warm-up, in the set's order */
         st = iterate(s, &ls[u * nl], nl, n, (size_t)u * unit, (size_t)u * unit + (size_t)m->warmup,

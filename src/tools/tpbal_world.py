@@ -19,8 +19,6 @@ back, the next one starting as the last one's collective ends.
                    ranked by tokens/s per rank; '*' where a figure extrapolates.
 The activations sent between pipeline stages are not modelled.
 """
-import statistics
-
 import tpbal_model as tm
 import tpbal_results as tr
 from tpbal_results import BadInput, clean, finite
@@ -180,7 +178,9 @@ def world_plan(pl, layout_of, gemms, world, tps, o):
                                  / world, "extrapolates": flags}
         rows.append(row)
     rows.sort(key=lambda r: -(r["prediction"] or {}).get("tokens_per_s_rank", -1.0))
-    return {"world": world, "microbatches": micro, "layers": layers, "backward": bwd,
+    per = o.ranks_per_node or max(sum(1 for h in pl.hosts if h == pl.hosts[0]), 1)
+    return {"world": world, "per_node": per, "microbatches": micro, "layers": layers,
+            "backward": bwd,
             "tokens": gemms[0][0], "rows": rows}
 
 
@@ -210,12 +210,15 @@ def text(res, val, plan, per_node):
                      " (%d per node)" % per_node if per_node else "", plan["layers"],
                      plan["microbatches"], plan["tokens"], plan["backward"]))
     lines.append("#  tp  pp   dp policy       block      stage  bubble    DP all-reduce"
-                 "       step  tokens/s/rank")
+                 "       step  tokens/s/rank (a training step: every block, forward and "
+                 "backward)")
     for r in plan["rows"]:
         p = r["prediction"]
         if not p:
-            lines.append("  %3d %3d %4d %-8s %10s  no model" % (
-                r["tp"], r["pp"], r["dp"], r["policy"] or "-", tr.us_text(r["block_us"])))
+            lines.append("  %3d %3d %4d %-8s %10s  no model%s" % (
+                r["tp"], r["pp"], r["dp"], r["policy"] or "-", tr.us_text(r["block_us"]),
+                " (TP groups across nodes: measure a collective across nodes, e.g. a "
+                "--comm-only run there, and pool it)" if r["tp"] > plan["per_node"] else ""))
             continue
         lines.append("  %3d %3d %4d %-8s %10s %10s %6.1f%% %16s %10s %13.0f%s" % (
             r["tp"], r["pp"], r["dp"], r["policy"], tr.us_text(r["block_us"]),
@@ -244,7 +247,3 @@ def block_rows(res, rows):
            r["placement"] == "packed"]
     return [{"latency": r} for r in out]
 
-
-def median_error(val):
-    errs = [abs(v["error"]) for v in val if v["error"] is not None]
-    return statistics.median(errs) if errs else None
