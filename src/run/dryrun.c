@@ -82,6 +82,11 @@ tpb_status_t tpb_dry_run(const tpb_options_t *o, const tpb_topo_t *topo, FILE *o
                 "tpbal: dry run: %d configs would be measured and %d skipped on %d ranks, "
                 "backend %s (no device opened, nothing written)\n",
                 list.measured, list.n - list.measured, topo->size, o->backend->name);
+    if (out && o->block && o->nshapes > 0)
+        fprintf(out,
+                "tpbal: dry run: --block: the configs above run as blocks of %d GEMMs, one "
+                "block per TP degree, policy and sequence parallelism\n",
+                o->nshapes);
     if (out && total > 0.0)
         fprintf(out,
                 "tpbal: dry run: about %s of GEMMs at %.3g GFLOP/s a rank (%s); calibration, "

@@ -2,8 +2,9 @@
  * sweep_overlap.c - what a chunked config (--overlap chunked) adds to its
  * measurement: the chunks' marks of the measured iterations, and the times of its
  * parts alone (the median of TPB_ALONE_REPS rounds, every rank at once after a barrier,
- * waited for: the whole GEMM, the chunks' GEMMs, the chunks' collectives, the serial
- * collective), gathered to rank 0 and put on its clock.
+ * each between two of the device's marks: CUDA events on a GPU, the clock on the host;
+ * the whole GEMM, the chunks' GEMMs, the chunks' collectives, the serial collective),
+ * gathered to rank 0 and put on its clock.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -21,28 +22,36 @@ typedef tpb_status_t (*alone_fn)(tpb_layer_t *l);
 static const alone_fn alone_fns[TPB_ALONE_N] = {tpb_layer_gemm_whole, tpb_layer_gemm_chunks,
                                                 tpb_layer_comm_chunks, tpb_layer_comm_whole};
 
-/* One timed run of phase f, every rank starting together. */
-static tpb_status_t time_once(tpb_sweep_t *s, tpb_layer_t *l, int f, double *us)
+/* One run of phase f between two of the device's marks, slots 2k and 2k + 1 (CUDA events on
+ * a GPU: the phase's time on the device, not the host's wait for it), every rank starting
+ * together; the GEMM phases between compute marks, the collectives between comm marks. */
+static tpb_status_t mark_once(tpb_sweep_t *s, tpb_layer_t *l, int f, size_t k)
 {
+    int gemm = alone_fns[f] == tpb_layer_gemm_whole || alone_fns[f] == tpb_layer_gemm_chunks;
     TPB_MPI_RET(MPI_Barrier(s->world), "--overlap: alone timings");
-    double t0 = tpb_clock_now_us(s->clock);
+    TPB_CHECK_RET(tpb_dev_mark(s->dev, 2 * k, gemm ? TPB_MARK_COMPUTE_BEGIN : TPB_MARK_COMM));
     TPB_CHECK_RET(alone_fns[f](l));
-    TPB_CHECK_RET(tpb_dev_sync(s->dev));
-    *us = tpb_clock_now_us(s->clock) - t0;
-    return TPB_OK;
+    TPB_CHECK_RET(tpb_dev_mark(s->dev, 2 * k + 1, gemm ? TPB_MARK_COMPUTE_END : TPB_MARK_COMM));
+    return tpb_dev_sync(s->dev);
 }
 
 /* The median time of every phase: once untimed, then TPB_ALONE_REPS rounds that take the
  * phases in turn, so that a disturbance of this shared machine falls on all of them alike
- * rather than on one phase's repetitions. */
+ * rather than on one phase's repetitions. The device's marks are taken over for them (the
+ * measured iterations' are read before). */
 static tpb_status_t time_alone(tpb_sweep_t *s, tpb_layer_t *l, double *a)
 {
-    double t[TPB_ALONE_N][TPB_ALONE_REPS], warm;
-    for (int f = 0; f < TPB_ALONE_N; f++)
-        TPB_CHECK_RET(time_once(s, l, f, &warm));
+    enum { RUNS = TPB_ALONE_N * (TPB_ALONE_REPS + 1) };
+    double t[TPB_ALONE_N][TPB_ALONE_REPS], m[2 * RUNS];
+    TPB_CHECK_RET(tpb_dev_marks_prepare(s->dev, 2 * RUNS));
+    for (size_t k = 0; k < RUNS; k++) /* the first round untimed (warm) */
+        TPB_CHECK_RET(mark_once(s, l, (int)(k % TPB_ALONE_N), k));
+    TPB_CHECK_RET(tpb_dev_marks_read(s->dev, 2 * RUNS, m));
     for (int i = 0; i < TPB_ALONE_REPS; i++)
-        for (int f = 0; f < TPB_ALONE_N; f++)
-            TPB_CHECK_RET(time_once(s, l, f, &t[f][i]));
+        for (int f = 0; f < TPB_ALONE_N; f++) {
+            size_t k = (size_t)(i + 1) * TPB_ALONE_N + (size_t)f;
+            t[f][i] = m[2 * k + 1] - m[2 * k];
+        }
     for (int f = 0; f < TPB_ALONE_N; f++)
         a[f] = tpb_stats_median(t[f], TPB_ALONE_REPS);
     return TPB_OK;

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 SHAPES=qkv_proj,o_proj,gate_up_proj,down_proj
 
-tpbal 2 --model llama3-8b-cpu --tp 1,2 --iters 10 --warmup 2 --check --out "$WORK/b"
+tpbal 2 --model llama3-8b-cpu --tp 1,2 --iters 8 --warmup 2 --check --out "$WORK/b"
 expect_rc 0
 "$PY" "$HERE/check_block.py" "$WORK/b" "$SHAPES" || fail "check_block.py"
 self_compare "$WORK/b"
@@ -44,10 +44,19 @@ PYEOF
     expect_rc 0
     "$PY" "$HERE/check_block.py" "$WORK/bp" "$SHAPES" plan || fail "check_block.py plan"
 
-    # leave-one-out: the TP 2 even block predicted from the other blocks' GEMMs
+    # leave-one-out: the TP 2 even block predicted from the other blocks' GEMMs (not asserted,
+    # said so, when another process took over 25 % of the CPUs during the run: beside a busy
+    # core the error was -13 to -32 % in 6 of 6 runs, doc/TESTING.md)
     loo() {
-        tpbal 2 --model llama3-8b-cpu --tp 1,2 --iters 20 --warmup 3 -q --out "$WORK/loo$1"
+        cpu_mark
+        tpbal 2 --model llama3-8b-cpu --tp 1,2 --iters 24 --warmup 3 -q --out "$WORK/loo$1"
         expect_rc 0
+        local others
+        others=$(cpu_others)
+        if awk -v o="$others" 'BEGIN{exit !(o > 0.25)}'; then
+            echo "block leave-one-out: $others of the CPUs taken by other processes"
+            exit 76
+        fi
         "$TPBAL_PLAN" "$WORK/loo$1" --format json >"$WORK/loo.json" || fail "tpbal-plan"
         "$PY" - "$WORK/loo.json" <<'PYEOF' || exit 75
 import json, sys
