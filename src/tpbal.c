@@ -13,6 +13,8 @@
 #include "backend/mpi_watch.h"
 #include "base/slurm.h"
 #include "cli/preset.h"
+#include "record/fleet_out.h"
+#include "run/fleet.h"
 #include "record/outfile.h"
 #include "record/wrap.h"
 #include "run/agree.h"
@@ -100,7 +102,12 @@ static tpb_status_t setup_options(MPI_Comm world, const tpb_topo_t *topo, int ar
     if (st == TPB_OK && out) /* one run per directory */
         st = tpb_outdir_lock(o->out_dir, &fd);
     atomic_store(&out_lock, fd);
-    if (st == TPB_OK && out && !o->force && tpb_outdir_has_results(o->out_dir))
+    if (st == TPB_OK && out && !o->force && o->fleet && tpb_outdir_has_fleet(o->out_dir))
+        st = tpb_err_set(TPB_ERR_IO,
+                         "--out %s holds the fleet.json of an earlier --fleet run: use a new "
+                         "directory, or add --force to replace it",
+                         o->out_dir);
+    if (st == TPB_OK && out && !o->force && !o->fleet && tpb_outdir_has_results(o->out_dir))
         st = tpb_err_set(TPB_ERR_IO,
                          "--out %s holds the results of an earlier run: use a new directory, or "
                          "add --force to replace them once this run has its first config",
@@ -153,6 +160,25 @@ static void on_stop(int sig, void *ctx)
     release_out(f->o);
 }
 
+/* --fleet: measure, then rank 0 scores, prints and writes fleet.json. */
+static int run_fleet(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o,
+                     tpb_device_t *dev, const char *cmdline)
+{
+    tpb_fleet_data_t d = {.m = o->shapes[0].m,
+                          .n = o->shapes[0].n,
+                          .k = o->shapes[0].k,
+                          .dtype = tpb_dtype_name(o->dtype),
+                          .bytes = (double)o->fleet_bytes};
+    tpb_status_t st = tpb_fleet_measure(dev, world, topo, o, (double)o->fleet_bytes, &d);
+    int excluded = 0;
+    if (st == TPB_OK && topo->rank == 0)
+        st = tpb_fleet_report(&d, o->fleet_threshold, cmdline, stdout, o->out_dir, &excluded);
+    tpb_fleet_free(&d);
+    st = tpb_agree(world, st);
+    tpb_dev_close(dev);
+    return st == TPB_OK ? 0 : fail(topo->rank, st);
+}
+
 static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o, const char *cmdline,
                const tpb_slurm_t *slurm)
 {
@@ -161,6 +187,8 @@ static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o, c
     tpb_status_t st = start_backend(world, topo, o, &clock, &dev);
     if (st != TPB_OK)
         return fail(topo->rank, st);
+    if (o->fleet)
+        return run_fleet(world, topo, o, dev, cmdline);
     tpb_sweep_t s;
     memset(&s, 0, sizeof(s));
     s.world = world;

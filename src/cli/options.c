@@ -18,6 +18,8 @@ void tpb_options_init(tpb_options_t *o)
     o->seed = 42;
     o->timeout_s = 300.0;
     o->rebalance_every = 5;
+    o->fleet_threshold = TPB_FLEET_THRESHOLD;
+    o->fleet_bytes = 16L << 20;
 }
 
 void tpb_options_free(tpb_options_t *o)
@@ -87,6 +89,9 @@ enum {
     OPT_COMM_ONLY,
     OPT_COMM_SIZES,
     OPT_COMM_GAP,
+    OPT_FLEET,
+    OPT_FLEET_THRESHOLD,
+    OPT_FLEET_BYTES,
     OPT_HELP,
     OPT_VERSION
 };
@@ -210,6 +215,15 @@ static const opt_spec opt_table[] = {
      "every rank spins US us before each collective, so\nthe link idles as it does during "
      "a GEMM (default 0:\nback-to-back, as OSU and nccl-tests time; a TCP\nlink can be 2x "
      "slower so: doc/METRICS.md)"},
+    {"fleet", 0, NULL, OPT_FLEET, "Node qualification (instead of a sweep)", NULL,
+     "every rank's GEMM rate (the shape: --shape or the\nbackend's default), every node's "
+     "all-reduce over its\nranks and every neighbouring pair of nodes' link,\nscored "
+     "against the fleet's median with 95 %\nintervals; the nodes to exclude and a one-line\n"
+     "--exclude= for Slurm; --out DIR writes fleet.json"},
+    {"fleet-threshold", 0, "X", OPT_FLEET_THRESHOLD, NULL, NULL,
+     "a node whose score is below X with its whole\ninterval is excluded (default 0.9)"},
+    {"fleet-bytes", 0, "B", OPT_FLEET_BYTES, NULL, NULL,
+     "the collectives' message, suffixes K M G (default 16M)"},
     {"tp-placement", 0, "LIST", OPT_PLACEMENT, "Placement, binding and faults", NULL,
      "packed (a group's ranks consecutive, inside a node)\nand/or spread (one rank per node "
      "per group)\n(default packed)"},
@@ -436,6 +450,22 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
     case OPT_COMM_GAP: return tpb_optset_int(flag, v, 0, 10000000, &o->comm_gap_us);
     case OPT_COMM_SIZES:
         return tpb_opt_byte_sizes(flag, v, o->comm_sizes, TPB_MAX_SHAPES, &o->ncomm_sizes);
+    case OPT_FLEET: o->fleet = 1; return TPB_OK;
+    case OPT_FLEET_THRESHOLD:
+        TPB_CHECK_RET(tpb_opt_double(flag, v, &o->fleet_threshold));
+        if (!(o->fleet_threshold > 0.0 && o->fleet_threshold < 1.0))
+            return tpb_err_set(TPB_ERR_INVALID,
+                               "%s '%s': expected a score between 0 and 1 "
+                               "(0.9: 10 %% below the fleet's median)",
+                               flag, v);
+        return TPB_OK;
+    case OPT_FLEET_BYTES: {
+        int nb = 0;
+        TPB_CHECK_RET(tpb_opt_byte_sizes(flag, v, &o->fleet_bytes, 1, &nb));
+        return o->fleet_bytes >= 8
+                   ? TPB_OK
+                   : tpb_err_set(TPB_ERR_INVALID, "%s '%s': at least 8 bytes", flag, v);
+    }
     case OPT_HELP: o->help = 1; return TPB_OK;
     case OPT_VERSION: o->version = 1; return TPB_OK;
     }

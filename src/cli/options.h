@@ -18,6 +18,7 @@
 #include "base/tpb_types.h"
 #include "backend/backend.h"
 #include "base/costprofile.h"
+#include "base/fleet.h"
 #include "cli/shardplan.h"
 
 #define TPB_MAX_TP 64           /**< entries of a --tp list */
@@ -52,6 +53,9 @@ typedef struct {
     int nm, nn, nk;   /**< -m/-n/-k lists, combined by tpb_options_resolve */
     char preset[256]; /**< --preset name or path ("" if none) */
     int block; /**< --block (or --model): the shapes run back to back as one step, in order */
+    int fleet; /**< --fleet: qualify every rank, node and link instead of a sweep */
+    double fleet_threshold; /**< --fleet-threshold: a node scoring below is excluded */
+    long fleet_bytes;       /**< --fleet-bytes: the collectives' message */
     tpb_dtype_t dtype;
     int dtype_set; /**< 0: the backend's default dtype */
     int iters, warmup;

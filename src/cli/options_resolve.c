@@ -257,6 +257,27 @@ static tpb_status_t cost_refusals(const tpb_options_t *o)
     return TPB_OK;
 }
 
+/* --fleet: a qualification, not a sweep: what it cannot go with. */
+static tpb_status_t fleet_refusals(const tpb_options_t *o)
+{
+    if (!o->fleet)
+        return o->fleet_threshold != TPB_FLEET_THRESHOLD || o->fleet_bytes != (16L << 20)
+                   ? tpb_err_set(TPB_ERR_INVALID,
+                                 "--fleet-threshold and --fleet-bytes need --fleet")
+                   : TPB_OK;
+    const char *bad = o->comm_only                          ? "--comm-only"
+                      : o->block                            ? "--block"
+                      : (o->overlaps & TPB_OVERLAP_CHUNKED) ? "--overlap chunked"
+                      : o->shards_from[0]                   ? "--shards-from"
+                      : o->check                            ? "--check"
+                                                            : NULL;
+    if (bad)
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "--fleet qualifies ranks, nodes and links instead of a sweep: drop %s",
+                           bad);
+    return TPB_OK;
+}
+
 /* --block: what it cannot go with (the block is one timed step of fixed shards). */
 static tpb_status_t block_refusals(const tpb_options_t *o)
 {
@@ -312,6 +333,7 @@ tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, const tpb_backend_
                       (o->cost_profile.nblocks ? TPB_POLICY_COST : 0u);
     TPB_CHECK_RET(cost_refusals(o));
     TPB_CHECK_RET(block_refusals(o));
+    TPB_CHECK_RET(fleet_refusals(o));
     TPB_CHECK_RET(resolve_overlap(o, defaults));
     if (!o->dtype_set)
         o->dtype = defaults->dtype;

@@ -102,15 +102,26 @@ tpb_status_t tpb_outfile_check_writable(const char *path, const char *what)
     return TPB_OK;
 }
 
-int tpb_outdir_has_results(const char *dir)
+/* Whether dir holds a file (of any kind) named name. */
+static int has_file(const char *dir, const char *name)
 {
     int fd;
     struct stat sb;
     if (tpb_outfile_open_dir(dir, &fd) != TPB_OK)
         return 0;
-    int has = fstatat(fd, "results.jsonl", &sb, AT_SYMLINK_NOFOLLOW) == 0;
+    int has = fstatat(fd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0;
     close(fd);
     return has;
+}
+
+int tpb_outdir_has_results(const char *dir)
+{
+    return has_file(dir, "results.jsonl");
+}
+
+int tpb_outdir_has_fleet(const char *dir)
+{
+    return has_file(dir, "fleet.json");
 }
 
 tpb_status_t tpb_outdir_remove(const char *dir, const char *const *names, int n)

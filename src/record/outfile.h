@@ -51,6 +51,9 @@ void tpb_outdir_unlock(const char *dir, int fd);
 /** Whether dir holds the results of an earlier run (a results.jsonl, of any kind): 1 if so. */
 int tpb_outdir_has_results(const char *dir);
 
+/** Whether dir holds the fleet.json of an earlier --fleet run: 1 if so. */
+int tpb_outdir_has_fleet(const char *dir);
+
 /**
  * Remove names[n] from dir where each is a regular file (a link, a directory or anything
  * else is left; a name that is gone is fine). The files an earlier run wrote, which --force

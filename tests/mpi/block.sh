@@ -2,7 +2,7 @@
 # degree and policy, on 2 ranks. The block and its GEMMs pass --check; every block's step is
 # recomputed from its GEMMs' traces and its tokens/s per rank from its step, the answer's
 # use lines from the blocks (check_block.py); tpbal-plan predicts the measured TP 2 block
-# leave-one-out (within 10 %: a timing assertion, three attempts), plans a 64-rank world
+# leave-one-out (within 10 %: a timing assertion, four attempts), plans a 64-rank world
 # (TP x PP x DP) and writes the block's shards per GEMM, which a second block run applies
 # (speed source "plan"); the report draws the block view; what --block cannot do is refused
 # in one line.
@@ -66,7 +66,7 @@ print("TP 2 even block: measured %.0f us, predicted %.0f us leave-one-out: %+.1f
 assert abs(v[0]["error"]) <= 0.10
 PYEOF
     }
-    attempts "block leave-one-out" loo 3
+    attempts "block leave-one-out" loo 4
 fi
 
 if [ -n "${TPBAL_REPORT:-}" ] && [ -n "${TPB_PYTHON_MPL:-}" ]; then

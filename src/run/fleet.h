@@ -1,0 +1,26 @@
+/*
+ * fleet.h - --fleet's measurement (run/fleet.c): every rank's GEMM rate, every node's
+ * all-reduce over its ranks and every neighbouring pair of nodes' link, gathered to rank 0
+ * as a tpb_fleet_data_t (base/fleet.h), which record/fleet_out.c scores and writes.
+ */
+#ifndef TPB_RUN_FLEET_H
+#define TPB_RUN_FLEET_H
+
+#include "backend/backend.h"
+#include "base/fleet.h"
+#include "base/topo.h"
+#include "cli/options.h"
+
+/** Measure the fleet (collective over world; the status agreed). Rank 0 receives d (free
+ *  it with tpb_fleet_free); the GEMM is o->shapes[0] in o->dtype, the collectives' message
+ *  `bytes`. */
+tpb_status_t tpb_fleet_measure(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
+                               const tpb_options_t *o, double bytes, tpb_fleet_data_t *d);
+
+/** Rank 0: d from every rank's f gathered figures (rate, half, link bw, half, alpha, node
+ *  bw, half, peak) in all[size x f]. TPB_ERR_NOMEM only. */
+tpb_status_t tpb_fleet_fill(const tpb_topo_t *topo, const double *all, int f, tpb_fleet_data_t *d);
+
+void tpb_fleet_free(tpb_fleet_data_t *d);
+
+#endif /* TPB_RUN_FLEET_H */
