@@ -121,6 +121,7 @@ static void fleet_json(tpb_buf_t *b, const tpb_fleet_data_t *d, double thr, cons
         tpb_json_kv_int(b, "slowest_rank", n->slowest);
         kv_score(b, "gemm", n->gemm);
         tpb_json_kv_num(b, "allreduce_busbw_gbs", d->coll[j].value);
+        tpb_json_kv_num(b, "allreduce_busbw_half", d->coll[j].half);
         kv_score(b, "collective", n->coll);
         kv_score(b, "link", n->link);
         kv_score(b, "clock", n->clock);

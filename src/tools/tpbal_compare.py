@@ -357,6 +357,10 @@ def parse_args(argv):
     p.add_argument("--format", choices=("table", "md", "csv", "json", "junit"),
                    default="table", help="output format (default table; junit: one test "
                                          "case per config, for CI systems)")
+    p.add_argument("--fleet", action="store_true",
+                   help="compare two fleet qualifications (tpbal --fleet's fleet.json, or the "
+                        "directories holding them): which nodes and links got slower, by how "
+                        "much, with a 95 %% interval; exit 1 when one did")
     p.add_argument("--baseline-out", metavar="FILE",
                    help="write a baseline of the RUNs (their pooled step samples and the "
                         "spread of their medians, per config)")
@@ -365,6 +369,16 @@ def parse_args(argv):
 
 def main(argv):
     o = parse_args(argv)
+    if o.fleet:
+        import tpbal_fleet as tf
+        if len(o.paths) != 2:
+            raise BadInput("--fleet compares two fleets (OLD NEW), got %d" % len(o.paths))
+        old, new = tf.load(o.paths[0]), tf.load(o.paths[1])
+        rows, only_old, only_new = tf.compare(old, new, o.tolerance, o.run_spread)
+        text, status = tf.compare_text(old, new, rows, only_old, only_new, o.tolerance)
+        print(tr.json_dumps({"rows": rows, "only_old": only_old, "only_new": only_new,
+                             "status": status}) if o.format == "json" else text)
+        return status
     if o.baseline_out:
         if not o.paths:
             raise BadInput("--baseline-out needs at least one run")

@@ -265,7 +265,59 @@ def parse_args(argv):
                         "with tpbal-compare's decision per config drawn")
     p.add_argument("--tolerance", default="5%", metavar="PCT",
                    help="with --compare: the step change that counts (default 5%%)")
+    p.add_argument("--history", nargs="+", metavar="FLEET",
+                   help="a fleet (DIR holds tpbal --fleet's fleet.json): earlier fleets of the "
+                        "same nodes, oldest first, drawn as each node's history")
     return p.parse_args(argv)
+
+
+def report_dir(o, top=None):
+    """--out, or DIR/report (refused where it is a link: a folder others may write)."""
+    outdir = o.out or os.path.join(top or o.dir, "report")
+    if not o.out and os.path.islink(outdir):
+        raise BadInput("%s is a symbolic link: tpbal-report writes its report into no folder "
+                       "a link points at (it is left as it is); remove it or give --out DIR"
+                       % clean(outdir))
+    try:
+        os.makedirs(outdir, exist_ok=True)
+    except OSError as e:
+        raise BadInput("cannot create %s: %s" % (clean(outdir), e.strerror or e))
+    return outdir
+
+
+def fleet_report(o, plots, outdir):
+    """DIR holds a fleet.json (tpbal --fleet): the fleet view, the nodes' table."""
+    import tpbal_fleet as tf
+    fleets = [tf.load(d) for d in (o.history or [])] + [tf.load(o.dir)]
+    made, data = [], {}
+    data["fleet"] = tf.plot(fleets, outdir, made, plots.plt, plots.save)
+    doc = fleets[-1]
+    head = ["node", "host", "GEMM", "all-reduce", "link", "clock", "verdict", "reason"]
+
+    def sc(n, k):
+        v = n.get(k) if isinstance(n.get(k), dict) else {}
+        return "%.2f [%.2f, %.2f]" % (v["score"], v["lo"], v["hi"]) \
+            if all(tr.finite(v.get(x)) for x in ("score", "lo", "hi")) else "-"
+    body = [(n.get("node"), clean(str(n.get("host"))), sc(n, "gemm"), sc(n, "collective"),
+             sc(n, "link"), sc(n, "clock"), clean(str(n.get("verdict"))),
+             clean(str(n.get("reason") or "-"))) for n in doc["nodes"]]
+    parts = ["<!doctype html><html><head><meta charset='utf-8'><title>tpbal fleet</title>",
+             STYLE, "</head><body>", "<h1>tpbal fleet</h1>",
+             "<p>%d ranks; scores against the fleet's median with 95 %% intervals; threshold "
+             "%.2f; exclude: %s</p>" % (len(doc["ranks"]), doc["threshold"], html.escape(
+                 clean(str(doc.get("slurm_exclude") or "none")))),
+             table(head, body)]
+    for name in made:
+        parts.append("<figure><img src='%s.png' alt='%s'><figcaption>Every rank's GEMM rate "
+                     "over the fleet's median by node, the links between neighbouring nodes%s "
+                     "(<a href='%s.svg'>SVG</a>)</figcaption></figure>" % (
+                         name, name, " and each node's history over the runs"
+                         if len(fleets) > 1 else "", name))
+    parts.append("</body></html>")
+    write_outputs(outdir, data, "\n".join(parts))
+    print("tpbal-report: the fleet view (%s) and index.html in %s" % (
+        ", ".join(made) or "no plot", clean(outdir)))
+    return 0
 
 
 def write_outputs(outdir, data, text):
@@ -280,19 +332,17 @@ def main(argv):
     except ImportError:
         raise BadInput("matplotlib is missing for %s: install it (Debian/Ubuntu: apt-get install "
                        "python3-matplotlib)" % sys.executable)
+    if os.path.exists(os.path.join(o.dir, "fleet.json")) and \
+            not os.path.exists(os.path.join(o.dir, "results.jsonl")):
+        return fleet_report(o, plots, report_dir(o))
+    if o.history:
+        raise BadInput("--history draws fleets (tpbal --fleet): %s holds no fleet.json"
+                       % clean(o.dir))
     res = tr.load(o.dir)
     if not res.configs:
         raise BadInput("%s has no config: nothing to report (status %s)" % (
             clean(res.jsonl), clean(res.run.get("status"))))
-    outdir = o.out or os.path.join(res.dir, "report")
-    if not o.out and os.path.islink(outdir):  # the default, in a folder others may write
-        raise BadInput("%s is a symbolic link: tpbal-report writes its report into no folder "
-                       "a link points at (it is left as it is); remove it or give --out DIR"
-                       % clean(outdir))
-    try:
-        os.makedirs(outdir, exist_ok=True)
-    except OSError as e:
-        raise BadInput("cannot create %s: %s" % (clean(outdir), e.strerror or e))
+    outdir = report_dir(o, res.dir)
     made, data = [], {}
     serial = [c for c in res.configs if not c.get("chunks")]  # chunked ones: the overlap plot
     data["step"] = plots.plot_step(serial, outdir, made)

@@ -122,6 +122,32 @@ cat "$WORK/job/tpbal-$job.out"
 check_results "$WORK/job/results/slurm-$job" fields
 check_results "$WORK/job/results/slurm-$job" slurm 2 "$host"
 
+# ---- the fleet template (its GPU and 8-CPU lines dropped, as a CPU site would): the fleet
+# step, then the training step on the nodes that passed
+mkdir -p "$WORK/fjob"
+sed '/--gpus-per-node/d; /--cpus-per-task/d' "$top/scripts/slurm/tpbal-fleet.sbatch" \
+    >"$WORK/fleet.sbatch"
+job=$(TPBAL="$TPBAL" TPBAL_BIND=none TPBAL_FLEET_ARGS="--shape 128x128x128 --fleet-bytes 256K" \
+    TRAIN="echo training-step-on" sbatch --parsable --nodes=1 --ntasks-per-node=2 \
+    --chdir="$WORK/fjob" "$WORK/fleet.sbatch") || fail "sbatch refused the fleet template"
+for _ in $(seq 300); do
+    [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break
+    sleep 0.5
+done
+[ -z "$(squeue -h -j "$job" 2>/dev/null)" ] ||
+    { squeue -j "$job"; cat "$WORK/fjob/tpbal-fleet-$job.out"; fail "fleet job $job did not finish in 150 s"; }
+cat "$WORK/fjob/tpbal-fleet-$job.out"
+[ -s "$WORK/fjob/results/fleet-$job/fleet.json" ] || fail "the fleet step wrote no fleet.json"
+# one node: it passes (the training step on its 2 tasks) or, when a rank of this noisy
+# machine happened to run slow throughout, it is excluded and nothing is left to train on
+if grep -q "^tpbal-fleet: excluded: none" "$WORK/fjob/tpbal-fleet-$job.out"; then
+    [ "$(grep -c '^training-step-on' "$WORK/fjob/tpbal-fleet-$job.out")" -eq 2 ] ||
+        fail "the training step did not run on the node's 2 tasks"
+else
+    grep -q "every node was excluded: no training step" "$WORK/fjob/tpbal-fleet-$job.out" ||
+        fail "the fleet template neither trained nor said why"
+fi
+
 # ---- a graceful stop during a sweep, both launch paths of the template: the run ends after
 # the config being measured, recorded "interrupted" with its finished configs, and the
 # template's report step runs whatever the exit. srun: scancel --signal=TERM reaches the

@@ -1,0 +1,199 @@
+"""tpbal_fleet: the tools' side of tpbal --fleet (fleet.json, schema tpbal-fleet/1).
+
+  load(path)             a fleet.json (or a directory holding one), checked
+  compare(old, new, tol, spread)
+                         per node (by host): its slowest rank's GEMM rate and its all-reduce,
+                         and per link (by its hosts), new over old with the 95 % interval of
+                         the ratio (the two figures' half-widths and the spread between
+                         identical runs in quadrature), and a verdict:
+                         slower / faster beyond the tolerance, unchanged inside it,
+                         inconclusive otherwise
+  plot(fleets, ...)      tpbal-report's fleet view: every rank's score by node against the
+                         threshold, the links' bus bandwidth, and with several runs the
+                         history of every node's score
+"""
+import math
+import os
+import statistics
+
+import tpbal_results as tr
+from tpbal_results import BadInput, clean, finite
+
+SCHEMA = "tpbal-fleet/1"
+MAX_FLEET = 256 << 20
+
+
+def load(path):
+    f = os.path.join(path, "fleet.json") if os.path.isdir(path) else path
+    if not os.path.exists(f):
+        raise BadInput("cannot read %s: no fleet.json (tpbal --fleet --out DIR writes one)"
+                       % clean(f))
+    try:
+        doc = tr.json_loads(tr.read_text(f, "the fleet", MAX_FLEET))
+    except (ValueError, RecursionError):
+        raise BadInput("%s is not JSON: is it a tpbal fleet.json?" % clean(f))
+    ok = isinstance(doc, dict) and doc.get("schema") == SCHEMA and \
+        isinstance(doc.get("ranks"), list) and isinstance(doc.get("nodes"), list) and \
+        isinstance(doc.get("links"), list) and finite(doc.get("threshold"))
+    ok = ok and all(isinstance(r, dict) and isinstance(r.get("host"), str) and
+                    (r.get("gflops") is None or finite(r.get("gflops")))
+                    for r in doc["ranks"])
+    if not ok:
+        raise BadInput("%s is not a tpbal fleet.json (schema %s, with ranks, nodes, links and "
+                       "a threshold)" % (clean(f), SCHEMA))
+    doc["path"] = f
+    return doc
+
+
+def _half(v):
+    return v if finite(v) and v >= 0 else 0.0
+
+
+def node_figures(doc):
+    """host -> {"gemm": (GFLOP/s of its slowest rank, half), "coll": (GB/s, half)}."""
+    out = {}
+    for r in doc["ranks"]:
+        g = r.get("gflops")
+        if not finite(g):
+            continue
+        cur = out.setdefault(clean(r["host"], 64), {"gemm": None, "coll": None})
+        if cur["gemm"] is None or g < cur["gemm"][0]:
+            cur["gemm"] = (g, _half(r.get("gflops_half")))
+    for n in doc["nodes"]:
+        host = clean(str(n.get("host")), 64)
+        bw = n.get("allreduce_busbw_gbs")
+        if host in out and finite(bw):
+            out[host]["coll"] = (bw, _half(n.get("allreduce_busbw_half")))
+    return out
+
+
+def link_figures(doc):
+    """(host, host) -> (bus GB/s, half), the hosts of each link's two nodes."""
+    host_of = {n.get("node"): clean(str(n.get("host")), 64) for n in doc["nodes"]}
+    out = {}
+    for ln in doc["links"]:
+        bw = ln.get("busbw_gbs")
+        a, b = host_of.get(ln.get("from")), host_of.get(ln.get("to"))
+        if a and b and finite(bw):
+            out[(a, b)] = (bw, _half(ln.get("busbw_half")))
+    return out
+
+
+def verdict(ratio, half, tol):
+    lo, hi = ratio * math.exp(-half), ratio * math.exp(half)
+    if hi < 1.0 / (1.0 + tol):
+        return "slower"
+    if lo > 1.0 + tol:
+        return "faster"
+    if lo >= 1.0 / (1.0 + tol) and hi <= 1.0 + tol:
+        return "unchanged"
+    return "inconclusive"
+
+
+def _row(what, key, old, new, tol, spread):
+    r = new[0] / old[0]
+    h = math.hypot(old[1], new[1], math.log1p(spread))
+    return {"what": what, "key": key, "old": old[0], "new": new[0], "ratio": r,
+            "lo": r * math.exp(-h), "hi": r * math.exp(h), "verdict": verdict(r, h, tol)}
+
+
+def compare(old, new, tol, spread):
+    """Rows of (what, key, old, new, ratio, lo, hi, verdict), and the hosts on one side only.
+    spread: a figure's spread between identical runs (tpbal-compare's --run-spread), added to
+    the ratio's half-width in quadrature."""
+    a, b = node_figures(old), node_figures(new)
+    rows = []
+    for host in sorted(set(a) & set(b)):
+        for what in ("gemm", "coll"):
+            if a[host][what] and b[host][what] and a[host][what][0] > 0:
+                rows.append(_row(what, host, a[host][what], b[host][what], tol, spread))
+    la, lb = link_figures(old), link_figures(new)
+    for key in sorted(set(la) & set(lb)):
+        if la[key][0] > 0:
+            rows.append(_row("link", "%s-%s" % key, la[key], lb[key], tol, spread))
+    return rows, sorted(set(a) - set(b)), sorted(set(b) - set(a))
+
+
+def compare_text(old, new, rows, only_old, only_new, tol):
+    names = {"gemm": "GEMM GFLOP/s (slowest rank)", "coll": "all-reduce GB/s",
+             "link": "link GB/s"}
+    lines = ["tpbal-compare --fleet: %s against %s (tolerance %.0f %%; 95 %% intervals, "
+             "with the spread between identical runs)" % (
+                 clean(new["path"]), clean(old["path"]), 100 * tol),
+        "#  node/link            figure                          old        new   new/old "
+        "[95 %]          verdict"]
+    for r in rows:
+        lines.append("  %-20s %-28s %10.3g %10.3g   %.2f [%.2f, %.2f]   %s" % (
+            clean(r["key"], 20), names[r["what"]], r["old"], r["new"], r["ratio"], r["lo"],
+            r["hi"], r["verdict"]))
+    for h in only_old:
+        lines.append("# %s: in the old fleet only" % clean(h))
+    for h in only_new:
+        lines.append("# %s: in the new fleet only" % clean(h))
+    slower = sorted({r["key"] for r in rows if r["verdict"] == "slower"})
+    lines.append("tpbal-compare --fleet: %s" % (
+        "slower: " + ", ".join("%s (%s)" % (clean(k), ", ".join(
+            "%s %.0f %%" % (r["what"], 100 * (r["ratio"] - 1)) for r in rows
+            if r["key"] == k and r["verdict"] == "slower")) for k in slower)
+        if slower else "no node or link got slower beyond the tolerance"))
+    return "\n".join(lines), 1 if slower else 0
+
+
+def plot(fleets, outdir, made, plt, save):
+    """The fleet view of the last of fleets (several: the history too); numbers drawn."""
+    doc = fleets[-1]
+    thr = doc["threshold"]
+    ranks = [r for r in doc["ranks"] if isinstance(r.get("score"), dict)]
+    if not ranks:
+        return None
+    hosts = []
+    for r in ranks:
+        if r["host"] not in hosts:
+            hosts.append(r["host"])
+    ex = set(doc.get("exclude") or [])
+    ncols = 3 if len(fleets) > 1 else 2
+    fig, axes = plt.subplots(1, ncols, figsize=(5.5 * ncols, 3.8))
+    a1, a2 = axes[0], axes[1]
+    xs, ys, lo, hi, colors = [], [], [], [], []
+    for i, r in enumerate(sorted(ranks, key=lambda r: (hosts.index(r["host"]), r["rank"]))):
+        s = r["score"]
+        xs.append(i)
+        ys.append(s.get("score") if finite(s.get("score")) else float("nan"))
+        lo.append(max(0.0, ys[-1] - s["lo"]) if finite(s.get("lo")) else 0.0)
+        hi.append(max(0.0, s["hi"] - ys[-1]) if finite(s.get("hi")) else 0.0)
+        colors.append("#c44e52" if r["host"] in ex else "#4c72b0")
+    a1.bar(xs, ys, yerr=[lo, hi], color=colors, capsize=2)
+    a1.axhline(thr, color="black", ls="--", lw=0.8, label="threshold %.2f" % thr)
+    a1.axhline(1.0, color="grey", lw=0.6)
+    a1.set_xticks(xs)
+    a1.set_xticklabels(["%s:%d" % (clean(r["host"], 12), r["rank"]) for r in
+                        sorted(ranks, key=lambda r: (hosts.index(r["host"]), r["rank"]))],
+                       rotation=90, fontsize=6)
+    a1.set(ylabel="GEMM rate / fleet median", title="Ranks by node (red: excluded)")
+    a1.legend(fontsize=7)
+    links = [ln for ln in doc["links"] if finite(ln.get("busbw_gbs"))]
+    a2.bar(range(len(links)), [ln["busbw_gbs"] for ln in links], color="#55a868")
+    a2.set_xticks(range(len(links)))
+    a2.set_xticklabels(["%s-%s" % (ln["from"], ln["to"]) for ln in links], fontsize=7)
+    a2.set(ylabel="bus GB/s (2-rank all-reduce)", title="Links between neighbouring nodes")
+    if not links:
+        a2.text(0.5, 0.5, "no link: one node", ha="center", va="center",
+                transform=a2.transAxes)
+    history = {}
+    if len(fleets) > 1:
+        figs = [node_figures(f) for f in fleets]
+        meds = [statistics.median([v["gemm"][0] for v in nf.values() if v["gemm"]] or [math.nan])
+                for nf in figs]
+        for h in hosts:
+            vals = [nf[h]["gemm"][0] / m if h in nf and nf[h]["gemm"] and m > 0 else math.nan
+                    for nf, m in zip(figs, meds)]
+            axes[2].plot(range(1, len(vals) + 1), vals, marker="o", label=clean(h, 16))
+            history[h] = vals
+        axes[2].axhline(thr, color="black", ls="--", lw=0.8)
+        axes[2].set_xticks(range(1, len(fleets) + 1))
+        axes[2].set(xlabel="run", ylabel="slowest rank / the median node's",
+                    title="History of the nodes' GEMM")
+        axes[2].legend(fontsize=6)
+    save(fig, outdir, "fleet", made)
+    return {"scores": ys, "hosts": [r["host"] for r in ranks],
+            "links_gbs": [ln["busbw_gbs"] for ln in links], "history": history}

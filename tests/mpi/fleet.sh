@@ -1,0 +1,72 @@
+# fleet.sh - --fleet (node qualification). On 2 ranks here: fleet.json's scores, verdicts and
+# exclude list recomputed from its own figures (check_fleet.py); the table; tpbal-compare
+# --fleet of a fleet with itself (nothing slower, exit 0) and the report's fleet view with
+# its history; what --fleet cannot go with refused in one line, an earlier fleet.json kept
+# without --force. On the emulated two-node cluster (cluster-lib.sh; skipped without root):
+# node n2 slowed to half speed (--emulate-speed on its ranks) is excluded for its GEMM, and
+# an equal fleet excludes no node (timing verdicts: three attempts each; the rates over 20
+# runs are bench/fleet.sh's, doc/TESTING.md).
+. "$(dirname "$0")/lib.sh"
+
+tpbal 2 --fleet --shape 128x128x128 --fleet-bytes 256K --out "$WORK/f"
+expect_rc 0
+cat "$WORK/out"
+"$PY" "$HERE/check_fleet.py" "$WORK/f" || fail "check_fleet.py"
+grep -q "^# exclude: " "$WORK/out" || fail "no exclude line"
+grep -q "^# fleet: 2 ranks on 1 node; GEMM 128x128x128 fp32" "$WORK/out" || fail "no fleet header"
+if [ -n "${TPBAL_COMPARE:-}" ]; then
+    "$TPBAL_COMPARE" --fleet "$WORK/f" "$WORK/f" >"$WORK/cmp" 2>&1 || fail "compare --fleet itself"
+    grep -q "no node or link got slower" "$WORK/cmp" || fail "compare --fleet said $(tail -1 "$WORK/cmp")"
+fi
+if [ -n "${TPBAL_REPORT:-}" ] && [ -n "${TPB_PYTHON_MPL:-}" ]; then
+    "$TPBAL_REPORT" "$WORK/f" --history "$WORK/f" >"$WORK/rep" 2>&1 || fail "tpbal-report fleet"
+    [ -s "$WORK/f/report/fleet.png" ] || fail "no fleet view"
+    grep -q "tpbal fleet" "$WORK/f/report/index.html" || fail "no fleet page"
+fi
+before=$(md5sum "$WORK/f/fleet.json")
+refused "holds the fleet.json of an earlier --fleet run" --fleet --shape 64x64x64 --out "$WORK/f"
+[ "$(md5sum "$WORK/f/fleet.json")" = "$before" ] || fail "an earlier fleet.json was changed"
+refused "--fleet qualifies ranks, nodes and links instead of a sweep: drop --block" --fleet --block
+refused "--fleet-threshold '1.5': expected a score between 0 and 1" --fleet --fleet-threshold 1.5
+refused "--fleet-threshold and --fleet-bytes need --fleet" --fleet-bytes 1M
+
+# ---- the emulated two-node cluster
+if [ "$(id -u)" != 0 ]; then
+    echo "fleet.sh: the emulated cluster needs root: not run"
+    exit 0
+fi
+. "$HERE/cluster-lib.sh"
+slow() {
+    cl_tpbal --fleet --shape 256x256x256 --fleet-bytes 1M --emulate-speed 1,1,0.5,0.5 \
+        --out "$WORK/slow$1"
+    expect_rc 0
+    grep -E "^ +[0-9]+ n[12] " "$WORK/out"
+    "$PY" "$HERE/check_fleet.py" "$WORK/slow$1" n2
+}
+attempts "a node at half speed excluded" slow 3
+equal() {
+    cl_tpbal --fleet --shape 256x256x256 --fleet-bytes 1M --out "$WORK/eq$1"
+    expect_rc 0
+    grep -E "^ +[0-9]+ n[12] " "$WORK/out"
+    "$PY" "$HERE/check_fleet.py" "$WORK/eq$1" none
+}
+attempts "an equal fleet excludes no node" equal 3
+# the equal fleet against the slowed one: n2's GEMM lower (the verdict, slower or
+# inconclusive, is the intervals' to give: on this machine a rank of an equal fleet can run
+# 40 % slow for its whole run, doc/TESTING.md)
+if [ -n "${TPBAL_COMPARE:-}" ] && ls "$WORK"/eq*/fleet.json "$WORK"/slow*/fleet.json >/dev/null 2>&1; then
+    eq=$(dirname "$(ls "$WORK"/eq*/fleet.json | head -1)")
+    sl=$(dirname "$(ls "$WORK"/slow*/fleet.json | head -1)")
+    rc=0
+    "$TPBAL_COMPARE" --fleet "$eq" "$sl" >"$WORK/cmp" 2>&1 || rc=$?
+    cat "$WORK/cmp"
+    [ $rc -le 1 ] || fail "compare --fleet exited $rc"
+    "$TPBAL_COMPARE" --fleet --format json "$eq" "$sl" >"$WORK/cmp.json" 2>/dev/null
+    "$PY" - "$WORK/cmp.json" <<'PYEOF' || fail "compare --fleet: n2's GEMM not lower"
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+r = [x for x in rows if x["key"] == "n2" and x["what"] == "gemm"][0]
+assert r["ratio"] < 1.0 and r["lo"] <= r["ratio"] <= r["hi"], r
+PYEOF
+fi
+echo "fleet.sh: ok"
