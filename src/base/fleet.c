@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "base/interval.h"
 #include "base/stats.h"
 
 const char *tpb_fleet_verdict_name(tpb_fleet_verdict_t v)
@@ -11,24 +12,63 @@ const char *tpb_fleet_verdict_name(tpb_fleet_verdict_t v)
     return v == TPB_FLEET_EXCLUDE ? "exclude" : v == TPB_FLEET_SUSPECT ? "suspect" : "ok";
 }
 
-double tpb_fleet_median(const tpb_fleet_fig_t *f, int n)
+double tpb_fleet_median_of(const double *v, int n)
 {
-    double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+    double *w = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
     int k = 0;
-    for (int i = 0; v && i < n; i++)
-        if (isfinite(f[i].value) && f[i].value > 0.0)
-            v[k++] = f[i].value;
-    double m = k ? tpb_stats_median(v, (size_t)k) : NAN;
-    free(v);
+    for (int i = 0; w && i < n; i++)
+        if (isfinite(v[i]) && v[i] > 0.0)
+            w[k++] = v[i];
+    double m = k ? tpb_stats_median(w, (size_t)k) : NAN;
+    free(w);
     return m;
 }
 
-tpb_fleet_score_t tpb_fleet_score(tpb_fleet_fig_t f, double ref)
+void tpb_fleet_scores(const double *v, const int *cohort, int n, int rounds, tpb_fleet_score_t *out)
 {
-    if (!(f.value > 0.0) || !isfinite(f.value) || !(ref > 0.0) || !isfinite(ref))
-        return (tpb_fleet_score_t){NAN, NAN, NAN};
-    double s = f.value / ref, h = isfinite(f.half) && f.half >= 0.0 ? f.half : 0.0;
-    return (tpb_fleet_score_t){s, s * exp(-h), s * exp(h)};
+    double *col = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+    double *ref = malloc((size_t)(n > 0 ? n : 1) * (size_t)rounds * sizeof(double));
+    double *inv = malloc((size_t)(rounds > 0 ? rounds : 1) * sizeof(double));
+    for (int i = 0; i < n; i++)
+        out[i] = (tpb_fleet_score_t){NAN, NAN, NAN};
+    if (!col || !ref || !inv)
+        goto out;
+    for (int j = 0; j < rounds; j++) /* each item's cohort median in round j */
+        for (int i = 0; i < n; i++) {
+            int k = 0;
+            for (int q = 0; q < n; q++)
+                if (!cohort || cohort[q] == cohort[i])
+                    col[k++] = v[(size_t)q * rounds + j];
+            ref[(size_t)i * rounds + j] = tpb_fleet_median_of(col, k);
+        }
+    for (int i = 0; i < n; i++) {
+        int k = 0;
+        for (int j = 0; j < rounds; j++) {
+            double x = v[(size_t)i * rounds + j], r = ref[(size_t)i * rounds + j];
+            if (isfinite(x) && x > 0.0 && isfinite(r) && r > 0.0)
+                inv[k++] = r / x; /* a time over the cohort's: lower is faster */
+        }
+        if (!k)
+            continue;
+        double s = 1.0 / tpb_stats_median(inv, (size_t)k),
+               h = tpb_interval_median_half(inv, (size_t)k);
+        out[i] = (tpb_fleet_score_t){s, s * exp(-h), s * exp(h)};
+    }
+out:
+    free(col);
+    free(ref);
+    free(inv);
+}
+
+void tpb_fleet_figure(const double *v, int rounds, double *median, double *half)
+{
+    double inv[rounds > 0 ? rounds : 1];
+    int k = 0;
+    for (int j = 0; j < rounds; j++)
+        if (isfinite(v[j]) && v[j] > 0.0)
+            inv[k++] = 1.0 / v[j];
+    *median = k ? 1.0 / tpb_stats_median(inv, (size_t)k) : NAN;
+    *half = k ? tpb_interval_median_half(inv, (size_t)k) : NAN;
 }
 
 tpb_fleet_verdict_t tpb_fleet_judge(tpb_fleet_score_t s, double threshold)
@@ -36,11 +76,4 @@ tpb_fleet_verdict_t tpb_fleet_judge(tpb_fleet_score_t s, double threshold)
     if (!isfinite(s.score) || s.score >= threshold)
         return TPB_FLEET_OK;
     return s.hi < threshold ? TPB_FLEET_EXCLUDE : TPB_FLEET_SUSPECT;
-}
-
-double tpb_fleet_half_from_iqr(double rel_iqr, int n)
-{
-    if (n < 2 || !isfinite(rel_iqr) || rel_iqr < 0.0)
-        return NAN;
-    return 1.96 * 1.2533 * (rel_iqr / 1.349) / sqrt((double)n);
 }

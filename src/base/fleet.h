@@ -4,10 +4,11 @@
  * Pure: no MPI, no I/O.
  *
  *   score      a rank's (node's, link's) figure over the fleet's median of that figure (a
- *              GEMM rate, a collective's or a link's bus bandwidth, a device's peak): 1 is
+ *              GEMM rate, a collective's or a link's bus bandwidth), round by round against
+ *              the ones measured at the same time, then the median over the rounds: 1 is
  *              the median, 0.5 half as fast
- *   interval   the figure's own 95 % interval (the median's, in log space: half), carried
- *              to the score (the fleet's median, over many ranks, is taken as exact)
+ *   interval   the 95 % interval of that median over the rounds (a device's peak, known
+ *              without rounds, has none: below the threshold it is "suspect" at most)
  *   exclude    a node any of whose scores is below the threshold with its whole interval
  *              (the reason: "GEMM" (its slowest rank's rate), "collective" (its ranks'
  *              all-reduce), "link" (a link to a neighbour node), "clock" (its device's peak:
@@ -20,32 +21,46 @@
 /** The default threshold of --fleet-threshold. */
 #define TPB_FLEET_THRESHOLD 0.9
 
-/** A figure and the half-width of its 95 % interval in log space (NaN: not measured). */
-typedef struct {
-    double value, half;
-} tpb_fleet_fig_t;
-
 /** A score with its 95 % interval. */
 typedef struct {
     double score, lo, hi;
 } tpb_fleet_score_t;
 
 /** What a fleet run measured (rank 0), by world rank, node (first-seen host order) and link
- *  (link i joins node i and node i + 1). */
+ *  (link i joins node i and node i + 1), each figure once per round. */
 typedef struct {
-    int world, nnodes;
+    int world, nnodes, rounds;
     const char (*hosts)[72]; /**< host of every world rank (borrowed, TPB_HOST_LEN) */
     const int *node_of;      /**< node of every world rank (borrowed) */
     long m, n, k;            /**< the GEMM every rank timed */
     const char *dtype;       /**< its dtype's name */
     double bytes;            /**< the collectives' message */
     int turns;               /**< 1: a node's ranks took turns (they share cores or a GPU) */
-    tpb_fleet_fig_t *gemm;   /**< world: GFLOP/s of the GEMM */
+    double *gemm;            /**< world x rounds: GFLOP/s of the GEMM, per round */
+    int *cohort;             /**< world: the ranks timed together (a turn; 0: all at once) */
     double *peak;            /**< world: the device's peak, GFLOP/s (0: unknown) */
-    tpb_fleet_fig_t *coll;   /**< nnodes: the node's ranks' all-reduce, bus GB/s (NaN: alone) */
-    tpb_fleet_fig_t *link;   /**< nnodes - 1: bus GB/s of a 2-rank all-reduce across link i */
-    double *link_alpha_us;   /**< nnodes - 1: the same with an 8-byte message, us */
+    double *coll;            /**< nnodes x rounds: the node's all-reduce, bus GB/s (NaN: alone) */
+    double *link;            /**< (nnodes - 1) x rounds: a 2-rank all-reduce across link i */
+    double *link_alpha_us;   /**< nnodes - 1: the same with an 8-byte message, us (median) */
 } tpb_fleet_data_t;
+
+/**
+ * Scores of n items measured in `rounds` rounds, v[n x rounds] (NaN: not measured), against
+ * their cohort's median in the same round (cohort[i]: the items measured at the same time;
+ * NULL: one cohort): item i's round-j ratio v_ij / median over its cohort of v_qj, its score
+ * the median of its ratios, its interval the median's over the rounds (base/interval.h, of
+ * the inverse ratios: times). What changed for every item of a round (a machine's speed, a
+ * turn's moment) cancels; an item slow in every round is slow. out[n]; NaN where unknown.
+ */
+void tpb_fleet_scores(const double *v, const int *cohort, int n, int rounds,
+                      tpb_fleet_score_t *out);
+
+/** The median of the finite, positive values of v[n] (NaN if none). */
+double tpb_fleet_median_of(const double *v, int n);
+
+/** A figure of its rounds v[rounds]: their median (NaN if none) and the half-width in log
+ *  space of its 95 % interval (base/interval.h, of the inverses: times). */
+void tpb_fleet_figure(const double *v, int rounds, double *median, double *half);
 
 /** What one node is found to be. */
 typedef enum {
@@ -57,20 +72,7 @@ typedef enum {
 /** "ok", "suspect", "exclude". */
 const char *tpb_fleet_verdict_name(tpb_fleet_verdict_t v);
 
-/** The median of the finite, positive values of f[n] (NaN if none). */
-double tpb_fleet_median(const tpb_fleet_fig_t *f, int n);
-
-/** f against ref: f / ref with f's interval (NaN where either is unknown). */
-tpb_fleet_score_t tpb_fleet_score(tpb_fleet_fig_t f, double ref);
-
 /** The verdict on one score at the threshold (OK for an unknown score). */
 tpb_fleet_verdict_t tpb_fleet_judge(tpb_fleet_score_t s, double threshold);
-
-/**
- * The normal approximation of the 95 % half-width, in log space, of the median of n
- * samples whose relative interquartile range is rel_iqr: 1.96 x 1.2533 x (IQR / 1.349) /
- * sqrt(n) (the median's standard error for a normal sample; NaN for n < 2).
- */
-double tpb_fleet_half_from_iqr(double rel_iqr, int n);
 
 #endif /* TPB_FLEET_H */

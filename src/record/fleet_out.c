@@ -23,8 +23,8 @@ static void judge(tpb_fleet_node_t *n, const char *what, tpb_fleet_score_t s, do
     if (v == TPB_FLEET_OK)
         return;
     size_t len = strlen(n->why);
-    snprintf(n->why + len, sizeof(n->why) - len, "%s%s %.2f [%.2f, %.2f]%s", len ? ", " : "",
-             what, s.score, s.lo, s.hi, v == TPB_FLEET_SUSPECT ? " (suspect)" : "");
+    snprintf(n->why + len, sizeof(n->why) - len, "%s%s %.2f [%.2f, %.2f]%s", len ? ", " : "", what,
+             s.score, s.lo, s.hi, v == TPB_FLEET_SUSPECT ? " (suspect)" : "");
     if (v > n->verdict)
         n->verdict = v;
 }
@@ -32,37 +32,42 @@ static void judge(tpb_fleet_node_t *n, const char *what, tpb_fleet_score_t s, do
 void tpb_fleet_judge_nodes(const tpb_fleet_data_t *d, double thr, tpb_fleet_score_t *ranks,
                            tpb_fleet_node_t *nodes)
 {
-    double g = tpb_fleet_median(d->gemm, d->world), c = tpb_fleet_median(d->coll, d->nnodes);
-    double l = tpb_fleet_median(d->link, d->nnodes - 1);
-    tpb_fleet_fig_t *pk = malloc((size_t)d->world * sizeof(*pk));
-    for (int r = 0; pk && r < d->world; r++)
-        pk[r] = (tpb_fleet_fig_t){d->peak[r] > 0 ? d->peak[r] : NAN, 0.0};
-    double p = pk ? tpb_fleet_median(pk, d->world) : NAN;
+    int nl = d->nnodes > 1 ? d->nnodes - 1 : 0;
+    tpb_fleet_score_t *coll = malloc((size_t)d->nnodes * sizeof(*coll));
+    tpb_fleet_score_t *link = malloc((size_t)(nl ? nl : 1) * sizeof(*link));
+    double p = tpb_fleet_median_of(d->peak, d->world);
     tpb_fleet_score_t none = {NAN, NAN, NAN};
+    tpb_fleet_scores(d->gemm, d->cohort, d->world, d->rounds, ranks);
+    if (coll)
+        tpb_fleet_scores(d->coll, NULL, d->nnodes, d->rounds, coll);
+    if (link)
+        tpb_fleet_scores(d->link, NULL, nl, d->rounds, link);
     for (int j = 0; j < d->nnodes; j++)
-        nodes[j] = (tpb_fleet_node_t){none, none, none, none, TPB_FLEET_OK, -1, ""};
+        nodes[j] =
+            (tpb_fleet_node_t){none, coll ? coll[j] : none, none, none, TPB_FLEET_OK, -1, ""};
     for (int r = 0; r < d->world; r++) {
         tpb_fleet_node_t *n = &nodes[d->node_of[r]];
-        ranks[r] = tpb_fleet_score(d->gemm[r], g);
-        if (!isfinite(n->gemm.score) || ranks[r].score < n->gemm.score)
-            n->slowest = r;
+        if (n->slowest < 0 || (isfinite(ranks[r].score) &&
+                               !(isfinite(n->gemm.score) && ranks[r].score >= n->gemm.score)))
+            n->slowest = r; /* the lowest score, the first rank of a tie */
         n->gemm = worse(n->gemm, ranks[r]);
-        if (pk)
-            n->clock = worse(n->clock, tpb_fleet_score(pk[r], p));
+        if (d->peak[r] > 0 && p > 0) /* no interval: below the threshold, suspect at most */
+            n->clock =
+                worse(n->clock, (tpb_fleet_score_t){d->peak[r] / p, d->peak[r] / p, INFINITY});
     }
-    free(pk);
     for (int j = 0; j < d->nnodes; j++) {
         tpb_fleet_node_t *n = &nodes[j];
-        n->coll = tpb_fleet_score(d->coll[j], c);
-        if (j > 0)
-            n->link = worse(n->link, tpb_fleet_score(d->link[j - 1], l));
-        if (j + 1 < d->nnodes)
-            n->link = worse(n->link, tpb_fleet_score(d->link[j], l));
+        if (link && j > 0)
+            n->link = worse(n->link, link[j - 1]);
+        if (link && j + 1 < d->nnodes)
+            n->link = worse(n->link, link[j]);
         judge(n, "GEMM", n->gemm, thr);
         judge(n, "collective", n->coll, thr);
         judge(n, "link", n->link, thr);
         judge(n, "clock", n->clock, thr);
     }
+    free(coll);
+    free(link);
 }
 
 static void kv_score(tpb_buf_t *b, const char *key, tpb_fleet_score_t s)
@@ -104,8 +109,12 @@ static void fleet_json(tpb_buf_t *b, const tpb_fleet_data_t *d, double thr, cons
         tpb_json_obj_begin(b);
         tpb_json_kv_int(b, "rank", r);
         tpb_json_kv_str(b, "host", d->hosts[r]);
-        tpb_json_kv_num(b, "gflops", d->gemm[r].value);
-        tpb_json_kv_num(b, "gflops_half", d->gemm[r].half);
+        double med, half;
+        tpb_fleet_figure(d->gemm + (size_t)r * d->rounds, d->rounds, &med, &half);
+        tpb_json_kv_num(b, "gflops", med);
+        tpb_json_kv_num(b, "gflops_half", half);
+        tpb_json_kv_nums(b, "gflops_rounds", d->gemm + (size_t)r * d->rounds, (size_t)d->rounds);
+        tpb_json_kv_int(b, "cohort", d->cohort[r]);
         tpb_json_kv_num(b, "peak_gflops", d->peak[r] > 0 ? d->peak[r] : NAN);
         kv_score(b, "score", ranks[r]);
         tpb_json_obj_end(b);
@@ -120,8 +129,11 @@ static void fleet_json(tpb_buf_t *b, const tpb_fleet_data_t *d, double thr, cons
         tpb_json_kv_str(b, "host", n->slowest >= 0 ? d->hosts[n->slowest] : "?");
         tpb_json_kv_int(b, "slowest_rank", n->slowest);
         kv_score(b, "gemm", n->gemm);
-        tpb_json_kv_num(b, "allreduce_busbw_gbs", d->coll[j].value);
-        tpb_json_kv_num(b, "allreduce_busbw_half", d->coll[j].half);
+        double med, half;
+        tpb_fleet_figure(d->coll + (size_t)j * d->rounds, d->rounds, &med, &half);
+        tpb_json_kv_num(b, "allreduce_busbw_gbs", med);
+        tpb_json_kv_num(b, "allreduce_busbw_half", half);
+        tpb_json_kv_nums(b, "allreduce_rounds", d->coll + (size_t)j * d->rounds, (size_t)d->rounds);
         kv_score(b, "collective", n->coll);
         kv_score(b, "link", n->link);
         kv_score(b, "clock", n->clock);
@@ -136,8 +148,11 @@ static void fleet_json(tpb_buf_t *b, const tpb_fleet_data_t *d, double thr, cons
         tpb_json_obj_begin(b);
         tpb_json_kv_int(b, "from", j);
         tpb_json_kv_int(b, "to", j + 1);
-        tpb_json_kv_num(b, "busbw_gbs", d->link[j].value);
-        tpb_json_kv_num(b, "busbw_half", d->link[j].half);
+        double med, half;
+        tpb_fleet_figure(d->link + (size_t)j * d->rounds, d->rounds, &med, &half);
+        tpb_json_kv_num(b, "busbw_gbs", med);
+        tpb_json_kv_num(b, "busbw_half", half);
+        tpb_json_kv_nums(b, "busbw_rounds", d->link + (size_t)j * d->rounds, (size_t)d->rounds);
         tpb_json_kv_num(b, "alpha_us", d->link_alpha_us[j]);
         tpb_json_obj_end(b);
     }
@@ -173,24 +188,27 @@ static void fleet_table(FILE *f, const tpb_fleet_data_t *d, double thr,
             "# fleet: %d ranks on %d node%s; GEMM %ldx%ldx%ld %s%s; all-reduce of %.0f bytes; "
             "scores against the fleet's median with 95 %% intervals; threshold %.2f\n",
             d->world, d->nnodes, d->nnodes == 1 ? "" : "s", d->m, d->n, d->k, d->dtype,
-            d->turns ? " (a node's ranks in turns: they share cores or a GPU)" : "", d->bytes,
-            thr);
+            d->turns ? " (a node's ranks in turns: they share cores or a GPU)" : "", d->bytes, thr);
     fprintf(f, "#  rank host             GFLOP/s   score [95 %%]\n");
     for (int r = 0; r < d->world; r++)
         fprintf(f, "  %5d %-16.16s %8.1f   %.2f [%.2f, %.2f]\n", r, d->hosts[r],
-                d->gemm[r].value, ranks[r].score, ranks[r].lo, ranks[r].hi);
+                tpb_fleet_median_of(d->gemm + (size_t)r * d->rounds, d->rounds), ranks[r].score,
+                ranks[r].lo, ranks[r].hi);
     fprintf(f, "#  node host              GEMM  all-reduce GB/s  link to next GB/s  alpha us  "
                "verdict\n");
     for (int j = 0; j < d->nnodes; j++) {
         const tpb_fleet_node_t *n = &nodes[j];
         int next = j + 1 < d->nnodes;
-        fprintf(f, "  %5d %-16.16s %5.2f  %8s (%4s)  %8s (%4s)  %8s  %s%s%s\n", j,
-                n->slowest >= 0 ? d->hosts[n->slowest] : "?", n->gemm.score,
-                fig(a[0], 32, "%.2f", d->coll[j].value), fig(a[1], 32, "%.2f", n->coll.score),
-                fig(a[2], 32, "%.2f", next ? d->link[j].value : NAN),
-                fig(a[3], 32, "%.2f", n->link.score),
-                fig(a[4], 32, "%.1f", next ? d->link_alpha_us[j] : NAN),
-                tpb_fleet_verdict_name(n->verdict), n->why[0] ? ": " : "", n->why);
+        fprintf(
+            f, "  %5d %-16.16s %5.2f  %8s (%4s)  %8s (%4s)  %8s  %s%s%s\n", j,
+            n->slowest >= 0 ? d->hosts[n->slowest] : "?", n->gemm.score,
+            fig(a[0], 32, "%.2f", tpb_fleet_median_of(d->coll + (size_t)j * d->rounds, d->rounds)),
+            fig(a[1], 32, "%.2f", n->coll.score),
+            fig(a[2], 32, "%.2f",
+                next ? tpb_fleet_median_of(d->link + (size_t)j * d->rounds, d->rounds) : NAN),
+            fig(a[3], 32, "%.2f", n->link.score),
+            fig(a[4], 32, "%.1f", next ? d->link_alpha_us[j] : NAN),
+            tpb_fleet_verdict_name(n->verdict), n->why[0] ? ": " : "", n->why);
     }
     if (exclude[0])
         fprintf(f, "# exclude: %s\n", exclude);
@@ -214,8 +232,8 @@ tpb_status_t tpb_fleet_report(const tpb_fleet_data_t *d, double thr, const char 
     *excluded = 0;
     for (int j = 0; j < d->nnodes; j++)
         if (nodes[j].verdict == TPB_FLEET_EXCLUDE && nodes[j].slowest >= 0)
-            tpb_buf_printf(&ex, "%s%s", (*excluded)++ ? "," : "--exclude=",
-                           d->hosts[nodes[j].slowest]);
+            tpb_buf_printf(&ex, "%s%s",
+                           (*excluded)++ ? "," : "--exclude=", d->hosts[nodes[j].slowest]);
     fleet_table(table, d, thr, ranks, nodes, tpb_buf_str(&ex));
     fleet_json(&js, d, thr, cmd, ranks, nodes, tpb_buf_str(&ex));
     if (!tpb_buf_ok(&js) || !tpb_buf_ok(&ex))

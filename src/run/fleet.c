@@ -2,11 +2,12 @@
  * fleet.c - --fleet: a short qualification of every rank, node and link (collective):
  *   1. every rank's GEMM rate at one shape in 5 rounds of a short calibration (its
  *      lock-step loop, every rank at once; the ranks of a node take turns where they share
- *      cores or a GPU), the median of the rounds with its interval from them;
+ *      cores or a GPU);
  *   2. every node's all-reduce over its own ranks (all nodes at once, or in turns where
- *      ranks share cores), bus bandwidth;
+ *      ranks share cores), bus bandwidth, in 5 rounds;
  *   3. every pair of neighbouring nodes (first-seen host order) over one rank each, a
- *      2-rank all-reduce of the message and of 8 bytes (even pairs, then odd ones),
+ *      2-rank all-reduce of the message and of 8 bytes (even pairs, then odd ones), in the
+ *      same 5 rounds,
  * gathered to rank 0 (record/fleet_out.c scores and writes them). A rank with nothing to
  * do in a phase sleeps at its end instead of spinning in MPI.
  */
@@ -26,7 +27,7 @@
 #include "run/layer.h"
 #include "run/orient.h"
 
-#define FLEET_REPS 20  /* timed collectives of each message (after 2 untimed) */
+#define FLEET_REPS 10  /* timed collectives of each message a round (after 2 untimed) */
 #define FLEET_ROUNDS 5 /* rounds of every rank's GEMMs */
 
 /* The end of a phase: every rank of world, the ones that had nothing to do sleeping in 1 ms
@@ -45,46 +46,52 @@ static tpb_status_t phase_end(MPI_Comm world)
     return TPB_OK;
 }
 
-/* The collective of `bytes` over comm (every rank of it), timed FLEET_REPS times: the median
- * bus bandwidth (GB/s) and the half-width of its interval. */
+/* The collective of `bytes` over comm (every rank of it), timed FLEET_REPS times after 2
+ * untimed: the bus bandwidth (GB/s) at the median time, and that time. */
 static tpb_status_t time_allreduce(tpb_device_t *dev, MPI_Comm comm, const tpb_options_t *o,
-                                   double bytes, tpb_fleet_fig_t *bw, double *med_us)
+                                   double bytes, double *bw, double *med_us)
 {
     int t, r;
     MPI_Comm_size(comm, &t);
     MPI_Comm_rank(comm, &r);
     size_t es = tpb_dtype_out_size(o->dtype);
-    tpb_shape_t sh = {.m = 1, .n = (long)(bytes / (double)es) > t ? (long)(bytes / (double)es) : t,
-                      .k = 1, .comm_only = 1};
+    long n = (long)(bytes / (double)es) > t ? (long)(bytes / (double)es) : t;
+    tpb_shape_t sh = {.m = 1, .n = n, .k = 1, .comm_only = 1};
     long shards[t];
-    int warm = 2, n = warm + FLEET_REPS;
+    int warm = 2, iters = warm + FLEET_REPS;
     TPB_CHECK_RET(tpb_partition_even(tpb_split_total(&sh, TPB_SPLIT_ROW), t, 1, shards));
     tpb_layer_desc_t d = {.orient = tpb_orient_of(TPB_SPLIT_ROW),
                           .coll = tpb_coll_of(TPB_SPLIT_ROW, o->col_collective, TPB_SEQPAR_OFF),
-                          .m = 1, .n = sh.n, .k = 1, .dtype = o->dtype, .tp = t,
-                          .group_rank = r, .shards = shards, .seed = o->seed, .comm_only = 1,
-                          .granularity = 1, .marks = {.iters = (size_t)n, .chunks = 0}};
+                          .m = 1,
+                          .n = n,
+                          .k = 1,
+                          .dtype = o->dtype,
+                          .tp = t,
+                          .group_rank = r,
+                          .shards = shards,
+                          .seed = o->seed,
+                          .comm_only = 1,
+                          .granularity = 1,
+                          .marks = {.iters = (size_t)iters, .chunks = 0}};
     tpb_comm_t *c = NULL;
     tpb_layer_t *l = NULL;
-    double m[3 * n], us[FLEET_REPS];
+    double m[3 * iters], us[FLEET_REPS];
     tpb_status_t st = tpb_agree(comm, tpb_dev_comm_open(dev, comm, &c));
     if (st == TPB_OK)
         st = tpb_agree(comm, tpb_layer_create(dev, c, &d, &l));
     if (st == TPB_OK)
         st = tpb_dev_marks_prepare(dev, tpb_marks_count(&d.marks));
-    for (int i = 0; i < n && st == TPB_OK; i++)
+    for (int i = 0; i < iters && st == TPB_OK; i++)
         st = tpb_layer_iter(l, (size_t)i, 0.0, 1);
     if (st == TPB_OK)
-        st = tpb_dev_marks_read(dev, (size_t)(3 * n), m);
+        st = tpb_dev_marks_read(dev, (size_t)(3 * iters), m);
     st = tpb_agree(comm, st);
     if (st == TPB_OK) {
         for (int i = 0; i < FLEET_REPS; i++) /* x1 - c0: the collective (no GEMM) */
-            us[i] = m[tpb_marks_iter((size_t)(warm + i), 2)] -
-                    m[tpb_marks_iter((size_t)(warm + i), 0)];
+            us[i] =
+                m[tpb_marks_iter((size_t)(warm + i), 2)] - m[tpb_marks_iter((size_t)(warm + i), 0)];
         *med_us = tpb_stats_median(us, FLEET_REPS);
-        double factor = d.coll->busbw_factor(t);
-        bw->value = factor * (double)sh.n * (double)es / (*med_us * 1e3);
-        bw->half = tpb_interval_median_half(us, FLEET_REPS);
+        *bw = d.coll->busbw_factor(t) * (double)n * (double)es / (*med_us * 1e3);
     }
     tpb_layer_destroy(l);
     if (c)
@@ -92,43 +99,35 @@ static tpb_status_t time_allreduce(tpb_device_t *dev, MPI_Comm comm, const tpb_o
     return st;
 }
 
-/* 1. Every rank's GEMM in FLEET_ROUNDS rounds, each a short calibration in `phases` turns
- * by node-local rank (1: all at once): the median of the rounds' rates, and the interval of
- * that median from the rounds (a vCPU or a GPU slowed for a second moves one round, not the
- * rate; a rank slow in every round is slow). */
-static tpb_status_t gemm_rates(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
-                               const tpb_options_t *o, int phases, double *mine)
+/* 1. Round i of every rank's GEMM: a short calibration in `phases` turns by node-local rank
+ * (1: all at once), its rate into mine[i]. */
+static tpb_status_t gemm_round(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
+                               const tpb_options_t *o, int phases, double *rate)
 {
     tpb_gemm_shape_t g = {o->shapes[0].m, o->shapes[0].n, o->shapes[0].k, o->dtype};
-    tpb_cal_policy_t pol = {.target_spread = 0.05, .min_samples = 8, .max_samples = 40,
-                            .budget_us = 0.25e6};
-    double t[FLEET_ROUNDS];
-    tpb_status_t st = TPB_OK;
-    for (int i = 0; i < FLEET_ROUNDS; i++)
-        for (int j = 0; j < phases && st == TPB_OK; j++) {
-            MPI_Comm cj;
-            int in = phases == 1 || topo->local_rank == j;
-            TPB_MPI_RET(MPI_Comm_split(world, in ? 0 : MPI_UNDEFINED, topo->rank, &cj),
-                        "--fleet");
-            if (in) {
-                tpb_cal_speed_t sp = {0};
-                st = tpb_calibrate_gemm(dev, cj, &g, &pol, &sp);
-                t[i] = 1.0 / sp.speed; /* a time: the intervals are of times */
-                MPI_Comm_free(&cj);
-            }
-            TPB_CHECK_RET(phase_end(world));
-            st = tpb_agree(world, st);
+    tpb_cal_policy_t pol = {
+        .target_spread = 0.05, .min_samples = 8, .max_samples = 40, .budget_us = 0.25e6};
+    for (int j = 0; j < phases; j++) {
+        MPI_Comm cj;
+        int in = phases == 1 || topo->local_rank == j;
+        tpb_status_t st = TPB_OK;
+        TPB_MPI_RET(MPI_Comm_split(world, in ? 0 : MPI_UNDEFINED, topo->rank, &cj), "--fleet");
+        if (in) {
+            tpb_cal_speed_t sp = {0};
+            st = tpb_calibrate_gemm(dev, cj, &g, &pol, &sp);
+            *rate = sp.speed;
+            MPI_Comm_free(&cj);
         }
-    if (st == TPB_OK) {
-        mine[0] = 1.0 / tpb_stats_median(t, FLEET_ROUNDS);
-        mine[1] = tpb_interval_median_half(t, FLEET_ROUNDS);
+        TPB_CHECK_RET(phase_end(world));
+        TPB_CHECK_RET(tpb_agree(world, st));
     }
-    return st;
+    return TPB_OK;
 }
 
-/* 3. Link i (node i's first rank with node i + 1's), even links then odd ones. */
-static tpb_status_t links(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
-                          const tpb_options_t *o, double bytes, double *mine)
+/* 3. A round of link i (node i's first rank with node i + 1's), even links then odd ones:
+ * the lower node's rank keeps the bandwidth and the 8-byte time. */
+static tpb_status_t link_round(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
+                               const tpb_options_t *o, double bytes, double *bw, double *alpha)
 {
     int node = topo->host_index[topo->rank];
     for (int parity = 0; parity < 2; parity++) {
@@ -139,15 +138,13 @@ static tpb_status_t links(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *t
         TPB_MPI_RET(MPI_Comm_split(world, in ? link : MPI_UNDEFINED, topo->rank, &c), "--fleet");
         tpb_status_t st = TPB_OK;
         if (in) {
-            tpb_fleet_fig_t bw = {NAN, NAN}, small = {NAN, NAN};
-            double us = NAN, alpha = NAN;
-            st = time_allreduce(dev, c, o, bytes, &bw, &us);
+            double b = NAN, us = NAN, small = NAN, a = NAN;
+            st = time_allreduce(dev, c, o, bytes, &b, &us);
             if (st == TPB_OK)
-                st = time_allreduce(dev, c, o, 8.0, &small, &alpha);
+                st = time_allreduce(dev, c, o, 8.0, &small, &a);
             if (link == node) { /* the lower node's rank reports it */
-                mine[2] = bw.value;
-                mine[3] = bw.half;
-                mine[4] = alpha;
+                *bw = b;
+                *alpha = a;
             }
             MPI_Comm_free(&c);
         }
@@ -157,10 +154,10 @@ static tpb_status_t links(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *t
     return TPB_OK;
 }
 
-/* 2. Every node's ranks' all-reduce: all nodes at once, or one node after another where
- * ranks share cores (the nodes' ranks would take each other's time). */
-static tpb_status_t node_colls(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
-                               const tpb_options_t *o, double bytes, int turns, double *mine)
+/* 2. A round of every node's ranks' all-reduce: all nodes at once, or one node after another
+ * where ranks share cores (the nodes' ranks would take each other's time). */
+static tpb_status_t coll_round(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
+                               const tpb_options_t *o, double bytes, int turns, double *bw)
 {
     int node = topo->host_index[topo->rank];
     for (int j = 0; j < (turns ? topo->nhosts : 1); j++) {
@@ -169,11 +166,8 @@ static tpb_status_t node_colls(tpb_device_t *dev, MPI_Comm world, const tpb_topo
         TPB_MPI_RET(MPI_Comm_split(world, in ? node : MPI_UNDEFINED, topo->rank, &c), "--fleet");
         tpb_status_t st = TPB_OK;
         if (in) {
-            tpb_fleet_fig_t bw = {NAN, NAN};
             double us;
-            st = time_allreduce(dev, c, o, bytes, &bw, &us);
-            mine[5] = bw.value;
-            mine[6] = bw.half;
+            st = time_allreduce(dev, c, o, bytes, bw, &us);
             MPI_Comm_free(&c);
         }
         TPB_CHECK_RET(phase_end(world));
@@ -182,10 +176,15 @@ static tpb_status_t node_colls(tpb_device_t *dev, MPI_Comm world, const tpb_topo
     return TPB_OK;
 }
 
+/* Per rank: its rounds' GEMM rates, node all-reduce (node-local rank 0 only) and link
+ * bandwidths (the lower node's first rank), then the link's alpha, the device's peak and
+ * the rank's cohort. */
+#define FLEET_FIGS (3 * FLEET_ROUNDS + 3)
+
 tpb_status_t tpb_fleet_measure(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
                                const tpb_options_t *o, double bytes, tpb_fleet_data_t *d)
 {
-    enum { F = 8 }; /* per rank: rate, half, link bw, half, alpha, coll bw, half, peak */
+    enum { R = FLEET_ROUNDS };
     tpb_device_info_t info;
     tpb_dev_info(dev, &info);
     int share = info.sharing > 1 || info.ranks_on_device > 1, phases = 1;
@@ -193,53 +192,67 @@ tpb_status_t tpb_fleet_measure(tpb_device_t *dev, MPI_Comm world, const tpb_topo
     if (share)
         TPB_MPI_RET(MPI_Allreduce(&topo->local_size, &phases, 1, MPI_INT, MPI_MAX, world),
                     "--fleet");
-    double mine[F] = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, info.peak_gflops};
-    TPB_CHECK_RET(gemm_rates(dev, world, topo, o, phases, mine));
-    TPB_CHECK_RET(node_colls(dev, world, topo, o, bytes, share, mine));
-    TPB_CHECK_RET(links(dev, world, topo, o, bytes, mine));
-    tpb_status_t st;
-    double *all = topo->rank == 0 ? malloc((size_t)topo->size * F * sizeof(double)) : NULL;
-    st = topo->rank == 0 && !all ? tpb_err_set(TPB_ERR_NOMEM, "--fleet: out of memory") : TPB_OK;
+    double mine[FLEET_FIGS], coll = NAN;
+    for (int i = 0; i < FLEET_FIGS; i++)
+        mine[i] = NAN;
+    for (int i = 0; i < R; i++) /* the rounds, each every kind of figure in turn */
+        TPB_CHECK_RET(gemm_round(dev, world, topo, o, phases, &mine[i]));
+    for (int i = 0; i < R; i++) {
+        TPB_CHECK_RET(coll_round(dev, world, topo, o, bytes, share, &coll));
+        if (topo->local_rank == 0)
+            mine[R + i] = coll;
+        TPB_CHECK_RET(link_round(dev, world, topo, o, bytes, &mine[2 * R + i], &mine[3 * R]));
+    }
+    mine[3 * R + 1] = info.peak_gflops;
+    mine[3 * R + 2] = share ? topo->local_rank : 0;
+    double *all = topo->rank == 0 ? malloc((size_t)topo->size * FLEET_FIGS * sizeof(double)) : NULL;
+    tpb_status_t st =
+        topo->rank == 0 && !all ? tpb_err_set(TPB_ERR_NOMEM, "--fleet: out of memory") : TPB_OK;
     TPB_CHECK_RET(tpb_agree(world, st));
-    TPB_MPI_RET(MPI_Gather(mine, F, MPI_DOUBLE, all, F, MPI_DOUBLE, 0, world), "--fleet");
+    TPB_MPI_RET(MPI_Gather(mine, FLEET_FIGS, MPI_DOUBLE, all, FLEET_FIGS, MPI_DOUBLE, 0, world),
+                "--fleet");
     if (topo->rank == 0)
-        st = tpb_fleet_fill(topo, all, F, d);
+        st = tpb_fleet_fill(topo, all, d);
     free(all);
     d->turns = share;
     return tpb_agree(world, st);
 }
 
-tpb_status_t tpb_fleet_fill(const tpb_topo_t *topo, const double *all, int f, tpb_fleet_data_t *d)
+tpb_status_t tpb_fleet_fill(const tpb_topo_t *topo, const double *all, tpb_fleet_data_t *d)
 {
-    int w = topo->size, h = topo->nhosts;
+    enum { R = FLEET_ROUNDS };
+    int w = topo->size, h = topo->nhosts, nl = h > 1 ? h - 1 : 1;
     d->world = w;
     d->nnodes = h;
+    d->rounds = R;
     d->hosts = (const char(*)[72])topo->hosts;
     d->node_of = topo->host_index;
-    d->gemm = calloc((size_t)w, sizeof(*d->gemm));
+    d->gemm = malloc((size_t)w * R * sizeof(double));
+    d->cohort = calloc((size_t)w, sizeof(int));
     d->peak = calloc((size_t)w, sizeof(double));
-    d->coll = calloc((size_t)h, sizeof(*d->coll));
-    d->link = calloc((size_t)(h > 1 ? h - 1 : 1), sizeof(*d->link));
-    d->link_alpha_us = calloc((size_t)(h > 1 ? h - 1 : 1), sizeof(double));
-    if (!d->gemm || !d->peak || !d->coll || !d->link || !d->link_alpha_us)
+    d->coll = malloc((size_t)h * R * sizeof(double));
+    d->link = malloc((size_t)nl * R * sizeof(double));
+    d->link_alpha_us = malloc((size_t)nl * sizeof(double));
+    if (!d->gemm || !d->cohort || !d->peak || !d->coll || !d->link || !d->link_alpha_us)
         return tpb_err_set(TPB_ERR_NOMEM, "--fleet: out of memory for %d ranks", w);
-    for (int j = 0; j < h; j++)
-        d->coll[j] = (tpb_fleet_fig_t){NAN, NAN};
-    for (int j = 0; j + 1 < h; j++) {
-        d->link[j] = (tpb_fleet_fig_t){NAN, NAN};
+    for (size_t i = 0; i < (size_t)h * R; i++)
+        d->coll[i] = NAN;
+    for (size_t i = 0; i < (size_t)nl * R; i++)
+        d->link[i] = NAN;
+    for (int j = 0; j < nl; j++)
         d->link_alpha_us[j] = NAN;
-    }
     for (int r = 0; r < w; r++) {
-        const double *v = all + (size_t)r * (size_t)f;
+        const double *v = all + (size_t)r * FLEET_FIGS;
         int node = topo->host_index[r];
-        d->gemm[r] = (tpb_fleet_fig_t){v[0], v[1]};
-        d->peak[r] = v[7];
-        if (isfinite(v[2]) && node + 1 < h) {
-            d->link[node] = (tpb_fleet_fig_t){v[2], v[3]};
-            d->link_alpha_us[node] = v[4];
+        memcpy(d->gemm + (size_t)r * R, v, R * sizeof(double));
+        if (isfinite(v[R]))
+            memcpy(d->coll + (size_t)node * R, v + R, R * sizeof(double));
+        if (isfinite(v[2 * R]) && node + 1 < h) {
+            memcpy(d->link + (size_t)node * R, v + 2 * R, R * sizeof(double));
+            d->link_alpha_us[node] = v[3 * R];
         }
-        if (isfinite(v[5]))
-            d->coll[node] = (tpb_fleet_fig_t){v[5], v[6]};
+        d->peak[r] = v[3 * R + 1];
+        d->cohort[r] = (int)v[3 * R + 2];
     }
     return TPB_OK;
 }
@@ -247,6 +260,7 @@ tpb_status_t tpb_fleet_fill(const tpb_topo_t *topo, const double *all, int f, tp
 void tpb_fleet_free(tpb_fleet_data_t *d)
 {
     free(d->gemm);
+    free(d->cohort);
     free(d->peak);
     free(d->coll);
     free(d->link);

@@ -17,9 +17,9 @@
 tpb_status_t tpb_fleet_measure(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
                                const tpb_options_t *o, double bytes, tpb_fleet_data_t *d);
 
-/** Rank 0: d from every rank's f gathered figures (rate, half, link bw, half, alpha, node
- *  bw, half, peak) in all[size x f]. TPB_ERR_NOMEM only. */
-tpb_status_t tpb_fleet_fill(const tpb_topo_t *topo, const double *all, int f, tpb_fleet_data_t *d);
+/** Rank 0: d from every rank's gathered figures (fleet.c's FLEET_FIGS a rank). TPB_ERR_NOMEM
+ *  only. */
+tpb_status_t tpb_fleet_fill(const tpb_topo_t *topo, const double *all, tpb_fleet_data_t *d);
 
 void tpb_fleet_free(tpb_fleet_data_t *d);
 

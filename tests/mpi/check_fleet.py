@@ -1,27 +1,45 @@
-"""check_fleet.py DIR [EXCLUDED] - a fleet.json recomputed from its own raw figures (not from
-tpbal's code): every rank's score is its GFLOP/s over the median of the ranks', its interval
-the score times exp(-+half); a node's GEMM score its slowest rank's, its all-reduce score its
-bus bandwidth over the median of the nodes', its link score the worse of its links' over the
-median link; a node is excluded exactly when one of its scores has its whole interval below
-the threshold, suspect when a score is below with the interval reaching above; the exclude
-list and the --exclude= line are those nodes' hosts. EXCLUDED (comma-separated hosts, or
+"""check_fleet.py DIR [EXCLUDED] - a fleet.json recomputed from its own per-round figures (not
+from tpbal's code): every rank's score is the median over the rounds of its GFLOP/s over the
+median of its cohort's (the ranks timed with it) that round; a node's GEMM score its slowest
+rank's, its all-reduce score the same over the nodes' all-reduces, its link score the worse
+of its links' over the links'; a node is excluded exactly when one of its scores has its whole
+interval below the threshold (never for its clock: a peak has no interval), suspect when a
+score is below with the interval reaching above; the exclude list and the --exclude= line are
+those nodes' hosts. EXCLUDED (comma-separated hosts, or
 "none"): the nodes that must be excluded, with GEMM among the reasons."""
 import json
-import math
 import statistics
 import sys
 
 
-def score(v, half, ref):
-    if v is None or ref is None or not v > 0:
-        return None
-    s = v / ref
-    h = half if half is not None and half >= 0 else 0.0
-    return (s, s * math.exp(-h), s * math.exp(h))
+def scores(series, cohorts=None):
+    """Each item's score: per round its figure over its cohort's median that round, the
+    median of those ratios taken as times (1 / median of the inverse ratios)."""
+    n = len(series)
+    cohorts = cohorts or [0] * n
+    out = []
+    for i in range(n):
+        inv = []
+        for j, x in enumerate(series[i]):
+            col = [series[q][j] for q in range(n) if cohorts[q] == cohorts[i]
+                   and series[q][j] is not None and series[q][j] > 0]
+            if x is not None and x > 0 and col:
+                inv.append(statistics.median(col) / x)
+        out.append(1.0 / statistics.median(inv) if inv else None)
+    return out
 
 
 def close(a, b):
-    return (a is None and b is None) or abs(a - b) <= 1e-9 * max(1.0, abs(b))
+    return (a is None and b is None) or (a is not None and b is not None and
+                                         abs(a - b) <= 1e-9 * max(1.0, abs(b)))
+
+
+def judge(sc, thr):
+    s, lo, hi = sc["score"], sc["lo"], sc["hi"]
+    if s is None or s >= thr:
+        return "ok"
+    assert lo is not None and lo <= s and (hi is None or s <= hi), sc
+    return "exclude" if hi is not None and hi < thr else "suspect"
 
 
 def main():
@@ -30,44 +48,33 @@ def main():
     thr = d["threshold"]
     ranks = d["ranks"]
     assert len(ranks) == d["world_size"]
-    ref = statistics.median(r["gflops"] for r in ranks if r["gflops"])
+    got = scores([r["gflops_rounds"] for r in ranks], [r["cohort"] for r in ranks])
     hosts = []
-    for r in ranks:
-        s = score(r["gflops"], r["gflops_half"], ref)
-        got = r["score"]
-        assert all(close(x, y) for x, y in zip(s, (got["score"], got["lo"], got["hi"]))), (r, s)
+    for r, s in zip(ranks, got):
+        assert close(r["score"]["score"], s), (r, s)
+        assert close(r["gflops"], 1.0 / statistics.median(
+            [1.0 / x for x in r["gflops_rounds"] if x])), r
         if r["host"] not in hosts:
             hosts.append(r["host"])
     nodes = d["nodes"]
     assert len(nodes) == len(hosts)
-    colls = [n["allreduce_busbw_gbs"] for n in nodes if n["allreduce_busbw_gbs"]]
-    cref = statistics.median(colls) if colls else None
-    links = [ln["busbw_gbs"] for ln in d["links"] if ln["busbw_gbs"]]
-    lref = statistics.median(links) if links else None
+    colls = scores([n["allreduce_rounds"] for n in nodes])
+    links = scores([ln["busbw_rounds"] for ln in d["links"]])
     excl = []
     for j, n in enumerate(nodes):
         mine = [r for r in ranks if r["host"] == hosts[j]]
         slow = min(mine, key=lambda r: r["score"]["score"])
         assert n["slowest_rank"] == slow["rank"] and n["host"] == hosts[j], (n, slow)
-        comps = {"GEMM": (slow["score"]["score"], slow["score"]["lo"], slow["score"]["hi"]),
-                 "collective": score(n["allreduce_busbw_gbs"], n["allreduce_busbw_half"], cref)}
-        ls = [score(ln["busbw_gbs"], ln["busbw_half"], lref) for ln in d["links"]
-              if j in (ln["from"], ln["to"])]
-        ls = [x for x in ls if x]
-        comps["link"] = min(ls) if ls else None
-        for k, key in (("collective", "collective"), ("link", "link")):
-            got = n[key]
-            want = comps[k]
-            assert (want is None and got["score"] is None) or close(want[0], got["score"]), (
-                n, k, want)
-        verdict = "ok"
-        for k, c in comps.items():
-            if c and c[0] < thr:
-                verdict = "exclude" if c[2] < thr else ("suspect" if verdict == "ok" else verdict)
-        # the clock component comes from the devices' peaks: counted where tpbal says so
-        if "clock" in n["reason"] and n["verdict"] == "exclude":
-            verdict = "exclude"
-        assert n["verdict"] == verdict, (n, comps, verdict)
+        assert close(n["gemm"]["score"], slow["score"]["score"]), n
+        assert close(n["collective"]["score"], colls[j]), (n, colls[j])
+        mine_links = [s for ln, s in zip(d["links"], links) if j in (ln["from"], ln["to"])
+                      and s is not None]
+        assert close(n["link"]["score"], min(mine_links) if mine_links else None), n
+        verdicts = [judge(n[k], thr) for k in ("gemm", "collective", "link", "clock")]
+        verdict = "exclude" if "exclude" in verdicts else "suspect" if "suspect" in verdicts \
+            else "ok"
+        assert judge(n["clock"], thr) != "exclude", n  # a peak has no interval: suspect at most
+        assert n["verdict"] == verdict, (n, verdicts)
         if verdict == "exclude":
             excl.append(hosts[j])
     assert d["exclude"] == excl, (d["exclude"], excl)

@@ -1,0 +1,69 @@
+/* test_fleet.c - a fleet's scores (base/fleet.h): against the cohort's median round by round,
+ * so that what slows a whole round cancels and a rank slow in every round stands out; the
+ * interval over the rounds; the verdicts at the threshold. */
+#include <math.h>
+
+#include "base/fleet.h"
+#include "tpb_test.h"
+
+START_TEST(cohort_rounds)
+{
+    enum { N = 4, R = 5 };
+    /* ranks 0-2 at 100, rank 3 at 50, all of round 2 at half speed (a busy moment) */
+    double v[N * R];
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < R; j++)
+            v[i * R + j] = (i == 3 ? 50.0 : 100.0) * (j == 2 ? 0.5 : 1.0);
+    tpb_fleet_score_t s[N];
+    tpb_fleet_scores(v, NULL, N, R, s);
+    for (int i = 0; i < 3; i++)
+        ck_assert_double_eq_tol(s[i].score, 1.0, 1e-12);
+    ck_assert_double_eq_tol(s[3].score, 0.5, 1e-12); /* the round's slowdown cancelled */
+    ck_assert_double_eq_tol(s[3].hi, 0.5, 1e-12);    /* every round alike: no width */
+    ck_assert_int_eq(tpb_fleet_judge(s[3], 0.9), TPB_FLEET_EXCLUDE);
+    ck_assert_int_eq(tpb_fleet_judge(s[0], 0.9), TPB_FLEET_OK);
+    /* two cohorts (turns): rank 3 measured alone in its turn is its own median */
+    int cohort[N] = {0, 0, 0, 1};
+    tpb_fleet_scores(v, cohort, N, R, s);
+    ck_assert_double_eq_tol(s[3].score, 1.0, 1e-12);
+}
+END_TEST
+
+START_TEST(noisy_rounds_are_suspect)
+{
+    enum { N = 2, R = 5 };
+    /* rank 1 slow in two rounds of five (a passing slowdown): its median ratio is 1, but a
+     * rank slow in three rounds has a median below and an interval reaching 1: suspect */
+    double a[N * R] = {100, 100, 100, 100, 100, 100, 60, 100, 60, 100};
+    double b[N * R] = {100, 100, 100, 100, 100, 60, 60, 100, 60, 100};
+    tpb_fleet_score_t s[N];
+    tpb_fleet_scores(a, NULL, N, R, s);
+    ck_assert_int_eq(tpb_fleet_judge(s[1], 0.9), TPB_FLEET_OK);
+    tpb_fleet_scores(b, NULL, N, R, s);
+    ck_assert(s[1].score < 0.9 && s[1].hi >= 0.9);
+    ck_assert_int_eq(tpb_fleet_judge(s[1], 0.9), TPB_FLEET_SUSPECT);
+    /* unknown figures: NaN scores, judged OK (nothing to say) */
+    double u[N * R];
+    for (int i = 0; i < N * R; i++)
+        u[i] = NAN;
+    tpb_fleet_scores(u, NULL, N, R, s);
+    ck_assert(isnan(s[0].score));
+    ck_assert_int_eq(tpb_fleet_judge(s[0], 0.9), TPB_FLEET_OK);
+    double med, half;
+    tpb_fleet_figure(a + R, R, &med, &half); /* rates 100 100 60 100 60: median 100 */
+    ck_assert_double_eq_tol(med, 100.0, 1e-12);
+    ck_assert(half > 0.0);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("fleet");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, cohort_rounds);
+    tcase_add_test(tc, noisy_rounds_are_suspect);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+TPB_TEST_MAIN(suite)
