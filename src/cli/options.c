@@ -1,6 +1,7 @@
 /* options.c - the option table and command-line parsing into tpb_options_t (pure). */
 #include "cli/optparse.h"
 #include "cli/options_set.h"
+#include "cli/options_table.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -35,79 +36,9 @@ void tpb_options_free(tpb_options_t *o)
     o->gpu_map = NULL;
 }
 
-/* ---- the option table ---- */
+/* ---- the option table (cli/options_table.h) ---- */
 
-enum {
-    OPT_BACKEND,
-    OPT_TP,
-    OPT_SPLIT,
-    OPT_SEQPAR,
-    OPT_POLICY,
-    OPT_M,
-    OPT_N,
-    OPT_K,
-    OPT_SHAPE,
-    OPT_PRESET,
-    OPT_BLOCK,
-    OPT_MODEL,
-    OPT_DTYPE,
-    OPT_ITERS,
-    OPT_WARMUP,
-    OPT_SPEEDS,
-    OPT_CALFILE,
-    OPT_SHARDS_FROM,
-    OPT_COST_PROFILE,
-    OPT_OVERLAP,
-    OPT_CHUNKS,
-    OPT_OVERLAP_POLLS,
-    OPT_EMULATE,
-    OPT_EMULATE_MODE,
-    OPT_SCHEDULE,
-    OPT_REBALANCE,
-    OPT_INTERLEAVE,
-    OPT_PLACEMENT,
-    OPT_GRAN,
-    OPT_CHECK,
-    OPT_DRY_RUN,
-    OPT_OUT,
-    OPT_FORCE,
-    OPT_WIDE,
-    OPT_COLCOLL,
-    OPT_COMM,
-    OPT_COLLECTIVES,
-    OPT_GPUMAP,
-    OPT_BIND,
-    OPT_TIMEOUT,
-    OPT_THREADS,
-    OPT_TIMELINE,
-    OPT_TRACE_ITERS,
-    OPT_TRACE_PER,
-    OPT_INJ_DELAY,
-    OPT_INJ_CLOCK,
-    OPT_SEED,
-    OPT_QUIET,
-    OPT_COMM_ONLY,
-    OPT_COMM_SIZES,
-    OPT_COMM_GAP,
-    OPT_FLEET,
-    OPT_FLEET_THRESHOLD,
-    OPT_FLEET_BYTES,
-    OPT_HELP,
-    OPT_VERSION
-};
-
-/* One entry per flag: parsing and --help come from this table alone. */
-typedef struct {
-    const char *name;
-    char short_name;
-    const char *arg; /**< the value's name in --help, NULL for a flag without value */
-    int id;
-    const char *section; /**< starts a --help section when not NULL */
-    const char *label;   /**< the whole --help left column when not "  -x, --name ARG" */
-    const char *help;    /**< lines separated by \n; NULL: listed with the entry before */
-} opt_spec;
-
-static const opt_spec opt_table[] = {
+const tpb_opt_spec_t tpb_opt_table[] = {
     {"backend", 0, "NAME", OPT_BACKEND, "What to run", NULL, ""}, /* "": from the registry */
     {"tp", 't', "LIST", OPT_TP, NULL, NULL, "TP degrees (default: powers of two dividing P)"},
     {"split", 's', "LIST", OPT_SPLIT, NULL, NULL,
@@ -254,7 +185,8 @@ static const opt_spec opt_table[] = {
     {"version", 'V', NULL, OPT_VERSION, NULL, NULL, "version and the backends built"},
 };
 
-#define NOPTS (sizeof(opt_table) / sizeof(opt_table[0]))
+#define NFLAGS (sizeof(tpb_opt_table) / sizeof(tpb_opt_table[0]))
+const size_t tpb_opt_nflags = NFLAGS;
 
 static const char *const onoff_names[] = {"off", "on"};
 static const char *const trace_per_names[] = {"config", "run"};
@@ -266,88 +198,6 @@ static tpb_status_t set_name(const char *flag, const char *v, const tpb_name_tab
     if (tpb_name_parse(t, v, out) != TPB_OK)
         return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected %s", flag, v, t->accepted);
     return TPB_OK;
-}
-
-/* The left column of an entry in --help. */
-static void usage_label(const opt_spec *o, char *out, size_t cap)
-{
-    if (o->label) {
-        snprintf(out, cap, "%s", o->label);
-        return;
-    }
-    char shortf[8] = "    ";
-    if (o->short_name)
-        snprintf(shortf, sizeof(shortf), "-%c, ", o->short_name);
-    snprintf(out, cap, "  %s--%s%s%s", shortf, o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-}
-
-/* The help of the entries whose text depends on the backends built (help ""): every
- * class of the registry speaks for itself. */
-static void registry_help(int id, char *out, size_t cap)
-{
-    size_t len = 0;
-    out[0] = '\0';
-    if (id == OPT_BACKEND)
-        len += (size_t)snprintf(out, cap,
-                                "auto: the first of the list below with a device "
-                                "here");
-    for (int i = 0; tpb_backends[i] && len < cap; i++) {
-        const tpb_backend_class_t *b = tpb_backends[i];
-        if (id == OPT_BACKEND)
-            len += (size_t)snprintf(out + len, cap - len, "\n%s: %s", b->name, b->about);
-        else if (id == OPT_DTYPE)
-            len += (size_t)snprintf(out + len, cap - len, "%s%s (%s)", i ? "\n" : "", b->dtypes,
-                                    b->name);
-        else
-            len += (size_t)snprintf(out + len, cap - len, "%s %ld %s", i ? "," : "",
-                                    b->defaults.granularity, b->name);
-    }
-    if (id == OPT_GRAN) {
-        char list[160];
-        snprintf(list, sizeof(list), "%s", out);
-        snprintf(out, cap, "shard size unit (default%s)", list);
-    }
-}
-
-void tpb_options_usage(FILE *f)
-{
-    fputs("Usage: mpirun -np P tpbal [options]      (or srun -n P tpbal, or a singleton)\n"
-          "\n"
-          "Tensor-parallel GEMM + collective sweeps: Y[MxN] = X[MxK] W[KxN] split over the\n"
-          "t ranks of each TP group (groups of consecutive ranks, all running at once),\n"
-          "with an even split against a split weighted by each rank's measured speed.\n",
-          f);
-    for (size_t i = 0; i < NOPTS; i++) {
-        const opt_spec *o = &opt_table[i];
-        if (o->section)
-            fprintf(f, "\n%s%s", o->section, o->section[0] ? "\n" : "");
-        if (!o->help)
-            continue;
-        char label[64], generated[512];
-        const char *help = o->help;
-        if (!help[0]) {
-            registry_help(o->id, generated, sizeof(generated));
-            help = generated;
-        }
-        usage_label(o, label, sizeof(label));
-        if (strlen(label) < 28) /* two columns; a long label has its text below */
-            fprintf(f, "%-28s ", label);
-        else
-            fprintf(f, "%s\n%29s", label, "");
-        for (const char *h = help; *h; h++) {
-            fputc(*h, f);
-            if (*h == '\n')
-                fprintf(f, "%29s", "");
-        }
-        fputc('\n', f);
-    }
-    fputs("\nExit codes: 0 success, 2 bad input or environment (one line on rank 0 says what\n"
-          "to change), 3 --check failed, 4 a collective timed out (--timeout), 128+N stopped\n"
-          "by signal N (results kept), 1 other failures. Metrics: see doc/METRICS.md.\n"
-          "Then: tpbal-report DIR (plots and index.html), tpbal-compare A B (regressions,\n"
-          "exit 1 when B is worse), tpbal-plan DIR (predictions checked by leave-one-out,\n"
-          "a layout for a world size, --plan-out shard plans), installed beside tpbal.\n",
-          f);
 }
 
 static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char *v)
@@ -472,28 +322,28 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
     return tpb_err_set(TPB_ERR_INVALID, "%s: internal error (unhandled option)", flag);
 }
 
-static const opt_spec *find_long(const char *name, size_t len)
+static const tpb_opt_spec_t *find_long(const char *name, size_t len)
 {
-    for (size_t i = 0; i < NOPTS; i++)
-        if (strlen(opt_table[i].name) == len && strncmp(opt_table[i].name, name, len) == 0)
-            return &opt_table[i];
+    for (size_t i = 0; i < NFLAGS; i++)
+        if (strlen(tpb_opt_table[i].name) == len && strncmp(tpb_opt_table[i].name, name, len) == 0)
+            return &tpb_opt_table[i];
     return NULL;
 }
 
-static const opt_spec *find_short(char c)
+static const tpb_opt_spec_t *find_short(char c)
 {
-    for (size_t i = 0; i < NOPTS; i++)
-        if (opt_table[i].short_name == c)
-            return &opt_table[i];
+    for (size_t i = 0; i < NFLAGS; i++)
+        if (tpb_opt_table[i].short_name == c)
+            return &tpb_opt_table[i];
     return NULL;
 }
 
 tpb_status_t tpb_options_parse(tpb_options_t *o, int argc, char **argv)
 {
-    unsigned char seen[NOPTS] = {0};
+    unsigned char seen[NFLAGS] = {0};
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
-        const opt_spec *spec = NULL;
+        const tpb_opt_spec_t *spec = NULL;
         const char *value = NULL;
         char flag[80];
         if (strncmp(arg, "--", 2) == 0 && arg[2]) {
@@ -507,7 +357,7 @@ tpb_status_t tpb_options_parse(tpb_options_t *o, int argc, char **argv)
         if (!spec)
             return tpb_err_set(TPB_ERR_INVALID, "unknown option '%s': see tpbal --help", arg);
         snprintf(flag, sizeof(flag), "%s%s", spec->name[1] ? "--" : "-", spec->name);
-        if (spec->arg && seen[spec - opt_table]++) /* the last would win without a word */
+        if (spec->arg && seen[spec - tpb_opt_table]++) /* the last would win without a word */
             return tpb_err_set(TPB_ERR_INVALID,
                                "%s is given twice: give it once (lists take commas: --tp 1,2)",
                                flag);

@@ -224,8 +224,11 @@ static tpb_status_t push_kind(tpb_plan_list_t *list, const tpb_options_t *o, int
     else
         seqpar_rows(o, tpb_coll_of(kd->split, o->col_collective, kd->seqpar), tp, sh->m, kd->chunks,
                     why, sizeof(why));
-    if (why[0])
-        return push_skip(list, block, pl, tp, why);
+    if (why[0]) { /* the rows of one sequence parallelism: --block skips that one's block */
+        TPB_CHECK_RET(push_skip(list, block, pl, tp, why));
+        list->p[list->n - 1].seqpar = kd->seqpar;
+        return TPB_OK;
+    }
     return push_config(list, o, block, pl, pos, tp, sh, kd, even);
 }
 

@@ -10,6 +10,7 @@
 #include "run/clocksync.h"
 #include "run/signals.h"
 #include "run/orient.h"
+#include "run/sweep_impl.h"
 
 static int is_root(const tpb_sweep_t *s)
 {
@@ -86,200 +87,6 @@ static tpb_status_t enter(tpb_sweep_t *s, int i)
     return open_group(s, p->tp);
 }
 
-/* Plan i's block speeds, when they are first needed (collective). */
-static tpb_status_t speeds_for(tpb_sweep_t *s, int i)
-{
-    if (!tpb_plan_needs_speeds(&s->plans.p[i]))
-        return TPB_OK;
-    TPB_CHECK_RET(tpb_signal_agree(s->world)); /* no calibration after a stop request */
-    return tpb_sweep_speeds(s, i);
-}
-
-/* A config not measured (TPB_ERR_INVALID, the ranks agreeing): one line, and on. */
-static tpb_status_t skipped(tpb_sweep_t *s, tpb_status_t st)
-{
-    if (st != TPB_ERR_INVALID || s->fatal)
-        return st;
-    if (s->rec) {
-        pthread_mutex_lock(&s->rec->lock);
-        tpb_record_skip(&s->rec->rec, tpb_err_msg());
-        pthread_mutex_unlock(&s->rec->lock);
-    }
-    return TPB_OK;
-}
-
-/* Plan i: its block's speeds when they are first needed, then the config or its skip line. */
-static tpb_status_t run_plan(tpb_sweep_t *s, int i)
-{
-    tpb_config_plan_t *p = &s->plans.p[i];
-    TPB_CHECK_RET(speeds_for(s, i));
-    tpb_status_t st =
-        tpb_agree(s->world, p->skip[0] ? tpb_err_set(TPB_ERR_INVALID, "%s", p->skip) : TPB_OK);
-    if (st == TPB_OK) {
-        tpb_sweep_progress(s, p, tpb_sweep_plan_work(s, p), 1);
-        st = tpb_sweep_config(s, p);
-    }
-    s->nconfigs += st == TPB_OK;
-    return skipped(s, st);
-}
-
-/* Plan q may be measured side by side with others of its block: --interleave on, a
- * timeline, no schedule that changes speeds at an iteration of the run, a TP group, a
- * serial layer, a policy with fixed shards. */
-static int interleavable(const tpb_sweep_t *s, const tpb_config_plan_t *q)
-{
-    const tpb_measure_t *m = &s->plans.m;
-    return m->interleave && m->timeline && !m->sched && tpb_interleave_rounds(m->iters) > 1 &&
-           !q->skip[0] && q->tp > 1 && q->desc.chunks == 0 && !q->shape->comm_only &&
-           q->policy != TPB_POLICY_ADAPTIVE;
-}
-
-/* The plans measured with plan i (i first; at most TPB_SET_MAX): the other policies of its
- * block and sequence parallelism. Returns how many (1: alone). */
-static int set_of(const tpb_sweep_t *s, int i, const unsigned char *done, int *idx)
-{
-    const tpb_config_plan_t *p = &s->plans.p[i];
-    int k = 0;
-    idx[k++] = i;
-    if (!interleavable(s, p))
-        return 1;
-    for (int j = i + 1; j < s->plans.n && s->plans.p[j].block == p->block && k < TPB_SET_MAX; j++)
-        if (!done[j] && interleavable(s, &s->plans.p[j]) && s->plans.p[j].seqpar == p->seqpar)
-            idx[k++] = j;
-    return k;
-}
-
-/* The set's layers fit beside each other on every rank (collective). */
-static tpb_status_t set_fits(tpb_sweep_t *s, const int *idx, int k, int *fits)
-{
-    double avail = 0.0, need = 0.0;
-    tpb_status_t st = tpb_agree(s->world, tpb_dev_mem_free(s->dev, &avail));
-    for (int j = 0; j < k; j++)
-        need += s->plans.p[idx[j]].mem_bytes;
-    *fits = need <= 0.9 * avail;
-    TPB_MPI_RET(MPI_Allreduce(MPI_IN_PLACE, fits, 1, MPI_INT, MPI_MIN, s->world), "memory");
-    return st;
-}
-
-/* Plans idx[k * nl] measured as k units of nl layers (a unit: one config, or a --block's
- * GEMMs in order), side by side (tpb_sweep_measure_set), then closed and recorded one by
- * one; a --block's units recorded as blocks too (collective). */
-static tpb_status_t measure_units(tpb_sweep_t *s, const int *idx, int k, int nl)
-{
-    int n = k * nl, open = 0;
-    tpb_config_run_t *c = calloc((size_t)n, sizeof(*c));
-    tpb_status_t st = tpb_agree(s->world, c ? TPB_OK : tpb_err_set(TPB_ERR_NOMEM, "out of memory"));
-    TPB_CHECK_RET(st);
-    for (; open < n && st == TPB_OK; open++)
-        st = tpb_config_open(s, &s->plans.p[idx[open]], &c[open]);
-    if (st == TPB_OK)
-        st = tpb_sweep_measure_set(s, c, k, nl);
-    for (int j = 0; j < n && st == TPB_OK; j++) {
-        c[j].set = c[j].rounds ? s->nsets : -1;
-        c[j].block = nl > 1 || s->o->block ? s->nblocks + j / nl : -1;
-        c[j].block_pos = j % nl;
-        st = tpb_config_close(s, &c[j]);
-        s->nconfigs += st == TPB_OK;
-    }
-    for (int u = 0; s->o->block && u < k && st == TPB_OK; u++)
-        st = tpb_sweep_block(s, &c[u * nl], nl);
-    s->nblocks += s->o->block && st == TPB_OK ? k : 0;
-    s->nsets += st == TPB_OK && c[0].rounds;
-    for (int j = 0; j < open; j++)
-        tpb_config_free(&c[j]);
-    free(c);
-    return skipped(s, st);
-}
-
-/* --block: the plans measured with plan i as blocks (i first): every policy of its
- * placement, TP degree and sequence parallelism, each a unit of the shapes' plans in
- * order. idx receives k units of *nl plans; returns k, or 0 (every plan in *skip, marked in done)
- * where a shape cannot be planned at this TP degree. */
-static int block_of(const tpb_sweep_t *s, int i, unsigned char *done, int *idx, int *nl,
-                    const char **skip)
-{
-    const tpb_config_plan_t *p = &s->plans.p[i];
-    unsigned pols[8];
-    int npol = 0, k = 0, end = i;
-    *skip = NULL;
-    while (end < s->plans.n && s->plans.p[end].placement == p->placement &&
-           s->plans.p[end].tp == p->tp)
-        end++;
-    for (int j = i; j < end; j++) {
-        const tpb_config_plan_t *q = &s->plans.p[j];
-        if (q->skip[0] && !*skip)
-            *skip = q->skip;
-        if (q->skip[0] || q->seqpar != p->seqpar || done[j])
-            continue;
-        int seen = 0;
-        for (int u = 0; u < npol; u++)
-            seen |= pols[u] == (unsigned)q->policy;
-        if (!seen && npol < 8)
-            pols[npol++] = (unsigned)q->policy;
-    }
-    *nl = 0;
-    for (int u = 0; u < npol; u++) {
-        int got = 0;
-        for (int j = i; j < end; j++) {
-            const tpb_config_plan_t *q = &s->plans.p[j];
-            if (!q->skip[0] && q->seqpar == p->seqpar && !done[j] &&
-                q->policy == (tpb_policy_t)pols[u])
-                idx[k * *nl + got++] = j;
-        }
-        if (u == 0)
-            *nl = got;
-        k += got == *nl;
-    }
-    for (int j = i; j < end; j++)
-        if (*skip || s->plans.p[j].seqpar == p->seqpar || s->plans.p[j].skip[0])
-            done[j] = 1;
-    return *skip ? 0 : k;
-}
-
-/* --block: plan i's blocks, or the skip line of the first shape that cannot run. */
-static tpb_status_t run_block(tpb_sweep_t *s, int i, unsigned char *done, int *idx)
-{
-    int nl = 0, fits = 0;
-    const char *skip = NULL;
-    int k = block_of(s, i, done, idx, &nl, &skip);
-    if (!k)
-        return skipped(
-            s, tpb_agree(s->world, tpb_err_set(TPB_ERR_INVALID, "block tp %d: %s", s->plans.p[i].tp,
-                                               skip ? skip : "no config")));
-    for (int j = 0; j < k * nl; j++)
-        TPB_CHECK_RET(speeds_for(s, idx[j]));
-    TPB_CHECK_RET(set_fits(s, idx, k * nl, &fits));
-    if (!fits)
-        return skipped(s, tpb_agree(s->world, tpb_err_set(TPB_ERR_INVALID,
-                                                          "block tp %d: its %d GEMMs do not fit "
-                                                          "beside each other in this rank's memory",
-                                                          s->plans.p[i].tp, k * nl)));
-    double work = 0.0;
-    for (int j = 0; j < k * nl; j++)
-        work += tpb_sweep_plan_work(s, &s->plans.p[idx[j]]);
-    tpb_sweep_progress(s, &s->plans.p[idx[0]], work, k * nl);
-    return measure_units(s, idx, k, nl);
-}
-
-/* Plans idx[k] of one block measured side by side (--interleave), or one after the other
- * where their layers do not fit beside each other. */
-static tpb_status_t run_set(tpb_sweep_t *s, const int *idx, int k)
-{
-    int fits = 0;
-    for (int j = 0; j < k; j++)
-        TPB_CHECK_RET(speeds_for(s, idx[j]));
-    TPB_CHECK_RET(set_fits(s, idx, k, &fits));
-    for (int j = 0; !fits && j < k; j++)
-        TPB_CHECK_RET(run_plan(s, idx[j]));
-    if (!fits)
-        return TPB_OK;
-    double work = 0.0;
-    for (int j = 0; j < k; j++)
-        work += tpb_sweep_plan_work(s, &s->plans.p[idx[j]]);
-    tpb_sweep_progress(s, &s->plans.p[idx[0]], work, k);
-    return measure_units(s, idx, k, 1);
-}
-
 tpb_status_t tpb_sweep_run(tpb_sweep_t *s)
 {
     tpb_status_t st = TPB_OK;
@@ -295,17 +102,19 @@ tpb_status_t tpb_sweep_run(tpb_sweep_t *s)
         int k = 1;
         if (done[i])
             continue; /* measured in an earlier plan's set */
+        if (s->o->block && s->plans.p[i].skip[0] && tpb_sweep_block_reports(s, i))
+            continue; /* its block says why it is not measured */
         st = enter(s, i);
         if (st == TPB_OK && s->o->block && !s->plans.p[i].skip[0]) {
-            st = run_block(s, i, done, idx);
+            st = tpb_sweep_run_block(s, i, done, idx);
             continue;
         }
         if (st == TPB_OK)
-            k = set_of(s, i, done, idx);
+            k = tpb_sweep_set_of(s, i, done, idx);
         for (int j = 0; j < k; j++)
             done[idx[j]] = 1;
         if (st == TPB_OK)
-            st = k > 1 ? run_set(s, idx, k) : run_plan(s, i);
+            st = k > 1 ? tpb_sweep_run_set(s, idx, k) : tpb_sweep_run_plan(s, i);
     }
     free(done);
     free(idx);

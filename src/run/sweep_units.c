@@ -1,0 +1,256 @@
+/* sweep_units.c - what is measured together: a config alone, the policies of one block side
+ * by side (--interleave), or a --block's GEMMs as units of one step; each config's skip line
+ * where it cannot be measured (run/sweep_impl.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "run/agree.h"
+#include "run/signals.h"
+#include "run/sweep_impl.h"
+
+/* Plan i's block speeds, when they are first needed (collective). */
+static tpb_status_t speeds_for(tpb_sweep_t *s, int i)
+{
+    if (!tpb_plan_needs_speeds(&s->plans.p[i]))
+        return TPB_OK;
+    TPB_CHECK_RET(tpb_signal_agree(s->world)); /* no calibration after a stop request */
+    return tpb_sweep_speeds(s, i);
+}
+
+/* A config not measured (TPB_ERR_INVALID, the ranks agreeing): one line, and on. */
+static tpb_status_t skipped(tpb_sweep_t *s, tpb_status_t st)
+{
+    if (st != TPB_ERR_INVALID || s->fatal)
+        return st;
+    if (s->rec) {
+        pthread_mutex_lock(&s->rec->lock);
+        tpb_record_skip(&s->rec->rec, tpb_err_msg());
+        pthread_mutex_unlock(&s->rec->lock);
+    }
+    return TPB_OK;
+}
+
+/* Plan i: its block's speeds when they are first needed, then the config or its skip line. */
+tpb_status_t tpb_sweep_run_plan(tpb_sweep_t *s, int i)
+{
+    tpb_config_plan_t *p = &s->plans.p[i];
+    TPB_CHECK_RET(speeds_for(s, i));
+    tpb_status_t st =
+        tpb_agree(s->world, p->skip[0] ? tpb_err_set(TPB_ERR_INVALID, "%s", p->skip) : TPB_OK);
+    if (st == TPB_OK) {
+        tpb_sweep_progress(s, p, tpb_sweep_plan_work(s, p), 1);
+        st = tpb_sweep_config(s, p);
+    }
+    s->nconfigs += st == TPB_OK;
+    return skipped(s, st);
+}
+
+/* Plan q may be measured side by side with others of its block: --interleave on, a
+ * timeline, no schedule that changes speeds at an iteration of the run, a TP group, a
+ * serial layer, a policy with fixed shards. */
+static int interleavable(const tpb_sweep_t *s, const tpb_config_plan_t *q)
+{
+    const tpb_measure_t *m = &s->plans.m;
+    return m->interleave && m->timeline && !m->sched && tpb_interleave_rounds(m->iters) > 1 &&
+           !q->skip[0] && q->tp > 1 && q->desc.chunks == 0 && !q->shape->comm_only &&
+           q->policy != TPB_POLICY_ADAPTIVE;
+}
+
+/* The plans measured with plan i (i first; at most TPB_SET_MAX): the other policies of its
+ * block and sequence parallelism. Returns how many (1: alone). */
+int tpb_sweep_set_of(const tpb_sweep_t *s, int i, const unsigned char *done, int *idx)
+{
+    const tpb_config_plan_t *p = &s->plans.p[i];
+    int k = 0;
+    idx[k++] = i;
+    if (!interleavable(s, p))
+        return 1;
+    for (int j = i + 1; j < s->plans.n && s->plans.p[j].block == p->block && k < TPB_SET_MAX; j++)
+        if (!done[j] && interleavable(s, &s->plans.p[j]) && s->plans.p[j].seqpar == p->seqpar)
+            idx[k++] = j;
+    return k;
+}
+
+/* The set's layers fit beside each other on every rank (collective). */
+static tpb_status_t set_fits(tpb_sweep_t *s, const int *idx, int k, int *fits)
+{
+    double avail = 0.0, need = 0.0;
+    tpb_status_t st = tpb_agree(s->world, tpb_dev_mem_free(s->dev, &avail));
+    for (int j = 0; j < k; j++)
+        need += s->plans.p[idx[j]].mem_bytes;
+    *fits = need <= 0.9 * avail;
+    TPB_MPI_RET(MPI_Allreduce(MPI_IN_PLACE, fits, 1, MPI_INT, MPI_MIN, s->world), "memory");
+    return st;
+}
+
+/* Plans idx[k * nl] measured as k units of nl layers (a unit: one config, or a --block's
+ * GEMMs in order), side by side (tpb_sweep_measure_set), then closed and recorded one by
+ * one; a --block's units recorded as blocks too (collective). */
+static tpb_status_t measure_units(tpb_sweep_t *s, const int *idx, int k, int nl)
+{
+    int n = k * nl, open = 0;
+    tpb_config_run_t *c = calloc((size_t)n, sizeof(*c));
+    tpb_status_t st = tpb_agree(s->world, c ? TPB_OK : tpb_err_set(TPB_ERR_NOMEM, "out of memory"));
+    TPB_CHECK_RET(st);
+    for (; open < n && st == TPB_OK; open++)
+        st = tpb_config_open(s, &s->plans.p[idx[open]], &c[open]);
+    if (st == TPB_OK)
+        st = tpb_sweep_measure_set(s, c, k, nl);
+    for (int j = 0; j < n && st == TPB_OK; j++) {
+        c[j].set = c[j].rounds ? s->nsets : -1;
+        c[j].block = nl > 1 || s->o->block ? s->nblocks + j / nl : -1;
+        c[j].block_pos = j % nl;
+        st = tpb_config_close(s, &c[j]);
+        s->nconfigs += st == TPB_OK;
+    }
+    for (int u = 0; s->o->block && u < k && st == TPB_OK; u++)
+        st = tpb_sweep_block(s, &c[u * nl], nl);
+    s->nblocks += s->o->block && st == TPB_OK ? k : 0;
+    s->nsets += st == TPB_OK && c[0].rounds;
+    for (int j = 0; j < open; j++)
+        tpb_config_free(&c[j]);
+    free(c);
+    return skipped(s, st);
+}
+
+/* The plans of plan i's placement and TP degree: [returned, *end). */
+static int range_of(const tpb_sweep_t *s, int i, int *end)
+{
+    const tpb_config_plan_t *p = &s->plans.p[i];
+    int b = i;
+    while (b > 0 && s->plans.p[b - 1].placement == p->placement && s->plans.p[b - 1].tp == p->tp)
+        b--;
+    for (*end = i; *end < s->plans.n && s->plans.p[*end].placement == p->placement &&
+                   s->plans.p[*end].tp == p->tp;
+         (*end)++)
+        ;
+    return b;
+}
+
+/* --block: plan i is a skip entry that a block of its range reports (its range has a plan
+ * to measure). */
+int tpb_sweep_block_reports(const tpb_sweep_t *s, int i)
+{
+    int end, b = range_of(s, i, &end);
+    for (int j = b; j < end; j++)
+        if (!s->plans.p[j].skip[0])
+            return 1;
+    return 0;
+}
+
+/* --block: the plans measured with plan i as blocks (i first): every policy of its
+ * placement, TP degree and sequence parallelism, each a unit of the shapes' plans in
+ * order. idx receives k units of *nl plans; returns k, or 0 (every plan in *skip, marked in done)
+ * where a shape cannot be planned at this TP degree. */
+static int block_of(const tpb_sweep_t *s, int i, unsigned char *done, int *idx, int *nl,
+                    const char **skip)
+{
+    const tpb_config_plan_t *p = &s->plans.p[i];
+    unsigned pols[8];
+    int npol = 0, k = 0, end, begin = range_of(s, i, &end);
+    *skip = NULL;
+    for (int j = begin; j < end; j++) {
+        const tpb_config_plan_t *q = &s->plans.p[j];
+        /* a shape that cannot be planned at this degree (for this sequence parallelism):
+         * no block; a policy's plan that cannot (weighted shards): no unit of that policy */
+        if (q->skip[0] && !q->policy && (!q->seqpar || q->seqpar == p->seqpar) && !*skip)
+            *skip = q->skip;
+        if (!q->policy || q->seqpar != p->seqpar || done[j])
+            continue;
+        int seen = 0;
+        for (int u = 0; u < npol; u++)
+            seen |= pols[u] == (unsigned)q->policy;
+        if (!seen && npol < 8)
+            pols[npol++] = (unsigned)q->policy;
+    }
+    *nl = 0;
+    for (int u = 0; u < npol; u++) {
+        int got = 0;
+        for (int j = begin; j < end; j++) {
+            const tpb_config_plan_t *q = &s->plans.p[j];
+            if (q->policy && q->seqpar == p->seqpar && !done[j] &&
+                q->policy == (tpb_policy_t)pols[u])
+                idx[k * *nl + got++] = j;
+        }
+        if (u == 0)
+            *nl = got;
+        k += got == *nl;
+    }
+    for (int j = begin; j < end; j++)
+        if (*skip || s->plans.p[j].seqpar == p->seqpar || !s->plans.p[j].seqpar)
+            done[j] = 1;
+    return *skip ? 0 : k;
+}
+
+/* --block: the units (of nl plans, idx[k * nl]) whose plans can all run, moved to the front;
+ * a plan that cannot (its policy's shards cannot be made) says why in its line, and its
+ * unit is left out. Returns the units kept. */
+static tpb_status_t runnable_units(tpb_sweep_t *s, int *idx, int nl, int *k)
+{
+    int kept = 0;
+    for (int u = 0; u < *k; u++) {
+        int ok = 1;
+        for (int j = 0; j < nl; j++) {
+            const tpb_config_plan_t *q = &s->plans.p[idx[u * nl + j]];
+            if (q->skip[0]) {
+                ok = 0;
+                TPB_CHECK_RET(skipped(s, tpb_agree(s->world, tpb_err_set(TPB_ERR_INVALID,
+                                                                         "block unit left out: "
+                                                                         "%s",
+                                                                         q->skip))));
+            }
+        }
+        if (ok)
+            memmove(&idx[kept++ * nl], &idx[u * nl], (size_t)nl * sizeof(int));
+    }
+    *k = kept;
+    return TPB_OK;
+}
+
+/* --block: plan i's blocks, or the skip line of the first shape that cannot run. */
+tpb_status_t tpb_sweep_run_block(tpb_sweep_t *s, int i, unsigned char *done, int *idx)
+{
+    int nl = 0, fits = 0;
+    const char *skip = NULL;
+    int k = block_of(s, i, done, idx, &nl, &skip);
+    if (!k)
+        return skipped(
+            s, tpb_agree(s->world, tpb_err_set(TPB_ERR_INVALID, "block tp %d: %s", s->plans.p[i].tp,
+                                               skip ? skip : "no config")));
+    for (int j = 0; j < k * nl; j++)
+        if (!s->plans.p[idx[j]].skip[0])
+            TPB_CHECK_RET(speeds_for(s, idx[j]));
+    TPB_CHECK_RET(runnable_units(s, idx, nl, &k));
+    if (!k)
+        return TPB_OK;
+    TPB_CHECK_RET(set_fits(s, idx, k * nl, &fits));
+    if (!fits)
+        return skipped(s, tpb_agree(s->world, tpb_err_set(TPB_ERR_INVALID,
+                                                          "block tp %d: its %d GEMMs do not fit "
+                                                          "beside each other in this rank's memory",
+                                                          s->plans.p[i].tp, k * nl)));
+    double work = 0.0;
+    for (int j = 0; j < k * nl; j++)
+        work += tpb_sweep_plan_work(s, &s->plans.p[idx[j]]);
+    tpb_sweep_progress(s, &s->plans.p[idx[0]], work, k * nl);
+    return measure_units(s, idx, k, nl);
+}
+
+/* Plans idx[k] of one block measured side by side (--interleave), or one after the other
+ * where their layers do not fit beside each other. */
+tpb_status_t tpb_sweep_run_set(tpb_sweep_t *s, const int *idx, int k)
+{
+    int fits = 0;
+    for (int j = 0; j < k; j++)
+        TPB_CHECK_RET(speeds_for(s, idx[j]));
+    TPB_CHECK_RET(set_fits(s, idx, k, &fits));
+    for (int j = 0; !fits && j < k; j++)
+        TPB_CHECK_RET(tpb_sweep_run_plan(s, idx[j]));
+    if (!fits)
+        return TPB_OK;
+    double work = 0.0;
+    for (int j = 0; j < k; j++)
+        work += tpb_sweep_plan_work(s, &s->plans.p[idx[j]]);
+    tpb_sweep_progress(s, &s->plans.p[idx[0]], work, k);
+    return measure_units(s, idx, k, 1);
+}
