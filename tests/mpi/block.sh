@@ -75,6 +75,12 @@ if [ -n "${TPBAL_REPORT:-}" ] && [ -n "${TPB_PYTHON_MPL:-}" ]; then
     grep -q "Blocks (tpbal --block llama3-8b-cpu)" "$WORK/rep/index.html" || fail "no block table"
 fi
 
+# a shape that cannot be split at tp 2 (wherever it comes): that block skipped with the reason
+tpbal 2 --block --split row --shape 64x64x64,64x64x2 --tp 1,2 --granularity 2 --iters 3 --warmup 1
+expect_rc 0
+grep -q "^# skipped: block tp 2: dimension 2 cannot be split" "$WORK/out" || fail "no block skip line"
+grep -q "^# block block tp 1 even: " "$WORK/out" || fail "the tp 1 block was not measured"
+
 refused "--block times the shapes' GEMMs back to back as one step of fixed shards: drop --policy adaptive" \
     --model llama3-8b-cpu --policy adaptive
 refused "--block times the shapes' GEMMs back to back as one step of fixed shards: drop --comm-only" \
