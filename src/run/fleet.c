@@ -176,10 +176,10 @@ static tpb_status_t coll_round(tpb_device_t *dev, MPI_Comm world, const tpb_topo
     return TPB_OK;
 }
 
-/* Per rank: its rounds' GEMM rates, node all-reduce (node-local rank 0 only) and link
- * bandwidths (the lower node's first rank), then the link's alpha, the device's peak and
- * the rank's cohort. */
-#define FLEET_FIGS (3 * FLEET_ROUNDS + 3)
+/* Per rank: its rounds' GEMM rates, node all-reduce (node-local rank 0 only), link
+ * bandwidths and 8-byte times (the lower node's first rank), then the device's peak and the
+ * rank's cohort. */
+#define FLEET_FIGS (4 * FLEET_ROUNDS + 2)
 
 tpb_status_t tpb_fleet_measure(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
                                const tpb_options_t *o, double bytes, tpb_fleet_data_t *d)
@@ -195,16 +195,17 @@ tpb_status_t tpb_fleet_measure(tpb_device_t *dev, MPI_Comm world, const tpb_topo
     double mine[FLEET_FIGS], coll = NAN;
     for (int i = 0; i < FLEET_FIGS; i++)
         mine[i] = NAN;
-    for (int i = 0; i < R; i++) /* the rounds, each every kind of figure in turn */
+    for (int i = 0; i < R; i++) /* the GEMM rounds, then the collectives' */
         TPB_CHECK_RET(gemm_round(dev, world, topo, o, phases, &mine[i]));
     for (int i = 0; i < R; i++) {
         TPB_CHECK_RET(coll_round(dev, world, topo, o, bytes, share, &coll));
         if (topo->local_rank == 0)
             mine[R + i] = coll;
-        TPB_CHECK_RET(link_round(dev, world, topo, o, bytes, &mine[2 * R + i], &mine[3 * R]));
+        TPB_CHECK_RET(
+            link_round(dev, world, topo, o, bytes, &mine[2 * R + i], &mine[3 * R + i]));
     }
-    mine[3 * R + 1] = info.peak_gflops;
-    mine[3 * R + 2] = share ? topo->local_rank : 0;
+    mine[4 * R] = info.peak_gflops;
+    mine[4 * R + 1] = share ? topo->local_rank : 0;
     double *all = topo->rank == 0 ? malloc((size_t)topo->size * FLEET_FIGS * sizeof(double)) : NULL;
     tpb_status_t st =
         topo->rank == 0 && !all ? tpb_err_set(TPB_ERR_NOMEM, "--fleet: out of memory") : TPB_OK;
@@ -249,10 +250,10 @@ tpb_status_t tpb_fleet_fill(const tpb_topo_t *topo, const double *all, tpb_fleet
             memcpy(d->coll + (size_t)node * R, v + R, R * sizeof(double));
         if (isfinite(v[2 * R]) && node + 1 < h) {
             memcpy(d->link + (size_t)node * R, v + 2 * R, R * sizeof(double));
-            d->link_alpha_us[node] = v[3 * R];
+            d->link_alpha_us[node] = tpb_fleet_median_of(v + 3 * R, R);
         }
-        d->peak[r] = v[3 * R + 1];
-        d->cohort[r] = (int)v[3 * R + 2];
+        d->peak[r] = v[4 * R];
+        d->cohort[r] = (int)v[4 * R + 1];
     }
     return TPB_OK;
 }
