@@ -201,8 +201,7 @@ tpb_status_t tpb_fleet_measure(tpb_device_t *dev, MPI_Comm world, const tpb_topo
         TPB_CHECK_RET(coll_round(dev, world, topo, o, bytes, share, &coll));
         if (topo->local_rank == 0)
             mine[R + i] = coll;
-        TPB_CHECK_RET(
-            link_round(dev, world, topo, o, bytes, &mine[2 * R + i], &mine[3 * R + i]));
+        TPB_CHECK_RET(link_round(dev, world, topo, o, bytes, &mine[2 * R + i], &mine[3 * R + i]));
     }
     mine[4 * R] = info.peak_gflops;
     mine[4 * R + 1] = share ? topo->local_rank : 0;
