@@ -91,7 +91,7 @@ def parse_args(argv):
                    help="write the shard plan (schema %s) of the recommended config of each "
                         "shape (of a --block run: the even and weighted shards of every GEMM "
                         "of the block at every planned TP degree)" % PLAN_SCHEMA)
-    tw.add_args(p)
+    tw.add_args(p, int_list, positive)
     return p.parse_args(argv)
 
 

@@ -24,29 +24,20 @@ import tpbal_results as tr
 from tpbal_results import BadInput, clean, finite
 
 
-def add_args(p):
-    p.add_argument("--pp", type=int_list_arg, metavar="LIST",
+def add_args(p, int_list, positive):
+    """The world plan's options (int_list, positive: tpbal-plan's argument types)."""
+    p.add_argument("--pp", type=int_list, metavar="LIST",
                    help="--block runs: pipeline depths of the world plan (TP x PP x DP = P; "
                         "default 1)")
-    p.add_argument("--dp", type=int_list_arg, metavar="LIST",
+    p.add_argument("--dp", type=int_list, metavar="LIST",
                    help="data-parallel degrees the world plan may use (default: any that "
                         "completes TP x PP x DP = P)")
-    p.add_argument("--microbatches", type=int_list_arg, metavar="B",
+    p.add_argument("--microbatches", type=positive, metavar="B",
                    help="microbatches of M tokens per step and replica (1F1B; default 8)")
-    p.add_argument("--layers", type=int_list_arg, metavar="L",
+    p.add_argument("--layers", type=positive, metavar="L",
                    help="blocks in the model, split over the pipeline stages (default 32)")
     p.add_argument("--backward", type=float, default=2.0, metavar="F",
                    help="the backward pass's time over the forward's (default 2: a model)")
-
-
-def int_list_arg(s):
-    try:
-        v = [int(x) for x in s.split(",")]
-    except ValueError:
-        raise BadInput("'%s': expected a comma-separated list of integers" % clean(s))
-    if not v or any(x < 1 or x > 1 << 20 for x in v):
-        raise BadInput("'%s': every value must be from 1 to 1048576" % clean(s))
-    return v
 
 
 def wants_world(o):
@@ -146,7 +137,7 @@ def world_plan(pl, layout_of, gemms, world, tps, o):
     """Every TP x PP x DP layout of the world, predicted and ranked by tokens/s per rank
     (layout_of(tp): the representative groups of the packed placement)."""
     pps = o.pp or [1]
-    micro, layers, bwd = (o.microbatches or [8])[0], (o.layers or [32])[0], o.backward
+    micro, layers, bwd = o.microbatches or 8, o.layers or 32, o.backward
     if not bwd >= 0.0:
         raise BadInput("--backward %s: expected a factor of 0 or more" % o.backward)
     rows, blocks = [], {}

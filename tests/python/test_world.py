@@ -38,7 +38,7 @@ GEMMS = [(512, 1000, 500, "col", "off"), (512, 500, 1000, "row", "off")]
 
 
 def opts(**kw):
-    base = dict(pp=[1, 2], dp=None, microbatches=[4], layers=[8], backward=2.0,
+    base = dict(pp=[1, 2], dp=None, microbatches=4, layers=8, backward=2.0,
                 ranks_per_node=None)
     base.update(kw)
     return argparse.Namespace(**base)
