@@ -88,14 +88,20 @@ cpu_others() {
         'BEGIN{printf "%.2f\n", ((a - b) - (c1 - c0)) / ((t1 - t0) * n)}'
 }
 
-# attempts NAME FUNC [N]: run FUNC (in a subshell) up to N times (default 3) while it exits
+# attempts NAME FUNC [N [Q]]: run FUNC (in a subshell) up to N times (default 3) while it exits
 # 75 (a timing assertion failed) or 76 (inconclusive: the machine was not steady, nothing
 # asserted); every such attempt is printed, never retried silently. Any other failure
 # (wrong results, a crash, a hang) fails at once. When every attempt was inconclusive the
 # test says so in a NOT ASSERTED line and goes on; one failed assertion and no pass fails.
+# Q > 0: after Q inconclusive attempts and no failed one, stop there (not asserted): the
+# further attempts are for a machine that failed one, not for one that cannot tell.
 attempts() {
-    local name=$1 fn=$2 n=${3:-3} a rc failed=0
+    local name=$1 fn=$2 n=${3:-3} quiet=${4:-0} a rc failed=0
     for a in $(seq 1 "$n"); do
+        if [ "$quiet" -gt 0 ] && [ $failed -eq 0 ] && [ $((a - 1)) -ge "$quiet" ]; then
+            echo "$name: NOT ASSERTED: the machine was not steady in any of $((a - 1)) attempts"
+            return 0
+        fi
         rc=0
         ("$fn" "$a") || rc=$?
         case $rc in
