@@ -26,25 +26,29 @@ double tpb_fleet_median_of(const double *v, int n)
 
 void tpb_fleet_scores(const double *v, const int *cohort, int n, int rounds, tpb_fleet_score_t *out)
 {
+    int ncoh = 1;
+    for (int i = 0; cohort && i < n; i++)
+        ncoh = cohort[i] >= ncoh ? cohort[i] + 1 : ncoh;
     double *col = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
-    double *ref = malloc((size_t)(n > 0 ? n : 1) * (size_t)rounds * sizeof(double));
+    double *ref = malloc((size_t)ncoh * (size_t)(rounds > 0 ? rounds : 1) * sizeof(double));
     double *inv = malloc((size_t)(rounds > 0 ? rounds : 1) * sizeof(double));
     for (int i = 0; i < n; i++)
         out[i] = (tpb_fleet_score_t){NAN, NAN, NAN};
     if (!col || !ref || !inv)
         goto out;
-    for (int j = 0; j < rounds; j++) /* each item's cohort median in round j */
-        for (int i = 0; i < n; i++) {
+    for (int c = 0; c < ncoh; c++) /* each cohort's median in round j, once */
+        for (int j = 0; j < rounds; j++) {
             int k = 0;
             for (int q = 0; q < n; q++)
-                if (!cohort || cohort[q] == cohort[i])
+                if (!cohort || cohort[q] == c)
                     col[k++] = v[(size_t)q * rounds + j];
-            ref[(size_t)i * rounds + j] = tpb_fleet_median_of(col, k);
+            ref[(size_t)c * rounds + j] = tpb_fleet_median_of(col, k);
         }
     for (int i = 0; i < n; i++) {
         int k = 0;
         for (int j = 0; j < rounds; j++) {
-            double x = v[(size_t)i * rounds + j], r = ref[(size_t)i * rounds + j];
+            double x = v[(size_t)i * rounds + j];
+            double r = ref[(size_t)(cohort ? cohort[i] : 0) * rounds + j];
             if (isfinite(x) && x > 0.0 && isfinite(r) && r > 0.0)
                 inv[k++] = r / x; /* a time over the cohort's: lower is faster */
         }

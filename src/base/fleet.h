@@ -46,11 +46,12 @@ typedef struct {
 
 /**
  * Scores of n items measured in `rounds` rounds, v[n x rounds] (NaN: not measured), against
- * their cohort's median in the same round (cohort[i]: the items measured at the same time;
- * NULL: one cohort): item i's round-j ratio v_ij / median over its cohort of v_qj, its score
- * the median of its ratios, its interval the median's over the rounds (base/interval.h, of
- * the inverse ratios: times). What changed for every item of a round (a machine's speed, a
- * turn's moment) cancels; an item slow in every round is slow. out[n]; NaN where unknown.
+ * their cohort's median in the same round (cohort[i] >= 0: the items measured at the same
+ * time, each cohort's median taken once a round; NULL: one cohort): item i's round-j ratio v_ij /
+ * median over its cohort of v_qj, its score the median of its ratios, its interval the median's
+ * over the rounds (base/interval.h, of the inverse ratios: times). What changed for every item of a
+ * round (a machine's speed, a turn's moment) cancels; an item slow in every round is slow. out[n];
+ * NaN where unknown.
  */
 void tpb_fleet_scores(const double *v, const int *cohort, int n, int rounds,
                       tpb_fleet_score_t *out);
