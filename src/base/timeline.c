@@ -17,8 +17,7 @@ double tpb_timeline_last_arrival(const tpb_mark_t *marks, int tp, int iters, int
     return a;
 }
 
-/* Rank arriving last in group g, iteration i, and its lead over the second last. */
-static int last_of_group(const tpb_mark_t *marks, int tp, int iters, int g, int i, double *late)
+int tpb_timeline_last_rank(const tpb_mark_t *marks, int tp, int iters, int g, int i, double *late)
 {
     int last = g * tp;
     double second = -INFINITY;
@@ -41,7 +40,7 @@ int tpb_timeline_violations(const tpb_mark_t *marks, int world, int tp, int iter
     double late;
     for (int g = 0; g < world / tp; g++)
         for (int i = 0; i < iters; i++) {
-            int q = last_of_group(marks, tp, iters, g, i, &late);
+            int q = tpb_timeline_last_rank(marks, tp, iters, g, i, &late);
             for (int r = g * tp; r < (g + 1) * tp; r++)
                 n += M(r, i).x1 < M(q, i).c1 - (unc ? unc[r] + unc[q] : 0.0);
         }
@@ -69,11 +68,10 @@ static void rank_stats(const tpb_mark_t *marks, int r, int iters, double *scr, d
     s->coll_med = tpb_stats_median(scr, (size_t)iters);
 }
 
-/* Everything about group g: per-rank stats, step and transfer per iteration. */
-static void group_stats(const tpb_mark_t *marks, int tp, int iters, int g, double *scr,
-                        double *a_last, double *free_x, double *grp[3], tpb_rank_stats_t *ranks,
-                        tpb_config_stats_t *cfg)
+void tpb_timeline_group(const tpb_mark_t *marks, int tp, int iters, int g, double *work,
+                        double *free_x, double *grp[3], tpb_rank_stats_t *ranks)
 {
+    double *scr = work, *a_last = work + iters;
     for (int i = 0; i < iters; i++) {
         double a = tpb_timeline_last_arrival(marks, tp, iters, g, i), c0 = INFINITY;
         double x1 = -INFINITY, fx = INFINITY, comp = 0.0, late;
@@ -89,7 +87,7 @@ static void group_stats(const tpb_mark_t *marks, int tp, int iters, int g, doubl
         grp[2][i] = comp / tp;
         free_x[i] = fx;
         if (tp > 1) {
-            int last = last_of_group(marks, tp, iters, g, i, &late);
+            int last = tpb_timeline_last_rank(marks, tp, iters, g, i, &late);
             ranks[last].last_count++;
             ranks[last].lateness_us += late;
         }
@@ -110,8 +108,8 @@ static void group_stats(const tpb_mark_t *marks, int tp, int iters, int g, doubl
     }
 }
 
-static void find_straggler(const tpb_rank_stats_t *ranks, int world, int tp, int iters,
-                           tpb_config_stats_t *cfg)
+void tpb_timeline_straggler(const tpb_rank_stats_t *ranks, int world, int tp, int iters,
+                            tpb_config_stats_t *cfg)
 {
     cfg->straggler_rank = -1;
     if (tp < 2)
@@ -138,7 +136,7 @@ static void find_spikes(const tpb_mark_t *marks, int world, int tp, int iters, c
             double late;
             tpb_spike_t *s = &cfg->spikes[cfg->nspikes];
             s->iter = i;
-            s->rank = last_of_group(marks, tp, iters, worst_group[i], i, &late);
+            s->rank = tpb_timeline_last_rank(marks, tp, iters, worst_group[i], i, &late);
             s->step_us = step[i];
         }
         cfg->nspikes++;
@@ -157,7 +155,7 @@ tpb_status_t tpb_timeline_analyse(const tpb_mark_t *marks, int world, int tp, in
         return tpb_err_set(TPB_ERR_NOMEM, "timeline analysis: out of memory (%d iterations)",
                            iters);
     }
-    double *scr = work, *a_last = work + n, *free_x = work + 2 * n, *step = work + 3 * n;
+    double *scr = work, *free_x = work + 2 * n, *step = work + 3 * n; /* scr: 2 n */
     double *xfer = work + 4 * n, *all_free = work + 5 * n, *set_xfer = work + 6 * n;
     double *set_comp = work + 7 * n, *grp[3] = {work + 8 * n, work + 9 * n, work + 10 * n};
     double xfer_sum = 0.0, step_sum = 0.0, comp_sum = 0.0;
@@ -168,7 +166,7 @@ tpb_status_t tpb_timeline_analyse(const tpb_mark_t *marks, int world, int tp, in
         all_free[i] = INFINITY;
     }
     for (int g = 0; g < world / tp; g++) {
-        group_stats(marks, tp, iters, g, scr, a_last, free_x, grp, ranks, cfg);
+        tpb_timeline_group(marks, tp, iters, g, scr, free_x, grp, ranks);
         for (int i = 0; i < iters; i++) {
             if (grp[0][i] > step[i]) { /* this group sets the step: its terms add up to it */
                 step[i] = grp[0][i];
@@ -195,7 +193,7 @@ tpb_status_t tpb_timeline_analyse(const tpb_mark_t *marks, int world, int tp, in
     cfg->step_max = tpb_stats_max(step, n);
     cfg->xfer_med = tpb_stats_median(xfer, n);
     cfg->xfer_free_med = tpb_stats_median(all_free, n);
-    find_straggler(ranks, world, tp, iters, cfg);
+    tpb_timeline_straggler(ranks, world, tp, iters, cfg);
     find_spikes(marks, world, tp, iters, step, worst, cfg);
     free(work);
     free(worst);

@@ -99,6 +99,24 @@ int tpb_timeline_trace_window(const double *step, int iters, int n, unsigned cha
 int tpb_timeline_violations(const tpb_mark_t *marks, int world, int tp, int iters,
                             const double *unc);
 
+/** The rank (position) that arrived last in group g in iteration i, and in *late its lead
+ *  over the second last (0 at tp 1). */
+int tpb_timeline_last_rank(const tpb_mark_t *marks, int tp, int iters, int g, int i, double *late);
+
+/**
+ * Group g alone (what tpb_timeline_analyse does for each group): ranks[g*tp .. g*tp+tp)
+ * (zeroed before) receive their statistics, grp[0..2][iters] the group's step, transfer
+ * after its last arrival and mean compute per iteration, free_x[iters] the least x1 - c1
+ * of its ranks. work holds 2 iters doubles of scratch.
+ */
+void tpb_timeline_group(const tpb_mark_t *marks, int tp, int iters, int g, double *work,
+                        double *free_x, double *grp[3], tpb_rank_stats_t *ranks);
+
+/** cfg's straggler from every rank's statistics (ranks[world]): the rank most often last
+ *  (ties: the larger mean lateness), its fraction and lateness; -1 at tp 1. */
+void tpb_timeline_straggler(const tpb_rank_stats_t *ranks, int world, int tp, int iters,
+                            tpb_config_stats_t *cfg);
+
 /** Last arrival A of group g (ranks g*tp .. g*tp+tp-1) in iteration i. */
 double tpb_timeline_last_arrival(const tpb_mark_t *marks, int tp, int iters, int g, int i);
 
