@@ -1,12 +1,18 @@
 /*
- * gather.c - the gather-and-write path at scale, with synthetic records:
- * WORLD virtual ranks x ITERS iterations (default 4096 x 1000) are spread
- * over the real MPI ranks, gathered to rank 0 with MPI_Gatherv, then
- * analysed and written as tpbal writes a config (results.jsonl record,
- * ranks.csv rows, the Chrome trace). Prints the time of each stage and the
- * peak memory of rank 0.
- * Usage: mpirun -np 2 bench/gather [WORLD [ITERS [TP [OUTDIR|- [TRACE_ITERS|all]]]]]
- * ('-': no trace file; TRACE_ITERS as tpbal's --trace-iters, default auto)
+ * gather.c - the gather-and-write path at scale, with synthetic marks: WORLD virtual ranks
+ * x ITERS iterations (default 4096 x 1000) in TP groups spread over the real MPI ranks,
+ * which stand in for the groups' first ranks. Two ways, as tpbal's --gather:
+ *   parts: each group analysed where it is (base/timeline_part.h; its marks made when its
+ *          turn comes, so no MPI rank holds more than one group's), then tpb_gather_parts
+ *          (run/gather.h): summaries reduced, records and the picked groups' marks gathered;
+ *   full:  every mark gathered to rank 0 (MPI_Gatherv, counts in groups), analysed there.
+ * Then rank 0 writes what tpbal writes for a config: its results.jsonl record, ranks.csv
+ * rows and the Chrome trace (parts: the picked groups', TRACE_RANKS ranks; full: every
+ * rank, --trace-iters auto). Prints each stage's time, the time a run waits for and rank
+ * 0's peak memory.
+ * Usage: mpirun -np 2 bench/gather [WORLD [ITERS [TP [OUTDIR|- [TRACE_RANKS [parts|full]]]]]]
+ * (results-bench.jsonl, ranks-bench.csv and trace-bench.json are left in OUTDIR; '-', the
+ * default: written to a new mkdtemp folder, removed at the end; TRACE_RANKS default 256)
  */
 #include <math.h>
 #include <mpi.h>
@@ -14,13 +20,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/clock.h"
 #include "record/outfile.h"
 #include "record/record.h"
 #include "record/report.h"
 #include "record/trace.h"
+#include "run/gather.h"
+#include "run/wire.h"
+
+enum { NB = 5 };
 
 static double now_s(void)
 {
@@ -34,142 +44,284 @@ static void synth(tpb_mark_t *m, int v, int iters, int tp)
         double base = 2000.0 * i, comp = 1000.0 + 13.0 * ((v * 7 + i) % 17);
         if (v % tp == tp - 1 && i % 10 == 9)
             comp += 800.0;
+        if (v == 77 % (tp * 8) && i % 50 == 49) /* a stall in one group: spikes */
+            comp += 2000.0;
         m[i].c0 = base;
         m[i].c1 = base + comp;
-        m[i].x1 = base + 1800.0 + 200.0;
+        m[i].x1 = base + 1800.0 + 200.0 + (comp > 1800.0 ? comp - 1800.0 : 0.0);
     }
+}
+
+typedef struct {
+    int world, iters, tp, trace_ranks, parts;
+    const char *dir;
+    int rank, size, g0, ng; /* this MPI rank's groups [g0, g0 + ng) */
+    tpb_mark_t *gbuf;       /* one group's marks */
+} bench_t;
+
+static const tpb_mark_t *group_marks(void *ctx, int j)
+{
+    bench_t *b = ctx;
+    for (int q = 0; q < b->tp; q++)
+        synth(b->gbuf + (size_t)q * b->iters, (b->g0 + j) * b->tp + q, b->iters, b->tp);
+    return b->gbuf;
+}
+
+static void fail(const char *what)
+{
+    fprintf(stderr, "gather: %s: %s\n", what, tpb_err_msg());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+/* The result as tpbal records a config, around the analysis in res->ranks etc. */
+static void describe(const bench_t *b, tpb_result_t *res, tpb_rank_info_t *info)
+{
+    res->backend = "host";
+    res->world = b->world;
+    res->tp = b->tp;
+    res->iters = b->iters;
+    res->m = res->n = res->k = 8192;
+    res->info = info;
+    res->speed_source = TPB_SPEEDS_NONE;
+    res->coll = TPB_COLL_ALLREDUCE;
+    res->busbw_factor = 2.0 * (b->tp - 1) / b->tp;
+    res->coll_bytes = 8192.0 * 8192 * tpb_dtype_out_size(res->dtype);
+    res->check = TPB_CHECK_OFF;
+    for (int v = 0; v < b->world; v++)
+        info[v] = (tpb_rank_info_t){.shard = 8192 / b->tp,
+                                    .speed = NAN,
+                                    .fraction = 1.0 / b->tp,
+                                    .flop = 1e9,
+                                    .mem = 1e8,
+                                    .max_err = NAN,
+                                    .speed_spread = NAN};
+}
+
+/* Rank 0: the record, the ranks' rows and the trace; returns the seconds of each. */
+static void write_out(const bench_t *b, tpb_result_t *res, const tpb_mark_t *marks,
+                      double *t_format, double *t_trace, double *mib, int *kept)
+{
+    tpb_topo_t topo = {0, b->world, 0, 8, "node000", NULL, NULL, 0};
+    topo.hosts = calloc((size_t)b->world, sizeof(*topo.hosts));
+    topo.host_index = calloc((size_t)b->world, sizeof(int));
+    const char **names = malloc((size_t)b->world * sizeof(char *));
+    for (int v = 0; v < b->world; v++) {
+        snprintf(topo.hosts[v], TPB_HOST_LEN, "node%03d", v / 8);
+        names[v] = topo.hosts[v];
+    }
+    topo.nhosts = tpb_topo_index_hosts(topo.hosts, b->world, topo.host_index);
+    double t0 = now_s();
+    tpb_result_derive(res, NAN);
+    tpb_buf_t j = TPB_BUF_INIT, c = TPB_BUF_INIT;
+    tpb_report_json(&j, res);
+    tpb_report_ranks_rows(&c, res, names, names);
+    if ((tpb_outfile_replace(b->dir, "results-bench.jsonl", j.data, j.len) != TPB_OK ||
+         tpb_outfile_replace(b->dir, "ranks-bench.csv", c.data, c.len) != TPB_OK))
+        fail("results");
+    *t_format = now_s() - t0;
+    t0 = now_s();
+    /* the iterations a trace keeps: --trace-iters auto over the ranks it holds */
+    int rows = tpb_trace_rows(res),
+        n = (long)rows * b->iters <= TPB_TRACE_BUDGET ? b->iters : TPB_TRACE_BUDGET / rows;
+    unsigned char *keep = malloc((size_t)b->iters);
+    *kept = tpb_timeline_trace_window(res->steps, b->iters, n < 16 ? 16 : n, keep);
+    tpb_outstream_t os;
+    if (tpb_outstream_open(&os, b->dir, "trace-bench.json") != TPB_OK ||
+        tpb_trace_write(os.f, res, marks, res->steps, 0.0, &topo, keep) != TPB_OK)
+        fail("trace");
+    *mib = ftell(os.f) / 1048576.0;
+    if (tpb_outstream_commit(&os) != TPB_OK)
+        fail("trace");
+    *t_trace = now_s() - t0;
+    free(keep);
+    tpb_buf_free(&j);
+    tpb_buf_free(&c);
+    free(names);
+    free(topo.hosts);
+    free(topo.host_index);
+}
+
+/* parts: every local group analysed as its first rank would, then tpb_gather_parts. */
+static void run_parts(bench_t *b, tpb_gathered_t *out, double *t_one, double *t_local,
+                      double *t_gather)
+{
+    size_t bytes = tpb_part_record_bytes(b->tp, NB);
+    char *rec = malloc(((size_t)b->ng + 1) * bytes);
+    tpb_iter_sum_t *sums = malloc((size_t)b->iters * sizeof(*sums));
+    tpb_iter_sum_t *one = malloc((size_t)b->iters * sizeof(*one));
+    double unc[b->tp], work[b->tp], t0 = now_s();
+    for (int q = 0; q < b->tp; q++) {
+        unc[q] = 0.0;
+        work[q] = 1e9;
+    }
+    *t_one = 0.0;
+    tpb_iter_sum_init(sums, b->iters);
+    for (int j = 0; j < b->ng; j++) {
+        double t = now_s();
+        const tpb_mark_t *gm = group_marks(b, j);
+        if (tpb_timeline_part(gm, 1, b->tp, b->iters, b->g0 + j, unc, work, NB,
+                              rec + (size_t)j * bytes, one) != TPB_OK)
+            fail("analysis");
+        tpb_iter_sum_merge(sums, one, b->iters);
+        t = now_s() - t;
+        *t_one = t > *t_one ? t : *t_one;
+    }
+    double mine[2] = {now_s() - t0, *t_one}, most[2];
+    /* the slowest stand-in's, which the others wait for here (not in a run: each group's
+     * first rank analyses its own group) */
+    MPI_Allreduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    *t_local = most[0];
+    *t_one = most[1];
+    tpb_gather_spec_t spec = {b->world, b->tp, b->iters, NB, (b->trace_ranks + b->tp - 1) / b->tp};
+    t0 = now_s();
+    if (tpb_gather_parts(MPI_COMM_WORLD, &spec, b->ng, b->g0, rec, sums, group_marks, b, out) !=
+        TPB_OK)
+        fail("gather");
+    *t_gather = now_s() - t0;
+    free(rec);
+    free(sums);
+    free(one);
+}
+
+/* full: every mark to rank 0 (counts in groups), analysed there as tpbal's record does. */
+static void run_full(bench_t *b, tpb_gathered_t *out, double *t_gather, double *t_analyse)
+{
+    size_t per = (size_t)b->tp * b->iters, groups = (size_t)(b->world / b->tp);
+    tpb_mark_t *local = malloc(((size_t)b->ng + 1) * per * sizeof(*local));
+    for (int j = 0; j < b->ng; j++)
+        memcpy(local + j * per, group_marks(b, j), per * sizeof(*local));
+    tpb_mark_t *all = b->rank == 0 ? malloc(groups * per * sizeof(*all)) : NULL;
+    int have[2] = {b->ng, b->g0}, *cnt = malloc(4 * (size_t)b->size * sizeof(int));
+    MPI_Datatype mark, row, grp;
+    tpb_wire_type(TPB_WIRE_MARK, &mark);
+    MPI_Type_contiguous(b->iters, mark, &row);
+    MPI_Type_contiguous(b->tp, row, &grp);
+    MPI_Type_commit(&grp);
+    MPI_Allgather(have, 2, MPI_INT, cnt + 2 * b->size, 2, MPI_INT, MPI_COMM_WORLD);
+    tpb_gather_counts(cnt + 2 * b->size, b->size, NULL, 0, cnt, cnt + b->size, NULL, NULL);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = now_s();
+    MPI_Gatherv(local, b->ng, grp, all, cnt, cnt + b->size, grp, 0, MPI_COMM_WORLD);
+    *t_gather = now_s() - t0;
+    if (b->rank == 0) {
+        t0 = now_s();
+        out->ranks = malloc((size_t)b->world * sizeof(*out->ranks));
+        out->steps = malloc((size_t)b->iters * sizeof(double));
+        out->nb = NB;
+        out->slow = malloc(NB * groups * sizeof(*out->slow));
+        out->dev = malloc(NB * (size_t)b->world * sizeof(double));
+        double *work = malloc((size_t)b->world * sizeof(double));
+        for (int v = 0; v < b->world; v++)
+            work[v] = 1e9;
+        if (tpb_timeline_analyse(all, b->world, b->tp, b->iters, out->ranks, &out->cfg) != TPB_OK ||
+            tpb_whatif_replay(all, b->world, b->tp, b->iters, out->cfg.straggler_rank,
+                              out->cfg.step_med, &out->whatif) != TPB_OK)
+            fail("analysis");
+        out->cfg.causality_violations =
+            tpb_timeline_violations(all, b->world, b->tp, b->iters, NULL);
+        tpb_timeline_steps(all, b->world, b->tp, b->iters, out->steps);
+        tpb_detect_blocks(all, work, b->world, b->tp, b->iters, NB, out->slow, out->dev);
+        *t_analyse = now_s() - t0;
+        out->marks = all;
+        free(work);
+    }
+    MPI_Type_free(&mark);
+    MPI_Type_free(&row);
+    MPI_Type_free(&grp);
+    free(local);
+    free(cnt);
 }
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int world = argc > 1 ? atoi(argv[1]) : 4096, iters = argc > 2 ? atoi(argv[2]) : 1000;
-    int tp = argc > 3 ? atoi(argv[3]) : 8;
-    const char *dir = argc > 4 ? argv[4] : "/tmp/tpbal-gather-bench";
-    int win = argc > 5 ? (strcmp(argv[5], "all") == 0 ? -1 : atoi(argv[5])) : 0;
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (world % size || world % tp) {
-        if (rank == 0)
-            fprintf(stderr, "gather: WORLD must be a multiple of the ranks and of TP\n");
+    bench_t b = {.world = argc > 1 ? atoi(argv[1]) : 4096,
+                 .iters = argc > 2 ? atoi(argv[2]) : 1000,
+                 .tp = argc > 3 ? atoi(argv[3]) : 8,
+                 .dir = argc > 4 ? argv[4] : "-",
+                 .trace_ranks = argc > 5 ? atoi(argv[5]) : 256,
+                 .parts = argc > 6 ? strcmp(argv[6], "full") != 0 : 1};
+    MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &b.size);
+    int groups = b.tp > 0 ? b.world / b.tp : 0;
+    if (b.tp < 1 || b.world % b.tp || groups < b.size || b.iters < 1 || b.trace_ranks < 1) {
+        if (b.rank == 0)
+            fprintf(stderr, "gather: WORLD must be a multiple of TP with a group per MPI rank "
+                            "at least; ITERS and TRACE_RANKS at least 1\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    int per = world / size;
-    size_t mine = (size_t)per * iters;
-    tpb_mark_t *local = malloc(mine * sizeof(*local));
-    for (int v = 0; v < per; v++)
-        synth(local + (size_t)v * iters, rank * per + v, iters, tp);
-    tpb_mark_t *all = rank == 0 ? malloc((size_t)world * iters * sizeof(*all)) : NULL;
-    int counts[size], displs[size];
-    for (int r = 0; r < size; r++) {
-        counts[r] = (int)(mine * 3);
-        displs[r] = (int)(r * mine * 3);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = now_s();
-    MPI_Gatherv(local, (int)(mine * 3), MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0,
-                MPI_COMM_WORLD);
-    double t_gather = now_s() - t0;
-    if (rank == 0) {
-        tpb_rank_stats_t *rs = calloc((size_t)world, sizeof(*rs));
-        tpb_rank_info_t *info = calloc((size_t)world, sizeof(*info));
+    char tmp[] = "/tmp/tpbal-gather-XXXXXX";
+    int scratch = strcmp(b.dir, "-") == 0;
+    if (scratch && b.rank == 0 && !(b.dir = mkdtemp(tmp)))
+        fail("mkdtemp");
+    b.g0 = (int)((long)groups * b.rank / b.size);
+    b.ng = (int)((long)groups * (b.rank + 1) / b.size) - b.g0;
+    b.gbuf = malloc((size_t)b.tp * b.iters * sizeof(*b.gbuf));
+    tpb_gathered_t g;
+    memset(&g, 0, sizeof(g));
+    double t_one = 0, t_local = 0, t_gather = 0, t_analyse = 0, t_format = 0, t_trace = 0, mib = 0;
+    int kept = 0;
+    if (b.parts)
+        run_parts(&b, &g, &t_one, &t_local, &t_gather);
+    else
+        run_full(&b, &g, &t_gather, &t_analyse);
+    if (b.rank == 0) {
         tpb_result_t res;
         memset(&res, 0, sizeof(res));
-        t0 = now_s();
-        tpb_timeline_analyse(all, world, tp, iters, rs, &res.stats);
-        tpb_whatif_replay(all, world, tp, iters, res.stats.straggler_rank, res.stats.step_med,
-                          &res.whatif);
-        double t_analyse = now_s() - t0;
-        res.backend = "host";
-        res.world = world;
-        res.tp = tp;
-        res.iters = iters;
-        res.m = res.n = res.k = 8192;
-        res.info = info;
-        res.ranks = rs;
-        res.speed_source = TPB_SPEEDS_NONE;
-        res.coll = TPB_COLL_ALLREDUCE;
-        res.busbw_factor = 2.0 * (tp - 1) / tp;
-        res.coll_bytes = 8192.0 * 8192 * tpb_dtype_out_size(res.dtype);
-        res.check = TPB_CHECK_OFF;
-        for (int v = 0; v < world; v++)
-            info[v] = (tpb_rank_info_t){.shard = 8192 / tp,
-                                        .speed = NAN,
-                                        .fraction = 1.0 / tp,
-                                        .flop = 1e9,
-                                        .mem = 1e8,
-                                        .max_err = NAN,
-                                        .speed_spread = NAN};
-        tpb_topo_t topo = {0, world, 0, 8, "node000", NULL, NULL, 0};
-        topo.hosts = calloc((size_t)world, sizeof(*topo.hosts));
-        topo.host_index = calloc((size_t)world, sizeof(int));
-        for (int v = 0; v < world; v++)
-            snprintf(topo.hosts[v], TPB_HOST_LEN, "node%03d", v / 8);
-        topo.nhosts = tpb_topo_index_hosts(topo.hosts, world, topo.host_index);
-        t0 = now_s();
-        tpb_result_derive(&res, NAN);
-        tpb_buf_t b = TPB_BUF_INIT;
-        tpb_report_json(&b, &res);
-        const char **names = malloc((size_t)world * sizeof(char *));
-        for (int v = 0; v < world; v++)
-            names[v] = topo.hosts[v];
-        tpb_report_ranks_rows(&b, &res, names, names);
-        double t_format = now_s() - t0;
-        double t_trace = 0, bytes = 0;
-        /* the trace keeps what --trace-iters auto keeps: TPB_TRACE_BUDGET rank-iterations
-         * around the slowest step and the spikes (argument 5: all, or a count) */
-        unsigned char *keep = malloc((size_t)iters);
-        double *step = malloc((size_t)iters * sizeof(double));
-        int n = win > 0                                   ? win
-                : (long)world * iters <= TPB_TRACE_BUDGET ? iters
-                                                          : TPB_TRACE_BUDGET / world;
-        t0 = now_s();
-        tpb_timeline_steps(all, world, tp, iters, step);
-        int kept = tpb_timeline_trace_window(step, iters, win < 0 ? iters : n, keep);
-        double t_window = now_s() - t0;
-        if (strcmp(dir, "-") != 0) {
-            tpb_outstream_t os;
-            mkdir(dir, 0777);
-            t0 = now_s() - t_window;
-            if (tpb_outstream_open(&os, dir, "trace-bench.json") != TPB_OK ||
-                tpb_trace_write(os.f, &res, all, step, 0.0, &topo, keep) != TPB_OK) {
-                fprintf(stderr, "gather: %s\n", tpb_err_msg());
-                MPI_Abort(MPI_COMM_WORLD, 1);
-            }
-            bytes = (double)ftell(os.f);
-            if (tpb_outstream_commit(&os) != TPB_OK)
-                MPI_Abort(MPI_COMM_WORLD, 1);
-            t_trace = now_s() - t0;
-            char path[1200];
-            snprintf(path, sizeof(path), "%s/trace-bench.json", dir);
-            remove(path);
-        }
-        free(step);
+        tpb_rank_info_t *info = calloc((size_t)b.world, sizeof(*info));
+        describe(&b, &res, info);
+        res.analysed = 1;
+        res.ranks = g.ranks;
+        res.stats = g.cfg;
+        res.whatif = g.whatif;
+        res.steps = g.steps;
+        res.slow = g.slow;
+        res.slow_dev = g.dev;
+        res.nslow = NB * groups;
+        res.kept_groups = b.parts ? g.groups : NULL;
+        res.nkept_groups = b.parts ? g.ngroups : 0;
+        write_out(&b, &res, g.marks, &t_format, &t_trace, &mib, &kept);
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
-        printf("gather: %d virtual ranks x %d iterations on %d MPI ranks, tp %d\n", world, iters,
-               size, tp);
-        printf("  records on rank 0  %10.1f MiB\n", world * (double)iters * 24 / 1048576.0);
-        printf("  MPI_Gatherv        %10.3f s\n", t_gather);
-        printf("  analysis + what-if %10.3f s  (straggler %d, %d spikes, S %.3f)\n", t_analyse,
-               res.stats.straggler_rank, res.stats.nspikes, res.whatif.slowdown);
-        printf("  jsonl + ranks.csv  %10.3f s  (%.1f MiB)\n", t_format, b.len / 1048576.0);
-        printf("  trace file         %10.3f s  (%.1f MiB, %d of %d iterations)\n", t_trace,
-               bytes / 1048576.0, kept, iters);
-        printf("  total              %10.3f s  (goal < 2 s, trace < 200 MB)\n",
-               t_gather + t_analyse + t_format + t_trace);
-        free(keep);
-        printf("  peak RSS rank 0    %10.1f MiB\n", ru.ru_maxrss / 1024.0);
-        tpb_buf_free(&b);
-        free(names);
-        free(topo.hosts);
-        free(topo.host_index);
-        free(rs);
+        printf("gather %s: %d virtual ranks x %d iterations on %d MPI ranks, tp %d\n",
+               b.parts ? "parts" : "full", b.world, b.iters, b.size, b.tp);
+        printf("  marks of all ranks  %9.1f MiB (%.3g doubles)\n",
+               b.world * (double)b.iters * sizeof(tpb_mark_t) / 1048576.0,
+               3.0 * b.world * (double)b.iters);
+        if (b.parts) {
+            printf("  a group's analysis  %9.3f s  (the slowest of this stand-in's; each "
+                   "group's first rank does its own)\n",
+                   t_one);
+            printf("  all %6d groups   %9.3f s  (on this stand-in alone: %d groups, serially)\n",
+                   b.ng, t_local, b.ng);
+            printf("  reduce + gathers    %9.3f s  (with rank 0's finish, picks and what-if; %d "
+                   "groups' marks kept)\n",
+                   t_gather, g.ngroups);
+        } else {
+            printf("  MPI_Gatherv         %9.3f s\n", t_gather);
+            printf("  analysis + what-if  %9.3f s\n", t_analyse);
+        }
+        printf("  jsonl + ranks.csv   %9.3f s\n", t_format);
+        printf("  trace file          %9.3f s  (%.1f MiB, %d ranks x %d of %d iterations)\n",
+               t_trace, mib, tpb_trace_rows(&res), kept, b.iters);
+        double wait = (b.parts ? t_one : t_analyse) + t_gather + t_format + t_trace;
+        printf("  a run waits         %9.3f s  (goal < 5 s; straggler %d, %d spikes, S %.3f)\n",
+               wait, g.cfg.straggler_rank, g.cfg.nspikes, g.whatif.slowdown);
+        printf("  peak RSS rank 0     %9.1f MiB (goal < 1024)\n", ru.ru_maxrss / 1024.0);
+        fflush(stdout);
+        if (scratch) {
+            const char *f[] = {"results-bench.jsonl", "ranks-bench.csv", "trace-bench.json"};
+            char path[64];
+            for (int i = 0; i < 3; i++) {
+                snprintf(path, sizeof(path), "%s/%s", b.dir, f[i]);
+                unlink(path);
+            }
+            rmdir(b.dir);
+        }
         free(info);
+        tpb_gathered_free(&g);
     }
-    free(local);
-    free(all);
+    free(b.gbuf);
     MPI_Finalize();
     return 0;
 }

@@ -8,6 +8,7 @@
 
 #include "base/rng.h"
 #include "base/timeline_part.h"
+#include "run/gather.h"
 #include "tpb_test.h"
 
 enum { WORLD = 64, ITERS = 200, NB = 5 };
@@ -125,10 +126,8 @@ static void both_ways(int tp, const int *cut, int nparts, uint64_t seed)
     ck_assert_int_gt(part_c.causality_violations, 0); /* the skewed clocks were seen */
     ck_assert(memcmp(step, full_step, sizeof(step)) == 0);
     SAME(full_w.step_us, part_w.step_us);
-    ck_assert_msg(memcmp(&full_w.straggler_step_us, &part_w.straggler_step_us, sizeof(double)) ==
-                      0,
-                  "straggler replay %g vs %g", full_w.straggler_step_us,
-                  part_w.straggler_step_us);
+    ck_assert_msg(memcmp(&full_w.straggler_step_us, &part_w.straggler_step_us, sizeof(double)) == 0,
+                  "straggler replay %g vs %g", full_w.straggler_step_us, part_w.straggler_step_us);
     for (int k = 0; k < NB * groups; k++) {
         SAME(full_s[k].rank, part_s[k].rank);
         SAME(full_s[k].deficit, part_s[k].deficit);
@@ -214,6 +213,38 @@ START_TEST(pick_bounds)
 }
 END_TEST
 
+START_TEST(counts_in_groups)
+{
+    /* 8 ranks holding 2^27 groups each at TP 1: a world of 2^30 ranks, whose marks at 1000
+     * iterations are 3 x 2^40 doubles; every count and displacement is at most 2^30 */
+    enum { SIZE = 8 };
+    int have[2 * SIZE], picks[] = {5, 134217728, 134217729, 1073741823};
+    int rc[SIZE], rd[SIZE], mc[SIZE], md[SIZE];
+    for (int r = 0; r < SIZE; r++) {
+        have[2 * r] = 1 << 27;
+        have[2 * r + 1] = r << 27;
+    }
+    tpb_gather_counts(have, SIZE, picks, 4, rc, rd, mc, md);
+    ck_assert_int_eq(rd[SIZE - 1], 7 << 27);
+    ck_assert_int_eq(rc[SIZE - 1], 1 << 27);
+    ck_assert_int_eq(mc[0], 1);
+    ck_assert_int_eq(md[0], 0);
+    ck_assert_int_eq(mc[1], 2);
+    ck_assert_int_eq(md[1], 1);
+    for (int r = 2; r < SIZE - 1; r++)
+        ck_assert_int_eq(mc[r], 0);
+    ck_assert_int_eq(mc[SIZE - 1], 1); /* the last group of all: first + n would pass INT_MAX
+                                        * at a world of 2^31 - 1 */
+    ck_assert_int_eq(md[SIZE - 1], 3);
+    /* ranks with nothing (tpbal's non-leaders) and ranges out of rank order */
+    int h2[] = {0, 1, 2, 4, 0, 0, 3, 0}, p2[] = {0, 1, 4, 5}; /* (0, 1): a non-leader */
+    tpb_gather_counts(h2, 4, p2, 4, rc, rd, mc, md);
+    ck_assert(mc[0] == 0 && mc[2] == 0 && rc[0] == 0);
+    ck_assert(mc[1] == 2 && md[1] == 2 && rd[1] == 4);
+    ck_assert(mc[3] == 2 && md[3] == 0 && rd[3] == 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("gather");
@@ -222,6 +253,7 @@ static Suite *suite(void)
     tcase_add_test(t, parts_equal_whole);
     tcase_add_test(t, merge_is_order_free);
     tcase_add_test(t, pick_bounds);
+    tcase_add_test(t, counts_in_groups);
     suite_add_tcase(s, t);
     return s;
 }

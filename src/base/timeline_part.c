@@ -89,8 +89,8 @@ static void group_sum(const tpb_mark_t *gm, int tp, int iters, int g, int i, dou
                           .set_comp = grp[2][i],
                           .xfer = grp[1][i],
                           .free_x = free_x[i],
-                          .all_step = tpb_whatif_group_step(gm, tp, iters, 0, i, TPB_WHATIF_ALL,
-                                                            scratch),
+                          .all_step =
+                              tpb_whatif_group_step(gm, tp, iters, 0, i, TPB_WHATIF_ALL, scratch),
                           .none1 = none,
                           .none1_group = g,
                           .none2 = -INFINITY};
@@ -168,8 +168,8 @@ static void finish_steps(const tpb_iter_sum_t *sums, int iters, double *step, do
 }
 
 void tpb_timeline_finish(const tpb_iter_sum_t *sums, const void *records, int world, int tp,
-                         int iters, int nb, tpb_rank_stats_t *ranks, tpb_slow_t *slow,
-                         double *dev, double *step, tpb_config_stats_t *cfg)
+                         int iters, int nb, tpb_rank_stats_t *ranks, tpb_slow_t *slow, double *dev,
+                         double *step, tpb_config_stats_t *cfg)
 {
     int groups = world / tp;
     size_t bytes = tpb_part_record_bytes(tp, nb);

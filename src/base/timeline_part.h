@@ -76,8 +76,8 @@ tpb_status_t tpb_timeline_part(const tpb_mark_t *marks, int ngroups, int tp, int
  * tpb_timeline_analyse gives them (its causality violations: the records' sum).
  */
 void tpb_timeline_finish(const tpb_iter_sum_t *sums, const void *records, int world, int tp,
-                         int iters, int nb, tpb_rank_stats_t *ranks, tpb_slow_t *slow,
-                         double *dev, double *step, tpb_config_stats_t *cfg);
+                         int iters, int nb, tpb_rank_stats_t *ranks, tpb_slow_t *slow, double *dev,
+                         double *step, tpb_config_stats_t *cfg);
 
 /**
  * The what-if replays from the merged sums and, for the straggler's, the marks of its group

@@ -13,6 +13,7 @@ void tpb_options_init(tpb_options_t *o)
     o->iters = 20;
     o->warmup = 5;
     o->timeline = 1;
+    o->trace_ranks = TPB_TRACE_RANKS_DEFAULT;
     o->interleave = 1;
     o->inject_delay.rank = -1;
     o->inject_clock.rank = -1;
@@ -132,6 +133,14 @@ const tpb_opt_spec_t tpb_opt_table[] = {
     {"trace-per", 0, "config|run", OPT_TRACE_PER, NULL, NULL,
      "config: trace-NNN.json per config; run: one\ntrace.json, every config on the run's time "
      "axis\n(even beside weighted; default config)"},
+    {"gather", 0, "auto|full|parts", OPT_GATHER, NULL, NULL,
+     "full: every rank's marks to rank 0; parts: each TP\ngroup analysed by its first rank, "
+     "rank 0 gets\nper-iteration summaries, per-rank statistics and\nthe marks of --trace-ranks "
+     "ranks only (the same\nfigures; bounded memory at 100,000+ ranks); auto:\nparts where "
+     "the marks would pass 256 MiB on rank 0\n(default auto)"},
+    {"trace-ranks", 0, "N|all", OPT_TRACE_RANKS, NULL, NULL,
+     "under --gather parts, the ranks whose timelines are\nkept (whole TP groups: the "
+     "straggler's, those\nthat set the step, a sample; default 256)"},
     {"seed", 0, "N", OPT_SEED, NULL, NULL, "input generator seed (default 42)"},
     {"quiet", 'q', NULL, OPT_QUIET, NULL, NULL, "no progress lines"},
     {"comm-only", 0, NULL, OPT_COMM_ONLY, "Collective-only sweeps (no GEMM)", NULL,
@@ -190,6 +199,7 @@ const size_t tpb_opt_nflags = NFLAGS;
 
 static const char *const onoff_names[] = {"off", "on"};
 static const char *const trace_per_names[] = {"config", "run"};
+static const char *const gather_names[] = {"auto", "full", "parts"};
 
 /* One named value of table t into *out. */
 static tpb_status_t set_name(const char *flag, const char *v, const tpb_name_table_t *t,
@@ -287,6 +297,14 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
     case OPT_TRACE_ITERS: return tpb_optset_trace_iters(o, flag, v);
     case OPT_TRACE_PER:
         return tpb_opt_choice(flag, v, trace_per_names, 2, "config or run", &o->trace_per_run);
+    case OPT_GATHER:
+        return tpb_opt_choice(flag, v, gather_names, 3, "auto, full or parts", &o->gather);
+    case OPT_TRACE_RANKS:
+        if (strcmp(v, "all") == 0) {
+            o->trace_ranks = -1;
+            return TPB_OK;
+        }
+        return tpb_optset_int(flag, v, 1, INT_MAX, &o->trace_ranks);
     case OPT_INJ_DELAY: return tpb_opt_inject(flag, v, 1, &o->inject_delay);
     case OPT_INJ_CLOCK: return tpb_opt_inject(flag, v, 0, &o->inject_clock);
     case OPT_SEED: {

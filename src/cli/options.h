@@ -29,6 +29,12 @@
 #define TPB_MAX_THREADS 1024    /**< --threads */
 
 /** A fault injected for testing (documented as such in --help). */
+/** --gather: every mark to rank 0, or the analysis in parts (run/gather.h); auto: in parts
+ *  where every rank's marks would pass TPB_GATHER_AUTO_BYTES on rank 0. */
+enum { TPB_GATHER_AUTO = 0, TPB_GATHER_FULL, TPB_GATHER_PARTS };
+#define TPB_GATHER_AUTO_BYTES (256.0 * 1048576.0)
+#define TPB_TRACE_RANKS_DEFAULT 256
+
 typedef struct {
     int rank;  /**< -1: none */
     double us; /**< delay or clock offset in microseconds */
@@ -90,6 +96,9 @@ typedef struct {
     int interleave;    /**< --interleave: policies measured side by side (default on) */
     int trace_iters;   /**< --trace-iters: iterations per trace file; 0 auto, -1 all */
     int trace_per_run; /**< --trace-per run: one trace.json for the run (0: one per config) */
+    int gather;        /**< --gather: TPB_GATHER_AUTO, _FULL or _PARTS */
+    int trace_ranks;   /**< --trace-ranks: ranks whose marks rank 0 keeps under --gather parts
+                            (whole TP groups; -1 all) */
     tpb_inject_t inject_delay;
     tpb_inject_t inject_clock;
     uint64_t seed;

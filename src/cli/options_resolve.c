@@ -335,6 +335,15 @@ tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, const tpb_backend_
     TPB_CHECK_RET(block_refusals(o));
     TPB_CHECK_RET(fleet_refusals(o));
     TPB_CHECK_RET(resolve_overlap(o, defaults));
+    const char *whole = o->block                              ? "--block"
+                        : (o->overlaps & TPB_OVERLAP_CHUNKED) ? "--overlap chunked"
+                        : !o->timeline                        ? "--timeline off"
+                                                              : NULL;
+    if (o->gather == TPB_GATHER_PARTS && whole)
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "--gather parts analyses each TP group where its marks are, and %s "
+                           "needs every mark on rank 0: drop one (auto gathers them in full)",
+                           whole);
     if (!o->dtype_set)
         o->dtype = defaults->dtype;
     if (!o->granularity)

@@ -205,57 +205,73 @@ void tpb_record_warn(tpb_record_t *s, const char *fmt, ...)
 
 static tpb_status_t commit(tpb_record_t *s, tpb_run_status_t status, tpb_outset_t *set);
 
+/* The analysis of all the marks (rank 0 holds every rank's): statistics, violations at the
+ * clocks' uncertainties, the what-if replays, the steps and the blocks. */
+static tpb_status_t analyse(const tpb_record_t *s, tpb_result_t *res, const tpb_mark_t *marks,
+                            tpb_rank_stats_t *ranks, double *steps)
+{
+    int size = res->world;
+    tpb_status_t st = TPB_OK;
+    if (!s->run.timeline) {
+        loop_only_stats(res, marks, ranks, &res->stats);
+        return TPB_OK;
+    }
+    st = tpb_timeline_analyse(marks, size, res->tp, res->iters, ranks, &res->stats);
+    if (st == TPB_OK)
+        st = clock_violations(s, res, marks);
+    if (st == TPB_OK)
+        st = tpb_whatif_replay(marks, size, res->tp, res->iters, res->stats.straggler_rank,
+                               res->stats.step_med, &res->whatif);
+    if (st != TPB_OK)
+        return st;
+    tpb_timeline_steps(marks, size, res->tp, res->iters, steps);
+    res->steps = steps;
+    if (res->tp > 1 && !res->comm_only && !res->chunks) { /* who was slowest in each block */
+        int nb = tpb_detect_nblocks(res->iters, res->interleave_rounds);
+        double work[size];
+        for (int r = 0; r < size; r++)
+            work[r] = res->info[r].flop;
+        tpb_slow_t *slow = malloc((size_t)nb * (size_t)(size / res->tp) * sizeof(*slow));
+        double *dev = malloc((size_t)nb * (size_t)size * sizeof(*dev));
+        if (!slow || !dev) {
+            free(slow);
+            free(dev);
+            return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the blocks");
+        }
+        tpb_detect_blocks(marks, work, size, res->tp, res->iters, nb, slow, dev);
+        res->slow = slow;
+        res->slow_dev = dev;
+        res->nslow = nb * (size / res->tp);
+    }
+    return TPB_OK;
+}
+
 tpb_status_t tpb_record_config(tpb_record_t *s, const tpb_result_t *in, const tpb_mark_t *marks)
 {
     tpb_result_t res = *in;
-    int size = res.world;
-    tpb_rank_stats_t *ranks = calloc((size_t)size, sizeof(*ranks));
-    double *steps = malloc((size_t)res.iters * sizeof(double));
-    if (!ranks || !steps) {
+    int size = res.world, own = !in->analysed; /* the record owns ranks, steps and slow */
+    tpb_rank_stats_t *ranks = own ? calloc((size_t)size, sizeof(*ranks)) : NULL;
+    double *steps = own ? malloc((size_t)res.iters * sizeof(double)) : NULL;
+    if (own && (!ranks || !steps)) {
         free(ranks);
         free(steps);
         return tpb_err_set(TPB_ERR_NOMEM, "out of memory for %d rank statistics", size);
     }
     tpb_status_t st = TPB_OK;
-    res.whatif = (tpb_whatif_t){NAN, NAN, NAN, NAN};
-    if (s->run.timeline) {
-        st = tpb_timeline_analyse(marks, size, res.tp, res.iters, ranks, &res.stats);
-        if (st == TPB_OK)
-            st = clock_violations(s, &res, marks);
-    } else {
-        loop_only_stats(&res, marks, ranks, &res.stats);
+    if (own) {
+        res.whatif = (tpb_whatif_t){NAN, NAN, NAN, NAN};
+        res.slow = NULL;
+        res.slow_dev = NULL;
+        res.nslow = 0;
+        st = analyse(s, &res, marks, ranks, steps);
+        res.ranks = ranks;
     }
-    if (st == TPB_OK && s->run.timeline)
-        st = tpb_whatif_replay(marks, size, res.tp, res.iters, res.stats.straggler_rank,
-                               res.stats.step_med, &res.whatif);
-    res.ranks = ranks;
     if (!res.emulate_asked)
         res.emulate_asked = s->run.emulate;
     res.max_group_nodes = group_nodes(s->run.topo, &res);
     if (st == TPB_OK) {
         tpb_result_finish(&res, s->hist, s->nhist, s->run.check);
         s->check_failed |= res.check == TPB_CHECK_FAIL;
-    }
-    if (st == TPB_OK && s->run.timeline) {
-        tpb_timeline_steps(marks, size, res.tp, res.iters, steps);
-        res.steps = steps;
-    }
-    tpb_slow_t *slow = NULL; /* who was slowest in each block (base/detect.h) */
-    double *dev = NULL;
-    if (st == TPB_OK && s->run.timeline && res.tp > 1 && !res.comm_only && !res.chunks) {
-        int nb = tpb_detect_nblocks(res.iters, res.interleave_rounds);
-        double work[size];
-        for (int r = 0; r < size; r++)
-            work[r] = res.info[r].flop;
-        slow = malloc((size_t)nb * (size_t)(size / res.tp) * sizeof(*slow));
-        dev = malloc((size_t)nb * (size_t)size * sizeof(*dev));
-        if (!slow || !dev)
-            st = tpb_err_set(TPB_ERR_NOMEM, "out of memory for the blocks");
-        else
-            tpb_detect_blocks(marks, work, size, res.tp, res.iters, nb, slow, dev);
-        res.slow = slow;
-        res.slow_dev = dev;
-        res.nslow = slow && dev ? nb * (size / res.tp) : 0;
     }
     /* the trace and the records written in full, then put in place together (the trace
      * first: no record ever names a config whose trace is missing); a config whose files
@@ -264,7 +280,7 @@ tpb_status_t tpb_record_config(tpb_record_t *s, const tpb_result_t *in, const tp
     mark_t before = mark_of(s);
     char trace[TPB_OUTFILE_NAME];
     if (st == TPB_OK && s->run.out_dir[0] && s->run.timeline && !s->sealed) {
-        st = tpb_record_trace(s, &res, marks, steps, &set, trace);
+        st = tpb_record_trace(s, &res, marks, res.steps, &set, trace);
         if (st == TPB_OK)
             st = note_file(s, trace);
     }
@@ -278,10 +294,12 @@ tpb_status_t tpb_record_config(tpb_record_t *s, const tpb_result_t *in, const tp
         tpb_outset_abort(&set);
         roll_back(s, before);
     }
-    free(ranks);
-    free(steps);
-    free(slow);
-    free(dev);
+    if (own) {
+        free(ranks);
+        free(steps);
+        free((void *)res.slow);
+        free((void *)res.slow_dev);
+    }
     return st;
 }
 

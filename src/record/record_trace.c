@@ -101,7 +101,7 @@ tpb_status_t tpb_record_trace(tpb_record_t *s, const tpb_result_t *res, const tp
                               const double *steps, tpb_outset_t *set, char *name)
 {
     unsigned char *keep = NULL;
-    int n = trace_window(s->run.trace_iters, res->world, res->iters);
+    int n = trace_window(s->run.trace_iters, tpb_trace_rows(res), res->iters);
     if (n < res->iters) { /* --trace-iters: a window around the slowest step, and the spikes */
         if (!(keep = malloc((size_t)res->iters)))
             return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the trace window");

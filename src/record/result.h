@@ -83,8 +83,13 @@ typedef struct {
     const int *rank_of;          /**< position -> world rank (NULL: identity); the per-rank
                                       arrays of this result are by position */
     int max_group_nodes;         /**< most nodes one TP group spans (set by the record) */
-    const tpb_round_t *rounds;   /**< adaptive policy: nrounds rounds (borrowed) */
-    const long *round_shards;    /**< nrounds x world shards */
+    const int *kept_groups;      /**< --gather parts: the TP groups whose marks rank 0 kept,
+                                      ascending (NULL: every group's) */
+    int nkept_groups;
+    int analysed;              /**< --gather parts: ranks, stats, whatif, steps and slow come
+                                    analysed in parts (run/gather.h); the record takes them */
+    const tpb_round_t *rounds; /**< adaptive policy: nrounds rounds (borrowed) */
+    const long *round_shards;  /**< nrounds x world shards */
     int nrounds;
     tpb_coll_t coll;     /**< the collective the config ran */
     double busbw_factor; /**< its nccl-tests bus-bandwidth factor at this TP degree */

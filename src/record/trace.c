@@ -20,9 +20,10 @@ void tpb_trace_name(int id, char *out, size_t cap)
  * with the config. pid = host + 1 (Perfetto reserves 0). */
 static void write_names(FILE *f, const tpb_topo_t *topo, const tpb_result_t *res, int per_run)
 {
-    int world = per_run ? topo->size : res->world;
+    int world = per_run ? topo->size : tpb_trace_rows(res);
     for (int h = 0; h < topo->nhosts; h++) {
-        for (int r = 0; r < world; r++) {
+        for (int j = 0; j < world; j++) {
+            int r = per_run ? j : tpb_trace_position(res, j);
             if (topo->host_index[r] != h)
                 continue;
             tpb_buf_t b = TPB_BUF_INIT;
@@ -35,8 +36,8 @@ static void write_names(FILE *f, const tpb_topo_t *topo, const tpb_result_t *res
             break;
         }
     }
-    for (int r = 0; r < world; r++) {
-        int h = topo->host_index[r] + 1;
+    for (int j = 0; j < world; j++) {
+        int r = per_run ? j : tpb_trace_position(res, j), h = topo->host_index[r] + 1;
         if (per_run)
             fprintf(f,
                     ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
@@ -142,20 +143,20 @@ static int worth_arrow(double wait, double step)
 }
 
 /* The arrows of group g in iteration i from its last arrival to every rank that waited. */
-static char *group_flows(char *p, const tpb_result_t *res, const tpb_mark_t *marks, double t0,
+static char *group_flows(char *p, const tpb_result_t *res, const tpb_mark_t *gm, double t0,
                          const tpb_topo_t *topo, int g, int i, int per_run)
 {
     int iters = res->iters, tp = res->tp, last = g * tp, pid, tid;
-    double a = tpb_timeline_last_arrival(marks, tp, iters, g, i), c0 = INFINITY, x1 = -INFINITY;
+    double a = tpb_timeline_last_arrival(gm, tp, iters, 0, i), c0 = INFINITY, x1 = -INFINITY;
     for (int q = g * tp; q < (g + 1) * tp; q++) {
-        const tpb_mark_t *mk = &marks[(size_t)q * iters + i];
+        const tpb_mark_t *mk = &gm[(size_t)(q - g * tp) * iters + i];
         last = mk->c1 >= a ? q : last;
         c0 = fmin(c0, mk->c0);
         x1 = fmax(x1, mk->x1);
     }
     ids_of(topo, res, last, per_run, &pid, &tid);
     for (int q = g * tp; q < (g + 1) * tp; q++) {
-        const tpb_mark_t *mk = &marks[(size_t)q * iters + i];
+        const tpb_mark_t *mk = &gm[(size_t)(q - g * tp) * iters + i];
         if (q == last || !worth_arrow(fmin(a, mk->x1) - mk->c1, x1 - c0))
             continue;
         unsigned long long id = ((unsigned long long)res->id * (unsigned long long)iters + i) *
@@ -194,7 +195,8 @@ static char *chunk_spans(char *p, const tpb_result_t *res, int pid, int tid, int
     return p;
 }
 
-static int write_rank(FILE *f, const tpb_result_t *res, const tpb_mark_t *marks, double t0,
+/* Position r's spans; gm: the marks of its group (tp ranks). */
+static int write_rank(FILE *f, const tpb_result_t *res, const tpb_mark_t *gm, double t0,
                       const tpb_topo_t *topo, int r, const unsigned char *keep, int per_run)
 {
     int iters = res->iters, tp = res->tp, g = r / tp, pid, tid;
@@ -215,8 +217,8 @@ static int write_rank(FILE *f, const tpb_result_t *res, const tpb_mark_t *marks,
     for (int i = 0; i < iters; i++) {
         if (keep && !keep[i])
             continue;
-        const tpb_mark_t *mk = &marks[(size_t)r * iters + i];
-        double a = tpb_timeline_last_arrival(marks, tp, iters, g, i);
+        const tpb_mark_t *mk = &gm[(size_t)(r - g * tp) * iters + i];
+        double a = tpb_timeline_last_arrival(gm, tp, iters, 0, i);
         double wait_end = fmin(a, mk->x1);
         char *p = span(line, "compute", head, mk->c0 - t0, mk->c1 - t0, res->id, i);
         p = put_str(p, comp_args);
@@ -231,7 +233,7 @@ static int write_rank(FILE *f, const tpb_result_t *res, const tpb_mark_t *marks,
         if (res->chunks && res->chunk_marks)
             p = chunk_spans(p, res, pid, tid, r, i, t0);
         if (r == g * tp && tp > 1) /* the group's arrows, once */
-            p = group_flows(p, res, marks, t0, topo, g, i, per_run);
+            p = group_flows(p, res, gm, t0, topo, g, i, per_run);
         fwrite(line, 1, (size_t)(p - line), f);
     }
     free(line);
@@ -275,7 +277,14 @@ static void write_info(FILE *f, const tpb_result_t *res, const double *step,
     int kept = 0;
     for (int i = 0; i < res->iters; i++)
         kept += !keep || keep[i];
-    fprintf(f, "],\"iters_kept\":%d", kept);
+    fprintf(f, "]");
+    if (res->kept_groups) { /* --gather parts: the positions written */
+        fprintf(f, ",\"ranks_kept\":[");
+        for (int j = 0; j < tpb_trace_rows(res); j++)
+            fprintf(f, "%s%d", j ? "," : "", tpb_trace_position(res, j));
+        fprintf(f, "]");
+    }
+    fprintf(f, ",\"iters_kept\":%d", kept);
     if (keep && kept < res->iters) { /* --trace-iters: which ones */
         fprintf(f, ",\"kept\":[");
         for (int i = 0, n = 0; i < res->iters; i++)
@@ -292,9 +301,10 @@ static tpb_status_t write_config(FILE *f, const tpb_result_t *res, const tpb_mar
                                  double t0_us, const tpb_topo_t *topo, const unsigned char *keep,
                                  int per_run)
 {
+    int rows = tpb_trace_rows(res);
     double first = marks[0].c0;
-    for (int r = 1; r < res->world; r++)
-        first = fmin(first, marks[(size_t)r * res->iters].c0);
+    for (int j = 1; j < rows; j++)
+        first = fmin(first, marks[(size_t)j * res->iters].c0);
     fprintf(f,
             "%s{\"name\":\"config %d: tp %d %s %s %ldx%ldx%ld\",\"ph\":\"i\",\"s\":\"g\","
             "\"pid\":1,\"tid\":0,\"ts\":%.3f}",
@@ -302,8 +312,9 @@ static tpb_status_t write_config(FILE *f, const tpb_result_t *res, const tpb_mar
             tpb_policy_name(res->policy), res->m, res->n, res->k, first - t0_us);
     if (!per_run)
         write_names(f, topo, res, 0);
-    for (int r = 0; r < res->world; r++)
-        if (write_rank(f, res, marks, t0_us, topo, r, keep, per_run) != 0)
+    for (int j = 0; j < rows; j++) /* row j: position r, its group's marks from row j - q */
+        if (write_rank(f, res, marks + (size_t)(j - j % res->tp) * res->iters, t0_us, topo,
+                       tpb_trace_position(res, j), keep, per_run) != 0)
             return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the trace of config %d", res->id);
     return TPB_OK;
 }

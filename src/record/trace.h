@@ -16,8 +16,21 @@
 #include "base/timeline.h"
 #include "base/topo.h"
 
+/** The ranks whose marks a trace has: every position, or (res->kept_groups) the kept
+ *  groups' ranks; row j of the marks is position tpb_trace_position(res, j). */
+static inline int tpb_trace_rows(const tpb_result_t *res)
+{
+    return res->kept_groups ? res->nkept_groups * res->tp : res->world;
+}
+
+static inline int tpb_trace_position(const tpb_result_t *res, int j)
+{
+    return res->kept_groups ? res->kept_groups[j / res->tp] * res->tp + j % res->tp : j;
+}
+
 /**
- * Write the trace of one config to f. marks[world * iters] are on rank 0's clock;
+ * Write the trace of one config to f. marks[rows * iters] are on rank 0's clock (rows:
+ * tpb_trace_rows; otherData's "ranks_kept" lists the positions when only some are kept);
  * t0_us is the run's start on that clock; step[iters] is every iteration's step
  * (tpb_timeline_steps): otherData's "slowest_iter" names the slowest and "steps_us"
  * gives the step of each iteration written, so that readers need not re-derive them;

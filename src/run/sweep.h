@@ -26,6 +26,7 @@
 #include "cli/options.h"
 #include "record/record.h"
 #include "run/calibrate.h"
+#include "run/gather.h"
 #include "run/plan.h"
 
 /** The adaptive policy's rounds of the current config (kept by rank 0). */
@@ -152,6 +153,17 @@ tpb_status_t tpb_config_open(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_con
 tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c);
 
 void tpb_config_free(tpb_config_run_t *c);
+
+/** Whether plan p's timelines go to rank 0 in parts (--gather, sweep_gather.c). */
+int tpb_sweep_in_parts(const tpb_sweep_t *s, const tpb_config_plan_t *p);
+
+/**
+ * Config c (of plan p) measured: its timelines to rank 0 in parts (collective; run/gather.h):
+ * every rank's marks on rank 0's clock, each TP group analysed by its first rank; out (rank
+ * 0's) receives the analysis and the picked groups' marks.
+ */
+tpb_status_t tpb_sweep_gather_parts(tpb_sweep_t *s, const tpb_config_plan_t *p,
+                                    const tpb_config_run_t *c, tpb_gathered_t *out);
 
 /**
  * k units of nl configs each, c[k * nl] (each open), measured side by side (collective,

@@ -12,7 +12,8 @@
 #include "run/sweep.h"
 #include "run/wire.h"
 
-/* Gather marks and rank facts to rank 0 (collective), each by its datatype. */
+/* Gather marks (raw NULL: not these) and rank facts to rank 0 (collective), each by its
+ * datatype. */
 static tpb_status_t gather(tpb_sweep_t *s, const tpb_mark_t *raw, const tpb_rank_info_t *info,
                            tpb_mark_t *all, tpb_rank_info_t *infos)
 {
@@ -24,7 +25,7 @@ static tpb_status_t gather(tpb_sweep_t *s, const tpb_mark_t *raw, const tpb_rank
         MPI_Type_free(&mark);
         return st;
     }
-    int rc = MPI_Gather(raw, iters, mark, all, iters, mark, 0, s->world);
+    int rc = raw ? MPI_Gather(raw, iters, mark, all, iters, mark, 0, s->world) : MPI_SUCCESS;
     if (rc == MPI_SUCCESS)
         rc = MPI_Gather(info, 1, rank_info, infos, 1, rank_info, 0, s->world);
     MPI_Type_free(&mark);
@@ -66,6 +67,21 @@ static void correct_marks(const tpb_sweep_t *s, tpb_mark_t *all)
             m->x1 = tpb_clock_correct(a, b, m->x1);
         }
     }
+}
+
+/* What --gather parts analysed, into the result (borrowed from g). */
+static void take_parts(const tpb_gathered_t *g, tpb_result_t *res)
+{
+    res->analysed = 1;
+    res->ranks = g->ranks;
+    res->stats = g->cfg;
+    res->whatif = g->whatif;
+    res->steps = g->steps;
+    res->slow = g->slow;
+    res->slow_dev = g->dev;
+    res->nslow = g->slow ? g->nb * (res->world / res->tp) : 0;
+    res->kept_groups = g->groups;
+    res->nkept_groups = g->ngroups;
 }
 
 /* The result of plan p as the record takes it: its identity, and the gathered facts. */
@@ -153,9 +169,10 @@ tpb_status_t tpb_config_open(tpb_sweep_t *s, const tpb_config_plan_t *plan, tpb_
                             .set = -1,
                             .block = -1};
     c->raw = calloc((size_t)m->iters, sizeof(*c->raw));
-    c->all = root ? calloc((size_t)size * m->iters, sizeof(*c->all)) : NULL;
+    int whole = root && !tpb_sweep_in_parts(s, plan); /* rank 0 holds every mark */
+    c->all = whole ? calloc((size_t)size * m->iters, sizeof(*c->all)) : NULL;
     c->infos = root ? calloc((size_t)size, sizeof(*c->infos)) : NULL;
-    tpb_status_t st = (!c->raw || (root && (!c->all || !c->infos)))
+    tpb_status_t st = (!c->raw || (whole && !c->all) || (root && !c->infos))
                           ? tpb_err_set(TPB_ERR_NOMEM, "no memory for the timelines")
                           : TPB_OK;
     TPB_CHECK_RET(tpb_agree(s->world, st));
@@ -184,8 +201,12 @@ tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c)
         TPB_CHECK_GOTO(tpb_sweep_overlap(s, p, c->l, &chunk, &alone), st, out);
     rank_facts(s, p, &c->info);
     c->id = s->nconfigs;
-    TPB_CHECK_GOTO(gather(s, c->raw, &c->info, c->all, c->infos), st, out);
+    int parts = tpb_sweep_in_parts(s, p);
+    tpb_gathered_t g = {.ranks = NULL};
+    TPB_CHECK_GOTO(gather(s, parts ? NULL : c->raw, &c->info, c->all, c->infos), st, out);
     TPB_CHECK_GOTO(tpb_sweep_resync(s), st, out);
+    if (parts)
+        TPB_CHECK_GOTO(tpb_sweep_gather_parts(s, p, c, &g), st, out);
     if (s->rec) {
         tpb_result_t res;
         double asked[size];
@@ -196,7 +217,10 @@ tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c)
         res.interleave_rounds = c->rounds;
         res.block = c->block;
         res.block_pos = c->block_pos;
-        correct_marks(s, c->all);
+        if (parts)
+            take_parts(&g, &res);
+        else
+            correct_marks(s, c->all);
         if (p->desc.chunks > 0) {
             tpb_sweep_overlap_clock(s, p, chunk);
             res.chunks = p->desc.chunks;
@@ -206,7 +230,7 @@ tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c)
                                 &res.overlap);
         }
         pthread_mutex_lock(&s->rec->lock);
-        st = tpb_record_config(&s->rec->rec, &res, c->all);
+        st = tpb_record_config(&s->rec->rec, &res, parts ? g.marks : c->all);
         s->check_failed = s->rec->rec.check_failed;
         pthread_mutex_unlock(&s->rec->lock);
         if (ferror(s->out)) { /* the table's reader is gone (EPIPE): a stop, as SIGPIPE */
@@ -216,6 +240,8 @@ tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c)
     }
     st = tpb_agree(s->world, st);
 out:
+    if (s->rec)
+        tpb_gathered_free(&g);
     free(chunk);
     free(alone);
     return st;

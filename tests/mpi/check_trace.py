@@ -81,13 +81,14 @@ def check_spans(ev, procs, metas, kept, tid_of_pos):
         by_tid.setdefault(e["tid"], []).append(e)
     for cfg, meta in metas.items():
         its = kept_iters(meta, kept)
-        for pos in range(len(meta["world_ranks"])):
+        positions = meta.get("ranks_kept", range(len(meta["world_ranks"])))
+        for pos in positions:
             tid = tid_of_pos(meta, pos)
             for i in its:
                 for ph in ("compute", "wait", "comm"):
                     assert (tid, cfg, i, ph) in spans, ("missing span", tid, cfg, i, ph)
         n = sum(1 for k in spans if k[1] == cfg)
-        assert n == 3 * len(its) * len(meta["world_ranks"]), ("extra spans", cfg, n)
+        assert n == 3 * len(its) * len(positions), ("extra spans", cfg, n)
     for e in chunks:  # a chunk's GEMM inside its compute span, its collective done by x1
         cfg, it = e["args"]["config"], e["args"]["iter"]
         tid = e["tid"] - (1000000 if e["name"] == "comm chunk" else 0)
@@ -108,12 +109,15 @@ def check_spans(ev, procs, metas, kept, tid_of_pos):
     return spans
 
 
-def names(ev, world):
-    """Thread (rank) and process (host) names: pids from 1, one thread per rank."""
+def names(ev, world, kept_ranks=None):
+    """Thread (rank) and process (host) names: pids from 1, one thread per rank (per kept
+    rank: --gather parts keeps some)."""
     threads = {e["tid"]: e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
     procs = {e["pid"]: e["args"]["name"] for e in ev if e.get("name") == "process_name"}
     assert procs and min(procs) >= 1, procs
-    if world:
+    if kept_ranks is not None:
+        assert sorted(threads) == kept_ranks, (threads, kept_ranks)
+    elif world:
         assert sorted(threads) == list(range(world)), threads
     return threads, procs
 
@@ -122,7 +126,7 @@ def check_config_file(path, world, kept):
     doc = json.load(open(path))
     meta = doc["otherData"]
     ev = doc["traceEvents"]
-    threads, procs = names(ev, world)
+    threads, procs = names(ev, world, meta.get("ranks_kept"))
     order = meta.get("world_ranks", list(range(len(threads))))  # position -> world rank
     for tid, name in threads.items():
         assert name == "rank %d, TP group %d" % (order[tid], tid // meta["tp"]), (name, tid)

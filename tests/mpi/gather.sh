@@ -1,0 +1,44 @@
+# gather.sh - --gather parts (run/gather.h): each TP group analysed by its first rank, rank 0
+# finishing from the summaries and records and keeping the marks of some groups only.
+#  1. bench/gather, 64 virtual ranks on 2 MPI ranks with the same synthetic marks both ways:
+#     the config's record and ranks.csv rows are byte for byte those of the analysis of every
+#     mark, and the kept ranks' trace events those of the full trace (check_gather.py);
+#  2. tpbal --gather parts --trace-ranks all: every figure recomputed from its traces with
+#     none of tpbal's code (check_parts.py);
+#  3. --trace-ranks 2 and a straggler: the traces keep its group (and hold their structure);
+#  4. --gather parts with what needs every mark on rank 0: one line, exit 2.
+# No timing is asserted (the injected delay of 3 is 10 ms a step: always the last).
+. "$(dirname "$0")/lib.sh"
+
+GATHER=$(cd "$(dirname "$TPBAL")/.." && pwd)/bench/gather
+for tp in 8 4; do
+    for how in full parts; do
+        mkdir -p "$WORK/$how$tp"
+        timeout 120 $MPIRUN -np 2 "$GATHER" 64 300 "$tp" "$WORK/$how$tp" 16 "$how" \
+            >"$WORK/bench-$how$tp" 2>&1 || { cat "$WORK/bench-$how$tp"; fail "bench/gather $how tp $tp"; }
+    done
+    for f in results-bench.jsonl ranks-bench.csv; do
+        cmp "$WORK/full$tp/$f" "$WORK/parts$tp/$f" || fail "$f differs both ways at tp $tp"
+    done
+    "$PY" "$HERE/check_gather.py" "$WORK/full$tp" "$WORK/parts$tp" 16 || fail "check_gather.py tp $tp"
+done
+
+d="$WORK/all"
+tpbal 4 --gather parts --trace-ranks all --shape 64x256x256 --iters 20 --out "$d"
+expect_rc 0
+check_trace "$d" 4
+"$PY" "$HERE/check_parts.py" "$d" || fail "check_parts.py $d"
+
+d="$WORK/kept"
+tpbal 4 --gather parts --trace-ranks 2 --tp 2 --inject-delay 3:10000 --shape 64x256x256 \
+    --policy even --iters 20 --out "$d"
+expect_rc 0
+check_trace "$d" 4
+"$PY" "$HERE/check_parts.py" "$d" 2 3 || fail "check_parts.py $d 2 3"
+
+tpbal 2 --gather parts --block --preset tiny --out "$WORK/refused"
+expect_rc 2
+[ "$(grep -c "^tpbal: error: --gather parts analyses each TP group where its marks are" "$WORK/err")" = 1 ] ||
+    fail "no one-line refusal: $(cat "$WORK/err")"
+[ ! -e "$WORK/refused" ] || fail "a refused run left files"
+echo "gather: ok"
