@@ -289,11 +289,11 @@ int main(int argc, char **argv)
                b.world * (double)b.iters * sizeof(tpb_mark_t) / 1048576.0,
                3.0 * b.world * (double)b.iters);
         if (b.parts) {
-            printf("  a group's analysis  %9.3f s  (the slowest of this stand-in's; each "
-                   "group's first rank does its own)\n",
+            printf("  a group's analysis  %9.3f s  (the slowest group; in a run each group's "
+                   "first rank does its own)\n",
                    t_one);
-            printf("  all %6d groups   %9.3f s  (on this stand-in alone: %d groups, serially)\n",
-                   b.ng, t_local, b.ng);
+            printf("  %6d groups       %9.3f s  (here: the slowest stand-in's share, serially)\n",
+                   groups, t_local);
             printf("  reduce + gathers    %9.3f s  (with rank 0's finish, picks and what-if; %d "
                    "groups' marks kept)\n",
                    t_gather, g.ngroups);

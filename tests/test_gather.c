@@ -3,11 +3,13 @@
  * gives the same figures bit for bit (statistics, steps, spikes, what-if, violations,
  * blocks), and the picked groups hold the straggler's and the step setters'. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/rng.h"
 #include "base/timeline_part.h"
+#include "base/topo.h"
 #include "run/gather.h"
 #include "tpb_test.h"
 
@@ -245,6 +247,34 @@ START_TEST(counts_in_groups)
 }
 END_TEST
 
+START_TEST(hosts_at_scale)
+{
+    /* 131,072 ranks, 8 a node, the nodes' names out of order (rank 0 on the last node):
+     * and one rank of each node named as a neighbour: indices in first-seen order, equal
+     * exactly where the names are (the index was quadratic: 40 s here) */
+    enum { N = 131072 };
+    char(*hosts)[TPB_HOST_LEN] = malloc((size_t)N * TPB_HOST_LEN);
+    int *idx = malloc((size_t)N * sizeof(int)), seen = 0;
+    for (int r = 0; r < N; r++)
+        snprintf(hosts[r], TPB_HOST_LEN, "node%05d", (N / 8 - 1 - r / 8) ^ (r % 8 == 7));
+    ck_assert_int_eq(tpb_topo_index_hosts(hosts, N, idx), N / 8);
+    for (int r = 0; r < N; r++) {
+        if (idx[r] == seen) { /* a new host: no earlier rank has its name */
+            seen++;
+            continue;
+        }
+        ck_assert_int_lt(idx[r], seen);
+    }
+    for (int r = 8; r < N; r += 997) /* equal names, equal indices; different, different */
+        ck_assert_int_eq(strcmp(hosts[r], hosts[r - 8]) == 0, idx[r] == idx[r - 8]);
+    ck_assert_int_eq(idx[0], 0);
+    ck_assert_int_eq(idx[1], 0);
+    ck_assert(idx[7] != idx[6]);
+    free(hosts);
+    free(idx);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("gather");
@@ -254,6 +284,7 @@ static Suite *suite(void)
     tcase_add_test(t, merge_is_order_free);
     tcase_add_test(t, pick_bounds);
     tcase_add_test(t, counts_in_groups);
+    tcase_add_test(t, hosts_at_scale);
     suite_add_tcase(s, t);
     return s;
 }
