@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "run/plan.h"
+#include "run/sweep.h"
 #include "run/coll.h"
 #include "run/orient.h"
 
@@ -39,6 +40,24 @@ static double plan_seconds(const tpb_options_t *o, const tpb_config_plan_t *p, d
     if (p->shape->comm_only || !(f > 0.0) || !(gflops > 0.0))
         return NAN;
     return (double)(o->iters + o->warmup) * f / (gflops * 1e9);
+}
+
+/* How a config's timelines reach rank 0 (--gather) and what rank 0 holds of them. */
+static void gather_line(const tpb_options_t *o, int world, FILE *out)
+{
+    double mib = (double)world * o->iters * sizeof(tpb_mark_t) / 1048576.0;
+    if (!tpb_gather_in_parts(o, world, o->iters, 0)) {
+        fprintf(out, "tpbal: dry run: timelines: every rank's marks to rank 0, %.3g MiB a config\n",
+                mib);
+        return;
+    }
+    int kept = o->trace_ranks < 0 || o->trace_ranks > world ? world : o->trace_ranks;
+    fprintf(out,
+            "tpbal: dry run: timelines in parts (--gather %s): each TP group's first rank "
+            "analyses its group; rank 0 keeps the marks of about %d rank%s a config (whole "
+            "TP groups; %.3g MiB of %.3g)\n",
+            o->gather == TPB_GATHER_PARTS ? "parts" : "auto", kept, kept == 1 ? "" : "s",
+            mib * kept / world, mib);
 }
 
 tpb_status_t tpb_dry_run(const tpb_options_t *o, const tpb_topo_t *topo, FILE *out)
@@ -82,6 +101,8 @@ tpb_status_t tpb_dry_run(const tpb_options_t *o, const tpb_topo_t *topo, FILE *o
                 "tpbal: dry run: %d configs would be measured and %d skipped on %d ranks, "
                 "backend %s (no device opened, nothing written)\n",
                 list.measured, list.n - list.measured, topo->size, o->backend->name);
+    if (out && o->timeline)
+        gather_line(o, topo->size, out);
     if (out && o->block && o->nshapes > 0)
         fprintf(out,
                 "tpbal: dry run: --block: the configs above run as blocks of %d GEMMs, one "

@@ -154,6 +154,10 @@ tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c);
 
 void tpb_config_free(tpb_config_run_t *c);
 
+/** Whether the timelines of a config of `iters` iterations (chunks: its overlap chunks) on
+ *  `world` ranks go to rank 0 in parts (--gather; pure). */
+int tpb_gather_in_parts(const tpb_options_t *o, int world, long iters, int chunks);
+
 /** Whether plan p's timelines go to rank 0 in parts (--gather, sweep_gather.c). */
 int tpb_sweep_in_parts(const tpb_sweep_t *s, const tpb_config_plan_t *p);
 

@@ -9,13 +9,17 @@
 #include "run/sweep.h"
 #include "run/wire.h"
 
-int tpb_sweep_in_parts(const tpb_sweep_t *s, const tpb_config_plan_t *p)
+int tpb_gather_in_parts(const tpb_options_t *o, int world, long iters, int chunks)
 {
-    const tpb_options_t *o = s->o;
-    if (o->gather == TPB_GATHER_FULL || !o->timeline || o->block || p->desc.chunks > 0)
+    if (o->gather == TPB_GATHER_FULL || !o->timeline || o->block || chunks > 0)
         return 0;
     return o->gather == TPB_GATHER_PARTS ||
-           (double)s->topo->size * s->plans.m.iters * sizeof(tpb_mark_t) > TPB_GATHER_AUTO_BYTES;
+           (double)world * iters * sizeof(tpb_mark_t) > TPB_GATHER_AUTO_BYTES;
+}
+
+int tpb_sweep_in_parts(const tpb_sweep_t *s, const tpb_config_plan_t *p)
+{
+    return tpb_gather_in_parts(s->o, s->topo->size, s->plans.m.iters, p->desc.chunks);
 }
 
 /* This rank's two clock samples (its start's and its latest), from rank 0 by position. */
