@@ -104,7 +104,8 @@ tpb_status_t tpb_sweep_gather_parts(tpb_sweep_t *s, const tpb_config_plan_t *p,
             st = tpb_timeline_part(g.marks, 1, tp, iters, pos / tp, g.unc, g.work, nb, rec, sums);
         st = tpb_agree(s->world, st);
     }
-    int max = s->o->trace_ranks < 0 ? s->topo->size / tp : (s->o->trace_ranks + tp - 1) / tp;
+    long want = s->o->trace_ranks < 0 ? s->topo->size : s->o->trace_ranks;
+    int max = (int)((want + tp - 1) / tp); /* whole groups */
     tpb_gather_spec_t spec = {s->topo->size, tp, iters, nb, max};
     if (st == TPB_OK)
         st = tpb_agree(s->world, tpb_gather_parts(s->world, &spec, lead, pos / tp, rec, sums,
