@@ -121,10 +121,9 @@ static void write_out(const bench_t *b, tpb_result_t *res, const tpb_mark_t *mar
     *t_format = now_s() - t0;
     t0 = now_s();
     /* the iterations a trace keeps: --trace-iters auto over the ranks it holds */
-    int rows = tpb_trace_rows(res),
-        n = (long)rows * b->iters <= TPB_TRACE_BUDGET ? b->iters : TPB_TRACE_BUDGET / rows;
     unsigned char *keep = malloc((size_t)b->iters);
-    *kept = tpb_timeline_trace_window(res->steps, b->iters, n < 16 ? 16 : n, keep);
+    *kept = tpb_timeline_trace_budget(res->steps, b->iters, tpb_trace_rows(res), TPB_TRACE_BUDGET,
+                                      keep);
     tpb_outstream_t os;
     if (tpb_outstream_open(&os, b->dir, "trace-bench.json") != TPB_OK ||
         tpb_trace_write(os.f, res, marks, res->steps, 0.0, &topo, keep) != TPB_OK)

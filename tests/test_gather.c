@@ -84,7 +84,7 @@ static void both_ways(int tp, const int *cut, int nparts, uint64_t seed)
     int groups = WORLD / tp;
     size_t bytes = tpb_part_record_bytes(tp, NB);
     tpb_mark_t *m = malloc((size_t)WORLD * ITERS * sizeof(*m));
-    double unc[WORLD], work[WORLD], step[ITERS], full_step[ITERS];
+    double unc[WORLD], work[WORLD], step[ITERS], full_step[ITERS], scratch[4 * ITERS];
     for (int r = 0; r < WORLD; r++) {
         unc[r] = 20.0 * (r % 3);
         work[r] = 1e9;
@@ -116,7 +116,8 @@ static void both_ways(int tp, const int *cut, int nparts, uint64_t seed)
     for (int p = nparts - 2; p >= 0; p--) /* merged into the last part's */
         tpb_iter_sum_merge(sums + (size_t)(nparts - 1) * ITERS, sums + (size_t)p * ITERS, ITERS);
     tpb_iter_sum_t *all = sums + (size_t)(nparts - 1) * ITERS;
-    tpb_timeline_finish(all, rec, WORLD, tp, ITERS, NB, part_r, part_s, part_d, step, &part_c);
+    tpb_timeline_finish(all, rec, WORLD, tp, ITERS, NB, part_r, part_s, part_d, step, scratch,
+                        &part_c);
     int sg = part_c.straggler_rank / tp;
     ck_assert_int_eq(tpb_whatif_from_parts(all, ITERS, tp,
                                            sg >= 0 ? m + (size_t)sg * tp * ITERS : NULL,

@@ -178,6 +178,18 @@ START_TEST(trace_window)
     step[19] = 500.0;
     ck_assert_int_eq(tpb_timeline_trace_window(step, 20, 4, keep), 6);
     ck_assert(keep[16] && keep[17] && keep[18] && keep[19] && !keep[15]);
+    /* auto: 20 iterations x 2 rows in a budget of 40: all of them; 40 rows in a budget of 8
+     * (at least 16 iterations): three spikes (2, 7, 19), a window of 16 - 3 = 13 (7..19) and
+     * the spike outside it: 14 */
+    ck_assert_int_eq(tpb_timeline_trace_budget(step, 20, 2, 40, keep), 20);
+    ck_assert_int_eq(tpb_timeline_trace_budget(step, 20, 40, 8, keep), 14);
+    ck_assert(keep[2] && keep[7] && keep[19] && !keep[6]);
+    for (int i = 0; i < 20; i++) /* 9 spikes, more than half of 16: a window of 8 (4..11)
+                                  * and the 4 spikes outside it, never more than 16 */
+        step[i] = i < 9 ? 1000.0 + i : 100.0;
+    ck_assert_int_eq(tpb_timeline_trace_budget(step, 20, 40, 640, keep), 12);
+    for (int i = 0; i < 20; i++)
+        step[i] = i == 7 ? 400.0 : i == 2 ? 300.0 : 100.0;
     /* n >= iters, or n < 1: everything */
     ck_assert_int_eq(tpb_timeline_trace_window(step, 20, 20, keep), 20);
     ck_assert_int_eq(tpb_timeline_trace_window(step, 20, 0, keep), 20);

@@ -108,6 +108,28 @@ void tpb_timeline_group(const tpb_mark_t *marks, int tp, int iters, int g, doubl
     }
 }
 
+void tpb_timeline_figures(const double *step, const double *set_xfer, const double *set_comp,
+                          const double *xfer, const double *free_x, int iters,
+                          tpb_config_stats_t *cfg)
+{
+    size_t n = (size_t)iters;
+    double step_sum = 0.0, xfer_sum = 0.0, comp_sum = 0.0;
+    for (int i = 0; i < iters; i++) {
+        step_sum += step[i];
+        xfer_sum += set_xfer[i];
+        comp_sum += set_comp[i];
+    }
+    cfg->step_mean = step_sum / iters;
+    cfg->xfer_mean = xfer_sum / iters;
+    cfg->comp_mean = comp_sum / iters;
+    cfg->step_med = tpb_stats_median(step, n);
+    cfg->step_p95 = tpb_stats_quantile(step, n, 0.95);
+    cfg->step_min = tpb_stats_min(step, n);
+    cfg->step_max = tpb_stats_max(step, n);
+    cfg->xfer_med = tpb_stats_median(xfer, n);
+    cfg->xfer_free_med = tpb_stats_median(free_x, n);
+}
+
 void tpb_timeline_straggler(const tpb_rank_stats_t *ranks, int world, int tp, int iters,
                             tpb_config_stats_t *cfg)
 {
@@ -158,7 +180,6 @@ tpb_status_t tpb_timeline_analyse(const tpb_mark_t *marks, int world, int tp, in
     double *scr = work, *free_x = work + 2 * n, *step = work + 3 * n; /* scr: 2 n */
     double *xfer = work + 4 * n, *all_free = work + 5 * n, *set_xfer = work + 6 * n;
     double *set_comp = work + 7 * n, *grp[3] = {work + 8 * n, work + 9 * n, work + 10 * n};
-    double xfer_sum = 0.0, step_sum = 0.0, comp_sum = 0.0;
     memset(ranks, 0, (size_t)world * sizeof(*ranks));
     memset(cfg, 0, sizeof(*cfg));
     for (int i = 0; i < iters; i++) {
@@ -179,20 +200,7 @@ tpb_status_t tpb_timeline_analyse(const tpb_mark_t *marks, int world, int tp, in
         }
     }
     cfg->causality_violations = tpb_timeline_violations(marks, world, tp, iters, NULL);
-    for (int i = 0; i < iters; i++) {
-        step_sum += step[i];
-        xfer_sum += set_xfer[i];
-        comp_sum += set_comp[i];
-    }
-    cfg->step_mean = step_sum / iters;
-    cfg->xfer_mean = xfer_sum / iters;
-    cfg->comp_mean = comp_sum / iters;
-    cfg->step_med = tpb_stats_median(step, n);
-    cfg->step_p95 = tpb_stats_quantile(step, n, 0.95);
-    cfg->step_min = tpb_stats_min(step, n);
-    cfg->step_max = tpb_stats_max(step, n);
-    cfg->xfer_med = tpb_stats_median(xfer, n);
-    cfg->xfer_free_med = tpb_stats_median(all_free, n);
+    tpb_timeline_figures(step, set_xfer, set_comp, xfer, all_free, iters, cfg);
     tpb_timeline_straggler(ranks, world, tp, iters, cfg);
     find_spikes(marks, world, tp, iters, step, worst, cfg);
     free(work);
@@ -255,6 +263,22 @@ int tpb_timeline_trace_window(const double *step, int iters, int n, unsigned cha
     kept += nsp;
     free(sp);
     return kept;
+}
+
+int tpb_timeline_trace_budget(const double *step, int iters, int rows, long budget,
+                              unsigned char *keep)
+{
+    long n = rows > 0 ? budget / rows : iters;
+    n = n < 16 ? 16 : n;
+    if (n >= iters)
+        return tpb_timeline_trace_window(step, iters, iters, keep);
+    double limit = 1.5 * tpb_stats_median(step, (size_t)iters);
+    long spikes = 0;
+    for (int i = 0; i < iters; i++)
+        spikes += step[i] > limit;
+    /* window w and at most w spikes: w + min(spikes, w) <= n */
+    long w = spikes <= n / 2 ? n - spikes : n / 2;
+    return tpb_timeline_trace_window(step, iters, (int)(w < 1 ? 1 : w), keep);
 }
 
 int tpb_straggler_clear(const tpb_config_stats_t *cfg, int tp)

@@ -91,6 +91,15 @@ void tpb_timeline_steps(const tpb_mark_t *marks, int world, int tp, int iters, d
 int tpb_timeline_trace_window(const double *step, int iters, int n, unsigned char *keep);
 
 /**
+ * --trace-iters auto: every iteration while rows x iters <= budget, else a window and the
+ * spikes (tpb_timeline_trace_window) of budget / rows iterations in all (at least 16): the
+ * window gives room to the spikes, at most half of it. keep[iters] as there; returns how
+ * many are kept. Pure.
+ */
+int tpb_timeline_trace_budget(const double *step, int iters, int rows, long budget,
+                              unsigned char *keep);
+
+/**
  * Causality violations: (rank r, iteration) pairs in which r's collective ended before its
  * group's last arrival A (by rank q) by more than unc[r] + unc[q], the stated uncertainties
  * (us) of the two ranks' clock offsets: a count above 0 means the clocks are off by more
@@ -111,6 +120,12 @@ int tpb_timeline_last_rank(const tpb_mark_t *marks, int tp, int iters, int g, in
  */
 void tpb_timeline_group(const tpb_mark_t *marks, int tp, int iters, int g, double *work,
                         double *free_x, double *grp[3], tpb_rank_stats_t *ranks);
+
+/** cfg's figures over the iterations from each iteration's step, the step-setting group's
+ *  transfer and mean compute, the worst group's transfer and the least x1 - c1. */
+void tpb_timeline_figures(const double *step, const double *set_xfer, const double *set_comp,
+                          const double *xfer, const double *free_x, int iters,
+                          tpb_config_stats_t *cfg);
 
 /** cfg's straggler from every rank's statistics (ranks[world]): the rank most often last
  *  (ties: the larger mean lateness), its fraction and lateness; -1 at tp 1. */

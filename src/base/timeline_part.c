@@ -140,36 +140,25 @@ tpb_status_t tpb_timeline_part(const tpb_mark_t *marks, int ngroups, int tp, int
     return TPB_OK;
 }
 
-/* The config's figures over the iterations from the merged sums (as tpb_timeline_analyse). */
-static void finish_steps(const tpb_iter_sum_t *sums, int iters, double *step, double *scratch,
+/* The config's figures over the iterations from the merged sums (as tpb_timeline_analyse);
+ * w: 4 iters doubles of scratch. */
+static void finish_steps(const tpb_iter_sum_t *sums, int iters, double *step, double *w,
                          tpb_config_stats_t *cfg)
 {
-    double step_sum = 0.0, xfer_sum = 0.0, comp_sum = 0.0;
-    size_t n = (size_t)iters;
+    double *set_xfer = w, *set_comp = w + iters, *xfer = w + 2 * iters, *free_x = w + 3 * iters;
     for (int i = 0; i < iters; i++) {
         step[i] = sums[i].step;
-        step_sum += sums[i].step;
-        xfer_sum += sums[i].set_xfer;
-        comp_sum += sums[i].set_comp;
+        set_xfer[i] = sums[i].set_xfer;
+        set_comp[i] = sums[i].set_comp;
+        xfer[i] = sums[i].xfer;
+        free_x[i] = sums[i].free_x;
     }
-    cfg->step_mean = step_sum / iters;
-    cfg->xfer_mean = xfer_sum / iters;
-    cfg->comp_mean = comp_sum / iters;
-    cfg->step_med = tpb_stats_median(step, n);
-    cfg->step_p95 = tpb_stats_quantile(step, n, 0.95);
-    cfg->step_min = tpb_stats_min(step, n);
-    cfg->step_max = tpb_stats_max(step, n);
-    for (int i = 0; i < iters; i++)
-        scratch[i] = sums[i].xfer;
-    cfg->xfer_med = tpb_stats_median(scratch, n);
-    for (int i = 0; i < iters; i++)
-        scratch[i] = sums[i].free_x;
-    cfg->xfer_free_med = tpb_stats_median(scratch, n);
+    tpb_timeline_figures(step, set_xfer, set_comp, xfer, free_x, iters, cfg);
 }
 
 void tpb_timeline_finish(const tpb_iter_sum_t *sums, const void *records, int world, int tp,
                          int iters, int nb, tpb_rank_stats_t *ranks, tpb_slow_t *slow, double *dev,
-                         double *step, tpb_config_stats_t *cfg)
+                         double *step, double *scratch, tpb_config_stats_t *cfg)
 {
     int groups = world / tp;
     size_t bytes = tpb_part_record_bytes(tp, nb);
@@ -186,12 +175,7 @@ void tpb_timeline_finish(const tpb_iter_sum_t *sums, const void *records, int wo
         }
     }
     cfg->causality_violations = (int)violations;
-    double *scratch = malloc((size_t)iters * sizeof(double));
-    finish_steps(sums, iters, step, scratch ? scratch : step, cfg);
-    if (!scratch) /* the step array served as scratch: set it again */
-        for (int i = 0; i < iters; i++)
-            step[i] = sums[i].step;
-    free(scratch);
+    finish_steps(sums, iters, step, scratch, cfg);
     tpb_timeline_straggler(ranks, world, tp, iters, cfg);
     for (int i = 0; i < iters; i++) {
         if (!(step[i] > 1.5 * cfg->step_med))

@@ -73,11 +73,12 @@ tpb_status_t tpb_timeline_part(const tpb_mark_t *marks, int ngroups, int tp, int
  * Rank 0's part: from the merged sums[iters] and every group's record (records of
  * world / tp groups in group order), ranks[world] and slow[nb * groups], dev[nb * world]
  * (tpb_detect_blocks' layout; NULL: not wanted), step[iters] and cfg, as
- * tpb_timeline_analyse gives them (its causality violations: the records' sum).
+ * tpb_timeline_analyse gives them (its causality violations: the records' sum). scratch:
+ * 4 iters doubles.
  */
 void tpb_timeline_finish(const tpb_iter_sum_t *sums, const void *records, int world, int tp,
                          int iters, int nb, tpb_rank_stats_t *ranks, tpb_slow_t *slow, double *dev,
-                         double *step, tpb_config_stats_t *cfg);
+                         double *step, double *scratch, tpb_config_stats_t *cfg);
 
 /**
  * The what-if replays from the merged sums and, for the straggler's, the marks of its group

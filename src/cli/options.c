@@ -129,7 +129,7 @@ const tpb_opt_spec_t tpb_opt_table[] = {
      "record per-iteration timelines (default on)"},
     {"trace-iters", 0, "N|all|auto", OPT_TRACE_ITERS, NULL, NULL,
      "iterations per trace file: N around the slowest\nstep plus up to N spikes; auto: all "
-     "up to 300k\nrank-iterations, else 300k / ranks (default auto)"},
+     "up to 300k\nrank-iterations, else 300k / ranks, window and\nspikes together (default auto)"},
     {"trace-per", 0, "config|run", OPT_TRACE_PER, NULL, NULL,
      "config: trace-NNN.json per config; run: one\ntrace.json, every config on the run's time "
      "axis\n(even beside weighted; default config)"},

@@ -22,7 +22,8 @@
 #include "record/report.h"
 #include "record/result.h"
 
-/** --trace-iters auto: rank-iterations per trace file (about 135 MB of trace events). */
+/** --trace-iters auto: rank-iterations per trace file, window and spikes together (about
+ *  190 MiB of trace events at TP 8 with the arrows: bench/gather). */
 #define TPB_TRACE_BUDGET 300000
 
 /** Version of the result files' schema (the run record's "schema"). */

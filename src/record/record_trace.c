@@ -29,18 +29,16 @@ static tpb_status_t placed_view(const tpb_topo_t *t, const tpb_result_t *res, tp
     return TPB_OK;
 }
 
-/* Iterations a trace keeps: --trace-iters N, all, or auto (all up to TPB_TRACE_BUDGET
- * rank-iterations, else that budget spread over the ranks, at least 16). */
-static int trace_window(int opt, int world, int iters)
+/* The iterations a trace keeps (keep[iters], 1 each): --trace-iters N (a window and up to N
+ * spikes), all (-1), or auto (0: TPB_TRACE_BUDGET rank-iterations, base/timeline.h). */
+static void trace_keep(int opt, int rows, const double *steps, int iters, unsigned char *keep)
 {
     if (opt < 0)
-        return iters;
-    if (opt > 0)
-        return opt;
-    if ((long)world * iters <= TPB_TRACE_BUDGET)
-        return iters;
-    int n = TPB_TRACE_BUDGET / world;
-    return n < 16 ? 16 : n;
+        memset(keep, 1, (size_t)iters);
+    else if (opt > 0)
+        tpb_timeline_trace_window(steps, iters, opt, keep);
+    else
+        tpb_timeline_trace_budget(steps, iters, rows, TPB_TRACE_BUDGET, keep);
 }
 
 /* --trace-per run: trace.json again with res's events appended (record/trace.h). */
@@ -100,13 +98,10 @@ void tpb_record_trace_placed(tpb_record_t *s)
 tpb_status_t tpb_record_trace(tpb_record_t *s, const tpb_result_t *res, const tpb_mark_t *marks,
                               const double *steps, tpb_outset_t *set, char *name)
 {
-    unsigned char *keep = NULL;
-    int n = trace_window(s->run.trace_iters, tpb_trace_rows(res), res->iters);
-    if (n < res->iters) { /* --trace-iters: a window around the slowest step, and the spikes */
-        if (!(keep = malloc((size_t)res->iters)))
-            return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the trace window");
-        tpb_timeline_trace_window(steps, res->iters, n, keep);
-    }
+    unsigned char *keep = malloc((size_t)res->iters);
+    if (!keep)
+        return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the trace window");
+    trace_keep(s->run.trace_iters, tpb_trace_rows(res), steps, res->iters, keep);
     if (s->run.trace_per_run) {
         snprintf(name, TPB_OUTFILE_NAME, "%s", TPB_TRACE_RUN_NAME);
         tpb_status_t st = write_run_trace(s, res, marks, steps, keep, set);

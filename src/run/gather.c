@@ -99,6 +99,7 @@ typedef struct {
     int *have, *counts; /* [2 size], [4 size] */
     void *rec;          /* every group's record */
     tpb_iter_sum_t *sums;
+    double *scratch; /* [4 iters] */
 } root_t;
 
 static tpb_status_t root_alloc(const tpb_gather_spec_t *sp, int size, root_t *r,
@@ -111,6 +112,7 @@ static tpb_status_t root_alloc(const tpb_gather_spec_t *sp, int size, root_t *r,
     r->counts = malloc(4 * (size_t)size * sizeof(int));
     r->rec = malloc((size_t)groups * tpb_part_record_bytes(sp->tp, nb));
     r->sums = malloc((size_t)sp->iters * sizeof(*r->sums));
+    r->scratch = malloc(4 * (size_t)sp->iters * sizeof(double));
     out->ranks = malloc((size_t)sp->world * sizeof(*out->ranks));
     out->steps = malloc((size_t)sp->iters * sizeof(double));
     out->groups = malloc((size_t)max * sizeof(int));
@@ -119,8 +121,8 @@ static tpb_status_t root_alloc(const tpb_gather_spec_t *sp, int size, root_t *r,
         out->slow = malloc((size_t)nb * groups * sizeof(*out->slow));
         out->dev = malloc((size_t)nb * sp->world * sizeof(double));
     }
-    if (!r->have || !r->counts || !r->rec || !r->sums || !out->ranks || !out->steps ||
-        !out->groups || !out->marks || (nb > 0 && (!out->slow || !out->dev)))
+    if (!r->have || !r->counts || !r->rec || !r->sums || !r->scratch || !out->ranks ||
+        !out->steps || !out->groups || !out->marks || (nb > 0 && (!out->slow || !out->dev)))
         return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the timelines of %d ranks", sp->world);
     return TPB_OK;
 }
@@ -150,7 +152,7 @@ static tpb_status_t pack_picked(const tpb_gather_spec_t *sp, const int *picks, i
 static void finish(const tpb_gather_spec_t *sp, root_t *r, tpb_gathered_t *out)
 {
     tpb_timeline_finish(r->sums, r->rec, sp->world, sp->tp, sp->iters, sp->nb, out->ranks,
-                        out->slow, out->dev, out->steps, &out->cfg);
+                        out->slow, out->dev, out->steps, r->scratch, &out->cfg);
     out->ngroups = tpb_timeline_pick_groups(r->sums, sp->iters, sp->world / sp->tp, sp->tp,
                                             &out->cfg, sp->max_groups, out->groups);
 }
@@ -216,7 +218,7 @@ tpb_status_t tpb_gather_parts(MPI_Comm comm, const tpb_gather_spec_t *spec, int 
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    root_t r = {NULL, NULL, NULL, NULL};
+    root_t r = {NULL, NULL, NULL, NULL, NULL};
     types_t t;
     tpb_status_t st = types_make(spec, &t);
     if (rank == 0) {
@@ -232,6 +234,7 @@ tpb_status_t tpb_gather_parts(MPI_Comm comm, const tpb_gather_spec_t *spec, int 
     free(r.counts);
     free(r.rec);
     free(r.sums);
+    free(r.scratch);
     if (st != TPB_OK && rank == 0)
         tpb_gathered_free(out);
     return st;
