@@ -14,7 +14,7 @@ GATHER=$(cd "$(dirname "$TPBAL")/.." && pwd)/bench/gather
 for tp in 8 4; do
     for how in full parts; do
         mkdir -p "$WORK/$how$tp"
-        timeout 120 $MPIRUN -np 2 "$GATHER" 64 300 "$tp" "$WORK/$how$tp" 16 "$how" \
+        timeout 120 $MPIRUN -np 2 "$GATHER" 64 150 "$tp" "$WORK/$how$tp" 16 "$how" \
             >"$WORK/bench-$how$tp" 2>&1 || { cat "$WORK/bench-$how$tp"; fail "bench/gather $how tp $tp"; }
     done
     for f in results-bench.jsonl ranks-bench.csv; do
@@ -24,7 +24,7 @@ for tp in 8 4; do
 done
 
 d="$WORK/all"
-tpbal 4 --gather parts --trace-ranks all --shape 64x256x256 --iters 20 --out "$d"
+tpbal 4 --gather parts --trace-ranks all --tp 2,4 --shape 64x256x256 --iters 20 --out "$d"
 expect_rc 0
 check_trace "$d" 4
 "$PY" "$HERE/check_parts.py" "$d" || fail "check_parts.py $d"
