@@ -1,6 +1,6 @@
 # gather.sh - --gather parts (run/gather.h): each TP group analysed by its first rank, rank 0
 # finishing from the summaries and records and keeping the marks of some groups only.
-#  1. bench/gather, 64 virtual ranks on 2 MPI ranks with the same synthetic marks both ways:
+#  1. bench/gather, 64 virtual ranks at TP 8 on 2 MPI ranks with the same synthetic marks both ways:
 #     the config's record and ranks.csv rows are byte for byte those of the analysis of every
 #     mark, and the kept ranks' trace events those of the full trace (check_gather.py);
 #  2. tpbal --gather parts --trace-ranks all: every figure recomputed from its traces with
@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 
 GATHER=$(cd "$(dirname "$TPBAL")/.." && pwd)/bench/gather
-for tp in 8 4; do
+for tp in 8; do # (TP 4, 2 and 1: tests/test_gather.c)
     for how in full parts; do
         mkdir -p "$WORK/$how$tp"
         timeout 120 $MPIRUN -np 2 "$GATHER" 64 150 "$tp" "$WORK/$how$tp" 16 "$how" \
