@@ -190,7 +190,7 @@ static tpb_status_t exchange(MPI_Comm comm, const tpb_gather_spec_t *sp, int nlo
         npick = out->ngroups;
     }
     TPB_MPI_RET(MPI_Bcast(&npick, 1, MPI_INT, 0, comm), "picked groups");
-    int *picks = rank == 0 ? out->groups : malloc((size_t)npick * sizeof(int));
+    int *picks = rank == 0 ? out->groups : malloc((size_t)(npick > 0 ? npick : 1) * sizeof(int));
     tpb_mark_t *buf = NULL;
     tpb_status_t st = picks ? TPB_OK : tpb_err_set(TPB_ERR_NOMEM, "out of memory");
     if (st == TPB_OK && MPI_Bcast(picks, npick, MPI_INT, 0, comm) != MPI_SUCCESS)
