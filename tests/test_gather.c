@@ -11,6 +11,7 @@
 #include "base/timeline_part.h"
 #include "base/topo.h"
 #include "run/gather.h"
+#include "run/sweep.h"
 #include "tpb_test.h"
 
 enum { WORLD = 64, ITERS = 200, NB = 5 };
@@ -276,6 +277,27 @@ START_TEST(hosts_at_scale)
 }
 END_TEST
 
+START_TEST(auto_takes_parts_at_scale)
+{
+    /* auto: in parts once the marks pass 256 MiB on rank 0 (11,185 ranks at 1,000
+     * iterations); never where rank 0 needs every mark */
+    tpb_options_t o;
+    tpb_options_init(&o);
+    ck_assert(!tpb_gather_in_parts(&o, 4, 1000, 0));
+    ck_assert(!tpb_gather_in_parts(&o, 11184, 1000, 0));
+    ck_assert(tpb_gather_in_parts(&o, 11185, 1000, 0));
+    ck_assert(!tpb_gather_in_parts(&o, 131072, 1000, 4)); /* --overlap chunked */
+    o.block = 1;
+    ck_assert(!tpb_gather_in_parts(&o, 131072, 1000, 0));
+    o.block = 0;
+    o.gather = TPB_GATHER_PARTS;
+    ck_assert(tpb_gather_in_parts(&o, 2, 10, 0));
+    o.gather = TPB_GATHER_FULL;
+    ck_assert(!tpb_gather_in_parts(&o, 131072, 1000, 0));
+    tpb_options_free(&o);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("gather");
@@ -286,6 +308,7 @@ static Suite *suite(void)
     tcase_add_test(t, pick_bounds);
     tcase_add_test(t, counts_in_groups);
     tcase_add_test(t, hosts_at_scale);
+    tcase_add_test(t, auto_takes_parts_at_scale);
     suite_add_tcase(s, t);
     return s;
 }

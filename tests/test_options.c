@@ -310,6 +310,26 @@ START_TEST(cost_profile)
 }
 END_TEST
 
+START_TEST(gather_modes)
+{
+    ck_assert_int_eq(parse_resolve("", 4), TPB_OK);
+    ck_assert_int_eq(o.gather, TPB_GATHER_AUTO);
+    ck_assert_int_eq(o.trace_ranks, TPB_TRACE_RANKS_DEFAULT);
+    ck_assert_int_eq(parse_resolve("--gather parts --trace-ranks all", 4), TPB_OK);
+    ck_assert_int_eq(o.gather, TPB_GATHER_PARTS);
+    ck_assert_int_eq(o.trace_ranks, -1);
+    ck_assert_int_eq(parse_resolve("--gather full --trace-ranks 8", 4), TPB_OK);
+    ck_assert_int_eq(o.gather, TPB_GATHER_FULL);
+    ck_assert_int_eq(o.trace_ranks, 8);
+    assert_error(parse("--gather some"), "--gather");
+    assert_error(parse("--trace-ranks 0"), "--trace-ranks");
+    /* what needs every mark on rank 0, in one line; auto takes them in full */
+    assert_error(parse_resolve("--gather parts --timeline off", 4), "--timeline off");
+    assert_error(parse_resolve("--gather parts --overlap chunked", 4), "--overlap chunked");
+    ck_assert_int_eq(parse_resolve("--timeline off", 4), TPB_OK);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("options");
@@ -325,6 +345,7 @@ static Suite *suite(void)
     tcase_add_test(tc, presets);
     tcase_add_test(tc, comm_only_sizes);
     tcase_add_test(tc, cost_profile);
+    tcase_add_test(tc, gather_modes);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -28,13 +28,13 @@
 #define TPB_MIN_EMULATE 0.01    /**< slowest --emulate-speed factor (100x slower) */
 #define TPB_MAX_THREADS 1024    /**< --threads */
 
-/** A fault injected for testing (documented as such in --help). */
 /** --gather: every mark to rank 0, or the analysis in parts (run/gather.h); auto: in parts
  *  where every rank's marks would pass TPB_GATHER_AUTO_BYTES on rank 0. */
 enum { TPB_GATHER_AUTO = 0, TPB_GATHER_FULL, TPB_GATHER_PARTS };
 #define TPB_GATHER_AUTO_BYTES (256.0 * 1048576.0)
 #define TPB_TRACE_RANKS_DEFAULT 256
 
+/** A fault injected for testing (documented as such in --help). */
 typedef struct {
     int rank;  /**< -1: none */
     double us; /**< delay or clock offset in microseconds */
