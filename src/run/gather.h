@@ -3,12 +3,13 @@
  * holds whole TP groups' marks (in tpbal, each group's first rank, once the group gathered
  * its marks to it) analyses them in parts (base/timeline_part.h); the per-iteration
  * summaries are reduced to rank 0 (MPI_Reduce with an order-free operation: a tree over
- * the ranks, which Open MPI's hierarchical components run per node first); every group's
- * fixed-size record is gathered (a few hundred bytes a rank); rank 0 finishes the
- * analysis, picks the groups whose whole timelines it keeps (the straggler's, the step
- * setters', a sample) and gathers only theirs. Every count and displacement MPI sees is in
- * groups (a datatype per group record, per group's marks), at most the number of groups:
- * none can overflow at any world size MPI allows (tpb_gather_counts, tests/test_gather.c).
+ * the ranks; Open MPI's hierarchical component, han, where enabled, reduces per node first);
+ * every group's fixed-size record is gathered (1,112 bytes a group at TP 8 and 5 blocks: 139
+ * a rank); rank 0 finishes the analysis, picks the groups whose whole timelines it keeps (the
+ * straggler's, the step setters', a sample) and gathers only theirs. Every count and
+ * displacement MPI sees is in groups (a datatype per group record, per group's marks), at
+ * most the number of groups: none can overflow at any world size MPI allows
+ * (tpb_gather_counts, tests/test_gather.c).
  */
 #ifndef TPB_GATHER_H
 #define TPB_GATHER_H
