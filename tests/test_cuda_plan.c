@@ -130,44 +130,35 @@ START_TEST(plan_key)
 }
 END_TEST
 
-/* A layer of more block GEMMs than the cache has slots: one iteration after another, the
- * plans that are used every iteration stay (least recently used out, one at a time); the
- * old cache emptied itself when full and rebuilt every plan inside the timed loop. */
-START_TEST(plan_cache_lru)
+/* The plan cache's index: equal keys hash alike; keys that differ in any field (a block
+ * GEMM's k, an operand's alignment, the SM target) spread over the index. */
+START_TEST(plan_hash)
 {
-    enum { N = 4 };
-    int valid[N] = {0, 0, 0, 0};
-    unsigned long used[N] = {0}, tick = 0;
-    ck_assert_int_eq(tpb_cuda_plan_victim(valid, used, N), 0); /* empty: the first slot */
-    for (int i = 0; i < N; i++) {
-        valid[i] = 1;
-        used[i] = ++tick;
+    tpb_gemm_t g = {.m = 128,
+                    .n = 256,
+                    .k = 64,
+                    .lda = 64,
+                    .ldb = 64,
+                    .ldc = 256,
+                    .a = (void *)0x1000,
+                    .b = (void *)0x2000,
+                    .c = (void *)0x3000,
+                    .dtype = TPB_DTYPE_BF16};
+    tpb_cuda_plan_key_t a = tpb_cuda_plan_key(&g, 0), b = tpb_cuda_plan_key(&g, 0);
+    ck_assert_uint_eq(tpb_cuda_plan_hash(&a), tpb_cuda_plan_hash(&b));
+    enum { N = 4096 };
+    static int used[N];
+    int distinct = 0;
+    for (int i = 0; i < N; i++) { /* a layer of 4096 block GEMMs of different k */
+        g.k = 16 * (i + 1);
+        tpb_cuda_plan_key_t k = tpb_cuda_plan_key(&g, 0);
+        unsigned slot = (unsigned)(tpb_cuda_plan_hash(&k) % (2 * N));
+        distinct += slot < 2 * N && !used[slot % N]++;
     }
-    valid[2] = 0;
-    ck_assert_int_eq(tpb_cuda_plan_victim(valid, used, N), 2); /* an empty one first */
-    valid[2] = 1;
-    used[0] = ++tick; /* slot 0 used again: slot 1 is the least recent */
-    ck_assert_int_eq(tpb_cuda_plan_victim(valid, used, N), 1);
-    /* a hot plan used every iteration beside 5 cold ones over 4 slots is never evicted */
-    int slot_of[6] = {-1, -1, -1, -1, -1, -1};
-    for (int i = 0; i < N; i++)
-        valid[i] = 0;
-    for (int it = 0; it < 20; it++)
-        for (int g = 0; g < 6; g++) {
-            int shape = g % 2 == 0 ? 0 : 1 + (it * 3 + g) % 5; /* 0: the hot one */
-            if (slot_of[shape] >= 0 && valid[slot_of[shape]]) {
-                used[slot_of[shape]] = ++tick;
-                continue;
-            }
-            int v = tpb_cuda_plan_victim(valid, used, N);
-            ck_assert_msg(!(shape != 0 && slot_of[0] == v && it > 0), "the hot plan evicted");
-            for (int q = 0; q < 6; q++)
-                if (slot_of[q] == v)
-                    slot_of[q] = -1;
-            slot_of[shape] = v;
-            valid[v] = 1;
-            used[v] = ++tick;
-        }
+    ck_assert_int_gt(distinct, N / 2); /* no clustering on one bucket */
+    tpb_cuda_plan_key_t c = tpb_cuda_plan_key(&g, 64);
+    tpb_cuda_plan_key_t d = tpb_cuda_plan_key(&g, 0);
+    ck_assert_uint_ne(tpb_cuda_plan_hash(&c), tpb_cuda_plan_hash(&d));
 }
 END_TEST
 
@@ -203,7 +194,7 @@ static Suite *suite(void)
     Suite *s = suite_create("cuda_plan");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, pick_device);
-    tcase_add_test(tc, plan_cache_lru);
+    tcase_add_test(tc, plan_hash);
     tcase_add_test(tc, sharing);
     tcase_add_test(tc, sm_request_and_repeat);
     tcase_add_test(tc, blocks_and_build);

@@ -65,4 +65,8 @@ extern const tpb_coll_ops_t tpb_coll_allreduce, tpb_coll_allgather, tpb_coll_red
  *  all-gather of X). */
 const tpb_coll_ops_t *tpb_coll_of(tpb_split_t split, tpb_coll_t col_collective, tpb_seqpar_t sp);
 
+/** 1 if the t counts are all equal (a comm-only message whose blocks NCCL's equal-count
+ *  calls can take), else 0. Pure. */
+int tpb_coll_counts_equal(const size_t *counts, int t);
+
 #endif /* TPB_COLL_H */

@@ -143,7 +143,7 @@ static void agx_describe(const tpb_layer_t *l, long r0, long rows, const tpb_col
 static void agx_comm_describe(const tpb_layer_t *l, tpb_coll_desc_t *c)
 {
     agc_describe(l, 0, l->d.m, NULL, c);
-    c->equal = 1;
+    c->equal = tpb_coll_counts_equal(c->counts, l->d.tp); /* planned so with NCCL */
 }
 
 /* Y_r (M x n_r) stays in the GEMM's output. */

@@ -71,7 +71,7 @@ static void rs_comm_describe(const tpb_layer_t *l, tpb_coll_desc_t *c)
     }
     c->kind = TPB_COLL_REDUCE_SCATTER;
     c->dtype = tpb_dtype_out(l->d.dtype);
-    c->equal = 1;
+    c->equal = tpb_coll_counts_equal(counts, l->d.tp); /* planned so with NCCL */
     c->send = l->part;
     c->recv = l->y;
 }

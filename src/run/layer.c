@@ -171,6 +171,10 @@ tpb_status_t tpb_layer_create(tpb_device_t *dev, tpb_comm_t *comm, const tpb_lay
      * its errors happen here, where every rank agrees on them, not in a timed loop */
     if (!d->comm_only)
         TPB_CHECK_GOTO(run_gemms(l), st, err);
+    /* and every chunk piece of --overlap chunked (other shapes: a refusal of one is this
+     * config's skip, not an abort of the sweep in its warm-up) */
+    if (!d->comm_only && d->chunks > 0)
+        TPB_CHECK_GOTO(tpb_layer_gemm_chunks(l), st, err);
     *out = l;
     return TPB_OK;
 err:

@@ -57,14 +57,28 @@ static int policy_runs(const tpb_options_t *o, int tp, tpb_policy_t p, const tpb
  * collective (and the backend) needs ("" if they can): a row for every rank of every
  * chunk, and equal blocks where the backend's collective takes only those. */
 static void seqpar_rows(const tpb_options_t *o, const tpb_coll_ops_t *coll, int tp, long m,
-                        int chunks, char *why, size_t cap)
+                        int chunks, const long *even, char *why, size_t cap)
 {
     tpb_backend_cfg_t cfg;
     why[0] = '\0';
-    if (!coll->even_rows || o->comm_only)
+    if (!coll->even_rows)
         return;
     tpb_options_backend_cfg(o, &cfg);
     int equal = o->backend->equal_blocks(&cfg, coll->kind), nc = chunks > 0 ? chunks : 1;
+    if (o->comm_only) { /* the message's even shards are its blocks */
+        long total = 0, unequal = 0;
+        for (int q = 0; q < tp; q++) {
+            total += even[q];
+            unequal |= even[q] != even[0];
+        }
+        if (equal && unequal)
+            snprintf(why, cap,
+                     "--comm-only --sequence-parallel on: the %s backend's %s needs equal "
+                     "blocks, and %ld elements do not divide by tp %d (use a size whose "
+                     "elements do, or --comm mpi)",
+                     o->backend->name, tpb_coll_label(coll->kind), total, tp);
+        return;
+    }
     long least = m / nc; /* the smallest chunk */
     if (least < tp)
         snprintf(why, cap,
@@ -223,7 +237,7 @@ static tpb_status_t push_kind(tpb_plan_list_t *list, const tpb_options_t *o, int
                  sh->m);
     else
         seqpar_rows(o, tpb_coll_of(kd->split, o->col_collective, kd->seqpar), tp, sh->m, kd->chunks,
-                    why, sizeof(why));
+                    even, why, sizeof(why));
     if (why[0]) { /* the rows of one sequence parallelism: --block skips that one's block */
         TPB_CHECK_RET(push_skip(list, block, pl, tp, why));
         list->p[list->n - 1].seqpar = kd->seqpar;

@@ -13,14 +13,21 @@
 #include "backend/cuda/cuda_internal.h"
 #include "backend/cuda/cuda_plan.h"
 
+/* The NCCL type of a collective's elements: the dtype's storage. fp8 only ever moves (the
+ * all-gather of X; its GEMM writes bf16): a byte type, as old as NCCL's first release
+ * (ncclFloat8e4m3 needs NCCL 2.24). No default: -Wswitch names a new dtype here. */
 static ncclDataType_t nccl_type(tpb_dtype_t dt)
 {
     switch (dt) {
     case TPB_DTYPE_FP64: return ncclFloat64;
+    case TPB_DTYPE_FP32:
+    case TPB_DTYPE_TF32: return ncclFloat32;
     case TPB_DTYPE_FP16: return ncclFloat16;
     case TPB_DTYPE_BF16: return ncclBfloat16;
-    default: return ncclFloat32;
+    case TPB_DTYPE_FP8: return ncclUint8;
+    case TPB_DTYPE_COUNT: break;
     }
+    return ncclFloat32; /* not a dtype */
 }
 
 /* NCCL needs one GPU per rank: compare the group's GPU UUIDs. */

@@ -15,7 +15,6 @@
 #include "backend/mpi_watch.h"
 #include "backend/cuda/cuda_plan.h"
 
-#define TPB_CUDA_PLANS 64 /* least recently used out (tpb_cuda_plan_victim) */
 #define TPB_CUDA_WORKSPACE (32u << 20)
 
 /** A cached cuBLASLt plan for one GEMM shape. */
@@ -61,10 +60,10 @@ struct tpb_cuda {
     int comm_pending; /* comm_done recorded and not yet waited on */
     cublasLtHandle_t lt;
     void *workspace;
-    tpb_cuda_plan_t plans[TPB_CUDA_PLANS];
-    int plan_valid[TPB_CUDA_PLANS];          /* plans[i].valid, for tpb_cuda_plan_victim */
-    unsigned long plan_used[TPB_CUDA_PLANS]; /* the tick of each plan's last use */
-    unsigned long plan_tick;
+    tpb_cuda_plan_t *plans; /* every plan built (cuda_gemm.c's cache, never evicted) */
+    size_t nplans, cap_plans;
+    int *plan_index;    /* open addressing by tpb_cuda_plan_hash: plan numbers, -1 empty */
+    size_t nindex;      /* a power of two, at least twice nplans */
     int repeat_full;    /* repeat fallback: GEMMs per compute phase */
     double repeat_frac; /* and the fraction of columns of one more */
     tpb_cuda_green_t green;

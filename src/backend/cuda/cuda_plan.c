@@ -169,14 +169,14 @@ int tpb_cuda_plan_key_equal(const tpb_cuda_plan_key_t *a, const tpb_cuda_plan_ke
            memcmp(a->align, b->align, sizeof(a->align)) == 0;
 }
 
-int tpb_cuda_plan_victim(const int *valid, const unsigned long *used, int n)
+uint64_t tpb_cuda_plan_hash(const tpb_cuda_plan_key_t *k)
 {
-    int lru = 0;
-    for (int i = 0; i < n; i++) {
-        if (!valid[i])
-            return i;
-        if (used[i] < used[lru])
-            lru = i;
-    }
-    return lru;
+    const long v[] = {k->m,     k->n,        k->k,        k->lda,      k->ldb,      k->ldc,
+                      k->dtype, k->align[0], k->align[1], k->align[2], k->align[3], k->sm_target};
+    uint64_t h = 1469598103934665603ull; /* FNV-1a over the fields, then a final mix */
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+        h = (h ^ (uint64_t)v[i]) * 1099511628211ull;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    return h ^ (h >> 33);
 }

@@ -8,6 +8,7 @@
 #define TPB_CUDA_PLAN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "backend/backend.h"
 #include "base/dtype.h"
@@ -53,10 +54,10 @@ tpb_cuda_plan_key_t tpb_cuda_plan_key(const tpb_gemm_t *g, int sm_target);
 /** 1 if a plan built for a serves b. Pure. */
 int tpb_cuda_plan_key_equal(const tpb_cuda_plan_key_t *a, const tpb_cuda_plan_key_t *b);
 
-/** The slot of n a new plan takes: the first empty one (valid[i] == 0), else the least
- *  recently used (the smallest used[i]): a layer of more block GEMMs than slots evicts one
- *  plan at a time, never the whole cache in its timed loop. Pure. */
-int tpb_cuda_plan_victim(const int *valid, const unsigned long *used, int n);
+/** A hash of the key (equal keys, equal hashes): the plan cache's index. The cache keeps
+ *  every plan it builds (no eviction): a layer of many block GEMMs plans each once, at its
+ *  untimed GEMM, and never again inside a timed loop. Pure. */
+uint64_t tpb_cuda_plan_hash(const tpb_cuda_plan_key_t *k);
 
 /**
  * What the collectives' path can carry: --comm mpi reduces fp32 and fp64 outputs
