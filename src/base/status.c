@@ -6,7 +6,8 @@
 #include <string.h>
 
 /* The last error message of this process (like errno: error state, not an option). */
-static char tpb_err_buf[1024];
+/* one message a thread: a watchdog's or the signal thread's never overwrites the main's */
+static _Thread_local char tpb_err_buf[1024];
 static int tpb_err_rank = -1;
 static char tpb_err_host[128] = "?";
 

@@ -123,9 +123,8 @@ tpb_status_t tpb_sweep_run(tpb_sweep_t *s)
     TPB_CHECK_RET(st);
     if (s->nconfigs == 0)
         return tpb_err_set(TPB_ERR_INVALID,
-                           "no config was measured: every one was skipped (see the '# skipped' "
-                           "lines): choose TP degrees that divide the %d ranks and shapes that "
-                           "can be split",
+                           "no config was measured on the %d ranks: every one was skipped, "
+                           "each for the reason its '# skipped' line gives",
                            s->topo->size);
     return TPB_OK;
 }

@@ -1,6 +1,7 @@
 /* sweep_units.c - what is measured together: a config alone, the policies of one block side
  * by side (--interleave), or a --block's GEMMs as units of one step; each config's skip line
  * where it cannot be measured (run/sweep_impl.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,10 +12,27 @@
 /* Plan i's block speeds, when they are first needed (collective). */
 static tpb_status_t speeds_for(tpb_sweep_t *s, int i)
 {
-    if (!tpb_plan_needs_speeds(&s->plans.p[i]))
+    tpb_config_plan_t *p = &s->plans.p[i];
+    if (!tpb_plan_needs_speeds(p))
         return TPB_OK;
     TPB_CHECK_RET(tpb_signal_agree(s->world)); /* no calibration after a stop request */
-    return tpb_sweep_speeds(s, i);
+    tpb_status_t st = tpb_sweep_speeds(s, i);
+    if (st != TPB_ERR_INVALID)
+        return st;
+    /* a calibration GEMM the backend refuses (every rank agreed, as at a layer's untimed
+     * GEMM): this policy's config is skipped with the reason, the others go on */
+    snprintf(p->skip, sizeof(p->skip), "%s: its calibration failed: %s", tpb_policy_name(p->policy),
+             tpb_err_msg());
+    return TPB_OK;
+}
+
+/* 1 if one of plans idx[k] is (now) skipped. */
+static int any_skipped(const tpb_sweep_t *s, const int *idx, int k)
+{
+    for (int j = 0; j < k; j++)
+        if (s->plans.p[idx[j]].skip[0])
+            return 1;
+    return 0;
 }
 
 /* A config not measured (TPB_ERR_INVALID, the ranks agreeing): one line, and on. */
@@ -243,6 +261,11 @@ tpb_status_t tpb_sweep_run_set(tpb_sweep_t *s, const int *idx, int k)
     int fits = 0;
     for (int j = 0; j < k; j++)
         TPB_CHECK_RET(speeds_for(s, idx[j]));
+    if (any_skipped(s, idx, k)) { /* a calibration failed: the others one by one */
+        for (int j = 0; j < k; j++)
+            TPB_CHECK_RET(tpb_sweep_run_plan(s, idx[j]));
+        return TPB_OK;
+    }
     TPB_CHECK_RET(set_fits(s, idx, k, &fits));
     for (int j = 0; !fits && j < k; j++)
         TPB_CHECK_RET(tpb_sweep_run_plan(s, idx[j]));

@@ -113,6 +113,7 @@ static void futex_wake(_Atomic uint32_t *word)
 static ncclResult_t wait_all(struct ncclComm *c, int phase, uint32_t target)
 {
     double next_check = tpbsi_now_us() + 1e5;
+    int spin = c->nranks <= sysconf(_SC_NPROCESSORS_ONLN);
     for (;;) {
         int missing = -1;
         for (int r = 0; r < c->nranks && missing < 0; r++) {
@@ -144,6 +145,11 @@ static ncclResult_t wait_all(struct ncclComm *c, int phase, uint32_t target)
         }
         _Atomic uint32_t *word = phase ? &p->phase : &p->seq;
         uint32_t seen = atomic_load(word);
+        /* a short spin first where every rank has a core of its own: a futex's wake-up
+         * costs tens of microseconds on a virtual machine */
+        for (double until = spin ? tpbsi_now_us() + 30.0 : 0.0;
+             (int32_t)(seen - target) < 0 && tpbsi_now_us() < until; seen = atomic_load(word))
+            __builtin_ia32_pause();
         if ((int32_t)(seen - target) < 0)
             futex_wait(word, seen);
     }
@@ -375,8 +381,11 @@ static ncclResult_t exchange(struct ncclComm *c, const nc_sub_t *subs, int n)
     if (r == ncclSuccess && c->barriers == 0)
         r = barrier(c); /* every rank has compared before anyone posts the next */
     const tpbsi_config_t *cf = tpbsi_config();
+    double end = c->start + tpbsi_coll_us(bus_bytes(c, subs, n), cf->alpha_us, cf->gbs);
+    tpbsi_count(TPBSI_N_COLL, 1);
+    tpbsi_count(TPBSI_N_COLL_OVER, r == ncclSuccess && tpbsi_now_us() > end);
     if (r == ncclSuccess)
-        tpbsi_sleep_until(c->start + tpbsi_coll_us(bus_bytes(c, subs, n), cf->alpha_us, cf->gbs));
+        tpbsi_sleep_until(end);
     return r;
 }
 

@@ -3,12 +3,14 @@
  * them), its one way of reporting a misuse of the API, and the device timer.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <driver_types.h>
 
@@ -125,8 +127,8 @@ static void load(void)
     if (cfg.ndev > TPBSI_MAX_DEVICES)
         cfg.ndev = TPBSI_MAX_DEVICES;
     cfg.gflops = number("TPBAL_STANDIN_GFLOPS", 4.0, 1e-3, 1e9);
-    cfg.alpha_us = number("TPBAL_STANDIN_ALPHA_US", 20.0, 0.0, 1e7);
-    cfg.gbs = number("TPBAL_STANDIN_GBS", 1.0, 1e-3, 1e6);
+    cfg.alpha_us = number("TPBAL_STANDIN_ALPHA_US", 200.0, 0.0, 1e7);
+    cfg.gbs = number("TPBAL_STANDIN_GBS", 0.5, 1e-3, 1e6);
     speeds();
     cfg.mem_bytes = bytes("TPBAL_STANDIN_MEM", (size_t)4 << 30);
     compute_mode();
@@ -168,6 +170,32 @@ void tpbsi_complain(const char *fmt, ...)
 long tpbsi_complaints(void)
 {
     return __atomic_load_n(&complaints, __ATOMIC_SEQ_CST);
+}
+
+static long counters[TPBSI_N_COUNTERS];
+
+void tpbsi_count(tpbsi_counter_t c, long n)
+{
+    __atomic_add_fetch(&counters[c], n, __ATOMIC_SEQ_CST);
+}
+
+/* TPBAL_STANDIN_STATS=DIR: this process's counts in DIR/stats.PID, a new file. */
+__attribute__((destructor)) static void write_stats(void)
+{
+    static const char *const names[TPBSI_N_COUNTERS] = {
+        "malloc", "heuristic", "matmul", "collective", "comms", "gemm_overrun", "coll_overrun"};
+    const char *dir = getenv("TPBAL_STANDIN_STATS");
+    if (!dir || !*dir)
+        return;
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/stats.%d", dir, (int)getpid());
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    for (int i = 0; i < TPBSI_N_COUNTERS; i++)
+        dprintf(fd, "%s %ld\n", names[i], __atomic_load_n(&counters[i], __ATOMIC_SEQ_CST));
+    dprintf(fd, "complaints %ld\n", tpbsi_complaints());
+    close(fd);
 }
 
 double tpbsi_now_us(void)

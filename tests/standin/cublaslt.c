@@ -437,6 +437,7 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t h, cublasLtMatmul
     *count = 0;
     const tpbsi_config_t *cf = tpbsi_config();
     long nth = __atomic_add_fetch(&heuristics, 1, __ATOMIC_SEQ_CST);
+    tpbsi_count(TPBSI_N_HEURISTIC, 1);
     if (cf->faulty && (cf->no_algo == -1 || cf->no_algo == nth))
         return CUBLAS_STATUS_NOT_SUPPORTED; /* planted: no algorithm for this one */
     long m, n, k;
@@ -481,7 +482,10 @@ static void gemm_run(tpbsi_op_t *op, tpbsi_stream_t *s)
                        o->g.k);
     const tpbsi_config_t *c = tpbsi_config();
     double flops = 2.0 * (double)o->g.m * (double)o->g.n * (double)o->g.k;
-    tpbsi_sleep_until(t0 + tpbsi_gemm_us(flops, c->gflops, tpbsi_stream_speed(s)));
+    double end = t0 + tpbsi_gemm_us(flops, c->gflops, tpbsi_stream_speed(s));
+    tpbsi_count(TPBSI_N_MATMUL, 1);
+    tpbsi_count(TPBSI_N_GEMM_OVER, tpbsi_now_us() > end);
+    tpbsi_sleep_until(end);
     tpbsi_engine_unlock(o->device);
 }
 

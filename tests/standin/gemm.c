@@ -37,6 +37,24 @@ static void store(cudaDataType_t t, void *p, size_t i, double v)
     }
 }
 
+/* Column j of m decoded into out[rows] (one switch a column, tight loops). */
+static void column(const tpbsi_mat_t *m, long j, float *out)
+{
+    size_t at = (size_t)j * (size_t)m->ld;
+    long n = m->rows;
+    switch (m->type) {
+    case CUDA_R_32F: memcpy(out, (const float *)m->p + at, (size_t)n * sizeof(float)); break;
+    case CUDA_R_16BF:
+        for (long i = 0; i < n; i++)
+            out[i] = tpbsi_bf16_to_float(((const uint16_t *)m->p)[at + (size_t)i]);
+        break;
+    default:
+        for (long i = 0; i < n; i++)
+            out[i] = (float)load(m->type, m->p, at + (size_t)i);
+        break;
+    }
+}
+
 /* The matrix as a dense column-major array (leading dimension rows) of doubles or floats. */
 static void *dense(const tpbsi_mat_t *m, int f64, int tf32)
 {
@@ -45,14 +63,17 @@ static void *dense(const tpbsi_mat_t *m, int f64, int tf32)
     if (!out)
         return NULL;
     for (long j = 0; j < m->cols; j++) {
-        for (long i = 0; i < m->rows; i++) {
-            double v = load(m->type, m->p, (size_t)i + (size_t)j * (size_t)m->ld);
-            size_t at = (size_t)i + (size_t)j * (size_t)m->rows;
-            if (f64)
-                ((double *)out)[at] = v;
-            else
-                ((float *)out)[at] = tf32 ? tpbsi_round_tf32((float)v) : (float)v;
+        size_t at = (size_t)j * (size_t)m->rows;
+        if (f64) {
+            for (long i = 0; i < m->rows; i++)
+                ((double *)out)[at + (size_t)i] =
+                    load(m->type, m->p, (size_t)i + (size_t)j * (size_t)m->ld);
+            continue;
         }
+        float *col = (float *)out + at;
+        column(m, j, col);
+        for (long i = 0; tf32 && i < m->rows; i++)
+            col[i] = tpbsi_round_tf32(col[i]);
     }
     return out;
 }

@@ -158,6 +158,7 @@ cudaError_t cudaMalloc(void **devPtr, size_t size)
         return tpbsi_ret(err);
     const tpbsi_config_t *cf = tpbsi_config();
     long n = __atomic_add_fetch(&mallocs, 1, __ATOMIC_SEQ_CST);
+    tpbsi_count(TPBSI_N_MALLOC, 1);
     if (cf->faulty && cf->fail_malloc == n)
         return tpbsi_ret(cudaErrorMemoryAllocation); /* planted */
     if (size == 0) {

@@ -6,6 +6,7 @@
  * mistake in one is caught by the other through --check.
  */
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "standin.h"
@@ -60,7 +61,7 @@ static float float_of(uint32_t u)
     return f;
 }
 
-float tpbsi_half_to_float(uint16_t h)
+static float half_of(uint16_t h)
 {
     int e = (h >> 10) & 0x1f, m = h & 0x3ff;
     float v;
@@ -104,7 +105,7 @@ uint16_t tpbsi_float_to_bf16(float f)
     return (uint16_t)(u >> 16);
 }
 
-float tpbsi_e4m3_to_float(uint8_t v)
+static float e4m3_of(uint8_t v)
 {
     int e = (v >> 3) & 15, m = v & 7;
     if (e == 15 && m == 7)
@@ -136,6 +137,30 @@ uint8_t tpbsi_float_to_e4m3(float f)
     if (e > 8 || (e == 8 && m == 7))
         return sign | 0x7e;
     return sign | (uint8_t)(((e + 7) << 3) | m);
+}
+
+/* Decoding tables, made once from the definitions above (a GEMM decodes every input). */
+static float half_table[65536], e4m3_table[256];
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+static void make_tables(void)
+{
+    for (unsigned i = 0; i < 65536; i++)
+        half_table[i] = half_of((uint16_t)i);
+    for (unsigned i = 0; i < 256; i++)
+        e4m3_table[i] = e4m3_of((uint8_t)i);
+}
+
+float tpbsi_half_to_float(uint16_t h)
+{
+    pthread_once(&tables_once, make_tables);
+    return half_table[h];
+}
+
+float tpbsi_e4m3_to_float(uint8_t v)
+{
+    pthread_once(&tables_once, make_tables);
+    return e4m3_table[v];
 }
 
 float tpbsi_e5m2_to_float(uint8_t v)

@@ -48,6 +48,22 @@ void tpbsi_complain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** Misuses reported so far in this process. */
 long tpbsi_complaints(void);
 
+/** What the stand-in counts in a process; with TPBAL_STANDIN_STATS=DIR set, the counts are
+ *  written to DIR/stats.PID ("name value" lines) when the process exits. */
+typedef enum {
+    TPBSI_N_MALLOC,    /**< cudaMalloc calls */
+    TPBSI_N_HEURISTIC, /**< cublasLtMatmulAlgoGetHeuristic calls */
+    TPBSI_N_MATMUL,    /**< GEMMs run */
+    TPBSI_N_COLL,      /**< NCCL operations run (a group is one) */
+    TPBSI_N_COMMS,     /**< NCCL communicators created */
+    TPBSI_N_GEMM_OVER, /**< GEMMs whose host work outlasted the model */
+    TPBSI_N_COLL_OVER, /**< collectives whose host work outlasted the model */
+    TPBSI_N_COUNTERS
+} tpbsi_counter_t;
+
+/** Add n to counter c. */
+void tpbsi_count(tpbsi_counter_t c, long n);
+
 /** Microseconds on CLOCK_MONOTONIC (the device timer). */
 double tpbsi_now_us(void);
 

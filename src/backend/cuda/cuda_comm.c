@@ -150,12 +150,23 @@ static void close_comm(tpb_cuda_comm_t *c)
         }
     }
     if (c->nccl) { /* NULL after an abort: NCCL freed it */
+        /* a clean-up: the error that ended the run keeps its message */
+        char saved[1024];
+        snprintf(saved, sizeof(saved), "%s", tpb_err_msg());
         cudaStreamSynchronize(be->comm_stream);
-        /* a non-blocking communicator is finalized (polled, under --timeout) first */
-        if (nccl_call(c, ncclCommFinalize(c->nccl), "ncclCommFinalize") == TPB_OK)
+        ncclResult_t async = ncclSuccess;
+        ncclCommGetAsyncError(c->nccl, &async);
+        /* a broken communicator is aborted; a sound non-blocking one is finalized (polled,
+         * under --timeout) first */
+        if (async != ncclSuccess && async != ncclInProgress)
+            ncclCommAbort(c->nccl);
+        else if (nccl_call(c, ncclCommFinalize(c->nccl), "ncclCommFinalize") == TPB_OK)
             ncclCommDestroy(c->nccl);
         else if (c->nccl)
             ncclCommAbort(c->nccl);
+        c->nccl = NULL;
+        if (saved[0])
+            tpb_err_set(TPB_ERR_BACKEND, "%s", saved);
     }
     if (c->watched)
         tpb_watch_close(&c->watch);

@@ -110,8 +110,32 @@ tpb_status_t tpb_cuda_gate_arm(tpb_cuda_t *be);
 /** Let the held GEMM stream go: the GEMM is enqueued behind the mark. */
 void tpb_cuda_gate_release(tpb_cuda_t *be);
 
+/* ---- cuda_device.c ---- */
 /** Number of CUDA devices visible to this process (0 without a GPU or a driver). */
 int tpb_cuda_device_count(void);
+
+/** Why no GPU can be used although a driver is installed (a driver too old for this
+ *  runtime), in why[cap]; "" if there is no such reason. */
+void tpb_cuda_driver_problem(char *why, size_t cap);
+
+/** Select device dev, create its context, read its properties and UUID into be. A device
+ *  in an exclusive or prohibited compute mode held by another process, or busy, is
+ *  TPB_ERR_INVALID / TPB_ERR_NO_DEVICE with what to do. */
+tpb_status_t tpb_cuda_open_device(tpb_cuda_t *be, int dev);
+
+/** How many ranks of this node drive the GPU of this UUID ("" for none). Collective over
+ *  the node's ranks of world: every rank calls it, failed or not. */
+int tpb_cuda_node_sharing(MPI_Comm world, const char *uuid);
+
+/** The opened device can run the config: its sharing with the compute mode and --comm, and
+ *  the dtype on its compute capability. */
+tpb_status_t tpb_cuda_check_device(const tpb_cuda_t *be);
+
+/** --bind gpu: this process onto the cores near GPU dev (hwloc's cudart helper). */
+tpb_status_t tpb_cuda_bind_near_gpu(int dev);
+
+/** The NUMA node of the GPU at PCI bus id bus (-1 if the system does not say). */
+int tpb_cuda_gpu_numa_node(const char *bus);
 
 /* ---- error translation (cuda_err.c): the call is evaluated once ---- */
 tpb_status_t tpb_cuda_err(cudaError_t e, const char *call, const char *file, int line);
