@@ -20,12 +20,20 @@ static double rel_iqr(const double *v, size_t n)
 static tpb_status_t time_batch(tpb_device_t *dev, const tpb_gemm_t *g, int batch, double *marks,
                                double *dur)
 {
-    for (int i = 0; i < batch; i++) {
-        TPB_CHECK_RET(tpb_dev_mark(dev, (size_t)(2 * i), TPB_MARK_COMPUTE_BEGIN));
-        TPB_CHECK_RET(tpb_dev_gemm(dev, g));
-        TPB_CHECK_RET(tpb_dev_mark(dev, (size_t)(2 * i + 1), TPB_MARK_COMPUTE_END));
+    tpb_status_t st = TPB_OK;
+    for (int i = 0; i < batch && st == TPB_OK; i++) {
+        st = tpb_dev_mark(dev, (size_t)(2 * i), TPB_MARK_COMPUTE_BEGIN);
+        if (st == TPB_OK)
+            st = tpb_dev_gemm(dev, g);
+        if (st == TPB_OK)
+            st = tpb_dev_mark(dev, (size_t)(2 * i + 1), TPB_MARK_COMPUTE_END);
     }
-    TPB_CHECK_RET(tpb_dev_marks_read(dev, (size_t)(2 * batch), marks));
+    /* every rank reads (waits for its device) here, failed or not: a GPU backend pairs the
+     * ranks' waits in order (its watchdog's arrivals), and a rank that skipped one left the
+     * next ones of its peers unmatched until --timeout */
+    tpb_status_t rd = tpb_dev_marks_read(dev, (size_t)(2 * batch), marks);
+    TPB_CHECK_RET(st);
+    TPB_CHECK_RET(rd);
     for (int i = 0; i < batch; i++)
         dur[i] = marks[2 * i + 1] - marks[2 * i];
     return TPB_OK;
@@ -57,6 +65,8 @@ static tpb_status_t sample(tpb_device_t *dev, MPI_Comm comm, const tpb_gemm_t *g
         int batch = *n + TPB_CAL_BATCH <= p->max_samples ? TPB_CAL_BATCH : p->max_samples - *n;
         if (st == TPB_OK && (st = time_batch(dev, g, batch, marks, dur + *n)) == TPB_OK)
             *n += batch;
+        else if (st != TPB_OK) /* failed earlier: still wait where the others read their marks */
+            (void)tpb_dev_sync(dev);
         int stable = *n >= p->min_samples && rel_iqr(dur, (size_t)*n) <= p->target_spread;
         /* a stop request (SIGTERM...) ends the calibration at this round: the sweep then
          * stops before its next config instead of after a whole time budget */

@@ -94,6 +94,8 @@ const tpb_coll_ops_t tpb_coll_allgather = {
 
 static double agx_bytes(const tpb_layer_desc_t *d)
 {
+    if (d->comm_only) /* its message is the column all-gather's (agx_comm_describe) */
+        return agc_bytes(d);
     return (double)d->m * (double)d->k * (double)tpb_dtype_in_size(d->dtype);
 }
 

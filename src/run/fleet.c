@@ -48,8 +48,8 @@ static tpb_status_t phase_end(MPI_Comm world)
 
 /* The collective of `bytes` over comm (every rank of it), timed FLEET_REPS times after 2
  * untimed: the bus bandwidth (GB/s) at the median time, and that time. */
-static tpb_status_t time_allreduce(tpb_device_t *dev, MPI_Comm comm, const tpb_options_t *o,
-                                   double bytes, double *bw, double *med_us)
+static tpb_status_t time_allreduce(tpb_device_t *dev, MPI_Comm comm, tpb_comm_t *c,
+                                   const tpb_options_t *o, double bytes, double *bw, double *med_us)
 {
     int t, r;
     MPI_Comm_size(comm, &t);
@@ -73,12 +73,9 @@ static tpb_status_t time_allreduce(tpb_device_t *dev, MPI_Comm comm, const tpb_o
                           .comm_only = 1,
                           .granularity = 1,
                           .marks = {.iters = (size_t)iters, .chunks = 0}};
-    tpb_comm_t *c = NULL;
     tpb_layer_t *l = NULL;
     double m[3 * iters], us[FLEET_REPS];
-    tpb_status_t st = tpb_agree(comm, tpb_dev_comm_open(dev, comm, &c));
-    if (st == TPB_OK)
-        st = tpb_agree(comm, tpb_layer_create(dev, c, &d, &l));
+    tpb_status_t st = tpb_agree(comm, tpb_layer_create(dev, c, &d, &l));
     if (st == TPB_OK)
         st = tpb_dev_marks_prepare(dev, tpb_marks_count(&d.marks));
     for (int i = 0; i < iters && st == TPB_OK; i++)
@@ -94,9 +91,36 @@ static tpb_status_t time_allreduce(tpb_device_t *dev, MPI_Comm comm, const tpb_o
         *bw = d.coll->busbw_factor(t) * (double)n * (double)es / (*med_us * 1e3);
     }
     tpb_layer_destroy(l);
-    if (c)
-        tpb_comm_close(c);
     return st;
+}
+
+/* A communicator of the fleet's (a node's ranks, or a link's two), opened once for all its
+ * rounds: a backend's communicator (NCCL's) costs far more to make than a timed round. */
+typedef struct {
+    MPI_Comm mpi; /* MPI_COMM_NULL where this rank is not in one */
+    tpb_comm_t *c;
+} fleet_comm_t;
+
+/* Split world by color (MPI_UNDEFINED: not in one) and open its communicator (collective
+ * over world, agreed). */
+static tpb_status_t fleet_comm_open(tpb_device_t *dev, MPI_Comm world, int rank, int color,
+                                    fleet_comm_t *f)
+{
+    f->mpi = MPI_COMM_NULL;
+    f->c = NULL;
+    TPB_MPI_RET(MPI_Comm_split(world, color, rank, &f->mpi), "--fleet");
+    tpb_status_t st = TPB_OK;
+    if (f->mpi != MPI_COMM_NULL)
+        st = tpb_dev_comm_open(dev, f->mpi, &f->c);
+    return tpb_agree(world, st);
+}
+
+static void fleet_comm_close(fleet_comm_t *f)
+{
+    tpb_comm_close(f->c);
+    if (f->mpi != MPI_COMM_NULL)
+        MPI_Comm_free(&f->mpi);
+    f->c = NULL;
 }
 
 /* 1. Round i of every rank's GEMM: a short calibration in `phases` turns by node-local rank
@@ -124,29 +148,33 @@ static tpb_status_t gemm_round(tpb_device_t *dev, MPI_Comm world, const tpb_topo
     return TPB_OK;
 }
 
-/* 3. A round of link i (node i's first rank with node i + 1's), even links then odd ones:
- * the lower node's rank keeps the bandwidth and the 8-byte time. */
-static tpb_status_t link_round(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
-                               const tpb_options_t *o, double bytes, double *bw, double *alpha)
+/* This rank's link in phase parity (node i's first rank with node i + 1's, even links then
+ * odd ones), or MPI_UNDEFINED. */
+static int link_of(const tpb_topo_t *topo, int parity)
 {
     int node = topo->host_index[topo->rank];
+    int link = node % 2 == parity ? node : node - 1;
+    return topo->local_rank == 0 && link >= 0 && link + 1 < topo->nhosts ? link : MPI_UNDEFINED;
+}
+
+/* 3. A round of every link, even links then odd ones: the lower node's rank keeps the
+ * bandwidth and the 8-byte time. */
+static tpb_status_t link_round(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
+                               const tpb_options_t *o, fleet_comm_t *links, double bytes,
+                               double *bw, double *alpha)
+{
     for (int parity = 0; parity < 2; parity++) {
-        /* the link this rank serves in this phase: node's own (to node + 1) or node - 1's */
-        int link = node % 2 == parity ? node : node - 1;
-        int in = topo->local_rank == 0 && link >= 0 && link + 1 < topo->nhosts;
-        MPI_Comm c;
-        TPB_MPI_RET(MPI_Comm_split(world, in ? link : MPI_UNDEFINED, topo->rank, &c), "--fleet");
+        fleet_comm_t *f = &links[parity];
         tpb_status_t st = TPB_OK;
-        if (in) {
+        if (f->c) {
             double b = NAN, us = NAN, small = NAN, a = NAN;
-            st = time_allreduce(dev, c, o, bytes, &b, &us);
+            st = time_allreduce(dev, f->mpi, f->c, o, bytes, &b, &us);
             if (st == TPB_OK)
-                st = time_allreduce(dev, c, o, 8.0, &small, &a);
-            if (link == node) { /* the lower node's rank reports it */
+                st = time_allreduce(dev, f->mpi, f->c, o, 8.0, &small, &a);
+            if (link_of(topo, parity) == topo->host_index[topo->rank]) { /* the lower node's */
                 *bw = b;
                 *alpha = a;
             }
-            MPI_Comm_free(&c);
         }
         TPB_CHECK_RET(phase_end(world));
         TPB_CHECK_RET(tpb_agree(world, st));
@@ -157,23 +185,45 @@ static tpb_status_t link_round(tpb_device_t *dev, MPI_Comm world, const tpb_topo
 /* 2. A round of every node's ranks' all-reduce: all nodes at once, or one node after another
  * where ranks share cores (the nodes' ranks would take each other's time). */
 static tpb_status_t coll_round(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
-                               const tpb_options_t *o, double bytes, int turns, double *bw)
+                               const tpb_options_t *o, fleet_comm_t *f, double bytes, int turns,
+                               double *bw)
 {
     int node = topo->host_index[topo->rank];
     for (int j = 0; j < (turns ? topo->nhosts : 1); j++) {
-        int in = topo->local_size > 1 && (!turns || node == j);
-        MPI_Comm c;
-        TPB_MPI_RET(MPI_Comm_split(world, in ? node : MPI_UNDEFINED, topo->rank, &c), "--fleet");
         tpb_status_t st = TPB_OK;
-        if (in) {
+        if (f->c && (!turns || node == j)) {
             double us;
-            st = time_allreduce(dev, c, o, bytes, bw, &us);
-            MPI_Comm_free(&c);
+            st = time_allreduce(dev, f->mpi, f->c, o, bytes, bw, &us);
         }
         TPB_CHECK_RET(phase_end(world));
         TPB_CHECK_RET(tpb_agree(world, st));
     }
     return TPB_OK;
+}
+
+/* The collective rounds over communicators opened once: the node's and the two links'. */
+static tpb_status_t coll_rounds(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
+                                const tpb_options_t *o, double bytes, int turns, double *mine)
+{
+    enum { R = FLEET_ROUNDS };
+    fleet_comm_t node = {MPI_COMM_NULL, NULL},
+                 links[2] = {{MPI_COMM_NULL, NULL}, {MPI_COMM_NULL, NULL}};
+    int color = topo->local_size > 1 ? topo->host_index[topo->rank] : MPI_UNDEFINED;
+    double coll = NAN;
+    tpb_status_t st = fleet_comm_open(dev, world, topo->rank, color, &node);
+    for (int parity = 0; parity < 2 && st == TPB_OK; parity++)
+        st = fleet_comm_open(dev, world, topo->rank, link_of(topo, parity), &links[parity]);
+    for (int i = 0; i < R && st == TPB_OK; i++) {
+        st = coll_round(dev, world, topo, o, &node, bytes, turns, &coll);
+        if (st == TPB_OK && topo->local_rank == 0)
+            mine[R + i] = coll;
+        if (st == TPB_OK)
+            st = link_round(dev, world, topo, o, links, bytes, &mine[2 * R + i], &mine[3 * R + i]);
+    }
+    fleet_comm_close(&links[1]);
+    fleet_comm_close(&links[0]);
+    fleet_comm_close(&node);
+    return st;
 }
 
 /* Per rank: its rounds' GEMM rates, node all-reduce (node-local rank 0 only), link
@@ -192,17 +242,12 @@ tpb_status_t tpb_fleet_measure(tpb_device_t *dev, MPI_Comm world, const tpb_topo
     if (share)
         TPB_MPI_RET(MPI_Allreduce(&topo->local_size, &phases, 1, MPI_INT, MPI_MAX, world),
                     "--fleet");
-    double mine[FLEET_FIGS], coll = NAN;
+    double mine[FLEET_FIGS];
     for (int i = 0; i < FLEET_FIGS; i++)
         mine[i] = NAN;
     for (int i = 0; i < R; i++) /* the GEMM rounds, then the collectives' */
         TPB_CHECK_RET(gemm_round(dev, world, topo, o, phases, &mine[i]));
-    for (int i = 0; i < R; i++) {
-        TPB_CHECK_RET(coll_round(dev, world, topo, o, bytes, share, &coll));
-        if (topo->local_rank == 0)
-            mine[R + i] = coll;
-        TPB_CHECK_RET(link_round(dev, world, topo, o, bytes, &mine[2 * R + i], &mine[3 * R + i]));
-    }
+    TPB_CHECK_RET(coll_rounds(dev, world, topo, o, bytes, share, mine));
     mine[4 * R] = info.peak_gflops;
     mine[4 * R + 1] = share ? topo->local_rank : 0;
     double *all = topo->rank == 0 ? malloc((size_t)topo->size * FLEET_FIGS * sizeof(double)) : NULL;

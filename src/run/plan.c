@@ -267,6 +267,12 @@ static tpb_status_t push_block(tpb_plan_list_t *list, const tpb_options_t *o, in
             kind_t kd = {sp, (tpb_seqpar_t)q, (tpb_policy_t)p, 0};
             if (o->overlaps & TPB_OVERLAP_NONE)
                 TPB_CHECK_RET(push_kind(list, o, block, pl, pos, tp, sh, &kd, even));
+            if ((o->overlaps & TPB_OVERLAP_CHUNKED) && tp == 1 && !sh->comm_only) {
+                TPB_CHECK_RET(push_skip(list, block, pl, tp,
+                                        "--overlap chunked at tp 1: a group of one rank has no "
+                                        "collective to overlap"));
+                continue;
+            }
             for (int c = 0; (o->overlaps & TPB_OVERLAP_CHUNKED) && c < o->nchunks; c++) {
                 kd.chunks = o->chunks[c];
                 TPB_CHECK_RET(push_kind(list, o, block, pl, pos, tp, sh, &kd, even));

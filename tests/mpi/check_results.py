@@ -90,9 +90,8 @@ def summary(d, cfgs):
                 assert a["straggler_rank"] == a["most_often_slowest"], a
             continue
         if a["kind"] == "overlap":  # the best chunk count's speed-up over serial, and its verdict
-            same = [c for c in chunked if (c["m"], c["n"], c["k"], c["tp"], c["split"],
-                                           c["policy"], c["placement"]) ==
-                    (a["m"], a["n"], a["k"], a["tp"], a["split"], a["policy"], a["placement"])]
+            key = ("m", "n", "k", "tp", "split", "sequence_parallel", "policy", "placement")
+            same = [c for c in chunked if all(c.get(f) == a.get(f) for f in key)]
             best = max(same, key=lambda c: c["overlap_figures"]["speedup"])
             assert a["best_chunks"] == best["chunks"], (a, best["chunks"])
             assert a["speedup"] == best["overlap_figures"]["speedup"], a

@@ -271,7 +271,6 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t c, ncclResult_t *err)
         *err = ncclInProgress; /* the call is done at the next query */
     else
         *err = ncclSuccess;
-    fprintf(stderr, "DBG pid %d GetAsyncError -> %d\n", (int)getpid(), (int)*err);
     return ncclSuccess;
 }
 
@@ -366,7 +365,6 @@ static ncclResult_t submit(struct ncclComm *c, tpbsi_stream_t *s, const pending_
         return ncclSystemError;
     const tpbsi_config_t *cf = tpbsi_config();
     long nth = __atomic_add_fetch(&operations, 1, __ATOMIC_SEQ_CST);
-    fprintf(stderr, "DBG pid %d op %ld\n", (int)getpid(), nth);
     o->plant = !cf->faulty ? 0 : cf->nccl_error == nth ? 1 : cf->nccl_hang == nth ? 2 : 0;
     o->op.run = coll_run;
     o->op.done = coll_done;

@@ -84,7 +84,7 @@ static void *worker(void *arg)
         op->run(op, s);
         op->done(op);
         pthread_mutex_lock(&mu);
-        s->done++;
+        __atomic_store_n(&s->done, s->done + 1, __ATOMIC_RELEASE);
         pthread_cond_broadcast(&progress);
     }
     pthread_mutex_unlock(&mu);
@@ -186,8 +186,19 @@ void tpbsi_enqueue(tpbsi_stream_t *s, tpbsi_op_t *op)
     pthread_mutex_unlock(&mu);
 }
 
+/* A host thread's wait spins for up to 50 us before it sleeps, as the CUDA runtime's default
+ * (cudaDeviceScheduleAuto) does: a sleeping waiter wakes tens of microseconds late here, which
+ * would skew the host times tpbal takes around its anchor events. */
+static void spin(const unsigned long long *count, unsigned long long target)
+{
+    double until = tpbsi_now_us() + 50.0;
+    while (__atomic_load_n(count, __ATOMIC_ACQUIRE) < target && tpbsi_now_us() < until)
+        __builtin_ia32_pause();
+}
+
 static void wait_done(tpbsi_stream_t *s, unsigned long long target)
 {
+    spin(&s->done, target);
     pthread_mutex_lock(&mu);
     while (s->done < target)
         pthread_cond_wait(&progress, &mu);
@@ -460,7 +471,7 @@ static void record_run(tpbsi_op_t *op, tpbsi_stream_t *s)
     pthread_mutex_lock(&mu);
     if (r->seq > r->ev->done) {
         r->ev->t_us = now;
-        r->ev->done = r->seq;
+        __atomic_store_n(&r->ev->done, r->seq, __ATOMIC_RELEASE);
     }
     pthread_cond_broadcast(&progress);
     pthread_mutex_unlock(&mu);
@@ -497,6 +508,18 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
                        (void *)stream, sc->green ? "green" : "primary", sc->device);
         return tpbsi_ret(cudaErrorInvalidResourceHandle);
     }
+    pthread_mutex_lock(&mu);
+    if (s->flags == cudaStreamNonBlocking && !s->head && s->done >= s->enq) {
+        /* an idle stream reaches the record at once: stamped now, as a GPU does within
+         * microseconds (a worker's wake-up would stamp it tens of them late) */
+        e->rec++;
+        e->t_us = tpbsi_now_us();
+        __atomic_store_n(&e->done, e->rec, __ATOMIC_RELEASE);
+        pthread_cond_broadcast(&progress);
+        pthread_mutex_unlock(&mu);
+        return cudaSuccess;
+    }
+    pthread_mutex_unlock(&mu);
     event_op_t *r = calloc(1, sizeof(*r));
     if (!r)
         return tpbsi_ret(cudaErrorMemoryAllocation);
@@ -544,6 +567,9 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event)
         return tpbsi_ret(cudaErrorInvalidResourceHandle);
     pthread_mutex_lock(&mu);
     unsigned long long seq = e->rec;
+    pthread_mutex_unlock(&mu);
+    spin(&e->done, seq);
+    pthread_mutex_lock(&mu);
     while (e->done < seq)
         pthread_cond_wait(&progress, &mu);
     pthread_mutex_unlock(&mu);

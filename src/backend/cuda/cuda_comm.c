@@ -126,8 +126,8 @@ tpb_status_t tpb_cuda_comm_open(tpb_device_t *dev, MPI_Comm group, tpb_comm_t **
     MPI_Comm_rank(c->mpi, &c->rank);
     MPI_Comm_size(c->mpi, &c->size);
     tpb_status_t st = check_group_devices(c);
-    if (st == TPB_OK && be->args.cfg.comm == TPB_COMM_NCCL)
-        st = nccl_open(c);
+    if (st == TPB_OK && be->args.cfg.comm == TPB_COMM_NCCL && c->size > 1)
+        st = nccl_open(c); /* a group of one: no communicator (local_post) */
     if (st == TPB_OK && be->args.cfg.comm == TPB_COMM_MPI) {
         st = tpb_watch_open(&c->watch, c->mpi, be->args.world_rank, be->args.cfg.timeout_s);
         c->watched = st == TPB_OK;
@@ -175,7 +175,7 @@ static void close_comm(tpb_cuda_comm_t *c)
 }
 
 /* Order the collective after the GEMM (separate streams when emulating). */
-static tpb_status_t comm_begin(tpb_cuda_t *be)
+tpb_status_t tpb_cuda_comm_after_gemm(tpb_cuda_t *be)
 {
     if (be->gemm_stream != be->comm_stream) {
         tpb_cuda_green_enter(be);
@@ -347,6 +347,29 @@ static tpb_status_t nccl_post(tpb_cuda_comm_t *c, const tpb_coll_desc_t *d)
                      "ncclReduceScatter");
 }
 
+/* A group of one rank (TP 1): its block copied where the collective would put it. */
+static tpb_status_t local_post(tpb_cuda_comm_t *c, const tpb_coll_desc_t *d)
+{
+    size_t esz = tpb_dtype_in_size(d->dtype), n = 0;
+    const char *from = d->send;
+    char *to = d->recv;
+    switch (d->kind) {
+    case TPB_COLL_ALLREDUCE: n = d->count; break;
+    case TPB_COLL_ALLGATHER:
+        n = d->counts[0];
+        to += d->displs[0] * esz;
+        break;
+    case TPB_COLL_REDUCE_SCATTER:
+        n = d->counts[0];
+        from += d->displs[0] * esz;
+        break;
+    }
+    if (n == 0 || from == to)
+        return TPB_OK;
+    TPB_CUDA_RET(cudaMemcpyAsync(to, from, n * esz, cudaMemcpyDeviceToDevice, c->be->comm_stream));
+    return TPB_OK;
+}
+
 /* A collective on the comm stream after the GEMMs queued so far. Blocking: the next GEMM
  * waits for it (comm_done). Non-blocking (a chunk of --overlap chunked): the GEMM stream
  * goes on with the next chunk, its mark right behind it on the comm stream, and wait makes
@@ -355,8 +378,8 @@ static tpb_status_t cuda_post(tpb_comm_t *comm, const tpb_coll_desc_t *d)
 {
     tpb_cuda_comm_t *c = (tpb_cuda_comm_t *)comm;
     tpb_cuda_t *be = c->be;
-    TPB_CHECK_RET(comm_begin(be));
-    TPB_CHECK_RET(c->nccl ? nccl_post(c, d) : mpi_post(c, d));
+    TPB_CHECK_RET(tpb_cuda_comm_after_gemm(be));
+    TPB_CHECK_RET(c->size == 1 ? local_post(c, d) : c->nccl ? nccl_post(c, d) : mpi_post(c, d));
     if (!d->nonblocking)
         return comm_end(be);
     if (d->mark == TPB_NO_MARK)

@@ -183,6 +183,10 @@ tpb_status_t tpb_cuda_gemm_event(tpb_cuda_t *be, cudaEvent_t *ev, unsigned flags
 /** The communicator of a TP group (the device's comm_open). */
 tpb_status_t tpb_cuda_comm_open(tpb_device_t *dev, MPI_Comm group, tpb_comm_t **comm);
 
+/** Make the comm stream wait for the GEMMs queued so far on the GEMM stream (nothing when
+ *  they are one stream). */
+tpb_status_t tpb_cuda_comm_after_gemm(tpb_cuda_t *be);
+
 /* ---- cuda_watch.c ---- */
 /**
  * Wait for all work submitted by this rank under the --timeout watchdog. With

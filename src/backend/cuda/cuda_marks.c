@@ -22,6 +22,7 @@ static tpb_status_t grow_events(tpb_cuda_t *be, size_t n)
         return tpb_err_set(TPB_ERR_NOMEM, "cuda backend: no memory for %zu marks", n);
     be->event_stream = es;
     for (; be->nevents < n; be->nevents++) {
+        es[be->nevents] = 0; /* a mark never recorded reads as an error, not a wild pool */
         TPB_CHECK_RET(tpb_cuda_gemm_event(be, &be->ev[0][be->nevents], cudaEventDefault));
         TPB_CUDA_RET(cudaEventCreate(&be->ev[1][be->nevents]));
     }
@@ -68,6 +69,10 @@ tpb_status_t tpb_cuda_mark(tpb_cuda_t *be, size_t slot, tpb_mark_phase_t phase)
     cudaStream_t stream = s ? be->comm_stream : be->gemm_stream;
     if (phase == TPB_MARK_COMPUTE_BEGIN) /* c0 on an idle stream: held until the GEMM is queued */
         TPB_CHECK_RET(tpb_cuda_gate_arm(be));
+    /* x1 is the end of the iteration: after its GEMMs too, also where no collective ordered
+     * the comm stream after them (TP 1, emulating or chunked: an x1 before its c0 was seen) */
+    if (s == 1)
+        TPB_CHECK_RET(tpb_cuda_comm_after_gemm(be));
     be->event_stream[slot] = (unsigned char)s;
     if (s == 0)
         tpb_cuda_green_enter(be);

@@ -1,0 +1,209 @@
+# standin.sh - tpbal's CUDA backend run end to end without a GPU, on the stand-in
+# (tests/standin: CPU libraries with the CUDA runtime's, cuBLASLt's and NCCL's sonames, first
+# on the library path; every device pointer resolved and range-checked, mismatched
+# collectives reported). Skipped (77) in a build without CUDA.
+#   matrix     --check on 1, 2 and 4 stand-in devices over every dtype x split x sequence
+#              parallelism x --overlap none,chunked x even/weighted, --comm nccl and mpi;
+#              no misuse reported by the stand-in
+#   defects    one step each for what reading the CUDA code found (fp8 all-gathers of X at
+#              4x the bytes: in the matrix; --comm-only --sequence-parallel with uneven
+#              blocks; a plan cache that rebuilt plans inside timed loops; chunk pieces first
+#              planned in a warm-up; TP 1 opening an NCCL communicator)
+#   features   --block, --shards-from, --fleet, --comm-only, --gather parts, a slow device
+#              named and balanced (the time model: a timing step, attempts)
+#   faults     the planted ones end as designed: one line (busy device, exclusive mode),
+#              a skipped config (no cuBLASLt algorithm), the run's records kept with its
+#              status (an allocation failure, an NCCL asynchronous error, a collective that
+#              never completes, ended by --timeout)
+#   gpu.sh     the GPU test itself, shapes scaled down (TPB_GPU_SHAPES=small)
+. "$(dirname "$0")/lib.sh"
+build=$(cd "$(dirname "$TPBAL")/.." && pwd)
+SI="$build/tests/standin/run"
+"$TPBAL" --version | grep -q "^backend cuda: built" ||
+    { echo "SKIP: tpbal was built without CUDA (the stand-in runs the CUDA backend)"; exit 77; }
+[ -x "$SI" ] || fail "no $SI: make check builds the stand-in in a CUDA build"
+PLAIN_MPIRUN=$MPIRUN
+MPIRUN="$SI $MPIRUN"
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+export TPBAL_STANDIN_STATS="$WORK/stats"
+ST="$PY $HERE/check_standin.py"
+
+fresh() { rm -rf "$WORK/stats" "$WORK/r" && mkdir "$WORK/stats"; }
+# clean: tpbal ended 0, the stand-in saw no misuse (on stderr and in its counts)
+clean() {
+    expect_rc 0
+    if grep -q "^tpbal-standin:" "$WORK/err"; then
+        grep "^tpbal-standin:" "$WORK/err" | head -5
+        fail "the stand-in reported a misuse of the CUDA, cuBLASLt or NCCL API"
+    fi
+    $ST stats "$WORK/stats" complaints eq 0 >/dev/null || fail "stand-in complaints counted"
+}
+
+# ---- matrix: every dtype, split, sequence parallelism, overlap and policy, checked
+matrix() { # NP COMM DTYPE
+    local tps=1
+    [ "$1" -ge 2 ] && tps=1,2
+    [ "$1" -ge 4 ] && tps=1,2,4
+    fresh
+    tpbal "$1" --backend cuda --comm "$2" --dtype "$3" --tp "$tps" --split row,col \
+        --sequence-parallel off,on --policy even,weighted --overlap none,chunked --chunks 2 \
+        --shape 64x256x256 --check --iters 3 --warmup 1 --timeout 30 --out "$WORK/r"
+    clean
+    check_results "$WORK/r" all-pass
+    local n
+    n=$(grep -c '"check":"pass"' "$WORK/r/results.jsonl")
+    echo "matrix: $1 devices, --comm $2, $3: $n configs pass --check"
+    [ "$n" -ge $((2 + 16 * ($1 >= 2) + 16 * ($1 >= 4))) ] || fail "only $n configs"
+    if [ "$1" -ge 2 ] && [ "$3" = fp8 ]; then # the X all-gather moved fp8 as fp32
+        "$PY" -c 'import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+sys.exit(not [r for r in rs if r.get("split") == "col" and r.get("tp", 1) > 1 and
+              r.get("sequence_parallel") == "on" and r.get("check") == "pass"])' \
+            "$WORK/r/results.jsonl" || fail "no col+sp fp8 config passed"
+    fi
+}
+for dt in fp32 fp64 tf32 fp16 bf16 fp8; do matrix 1 nccl "$dt"; done
+for dt in fp32 fp64 tf32 fp16 bf16 fp8; do matrix 2 nccl "$dt"; done
+for dt in fp32 fp64; do matrix 2 mpi "$dt"; done
+for dt in fp32 bf16 fp8; do matrix 4 nccl "$dt"; done
+matrix 4 mpi fp64
+
+# ---- defects found by reading, each failing before its fix
+# --comm-only --sequence-parallel: blocks that NCCL's equal-count calls cannot take are
+# skipped at planning with the reason (the ranks called ncclAllGather with 751 and 750)
+fresh
+tpbal 2 --backend cuda --tp 2 --comm-only --sequence-parallel on,off --comm-sizes 3002,4K \
+    --iters 3 --timeout 30 --out "$WORK/r"
+clean
+grep -q "^# skipped: --comm-only --sequence-parallel on: the cuda backend's reduce-scatter needs equal blocks, and 1501 elements" "$WORK/out" ||
+    fail "the uneven reduce-scatter was not skipped with its reason"
+fresh
+tpbal 2 --backend cuda --comm mpi --dtype fp32 --tp 2 --comm-only --sequence-parallel on \
+    --comm-sizes 3004,64K --iters 3 --timeout 30 --out "$WORK/r"
+clean # MPI takes uneven blocks (751 and 750 elements)
+check_results "$WORK/r" comm-only 3004,65536
+
+# a layer of 100 block GEMMs (a cost profile): each planned once, never in a timed loop (the
+# least-recently-used cache of 64 rebuilt every plan every iteration: 400 then 800
+# heuristic calls at 2 and 6 iterations)
+seq 1 100 | tr '\n' ' ' >"$WORK/costs"
+for it in 2 6; do
+    fresh
+    tpbal 1 --backend cuda --tp 1 --split row --policy even --shape 16x1600x6400 \
+        --cost-profile "$WORK/costs" --check --iters "$it" --warmup 1 --out "$WORK/r"
+    clean
+    check_results "$WORK/r" all-pass
+    $ST stats "$WORK/stats" heuristic eq 100 || fail "cuBLASLt's heuristic ran again ($it iterations)"
+done
+
+# a chunk piece's plan refused: the config skipped with the reason (its plan was first made
+# in the warm-up, where a refusal ended the sweep)
+fresh
+TPBAL_STANDIN_NO_ALGO=2 tpbal 2 --backend cuda --tp 2 --split row --policy even --speeds 1,1 \
+    --overlap none,chunked --chunks 3 --shape 96x256x256 --iters 3 --out "$WORK/r"
+expect_rc 0
+grep -q "^# skipped: cuBLASLt has no algorithm for a bf16 GEMM of 32x256x128" "$WORK/out" ||
+    fail "the refused chunk piece did not skip its config"
+# TP 1: no NCCL communicator at all (it opened one per group and never used it); x1 after the
+# GEMMs where no collective orders the streams (emulating at TP 1, x1 came before c0)
+fresh
+tpbal 2 --backend cuda --tp 1 --emulate-speed 1,0.5 --shape 64x256x256 --iters 3 --out "$WORK/r"
+clean
+$ST stats "$WORK/stats" comms eq 0 || fail "TP 1 opened an NCCL communicator"
+"$PY" -c 'import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if "step_us" in r:
+        assert r["step_us"]["min"] > 0 and min(r["compute_us"]) > 0, r["step_us"]' \
+    "$WORK/r/results.jsonl" || fail "a step or compute time <= 0 at TP 1"
+
+# ---- features on the CUDA path
+printf 'up 64 256 128 col\ndown 64 128 256 row\n' >"$WORK/block.shapes" # a small MLP
+fresh
+tpbal 2 --backend cuda --preset "$WORK/block.shapes" --block --tp 1,2 --iters 3 --warmup 1 \
+    --check --out "$WORK/b"
+clean
+grep -q '"type":"block"' "$WORK/b/results.jsonl" || fail "--block wrote no block record"
+"$TPBAL_PLAN" "$WORK/b" --plan-out "$WORK/plan.json" >"$WORK/plan.txt" 2>&1 ||
+    fail "tpbal-plan --plan-out: $(tail -3 "$WORK/plan.txt")"
+fresh
+tpbal 2 --backend cuda --preset "$WORK/block.shapes" --block --tp 2 --policy weighted \
+    --iters 3 --warmup 1 --check --shards-from "$WORK/plan.json" --out "$WORK/bp"
+clean
+grep -q '"speed_source":"plan"' "$WORK/bp/results.jsonl" || fail "--shards-from not applied"
+
+fresh
+tpbal 2 --backend cuda --fleet --fleet-bytes 1M --shape 128x256x256 --out "$WORK/fleet"
+clean
+[ -s "$WORK/fleet/fleet.json" ] || fail "no fleet.json"
+# one NCCL communicator a rank for the node's all-reduces, not one per round (5)
+$ST stats "$WORK/stats" comms eq 2 || fail "--fleet made a communicator per round"
+
+fresh
+tpbal 2 --backend cuda --tp 2 --gather parts --trace-ranks all --shape 64x256x256 --iters 5 \
+    --check --out "$WORK/parts"
+clean
+check_results "$WORK/parts" all-pass
+
+# a device at half speed (the time model): named, and balanced by the weighted split
+slow_device() {
+    fresh
+    TPBAL_STANDIN_SPEEDS=1,0.5 tpbal 2 --backend cuda --tp 2 --dtype bf16 \
+        --shape 128x512x512 --iters 20 --out "$WORK/slow"
+    clean
+    $ST slow "$WORK/slow" 1
+}
+attempts slow-device slow_device 3
+
+# ---- planted faults end as designed
+fault() { # WANT_RC ENV... -- ARGS: tpbal on 2 ranks with the stand-in's switches
+    local want=$1
+    shift
+    local envs=""
+    while [ "$1" != "--" ]; do
+        envs="$envs $1"
+        shift
+    done
+    shift
+    fresh
+    # shellcheck disable=SC2086
+    env $envs timeout 240 $MPIRUN -np 2 "$TPBAL" "$@" >"$WORK/out" 2>"$WORK/err"
+    RC=$?
+    echo "fault$envs: exit $RC"
+    expect_rc "$want"
+}
+Q="--backend cuda --tp 2 --shape 64x256x256 --iters 5 --timeout 5"
+fault 2 TPBAL_STANDIN_BUSY=1 TPBAL_STANDIN_FAULT_RANK=1 -- $Q
+one_error_line busy
+grep -q "^tpbal: error: GPU 1 is busy or unavailable" "$WORK/err" || fail "busy: the line"
+fault 2 TPBAL_STANDIN_DEVICES=1 TPBAL_STANDIN_COMPUTE_MODE=exclusive -- $Q --comm mpi --dtype fp32
+one_error_line exclusive
+grep -q "exclusive-process compute mode and another process holds it" "$WORK/err" ||
+    fail "exclusive: the line"
+fault 0 TPBAL_STANDIN_NO_ALGO=2 TPBAL_STANDIN_FAULT_RANK=0 -- $Q --out "$WORK/r"
+grep -q "^# skipped: .*cuBLASLt has no algorithm" "$WORK/out" || fail "no-algo: no skip line"
+fault 2 TPBAL_STANDIN_FAIL_MALLOC=12 TPBAL_STANDIN_FAULT_RANK=1 -- $Q --out "$WORK/r"
+grep -q "cudaMalloc.*out of memory" "$WORK/err" || fail "malloc: the line"
+grep -q '"status":"failed"' "$WORK/r/results.jsonl" || fail "malloc: the record not sealed"
+fault 1 TPBAL_STANDIN_NCCL_ERROR=13 TPBAL_STANDIN_FAULT_RANK=1 -- $Q --out "$WORK/r"
+grep -q "^tpbal: error on rank 1: ncclCommGetAsyncError failed: unhandled system error" \
+    "$WORK/err" || fail "nccl error: reported as $(grep '^tpbal' "$WORK/err" | head -1)"
+grep -q '"status":"failed"' "$WORK/r/results.jsonl" || fail "nccl error: the record not sealed"
+[ "$(grep -c '"check"' "$WORK/r/results.jsonl")" -ge 1 ] || fail "nccl error: the first config lost"
+t0=$(date +%s)
+fault 4 TPBAL_STANDIN_NCCL_HANG=13 TPBAL_STANDIN_FAULT_RANK=1 -- $Q --out "$WORK/r"
+[ $(($(date +%s) - t0)) -le 30 ] || fail "a hung collective was not ended by --timeout 5"
+grep -q "did not complete within --timeout 5 s" "$WORK/err" || fail "hang: the line"
+grep -q '"status":"timeout"' "$WORK/r/results.jsonl" || fail "hang: the record not sealed"
+fault 0 TPBAL_STANDIN_GREEN=0 TPBAL_STANDIN_WAIT_VALUE=0 TPBAL_STANDIN_NCCL_INPROGRESS=1 -- \
+    $Q --emulate-speed 1,0.5 --check
+grep -q "emulation repeat x2.00 (green contexts not available" "$WORK/out" ||
+    fail "no green contexts: the repeat fallback not said"
+
+# ---- the GPU test itself on one stand-in device
+echo "+ tests/mpi/gpu.sh on the stand-in (TPB_GPU_SHAPES=small)"
+fresh
+TPB_GPU_SHAPES=small TPBAL_STANDIN_DEVICES=1 MPIRUN="$PLAIN_MPIRUN" \
+    "$SI" ${SHELL:-sh} "$HERE/gpu.sh" >"$WORK/gpu.out" 2>&1 || { tail -30 "$WORK/gpu.out"; fail "gpu.sh"; }
+grep -q "^gpu: ok$" "$WORK/gpu.out" || fail "gpu.sh did not finish"
+echo "standin: ok"
