@@ -19,6 +19,15 @@
 
 #include "nc.h"
 
+static const char *type_name(int t)
+{
+    static const char *const names[] = {"ncclInt8",     "ncclUint8",      "ncclInt32",
+                                        "ncclUint32",   "ncclInt64",      "ncclUint64",
+                                        "ncclFloat16",  "ncclFloat32",    "ncclFloat64",
+                                        "ncclBfloat16", "ncclFloat8e4m3", "ncclFloat8e5m2"};
+    return t >= 0 && t < (int)(sizeof(names) / sizeof(names[0])) ? names[t] : "an unknown type";
+}
+
 static const char *const kind_names[] = {"ncclAllReduce", "ncclAllGather", "ncclReduceScatter",
                                          "ncclBroadcast"};
 
@@ -187,11 +196,12 @@ static int same_calls(struct ncclComm *c, const nc_sub_t *subs, int n, char *why
             if (!memcmp(a, b, sizeof(*a)))
                 continue;
             snprintf(why, cap,
-                     "%s (collective %d of the group): rank %d passed count %llu, type %d, op %d, "
-                     "root %d; rank %d called %s with count %llu, type %d, op %d, root %d",
+                     "%s (collective %d of the group): rank %d passed count %llu of %s, op %d, "
+                     "root %d; rank %d called %s with count %llu of %s, op %d, root %d",
                      kind_names[a->kind], i + 1, c->rank, (unsigned long long)a->count,
-                     (int)a->dtype, (int)a->redop, (int)a->root, r, kind_names[b->kind],
-                     (unsigned long long)b->count, (int)b->dtype, (int)b->redop, (int)b->root);
+                     type_name(a->dtype), (int)a->redop, (int)a->root, r, kind_names[b->kind],
+                     (unsigned long long)b->count, type_name(b->dtype), (int)b->redop,
+                     (int)b->root);
             return 0;
         }
     }
