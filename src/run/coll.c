@@ -9,11 +9,3 @@ const tpb_coll_ops_t *tpb_coll_of(tpb_split_t split, tpb_coll_t col_collective, 
         return &tpb_coll_allgather_x;
     return col_collective == TPB_COLL_ALLREDUCE ? &tpb_coll_allreduce : &tpb_coll_allgather;
 }
-
-int tpb_coll_counts_equal(const size_t *counts, int t)
-{
-    for (int q = 1; q < t; q++)
-        if (counts[q] != counts[0])
-            return 0;
-    return 1;
-}

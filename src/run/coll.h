@@ -67,6 +67,12 @@ const tpb_coll_ops_t *tpb_coll_of(tpb_split_t split, tpb_coll_t col_collective, 
 
 /** 1 if the t counts are all equal (a comm-only message whose blocks NCCL's equal-count
  *  calls can take), else 0. Pure. */
-int tpb_coll_counts_equal(const size_t *counts, int t);
+static inline int tpb_coll_counts_equal(const size_t *counts, int t)
+{
+    for (int q = 1; q < t; q++)
+        if (counts[q] != counts[0])
+            return 0;
+    return 1;
+}
 
 #endif /* TPB_COLL_H */

@@ -83,7 +83,10 @@ tpb_status_t tpb_plans_build(const tpb_options_t *o, const tpb_topo_t *topo, tpb
 void tpb_plans_free(tpb_plan_list_t *list);
 
 /** The order of placement p (position -> world rank). */
-const int *tpb_plans_rank_of(const tpb_plan_list_t *list, tpb_placement_t p);
+static inline const int *tpb_plans_rank_of(const tpb_plan_list_t *list, tpb_placement_t p)
+{
+    return list->rank_of[p == TPB_PLACE_SPREAD];
+}
 
 /** 1 if the plans of p's block need speeds that are not known yet (calibration or file). */
 int tpb_plan_needs_speeds(const tpb_config_plan_t *p);
@@ -96,6 +99,15 @@ int tpb_plan_needs_speeds(const tpb_config_plan_t *p);
  */
 tpb_status_t tpb_plans_set_speeds(tpb_plan_list_t *list, int i, tpb_speed_source_t source,
                                   const tpb_cal_speed_t *speeds);
+
+/** --speeds: every plan that weighs takes the given speeds of its group (plan_speeds.c). */
+tpb_status_t tpb_plans_given_speeds(tpb_plan_list_t *list, const tpb_options_t *o);
+
+/**
+ * --shards-from: every plan the file names takes its shards and speeds; TPB_ERR_INVALID when
+ * a group's world ranks differ from the file's or the file plans none of the run's configs.
+ */
+tpb_status_t tpb_plans_take_planned(tpb_plan_list_t *list, const tpb_options_t *o);
 
 /**
  * The plan an adaptive round hands on: p with new shards, their fractions of the split
