@@ -6,7 +6,18 @@
 # Uses OUTDIR, DEADLINE, DRY and T (the tpbal a dry run resolves); sets RUN, SUM, FAILED, RC.
 
 check_start() {
+    # the folder is the check's own: new, empty, or marked by an earlier check (.tpbal-gpu-check);
+    # only what a check makes is ever removed from it (OUT=$HOME must not lose ~/run)
+    if [[ -L "$OUTDIR" ]]; then
+        echo "gpu-check: $OUTDIR is a symbolic link: give a folder" >&2
+        exit 2
+    fi
+    if [[ -e "$OUTDIR" && ! -f "$OUTDIR/.tpbal-gpu-check" && -n "$(ls -A "$OUTDIR" 2>/dev/null)" ]]; then
+        echo "gpu-check: $OUTDIR holds files of something else: give a new or empty folder" >&2
+        exit 2
+    fi
     mkdir -p "$OUTDIR" || exit 2
+    [[ -f "$OUTDIR/.tpbal-gpu-check" ]] || (set -C && : >"$OUTDIR/.tpbal-gpu-check") || exit 2
     RUN="$OUTDIR/run" # every step's files; packed at exit
     SUM="$OUTDIR/summary.txt"
     # a second run into the same folder starts clean; its files are made new (noclobber:

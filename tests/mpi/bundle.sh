@@ -1,10 +1,13 @@
 # bundle.sh - scripts/gpu-bundle's tree runs where nothing tpbal needs is installed: built from
 # this build (at most 48 MiB), it is run in a mount namespace where every file of the system's
-# Open MPI, PMIx, hwloc, OpenBLAS, Check and autotools is hidden (/dev/null bound over it; the
-# system's mpirun and this build's tpbal must then fail): the bundle's mpirun runs two ranks
-# of its tpbal with --check, its prebuilt CUDA unit tests pass (no GPU needed), its
-# tpbal-compare runs, and its bench/gpu-check.sh --dry-run resolves every step of the GPU
-# check. So a library missing from the bundle shows up here, not on the GPU machine.
+# Open MPI, PMIx, hwloc, OpenBLAS, Check, autotools, libstdc++ and libgcc_s is hidden
+# (/dev/null bound over it; the system's mpirun and this build's tpbal must then fail; the GPU
+# image's libstdc++ is newer than the bundle's glibc can load): the bundle's mpirun runs two
+# ranks of its tpbal with --check, its prebuilt CUDA unit tests pass (no GPU needed), its
+# tpbal-compare runs, its bench/gpu-check.sh --dry-run resolves every step of the GPU check,
+# and its bench/gpu-check.sh --standin runs every step on the bundle's GPU stand-in and passes.
+# So a library missing from the bundle shows up here, not on the GPU machine. Then the bundle
+# is made again over itself: what it did not make stays; a link or a foreign folder is refused.
 . "$(dirname "$0")/lib.sh"
 top=${TPBAL_SRCDIR:?}
 build=$(cd "$(dirname "$TPBAL")/.." && pwd)
@@ -21,7 +24,8 @@ size=$(du -sm "$WORK/b" | cut -f1)
 [ "$size" -le 48 ] || fail "the bundle is $size MiB (at most 48)"
 
 pkgs="libopenmpi3 openmpi-bin openmpi-common libpmix2 libhwloc15 hwloc libhwloc-dev
-      libopenblas0-pthread libopenblas-pthread-dev check libsubunit0 autoconf automake libtool"
+      libopenblas0-pthread libopenblas-pthread-dev check libsubunit0 autoconf automake libtool
+      libstdc++6 libgcc-s1"
 # shellcheck disable=SC2086
 dpkg -L $pkgs 2>/dev/null | grep -v '^/usr/share/\(doc\|man\)/' | while read -r f; do
     if [ -f "$f" ] && [ ! -L "$f" ]; then echo "$f"; fi
@@ -45,10 +49,12 @@ for t in test_peak test_cuda_plan test_cuda_errors; do
 done
 "$B/bin/tpbal-compare" "$D/run" "$D/run" >/dev/null || { say "FAIL: tpbal-compare"; exit 8; }
 OUT="$D/gc" bash "$B/bench/gpu-check.sh" --dry-run || { say "FAIL: gpu-check.sh --dry-run"; exit 9; }
+OUT="$D/gcs" bash "$B/bench/gpu-check.sh" --standin >"$D/gcs.out" 2>&1 ||
+    { tail -20 "$D/gcs.out"; say "FAIL: gpu-check.sh --standin"; exit 10; }
 say "ok"
 EOF
 RC=0
-HIDE="$WORK/hide" B="$WORK/b" D="$WORK" TPBAL="$TPBAL" timeout 300 \
+HIDE="$WORK/hide" B="$WORK/b" D="$WORK" TPBAL="$TPBAL" timeout 420 \
     unshare -m --propagation private bash "$WORK/inside.sh" >"$WORK/in.out" 2>&1 || RC=$?
 cat "$WORK/in.out"
 [ "$RC" -eq 0 ] || fail "the bundle in a namespace without the system's libraries: exit $RC"
@@ -56,4 +62,28 @@ grep -q "^bundle: ok$" "$WORK/in.out" || fail "the namespace's checks did not fi
 grep -q "check pass" "$WORK/gc/summary.txt" 2>/dev/null || grep -q "^dry-host: .*check pass" \
     "$WORK/gc/summary.txt" || fail "the bundle's gpu-check dry run did not summarise a host result"
 grep -q "FAIL" "$WORK/gc/summary.txt" && fail "a step of the bundle's gpu-check dry run failed"
+cat "$WORK/gcs/summary.txt"
+steps=$(grep -cE '^[a-z0-9.-]+: pass' "$WORK/gcs/summary.txt")
+[ "$steps" -eq 27 ] || fail "the bundle's rehearsal passed $steps steps (27 expected)"
+grep -q "every step passed" "$WORK/gcs/summary.txt" || fail "a step of the bundle's rehearsal failed"
+[ "$(ls -A "$WORK/gcs" | wc -l)" -le 8 ] || fail "the rehearsal left more than 8 files"
+
+# made again over itself: its own entries replaced, a user's folder and file kept
+mkdir -p "$WORK/b/gpu-check-out" && echo mine >"$WORK/b/gpu-check-out/keep"
+echo mine >"$WORK/b/NOTES"
+"$top/scripts/gpu-bundle" "$WORK/b" "$build" >"$WORK/out2" 2>&1 || { cat "$WORK/out2"; fail "gpu-bundle over a bundle"; }
+[ "$(cat "$WORK/b/gpu-check-out/keep")" = mine ] && [ "$(cat "$WORK/b/NOTES")" = mine ] ||
+    fail "gpu-bundle over a bundle removed what it did not make"
+"$WORK/b/bin/tpbal" --version >/dev/null || fail "the remade bundle does not run"
+[ -z "$(find "$WORK/b" -maxdepth 1 -name '.stage.*')" ] || fail "a stage folder was left"
+# the folders follow the umask (022 here: 755), not 0700
+mode=$(stat -c %a "$WORK/b/bin")
+[ "$mode" = "$(printf '%o' $((0777 & ~0$(umask))))" ] || fail "bundle folder mode $mode, umask $(umask)"
+# refused: a symbolic link as DIR (its target untouched), a folder that is not a bundle
+mkdir -p "$WORK/target" && echo mine >"$WORK/target/f" && ln -s "$WORK/target" "$WORK/link"
+if "$top/scripts/gpu-bundle" "$WORK/link" "$build" >"$WORK/out3" 2>&1; then fail "a link as DIR accepted"; fi
+grep -q "symbolic link" "$WORK/out3" || { cat "$WORK/out3"; fail "a link as DIR: no clear error"; }
+if "$top/scripts/gpu-bundle" "$WORK/target" "$build" >"$WORK/out4" 2>&1; then fail "a foreign folder accepted"; fi
+grep -q "not a bundle" "$WORK/out4" || { cat "$WORK/out4"; fail "a foreign folder: no clear error"; }
+[ "$(ls -A "$WORK/target")" = f ] || fail "a refused DIR was changed"
 echo "bundle: ok ($size MiB)"

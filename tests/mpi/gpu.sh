@@ -8,9 +8,13 @@
 if [ "${TPB_GPU_SHAPES:-}" = small ]; then
     S_CHECK=128x128x128 S_SHARED=128x256x256 S_REFUSE=128x128x128 S_DELAY=128x128x128
     DELAY_ITERS=60 # two ranks on one CPU core each take turns on the stand-in's one device
+    # rank 1 (2 ms late every iteration) last in 90-100 % of a config's 60 iterations in 42
+    # runs on 2 cores (a descheduled rank 0 is last in the others): at least 80 % asserted
+    LAST_FRAC=0.80
 else
     S_CHECK=1024x1024x1024 S_SHARED=1024x2048x2048 S_REFUSE=256x256x256 S_DELAY=512x512x512
     DELAY_ITERS=20
+    LAST_FRAC=0.95
 fi
 
 gpus=$("$TPBAL" --version | sed -n 's/^backend cuda: built, \([0-9]*\) device.*/\1/p')
@@ -57,6 +61,6 @@ d="$WORK/delay"
 tpbal 2 --backend cuda --comm mpi --dtype fp32 --tp 2 --inject-delay 1:2000 \
     --shape "$S_DELAY" --policy even --iters "$DELAY_ITERS" --out "$d"
 expect_rc 0
-check_results "$d" straggler 1 0.95 1000 4000
+check_results "$d" straggler 1 "$LAST_FRAC" 1000 4000
 check_trace "$d" 2
 echo "gpu: ok"

@@ -2,7 +2,8 @@
 # tpbal command of the check is resolved by `tpbal --dry-run --backend cuda` (no GPU
 # needed) and a refused one fails the dry run (planted below: the shared-GPU step with
 # bf16, which --comm mpi refuses), the plan fits in 8 minutes, and the host-side parts
-# (parsing named result fields) run on a host-backend result.
+# (parsing named result fields) run on a host-backend result; --help, an unknown argument, and
+# an OUT that is a link or another program's folder (refused, untouched).
 . "$(dirname "$0")/lib.sh"
 top=${TPBAL_SRCDIR:?}
 build=$(cd "$(dirname "$TPBAL")/.." && pwd)
@@ -78,4 +79,23 @@ done
 [ "$(ls "$WORK/ps" | tr '\n' ' ')" = "commands.txt details.tar.gz summary.txt " ] ||
     fail "the check's folder: $(ls "$WORK/ps")"
 tar -tzf "$WORK/ps/details.tar.gz" | grep -q "^run/failing.txt$" || fail "a step's output not packed"
+
+# its command line: --help explains and exits 0; anything else is refused with exit 2
+bash "$top/bench/gpu-check.sh" --help >"$WORK/h.out" 2>&1 || fail "--help: exit $?"
+grep -q "^usage: bench/gpu-check.sh \[--dry-run | --standin\]" "$WORK/h.out" || fail "--help: no usage"
+RC=0
+OUT="$WORK/never" bash "$top/bench/gpu-check.sh" --gpus 2 >"$WORK/bad.out" 2>&1 || RC=$?
+[ "$RC" -eq 2 ] && grep -q "unknown argument '--gpus'" "$WORK/bad.out" ||
+    fail "an unknown argument: exit $RC, $(head -1 "$WORK/bad.out")"
+[ ! -e "$WORK/never" ] || fail "an unknown argument made the output folder"
+# OUT: a link or a folder of something else is refused and left as it was
+mkdir -p "$WORK/mine/run" && echo keep >"$WORK/mine/run/data" && ln -s "$WORK/mine" "$WORK/link"
+for o in "$WORK/link" "$WORK/mine"; do
+    RC=0
+    OUT="$o" BUILD="$build" bash "$top/bench/gpu-check.sh" --dry-run >"$WORK/o.out" 2>&1 || RC=$?
+    [ "$RC" -eq 2 ] && grep -Eq "symbolic link|files of something else" "$WORK/o.out" ||
+        fail "OUT=$o: exit $RC, $(head -1 "$WORK/o.out")"
+done
+[ "$(cat "$WORK/mine/run/data")" = keep ] && [ "$(ls -A "$WORK/mine")" = run ] ||
+    fail "a refused OUT was changed"
 echo "gpucheck: ok"
