@@ -16,6 +16,8 @@
 #              status (an allocation failure, an NCCL asynchronous error, a collective that
 #              never completes, ended by --timeout)
 #   gpu.sh     the GPU test itself, shapes scaled down (TPB_GPU_SHAPES=small)
+# TPB_STANDIN_QUICK=1 (the sanitizer stage): the matrix at 2 and 4 devices only, no timing
+# step (the slow device, gpu.sh).
 . "$(dirname "$0")/lib.sh"
 build=$(cd "$(dirname "$TPBAL")/.." && pwd)
 SI="$build/tests/standin/run"
@@ -62,11 +64,17 @@ sys.exit(not [r for r in rs if r.get("split") == "col" and r.get("tp", 1) > 1 an
             "$WORK/r/results.jsonl" || fail "no col+sp fp8 config passed"
     fi
 }
-for dt in fp32 fp64 tf32 fp16 bf16 fp8; do matrix 1 nccl "$dt"; done
-for dt in fp32 fp64 tf32 fp16 bf16 fp8; do matrix 2 nccl "$dt"; done
-for dt in fp32 fp64; do matrix 2 mpi "$dt"; done
-for dt in fp32 bf16 fp8; do matrix 4 nccl "$dt"; done
-matrix 4 mpi fp64
+if [ "${TPB_STANDIN_QUICK:-0}" = 1 ]; then # the sanitizer stage: every dtype once, 2 and 4
+    for dt in fp32 fp64 tf32 fp16 bf16 fp8; do matrix 2 nccl "$dt"; done
+    matrix 2 mpi fp32
+    matrix 4 nccl bf16
+else
+    for dt in fp32 fp64 tf32 fp16 bf16 fp8; do matrix 1 nccl "$dt"; done
+    for dt in fp32 fp64 tf32 fp16 bf16 fp8; do matrix 2 nccl "$dt"; done
+    for dt in fp32 fp64; do matrix 2 mpi "$dt"; done
+    for dt in fp32 bf16 fp8; do matrix 4 nccl "$dt"; done
+    matrix 4 mpi fp64
+fi
 
 # ---- defects found by reading, each failing before its fix
 # --comm-only --sequence-parallel: blocks that NCCL's equal-count calls cannot take are
@@ -153,7 +161,11 @@ slow_device() {
     clean
     $ST slow "$WORK/slow" 1
 }
-attempts slow-device slow_device 3
+if [ "${TPB_STANDIN_QUICK:-0}" = 1 ]; then # a timing step: not under the sanitizers
+    echo "slow-device: not in the quick mode (timing)"
+else
+    attempts slow-device slow_device 3
+fi
 
 # ---- planted faults end as designed
 fault() { # WANT_RC ENV... -- ARGS: tpbal on 2 ranks with the stand-in's switches
@@ -195,15 +207,38 @@ fault 4 TPBAL_STANDIN_NCCL_HANG=13 TPBAL_STANDIN_FAULT_RANK=1 -- $Q --out "$WORK
 [ $(($(date +%s) - t0)) -le 30 ] || fail "a hung collective was not ended by --timeout 5"
 grep -q "did not complete within --timeout 5 s" "$WORK/err" || fail "hang: the line"
 grep -q '"status":"timeout"' "$WORK/r/results.jsonl" || fail "hang: the record not sealed"
+# a rank that never reaches its wait is named by its world rank, also in a spread group: two
+# emulated nodes (each pair of ranks under its own host name, a UTS namespace), groups {0,2}
+# and {1,3}; rank 2 stalls in a collective call (rank 0 named rank 1 before the fix)
+if unshare --uts true 2>/dev/null; then
+    printf '%s\n' '#!/bin/sh' \
+        'exec unshare --uts sh -c '"'"'hostname "n$((OMPI_COMM_WORLD_RANK / 2))" && exec "$0" "$@"'"'"' "$@"' \
+        >"$WORK/node"
+    chmod +x "$WORK/node"
+    fresh
+    TPBAL_STANDIN_DEVICES=4 TPBAL_STANDIN_NCCL_STALL=13 TPBAL_STANDIN_FAULT_RANK=2 timeout 240 \
+        $MPIRUN -np 4 "$WORK/node" "$TPBAL" $Q --tp-placement spread >"$WORK/out" 2>"$WORK/err"
+    RC=$?
+    echo "stall of rank 2 in a spread group: exit $RC"
+    expect_rc 4
+    grep -q "^tpbal: error on rank 0: .*--timeout 5 s on rank 0; ranks that did not arrive: 2$" \
+        "$WORK/err" || fail "stall: $(grep -m1 '^tpbal: error' "$WORK/err")"
+else
+    echo "stall in a spread group: not run (no UTS namespace here)"
+fi
 fault 0 TPBAL_STANDIN_GREEN=0 TPBAL_STANDIN_WAIT_VALUE=0 TPBAL_STANDIN_NCCL_INPROGRESS=1 -- \
     $Q --emulate-speed 1,0.5 --check
 grep -q "emulation repeat x2.00 (green contexts not available" "$WORK/out" ||
     fail "no green contexts: the repeat fallback not said"
 
-# ---- the GPU test itself on one stand-in device
-echo "+ tests/mpi/gpu.sh on the stand-in (TPB_GPU_SHAPES=small)"
-fresh
-TPB_GPU_SHAPES=small TPBAL_STANDIN_DEVICES=1 MPIRUN="$PLAIN_MPIRUN" \
-    "$SI" ${SHELL:-sh} "$HERE/gpu.sh" >"$WORK/gpu.out" 2>&1 || { tail -30 "$WORK/gpu.out"; fail "gpu.sh"; }
-grep -q "^gpu: ok$" "$WORK/gpu.out" || fail "gpu.sh did not finish"
+# ---- the GPU test itself on one stand-in device (it names a delayed rank: a timing step)
+if [ "${TPB_STANDIN_QUICK:-0}" = 1 ]; then
+    echo "gpu.sh: not in the quick mode (timing)"
+else
+    echo "+ tests/mpi/gpu.sh on the stand-in (TPB_GPU_SHAPES=small)"
+    fresh
+    TPB_GPU_SHAPES=small TPBAL_STANDIN_DEVICES=1 MPIRUN="$PLAIN_MPIRUN" \
+        "$SI" ${SHELL:-sh} "$HERE/gpu.sh" >"$WORK/gpu.out" 2>&1 || { tail -30 "$WORK/gpu.out"; fail "gpu.sh"; }
+    grep -q "^gpu: ok$" "$WORK/gpu.out" || fail "gpu.sh did not finish"
+fi
 echo "standin: ok"

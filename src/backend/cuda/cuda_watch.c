@@ -64,6 +64,19 @@ static void arrivals_cancel(arrivals_t *a)
     a->nreq = 0;
 }
 
+/* The world rank of rank p of communicator g (a spread group's ranks are not contiguous). */
+static int world_rank_of(MPI_Comm g, int p)
+{
+    MPI_Group gg, wg;
+    int w = MPI_UNDEFINED;
+    MPI_Comm_group(g, &gg);
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    MPI_Group_translate_ranks(gg, 1, &p, wg, &w);
+    MPI_Group_free(&gg);
+    MPI_Group_free(&wg);
+    return w;
+}
+
 static tpb_status_t timed_out(tpb_cuda_t *be, arrivals_t *a)
 {
     char missing[256] = "";
@@ -77,7 +90,7 @@ static tpb_status_t timed_out(tpb_cuda_t *be, arrivals_t *a)
         if (!done) {
             size_t len = strlen(missing);
             snprintf(missing + len, sizeof(missing) - len, "%s%d", len ? "," : "",
-                     world_rank - rank + p);
+                     world_rank_of(g, p));
         }
     }
     arrivals_cancel(a);
