@@ -93,12 +93,20 @@ tpb_status_t tpb_layer_comm_whole(tpb_layer_t *l);
 
 /**
  * Compare what this rank holds of Y (after an iteration; all of Y, or its part where
- * the collective scatters) with a single-rank fp64 reference of the same seeded (and
- * dtype-quantised) inputs. *max_rel_err = max |Y - ref| / max |ref| over the elements
- * it holds. The chunked path is checked as it ran: call it right after the measured
- * loop. TPBAL_TEST_FAULT=chunk-offset (tests only) moves the second chunk's collective
- * by one row, which this check must catch.
+ * the collective scatters) with an fp64 reference of the same seeded (and dtype-quantised)
+ * inputs, computed for the smallest rectangle of Y holding it (1/tp of the layer's work where
+ * the rank holds 1/tp of Y). *max_rel_err = max |Y - ref| / max |ref| over that rectangle. The
+ * chunked path is checked as it ran: call it right after the measured loop.
+ * TPBAL_TEST_FAULT=chunk-offset (tests only) moves the second chunk's collective by one row, which
+ * this check must catch.
  */
 tpb_status_t tpb_layer_check(tpb_layer_t *l, double *max_rel_err);
+
+/**
+ * A 64-bit hash (FNV-1a) of the bytes of this rank's Y after an iteration: where the
+ * collective leaves every rank of the group the same Y (an all-reduce, an all-gather), a
+ * rank whose hash differs from group rank 0's is checked itself (tpb_layer_check).
+ */
+tpb_status_t tpb_layer_result_hash(tpb_layer_t *l, uint64_t *hash);
 
 #endif /* TPB_LAYER_H */

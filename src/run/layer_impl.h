@@ -75,8 +75,11 @@ double tpb_layer_sparse_flop(const tpb_layer_desc_t *d, long off, long len);
 /** The GEMMs of this rank's blocks into l->sub (after the orientation's setup). */
 tpb_status_t tpb_layer_sparse_setup(tpb_layer_t *l);
 
-/** Zero the entries of the reference W^T (N x K, fp64) that the profile makes zero. */
-tpb_status_t tpb_layer_sparse_mask(const tpb_layer_desc_t *d, double *w);
+/**
+ * Zero the entries of the reference W^T (fp64) that the profile makes zero; w holds its rows
+ * (out features) row0 .. row0 + rows - 1, K each.
+ */
+tpb_status_t tpb_layer_sparse_mask(const tpb_layer_desc_t *d, double *w, long row0, long rows);
 
 /** Rows x cols of seeded matrix id at (row0, col0) into backend memory dst (W is
  *  scaled by 1/sqrt(K) so that Y stays of order 1 for every K). */

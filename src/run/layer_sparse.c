@@ -96,7 +96,7 @@ tpb_status_t tpb_layer_sparse_setup(tpb_layer_t *l)
     return zero_partial(l);
 }
 
-tpb_status_t tpb_layer_sparse_mask(const tpb_layer_desc_t *d, double *w)
+tpb_status_t tpb_layer_sparse_mask(const tpb_layer_desc_t *d, double *w, long row0, long rows)
 {
     const tpb_cost_profile_t *p = d->profile;
     int col = d->orient->split == TPB_SPLIT_COL;
@@ -106,9 +106,9 @@ tpb_status_t tpb_layer_sparse_mask(const tpb_layer_desc_t *d, double *w)
         return tpb_err_set(TPB_ERR_NOMEM, "--check: out of memory");
     for (long a = 0; a < total; a++)
         keep[a] = tpb_cost_kept(p, tpb_cost_block_of(p, total, d->granularity, a), inner);
-    for (long i = 0; i < d->n; i++)
-        for (long j = 0; j < d->k; j++) /* W^T[i][j]: out feature i, in feature j */
-            if (col ? j >= keep[i] : i >= keep[j])
+    for (long i = 0; i < rows; i++)
+        for (long j = 0; j < d->k; j++) /* W^T[row0 + i][j]: out feature row0 + i, in j */
+            if (col ? j >= keep[row0 + i] : row0 + i >= keep[j])
                 w[i * d->k + j] = 0.0;
     free(keep);
     return TPB_OK;

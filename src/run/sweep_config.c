@@ -186,6 +186,26 @@ tpb_status_t tpb_config_open(tpb_sweep_t *s, const tpb_config_plan_t *plan, tpb_
     return TPB_OK;
 }
 
+/* --check right after the measured loop (what the iterations, chunked or not, left in Y):
+ * where the collective scatters, every rank checks its part; where it leaves the group one
+ * Y, group rank 0 checks it and every other rank whose Y's bytes differ from rank 0's (a
+ * collective that delivered a wrong copy to one rank) checks its own. */
+static tpb_status_t check_y(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_config_run_t *c)
+{
+    int checks = tpb_layer_checks(&p->desc);
+    tpb_status_t st = TPB_OK;
+    if (!p->desc.coll->scatters && p->tp > 1) {
+        uint64_t h = 0, h0;
+        st = tpb_layer_result_hash(c->l, &h);
+        h0 = h;
+        TPB_MPI_RET(MPI_Bcast(&h0, 1, MPI_UINT64_T, 0, s->group), "--check: Y's hash");
+        checks |= st == TPB_OK && h != h0;
+    }
+    if (st == TPB_OK && checks)
+        st = tpb_layer_check(c->l, &c->info.max_err);
+    return st;
+}
+
 tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c)
 {
     const tpb_measure_t *m = &s->plans.m;
@@ -193,9 +213,8 @@ tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c)
     const tpb_config_plan_t *p = c->moved.shards ? &c->moved : c->plan;
     double *chunk = NULL, *alone = NULL;
     tpb_status_t st = TPB_OK;
-    /* right after the loop: what the measured iterations (chunked or not) left in Y */
-    if (m->check && tpb_layer_checks(&p->desc))
-        st = tpb_layer_check(c->l, &c->info.max_err);
+    if (m->check)
+        st = check_y(s, p, c);
     TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
     if (p->desc.chunks > 0) /* then its parts alone, outside the measured loop */
         TPB_CHECK_GOTO(tpb_sweep_overlap(s, p, c->l, &chunk, &alone), st, out);

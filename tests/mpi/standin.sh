@@ -226,6 +226,19 @@ if unshare --uts true 2>/dev/null; then
 else
     echo "stall in a spread group: not run (no UTS namespace here)"
 fi
+# a collective that silently delivers a wrong element on rank 1 (every NCCL result of rank
+# 1): --check fails every TP 2 config, all-reduce and all-gather included (it checked group
+# rank 0's copy of Y only: those passed before the fix), and passes TP 1 (no collective)
+fault 3 TPBAL_STANDIN_NCCL_CORRUPT=all TPBAL_STANDIN_FAULT_RANK=1 -- --backend cuda --tp 1,2 \
+    --split row,col --sequence-parallel off,on --shape 64x256x256 --iters 3 --timeout 30 \
+    --check --out "$WORK/r"
+"$PY" - "$WORK/r/results.jsonl" <<'EOF' || fail "corrupt: not every TP 2 config failed its check"
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1]) if '"type":"config"' in l]
+got = sorted((r["tp"], r["split"], r["sequence_parallel"], r["policy"], r["check"]) for r in rs)
+print("corrupt:", got)
+assert len(got) == 10 and all(c == ("fail" if tp == 2 else "pass") for tp, *_, c in got)
+EOF
 fault 0 TPBAL_STANDIN_GREEN=0 TPBAL_STANDIN_WAIT_VALUE=0 TPBAL_STANDIN_NCCL_INPROGRESS=1 -- \
     $Q --emulate-speed 1,0.5 --check
 grep -q "emulation repeat x2.00 (green contexts not available" "$WORK/out" ||

@@ -141,6 +141,7 @@ static void load(void)
     cfg.nccl_error = nth("TPBAL_STANDIN_NCCL_ERROR", 0);
     cfg.nccl_hang = nth("TPBAL_STANDIN_NCCL_HANG", 0);
     cfg.nccl_stall = nth("TPBAL_STANDIN_NCCL_STALL", 0);
+    cfg.nccl_corrupt = nth("TPBAL_STANDIN_NCCL_CORRUPT", 1);
     cfg.no_algo = nth("TPBAL_STANDIN_NO_ALGO", 1);
     cfg.nccl_in_progress = (int)number("TPBAL_STANDIN_NCCL_INPROGRESS", 0, 0, 1);
     cfg.dir = getenv("TPBAL_STANDIN_DIR");

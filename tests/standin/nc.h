@@ -82,7 +82,7 @@ typedef struct {
 
 /** Run n collectives of comm as one operation (on a stream's worker); the result is set as
  *  the communicator's asynchronous error when it is not ncclSuccess. plant: 1 an async error,
- *  2 never completes (until aborted). */
+ *  2 never completes (until aborted), 3 completes with the first element received wrong. */
 void tpbsi_nc_run(struct ncclComm *comm, const nc_sub_t *subs, int n, int plant);
 
 /** Size of an NCCL data type (0: not one). */

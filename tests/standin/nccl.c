@@ -367,7 +367,11 @@ static ncclResult_t submit(struct ncclComm *c, tpbsi_stream_t *s, const pending_
     long nth = __atomic_add_fetch(&operations, 1, __ATOMIC_SEQ_CST);
     while (cf->faulty && cf->nccl_stall == nth) /* planted: this host thread never returns */
         pause();
-    o->plant = !cf->faulty ? 0 : cf->nccl_error == nth ? 1 : cf->nccl_hang == nth ? 2 : 0;
+    o->plant = !cf->faulty                                         ? 0
+               : cf->nccl_error == nth                             ? 1
+               : cf->nccl_hang == nth                              ? 2
+               : cf->nccl_corrupt == nth || cf->nccl_corrupt == -1 ? 3
+                                                                   : 0;
     o->op.run = coll_run;
     o->op.done = coll_done;
     o->comm = c;

@@ -33,6 +33,7 @@ typedef struct {
     long nccl_error;      /**< TPBAL_STANDIN_NCCL_ERROR: the Nth collective's async error */
     long nccl_hang;       /**< TPBAL_STANDIN_NCCL_HANG: the Nth collective never completes */
     long nccl_stall;      /**< TPBAL_STANDIN_NCCL_STALL: the Nth collective call never returns */
+    long nccl_corrupt;    /**< TPBAL_STANDIN_NCCL_CORRUPT: the Nth (-1: every) result is wrong */
     long no_algo;         /**< TPBAL_STANDIN_NO_ALGO: the Nth heuristic finds none (-1 all) */
     int nccl_in_progress; /**< TPBAL_STANDIN_NCCL_INPROGRESS: every non-blocking call returns
                                ncclInProgress (else only init and finalize do) */
