@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/options.h"
+#include "base/suggest.h"
 #include "cli/preset.h"
 #include "tpb_test.h"
 
@@ -196,6 +197,33 @@ START_TEST(fp8_widths)
 }
 END_TEST
 
+/* "did you mean": the distance (swaps count 1, case ignored, capped) and the nearest option */
+START_TEST(suggestions)
+{
+    ck_assert_uint_eq(tpb_suggest_distance("iters", "iters", 2), 0);
+    ck_assert_uint_eq(tpb_suggest_distance("iter", "iters", 2), 1);
+    ck_assert_uint_eq(tpb_suggest_distance("itres", "iters", 2), 1); /* a swap */
+    ck_assert_uint_eq(tpb_suggest_distance("ITERS", "iters", 2), 0);
+    ck_assert_uint_eq(tpb_suggest_distance("kitten", "sitting", 5), 3);
+    ck_assert_uint_eq(tpb_suggest_distance("kitten", "sitting", 2), 3); /* cap + 1 */
+    ck_assert_uint_eq(tpb_suggest_distance("", "abc", 5), 3);
+    const char *c[] = {"tp", "iters", "warmup", "emulate-speed", "comm-sizes"};
+    ck_assert_int_eq(tpb_suggest("iter", c, 5), 1);
+    ck_assert_int_eq(tpb_suggest("emulate-sped", c, 5), 3);
+    ck_assert_int_eq(tpb_suggest("comm-size", c, 5), 4);
+    ck_assert_int_eq(tpb_suggest("tq", c, 5), 0);   /* a short name: 1 edit */
+    ck_assert_int_eq(tpb_suggest("wrmp", c, 5), 2); /* 2 edits of a 6-letter name */
+    ck_assert_int_eq(tpb_suggest("wrp", c, 5), -1); /* 3 */
+    ck_assert_int_eq(tpb_suggest("frobnicate", c, 5), -1);
+    ck_assert_int_eq(tpb_suggest("iters", c, 0), -1);
+    assert_error(parse("--iter 5"),
+                 "unknown option '--iter': did you mean --iters? (tpbal --help)");
+    assert_error(parse("--emulate-sped 1,0.5"), "did you mean --emulate-speed?");
+    assert_error(parse("--comm-size=4K"), "did you mean --comm-sizes?");
+    assert_error(parse("--frobnicate"), "unknown option '--frobnicate': see tpbal --help");
+}
+END_TEST
+
 START_TEST(presets)
 {
     tpb_shape_t sh[8];
@@ -218,7 +246,13 @@ START_TEST(presets)
     ck_assert_int_eq(o.nshapes, 4);
     ck_assert_int_eq(o.shapes[3].k, 14336);
     ck_assert_int_eq(parse("--preset no-such-model"), TPB_OK);
-    assert_error(tpb_preset_load(&o), "--preset 'no-such-model'");
+    assert_error(tpb_preset_load(&o), "--preset 'no-such-model': no such preset; the presets: ");
+    ck_assert_ptr_null(strstr(tpb_err_msg(), "did you mean")); /* nothing near it */
+    ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "llama3-70b"));
+    ck_assert_int_eq(parse("--preset llama3-8B"), TPB_OK); /* a name's case, a letter off */
+    assert_error(tpb_preset_load(&o), "no such preset: did you mean llama3-8b? (");
+    ck_assert_int_eq(parse("--preset lama3-70b"), TPB_OK);
+    assert_error(tpb_preset_load(&o), "did you mean llama3-70b?");
     /* a preset folder too long for a path is refused, not cut (it loaded another preset) */
     char *saved = getenv("TPBAL_PRESET_DIR") ? strdup(getenv("TPBAL_PRESET_DIR")) : NULL;
     char dir[5000];
@@ -338,6 +372,7 @@ static Suite *suite(void)
     tcase_add_test(tc, full_command_line);
     tcase_add_test(tc, shapes);
     tcase_add_test(tc, bad_input);
+    tcase_add_test(tc, suggestions);
     tcase_add_test(tc, resolve_against_world);
     tcase_add_test(tc, fp8_widths);
     tcase_add_test(tc, repeats_merged);

@@ -2,8 +2,10 @@
 #include "cli/optparse.h"
 #include "cli/options_set.h"
 #include "cli/options_table.h"
+#include "base/suggest.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -356,6 +358,26 @@ static const tpb_opt_spec_t *find_short(char c)
     return NULL;
 }
 
+/* The one line for an unknown option, with the nearest long option if one is near. */
+static tpb_status_t unknown(const char *arg)
+{
+    const char *names[NFLAGS];
+    int n = 0, at = -1;
+    for (size_t i = 0; i < NFLAGS; i++)
+        if (tpb_opt_table[i].name[1])
+            names[n++] = tpb_opt_table[i].name;
+    if (strncmp(arg, "--", 2) == 0) {
+        char word[64];
+        snprintf(word, sizeof(word), "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+        at = tpb_suggest(word, names, n);
+    }
+    if (at >= 0)
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "unknown option '%s': did you mean --%s? (tpbal --help)", arg,
+                           names[at]);
+    return tpb_err_set(TPB_ERR_INVALID, "unknown option '%s': see tpbal --help", arg);
+}
+
 tpb_status_t tpb_options_parse(tpb_options_t *o, int argc, char **argv)
 {
     unsigned char seen[NFLAGS] = {0};
@@ -373,7 +395,7 @@ tpb_status_t tpb_options_parse(tpb_options_t *o, int argc, char **argv)
             spec = find_short(arg[1]);
         }
         if (!spec)
-            return tpb_err_set(TPB_ERR_INVALID, "unknown option '%s': see tpbal --help", arg);
+            return unknown(arg);
         snprintf(flag, sizeof(flag), "%s%s", spec->name[1] ? "--" : "-", spec->name);
         if (spec->arg && seen[spec - tpb_opt_table]++) /* the last would win without a word */
             return tpb_err_set(TPB_ERR_INVALID,

@@ -3,15 +3,67 @@
 
 #include "base/infile.h"
 
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "base/suggest.h"
 
 #include "tpb_config.h"
 
 static int readable(const char *p)
 {
     return access(p, R_OK) == 0;
+}
+
+/* The presets of the folders (names of their *.shapes files, each once, at most max). */
+static int preset_names(const char *const *dirs, char names[][48], int max)
+{
+    int n = 0;
+    for (int i = 0; i < 3; i++) {
+        DIR *d = dirs[i] && dirs[i][0] ? opendir(dirs[i]) : NULL;
+        for (struct dirent *e; d && (e = readdir(d)) && n < max;) {
+            size_t len = strlen(e->d_name);
+            if (len <= 7 || len - 7 >= 48 || strcmp(e->d_name + len - 7, ".shapes") != 0)
+                continue;
+            snprintf(names[n], 48, "%.*s", (int)(len - 7), e->d_name);
+            int dup = 0;
+            for (int j = 0; j < n && !dup; j++)
+                dup = strcmp(names[j], names[n]) == 0;
+            n += !dup;
+        }
+        if (d)
+            closedir(d);
+    }
+    return n;
+}
+
+/* No preset of that name: the nearest name if one is near, and the names there are. */
+static tpb_status_t not_found(const char *name, const char *const *dirs)
+{
+    char names[64][48], list[256] = "";
+    const char *ptr[64];
+    int n = preset_names(dirs, names, 64);
+    for (int i = 0; i < n; i++) {
+        ptr[i] = names[i];
+        size_t len = strlen(list);
+        if (len + strlen(names[i]) + 6 < sizeof(list))
+            snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "", names[i]);
+        else if (!strstr(list, "..."))
+            snprintf(list + len, sizeof(list) - len, ", ...");
+    }
+    int at = tpb_suggest(name, ptr, n);
+    if (at >= 0)
+        return tpb_err_set(TPB_ERR_INVALID, "--preset '%s': no such preset: did you mean %s? (%s)",
+                           name, names[at], list);
+    if (n)
+        return tpb_err_set(TPB_ERR_INVALID, "--preset '%s': no such preset; the presets: %s", name,
+                           list);
+    return tpb_err_set(TPB_ERR_INVALID,
+                       "--preset '%s': no %s.shapes in $TPBAL_PRESET_DIR, %s or %s", name, name,
+                       TPB_SRC_PRESET_DIR, TPB_DATA_PRESET_DIR);
 }
 
 tpb_status_t tpb_preset_find(const char *name, char *path, size_t cap)
@@ -38,10 +90,7 @@ tpb_status_t tpb_preset_find(const char *name, char *path, size_t cap)
         if (readable(path))
             return TPB_OK;
     }
-    return tpb_err_set(TPB_ERR_INVALID,
-                       "--preset '%s': no %s.shapes in $TPBAL_PRESET_DIR, %s or %s "
-                       "(ls bench/presets for the names)",
-                       name, name, TPB_SRC_PRESET_DIR, TPB_DATA_PRESET_DIR);
+    return not_found(name, dirs);
 }
 
 static tpb_status_t parse_line(char *line, const char *origin, int lineno, tpb_shape_t *s)
