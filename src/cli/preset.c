@@ -18,7 +18,12 @@ static int readable(const char *p)
     return access(p, R_OK) == 0;
 }
 
-/* The presets of the folders (names of their *.shapes files, each once, at most max). */
+static int by_name(const void *a, const void *b)
+{
+    return strcmp((const char *)a, (const char *)b);
+}
+
+/* The presets of the folders (names of their *.shapes files, each once, at most max, sorted). */
 static int preset_names(const char *const *dirs, char names[][48], int max)
 {
     int n = 0;
@@ -37,6 +42,7 @@ static int preset_names(const char *const *dirs, char names[][48], int max)
         if (d)
             closedir(d);
     }
+    qsort(names, (size_t)n, sizeof(names[0]), by_name);
     return n;
 }
 
