@@ -96,18 +96,23 @@ static tpb_status_t setup_options(MPI_Comm world, const tpb_topo_t *topo, int ar
     if (st == TPB_OK && topo->rank == 0 && o->notes[0])
         fprintf(stderr, "tpbal: note: %s\n", o->notes);
     int out = topo->rank == 0 && o->out_dir[0] && !o->dry_run; /* a dry run writes nothing */
+    int dry_out = topo->rank == 0 && o->out_dir[0] && o->dry_run; /* it checks --out, though */
+    if (st == TPB_OK && dry_out)
+        st = tpb_outdir_check_creatable(o->out_dir);
     if (st == TPB_OK && out)
         st = tpb_outdir_prepare(o->out_dir);
     int fd = -1;
     if (st == TPB_OK && out) /* one run per directory */
         st = tpb_outdir_lock(o->out_dir, &fd);
     atomic_store(&out_lock, fd);
-    if (st == TPB_OK && out && !o->force && o->fleet && tpb_outdir_has_fleet(o->out_dir))
+    if (st == TPB_OK && (out || dry_out) && !o->force && o->fleet &&
+        tpb_outdir_has_fleet(o->out_dir))
         st = tpb_err_set(TPB_ERR_IO,
                          "--out %s holds the fleet.json of an earlier --fleet run: use a new "
                          "directory, or add --force to replace it",
                          o->out_dir);
-    if (st == TPB_OK && out && !o->force && !o->fleet && tpb_outdir_has_results(o->out_dir))
+    if (st == TPB_OK && (out || dry_out) && !o->force && !o->fleet &&
+        tpb_outdir_has_results(o->out_dir))
         st = tpb_err_set(TPB_ERR_IO,
                          "--out %s holds the results of an earlier run: use a new directory, or "
                          "add --force to replace them once this run has its first config",

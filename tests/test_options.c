@@ -48,6 +48,7 @@ START_TEST(defaults)
     ck_assert_int_eq(parse_resolve("", 8), TPB_OK);
     ck_assert_int_eq(o.ntp, 4); /* 1 2 4 8 */
     ck_assert_int_eq(o.tp[3], 8);
+    ck_assert_str_eq(o.notes, ""); /* a power of 2: every degree up to the world */
     ck_assert_uint_eq(o.splits, TPB_SPLIT_ROW | TPB_SPLIT_COL);
     ck_assert_uint_eq(o.policies, TPB_POLICY_EVEN | TPB_POLICY_WEIGHTED);
     ck_assert_int_eq(o.nshapes, 1);
@@ -57,6 +58,8 @@ START_TEST(defaults)
     ck_assert_int_eq(o.timeline, 1);
     ck_assert_int_eq(parse_resolve("", 6), TPB_OK);
     ck_assert_int_eq(o.ntp, 2); /* 1 2 */
+    ck_assert_str_eq(o.notes, "no --tp: TP 1,2, the powers of 2 that divide the 6 ranks (--tp 6 "
+                              "for one group of all)");
 }
 END_TEST
 
@@ -116,6 +119,10 @@ START_TEST(bad_input)
 {
     assert_error(parse("--frobnicate"), "unknown option '--frobnicate'");
     assert_error(parse("-z"), "unknown option '-z'");
+    /* a fleet option without --fleet is refused at any value, the default's included */
+    assert_error(parse_resolve("--fleet-threshold 0.9", 2), "need --fleet");
+    assert_error(parse_resolve("--fleet-bytes 16M", 2), "need --fleet");
+    ck_assert_int_eq(parse_resolve("--fleet --fleet-threshold 0.9", 2), TPB_OK);
     assert_error(parse("--iters abc"), "--iters 'abc': expected an integer");
     assert_error(parse("--iters 0"), "--iters '0'");
     assert_error(parse("-m 0"), "-m '0'");

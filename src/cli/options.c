@@ -116,7 +116,7 @@ const tpb_opt_spec_t tpb_opt_table[] = {
     {"dry-run", 0, NULL, OPT_DRY_RUN, NULL, NULL,
      "resolve the command line for --backend and print the\nconfigs it would measure, or the "
      "one-line refusal;\nno device is opened and nothing is written (a GPU\nrun checked on any "
-     "machine)"},
+     "machine); --out is checked as the\nrun would, not created"},
     {"out", 'o', "DIR", OPT_OUT, NULL, NULL,
      "write results.jsonl, results.csv, ranks.csv and\ntrace-NNN.json (Perfetto) into DIR (one "
      "run at a\ntime: a lock names the run that holds DIR)"},
@@ -322,6 +322,7 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
         return tpb_opt_byte_sizes(flag, v, o->comm_sizes, TPB_MAX_SHAPES, &o->ncomm_sizes);
     case OPT_FLEET: o->fleet = 1; return TPB_OK;
     case OPT_FLEET_THRESHOLD:
+        o->fleet_given = 1;
         TPB_CHECK_RET(tpb_opt_double(flag, v, &o->fleet_threshold));
         if (!(o->fleet_threshold > 0.0 && o->fleet_threshold < 1.0))
             return tpb_err_set(TPB_ERR_INVALID,
@@ -331,6 +332,7 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
         return TPB_OK;
     case OPT_FLEET_BYTES: {
         int nb = 0;
+        o->fleet_given = 1;
         TPB_CHECK_RET(tpb_opt_byte_sizes(flag, v, &o->fleet_bytes, 1, &nb));
         return o->fleet_bytes >= 8
                    ? TPB_OK

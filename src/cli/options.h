@@ -62,6 +62,7 @@ typedef struct {
     int fleet; /**< --fleet: qualify every rank, node and link instead of a sweep */
     double fleet_threshold; /**< --fleet-threshold: a node scoring below is excluded */
     long fleet_bytes;       /**< --fleet-bytes: the collectives' message */
+    int fleet_given;        /**< --fleet-threshold or --fleet-bytes given (at any value) */
     tpb_dtype_t dtype;
     int dtype_set; /**< 0: the backend's default dtype */
     int iters, warmup;

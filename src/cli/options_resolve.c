@@ -113,9 +113,20 @@ static void merge_shapes(tpb_options_t *o)
 static tpb_status_t resolve_tp(tpb_options_t *o, int world)
 {
     if (o->ntp == 0) {
+        char list[96] = "", text[200];
         for (int t = 1; t <= world && o->ntp < TPB_MAX_TP; t *= 2)
-            if (world % t == 0)
+            if (world % t == 0) {
                 o->tp[o->ntp++] = t;
+                size_t len = strlen(list);
+                snprintf(list + len, sizeof(list) - len, "%s%d", len ? "," : "", t);
+            }
+        if (world & (world - 1)) { /* not a power of 2: say what was chosen, and why */
+            snprintf(text, sizeof(text),
+                     "no --tp: TP %s, the powers of 2 that divide the %d ranks (--tp %d for one "
+                     "group of all)",
+                     list, world, world);
+            note(o, text);
+        }
         return TPB_OK;
     }
     if (o->ntp == 1 && (o->tp[0] > world || world % o->tp[0] != 0))
@@ -261,7 +272,7 @@ static tpb_status_t cost_refusals(const tpb_options_t *o)
 static tpb_status_t fleet_refusals(const tpb_options_t *o)
 {
     if (!o->fleet)
-        return o->fleet_threshold != TPB_FLEET_THRESHOLD || o->fleet_bytes != (16L << 20)
+        return o->fleet_given
                    ? tpb_err_set(TPB_ERR_INVALID,
                                  "--fleet-threshold and --fleet-bytes need --fleet")
                    : TPB_OK;

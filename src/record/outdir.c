@@ -48,6 +48,33 @@ static tpb_status_t probe(int dirfd, const char *dir, const char *what)
     return TPB_OK;
 }
 
+tpb_status_t tpb_outdir_check_creatable(const char *dir)
+{
+    char path[1024];
+    struct stat sb;
+    if (strlen(dir) >= sizeof(path))
+        return tpb_err_set(TPB_ERR_IO, "--out '%s': path too long", dir);
+    strcpy(path, dir);
+    while (stat(path, &sb) != 0) { /* up to the nearest folder that exists */
+        if (errno != ENOENT && errno != ENOTDIR)
+            return tpb_err_set(TPB_ERR_IO, "--out '%s': cannot reach %s: %s", dir, path,
+                               strerror(errno));
+        char *slash = strrchr(path, '/');
+        if (!slash)
+            strcpy(path, ".");
+        else if (slash == path)
+            path[1] = '\0';
+        else
+            *slash = '\0';
+    }
+    if (!S_ISDIR(sb.st_mode))
+        return tpb_err_set(TPB_ERR_IO, "--out '%s': %s is not a directory", dir, path);
+    if (access(path, W_OK | X_OK) != 0)
+        return tpb_err_set(TPB_ERR_IO, "--out '%s': this user cannot create files in %s: %s", dir,
+                           path, strerror(errno));
+    return TPB_OK;
+}
+
 tpb_status_t tpb_outdir_prepare(const char *dir)
 {
     int fd;

@@ -29,6 +29,13 @@
 tpb_status_t tpb_outdir_prepare(const char *dir);
 
 /**
+ * What a dry run checks of --out without creating anything: dir is a directory, or its
+ * nearest existing ancestor is, and the run may create files there (access(2): the real
+ * user's rights). TPB_ERR_IO with the one line otherwise.
+ */
+tpb_status_t tpb_outdir_check_creatable(const char *dir);
+
+/**
  * Whether path could be replaced by tpb_outfile_replace: a regular file or nothing (a link
  * or anything else is refused), in a folder where a file can be created (nothing is left
  * behind). TPB_ERR_IO naming `what` and the path otherwise.

@@ -63,6 +63,22 @@ grep -q "^tpbal: dry run: 3 configs would be measured and 0 skipped on 2 ranks, 
     fail "--dry-run did not estimate every config's time"
 grep -q "^tpbal: dry run: about .* of GEMMs at [0-9.e+]* GFLOP/s a rank (half the peak of one core" \
     "$WORK/out" || fail "--dry-run did not estimate the sweep's time"
+# 3 ranks without --tp: the TP degrees chosen are said, with why
+tpbal 3 --dry-run --shape 64x64x64
+expect_rc 0
+grep -q "^tpbal: note: no --tp: TP 1, the powers of 2 that divide the 3 ranks (--tp 3 for one group of all)" \
+    "$WORK/err" || fail "-np 3 without --tp: the choice not said: $(head -2 "$WORK/err")"
+# ... but it checks --out as the run would: a file in the way, a folder holding results
+echo x >"$WORK/afile"
+tpbal 2 --dry-run --shape 64x64x64 --out "$WORK/afile/sub/dir"
+expect_rc 2
+one_error_line "dry run, --out under a file"
+grep -q "^tpbal: error: --out '$WORK/afile/sub/dir': $WORK/afile is not a directory" "$WORK/err" ||
+    fail "--dry-run --out under a file: $(head -1 "$WORK/err")"
+tpbal 2 --dry-run --shape 64x64x64 --out "$out"
+expect_rc 2
+grep -q "holds the results of an earlier run" "$WORK/err" || fail "--dry-run over results accepted"
+grep -qx '{"kept":true}' "$out/results.jsonl" || fail "results.jsonl was touched by a dry run"
 # skipped entries (a TP degree that does not divide, more chunks than rows) have no shape of
 # their own: listed with the reason (a dry run with one crashed before)
 tpbal 2 --dry-run --tp 2,3 --shape 4x64x64 --policy even --split row --overlap none,chunked \
