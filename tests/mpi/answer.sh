@@ -9,7 +9,7 @@
 # Timing: 1 rests on a 2x contrast (speed-up 1.3-1.5x against a 5 % tolerance and a bound
 # of 1.5x), and is not checked (an inconclusive attempt, said) when another process took
 # over 25 % of the CPUs during the run; 2 on a 2x one against a bound near 1x; a failed
-# timing attempt is printed and tried again (three at most). False-failure rates:
+# timing attempt is printed and tried again (five at most for 1, three for 2). False-failure rates:
 # doc/TESTING.md.
 . "$(dirname "$0")/lib.sh"
 
@@ -52,7 +52,7 @@ for a in summ["answer"]:
             assert p["speedup"] <= p["speedup_bound"] * 1.05, p
 PY
 }
-attempts "better, side by side" better
+attempts "better, side by side" better 5
 
 disturbed() {
     d="$WORK/dist$1"

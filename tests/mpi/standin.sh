@@ -15,7 +15,8 @@
 #              a skipped config (no cuBLASLt algorithm), the run's records kept with its
 #              status (an allocation failure, an NCCL asynchronous error, a collective that
 #              never completes, ended by --timeout)
-#   gpu.sh     the GPU test itself, shapes scaled down (TPB_GPU_SHAPES=small)
+#   gpu.sh     the GPU test itself, shapes scaled down (TPB_GPU_SHAPES=small); where
+#              bundle.sh runs (root, unshare, dpkg) its rehearsal runs gpu.sh instead
 # TPB_STANDIN_QUICK=1 (the sanitizer stage): the matrix for fp32, bf16 and fp8 at 2 devices
 # and fp32 through MPI, the features and the faults; no timing step (the slow device, gpu.sh).
 . "$(dirname "$0")/lib.sh"
@@ -246,6 +247,9 @@ grep -q "emulation repeat x2.00 (green contexts not available" "$WORK/out" ||
 # ---- the GPU test itself on one stand-in device (it names a delayed rank: a timing step)
 if [ "${TPB_STANDIN_QUICK:-0}" = 1 ]; then
     echo "gpu.sh: not in the quick mode (timing)"
+elif [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null && command -v dpkg >/dev/null; then
+    # bundle.sh runs where these are, and its rehearsal's tests step runs gpu.sh on the stand-in
+    echo "gpu.sh: run by bundle.sh (the rehearsal's tests step), not twice"
 else
     echo "+ tests/mpi/gpu.sh on the stand-in (TPB_GPU_SHAPES=small)"
     fresh
