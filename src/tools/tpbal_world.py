@@ -138,8 +138,8 @@ def world_plan(pl, layout_of, gemms, world, tps, o):
     (layout_of(tp): the representative groups of the packed placement)."""
     pps = o.pp or [1]
     micro, layers, bwd = o.microbatches or 8, o.layers or 32, o.backward
-    if not bwd >= 0.0:
-        raise BadInput("--backward %s: expected a factor of 0 or more" % o.backward)
+    if not 0.0 <= bwd <= 100.0:  # NaN and inf too: inf made every layout "0 tokens/s"
+        raise BadInput("--backward %s: expected a factor from 0 to 100" % o.backward)
     rows, blocks = [], {}
     for tp, pp, dp in layouts(world, tps, pps, o.dp):
         if tp not in blocks:

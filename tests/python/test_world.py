@@ -67,6 +67,12 @@ class WorldPlan(unittest.TestCase):
         tps = [x["prediction"]["tokens_per_s_rank"] for x in plan["rows"]]
         self.assertEqual(tps, sorted(tps, reverse=True))  # ranked, best first
 
+    def test_backward_refused(self):
+        for bad in (float("inf"), float("nan"), -1.0, 101.0):
+            with self.assertRaises(tw.BadInput):
+                tw.world_plan(Planner(4), lambda t: list(range(t)), GEMMS, 4, [1, 2],
+                              opts(backward=bad))
+
     def test_dp_list_and_no_link(self):
         plan = tw.world_plan(Planner(4), lambda t: list(range(t)), GEMMS, 4, [1, 2],
                              opts(dp=[2]))
