@@ -252,7 +252,8 @@ class Models:
     def predict(self, m, n, k, split, policy, tp, ranks, dtype, collective=None, hosts=None,
                 borrow=None, shards=None, sp="off"):
         """The predicted step of a config on world ranks `ranks` (positions in order), with
-        its terms and what it extrapolates; None when a rank or the collective has no model.
+        its terms and what it extrapolates; None when a rank or the collective has no model,
+        or the split dimension has fewer granules than tp (a shard would be empty).
         sp: sequence parallelism ("on": row reduce-scatters, col all-gathers X).
         hosts: host per world rank (default: the measured ones); borrow: the measured rank
         whose compute model each rank uses (default: its own); shards: the shard of each
@@ -262,6 +263,8 @@ class Models:
         if any(model(w) not in self.compute.fit for w in ranks):
             return None
         dim, flags = split_dim(n, k, split), set()
+        if tp > 1 and dim < tp * self.g:  # a rank's shard would be empty: tpbal skips it
+            return None
         coll = collective or tr.collective_of(split, sequence_parallel=sp)
         nbytes = self.comm_bytes(m, n, k, dtype, split, sp)
         worst = None

@@ -203,6 +203,17 @@ class Validation(unittest.TestCase):
         self.assertGreater(checked, 200)
         self.assertGreater(spans, 50)  # the worst groups span nodes in many configs
 
+    def test_no_prediction_where_a_shard_would_be_empty(self):
+        """TP above the split dimension's granules: no prediction (it divided by zero in a
+        world plan at 1,024 ranks), the degree just below it predicted."""
+        res = tm.Pooled([tr.load(d) for d in self.pooled_with_link()])
+        hosts, borrow, _ = plan.world_layout(res, 16, 16)
+        pl = plan.Planner(res, hosts, borrow)
+        order = plan.placement_ranks(hosts, "packed")
+        for policy in ("even", "weighted"):
+            self.assertIsNone(pl.predict(64, 8, 512, "col", policy, 16, order, "off"))
+            self.assertIsNotNone(pl.predict(64, 8, 512, "col", policy, 8, order, "off"))
+
     def test_spread_of_a_planned_world(self):
         hosts = plan.PlannedHosts(10, 4)  # nodes of 4, 4 and 2 ranks
         self.assertEqual(plan.placement_ranks(hosts, "spread"),
