@@ -17,6 +17,7 @@ import os
 import statistics
 
 import tpbal_results as tr
+import tpbal_stats as st
 from tpbal_results import BadInput, clean, finite
 
 SCHEMA = "tpbal-fleet/1"
@@ -56,12 +57,17 @@ def node_figures(doc):
         g = r.get("gflops")
         if not finite(g):
             continue
+        if g <= 0:
+            raise BadInput("fleet.json: rank %s has %s GFLOP/s: not a rate" % (
+                clean(str(r.get("rank")), 20), g))
         cur = out.setdefault(clean(r["host"], 64), {"gemm": None, "coll": None})
         if cur["gemm"] is None or g < cur["gemm"][0]:
             cur["gemm"] = (g, _half(r.get("gflops_half")))
     for n in doc["nodes"]:
         host = clean(str(n.get("host")), 64)
         bw = n.get("allreduce_busbw_gbs")
+        if finite(bw) and bw < 0:
+            raise BadInput("fleet.json: node %s has %s GB/s: not a bandwidth" % (host, bw))
         if host in out and finite(bw):
             out[host]["coll"] = (bw, _half(n.get("allreduce_busbw_half")))
     return out
@@ -73,6 +79,8 @@ def link_figures(doc):
     out = {}
     for ln in doc["links"]:
         bw = ln.get("busbw_gbs")
+        if finite(bw) and bw < 0:
+            raise BadInput("fleet.json: a link has %s GB/s: not a bandwidth" % bw)
         a, b = host_of.get(ln.get("from")), host_of.get(ln.get("to"))
         if a and b and finite(bw):
             out[(a, b)] = (bw, _half(ln.get("busbw_half")))
@@ -91,8 +99,10 @@ def verdict(ratio, half, tol):
 
 
 def _row(what, key, old, new, tol, spread):
+    """spread: each run's between-run spread (a standard deviation), its 95 % half-width
+    Z95 x spread on each side, as tpbal-compare takes two single runs (tpbal_stats)."""
     r = new[0] / old[0]
-    h = math.hypot(old[1], new[1], math.log1p(spread))
+    h = math.hypot(old[1], new[1], st.Z95 * spread, st.Z95 * spread)
     return {"what": what, "key": key, "old": old[0], "new": new[0], "ratio": r,
             "lo": r * math.exp(-h), "hi": r * math.exp(h), "verdict": verdict(r, h, tol)}
 

@@ -223,3 +223,36 @@ class Compare(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class FleetCompare(unittest.TestCase):
+    """tpbal-compare --fleet: the run spread as for a sweep's two single runs (1.96 x it on
+    each side), and rates that are not rates refused."""
+
+    @staticmethod
+    def doc(gflops, busbw=10.0):
+        return {"ranks": [{"rank": 0, "host": "n1", "gflops": gflops, "gflops_half": 0.0}],
+                "nodes": [{"node": 0, "host": "n1", "allreduce_busbw_gbs": busbw,
+                           "allreduce_busbw_half": 0.0}],
+                "links": []}
+
+    def test_spread_as_in_a_sweep(self):
+        import math
+        import tpbal_fleet as tf
+        import tpbal_stats as st
+        rows, _, _ = tf.compare(self.doc(100.0), self.doc(100.0), 0.05, 0.08)
+        gemm = [r for r in rows if r["what"] == "gemm"][0]
+        h = math.log(gemm["hi"])
+        self.assertAlmostEqual(h, math.hypot(st.Z95 * 0.08, st.Z95 * 0.08))
+        # what a sweep's two single runs get from the same spread (no iteration noise)
+        s = st.compare_samples([100.0] * 9, [100.0 + 1e-9] * 9, 0.05, a_spread=st.Z95 * 0.08,
+                               b_spread=st.Z95 * 0.08)
+        self.assertAlmostEqual(h, s["half"], places=6)
+        self.assertEqual(gemm["verdict"], "inconclusive")  # +-25 % reaches past 5 %
+
+    def test_negative_rates_refused(self):
+        import tpbal_fleet as tf
+        with self.assertRaises(BadInput):
+            tf.compare(self.doc(-5.0), self.doc(100.0), 0.05, 0.08)
+        with self.assertRaises(BadInput):
+            tf.compare(self.doc(100.0, busbw=-1.0), self.doc(100.0), 0.05, 0.08)
