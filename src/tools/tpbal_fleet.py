@@ -37,8 +37,12 @@ def load(path):
         isinstance(doc.get("ranks"), list) and isinstance(doc.get("nodes"), list) and \
         isinstance(doc.get("links"), list) and finite(doc.get("threshold"))
     ok = ok and all(isinstance(r, dict) and isinstance(r.get("host"), str) and
+                    isinstance(r.get("rank"), int) and not isinstance(r.get("rank"), bool) and
                     (r.get("gflops") is None or finite(r.get("gflops")))
                     for r in doc["ranks"])
+    ok = ok and all(isinstance(x, dict) for x in doc["nodes"] + doc["links"])
+    ok = ok and isinstance(doc.get("exclude", []), list) and \
+        all(isinstance(h, str) for h in doc.get("exclude", []))
     if not ok:
         raise BadInput("%s is not a tpbal fleet.json (schema %s, with ranks, nodes, links and "
                        "a threshold)" % (clean(f), SCHEMA))

@@ -256,3 +256,22 @@ class FleetCompare(unittest.TestCase):
             tf.compare(self.doc(-5.0), self.doc(100.0), 0.05, 0.08)
         with self.assertRaises(BadInput):
             tf.compare(self.doc(100.0, busbw=-1.0), self.doc(100.0), 0.05, 0.08)
+
+    def test_tampered_fleet_json_refused(self):
+        import tpbal_fleet as tf
+        good = dict(self.doc(100.0), schema=tf.SCHEMA, threshold=0.9, exclude=[])
+        tampered = [("ranks", [{"host": "n1", "gflops": 1.0}]),             # no rank
+                    ("ranks", [{"rank": "0", "host": "n1", "gflops": 1.0}]),  # a string
+                    ("nodes", [5]), ("links", ["x"]), ("exclude", 5), ("exclude", [1])]
+        with tempfile.TemporaryDirectory() as d:
+            for key, value in [(None, None)] + tampered:
+                doc = dict(good)
+                if key:
+                    doc[key] = value
+                with open(os.path.join(d, "fleet.json"), "w") as f:
+                    json.dump(doc, f)
+                if key is None:
+                    tf.load(d)  # the untampered one loads
+                    continue
+                with self.assertRaises(BadInput, msg=(key, value)):
+                    tf.load(d)
