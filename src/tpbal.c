@@ -95,7 +95,7 @@ static tpb_status_t setup_options(MPI_Comm world, const tpb_topo_t *topo, int ar
         st = o->backend->check_config(&cfg);
     if (st == TPB_OK && topo->rank == 0 && o->notes[0])
         fprintf(stderr, "tpbal: note: %s\n", o->notes);
-    int out = topo->rank == 0 && o->out_dir[0] && !o->dry_run; /* a dry run writes nothing */
+    int out = topo->rank == 0 && o->out_dir[0] && !o->dry_run;    /* a dry run writes nothing */
     int dry_out = topo->rank == 0 && o->out_dir[0] && o->dry_run; /* it checks --out, though */
     if (st == TPB_OK && dry_out)
         st = tpb_outdir_check_creatable(o->out_dir);

@@ -272,10 +272,9 @@ static tpb_status_t cost_refusals(const tpb_options_t *o)
 static tpb_status_t fleet_refusals(const tpb_options_t *o)
 {
     if (!o->fleet)
-        return o->fleet_given
-                   ? tpb_err_set(TPB_ERR_INVALID,
-                                 "--fleet-threshold and --fleet-bytes need --fleet")
-                   : TPB_OK;
+        return o->fleet_given ? tpb_err_set(TPB_ERR_INVALID,
+                                            "--fleet-threshold and --fleet-bytes need --fleet")
+                              : TPB_OK;
     const char *bad = o->comm_only                          ? "--comm-only"
                       : o->block                            ? "--block"
                       : (o->overlaps & TPB_OVERLAP_CHUNKED) ? "--overlap chunked"
