@@ -28,10 +28,11 @@ MIN_VALUE = 1e-100
 # the parameters that identify a config across runs
 KEY_FIELDS = ["backend", "world_size", "tp", "split", "policy", "placement", "col_collective",
               "m", "n", "k", "dtype", "comm_only", "comm_bytes", "overlap", "chunks",
-              "sequence_parallel"]
+              "sequence_parallel", "block_pos"]
 # a record written before --overlap has neither field: it was serial; before
-# --sequence-parallel, it was off
-KEY_DEFAULTS = {"overlap": "none", "chunks": 0, "sequence_parallel": "off"}
+# --sequence-parallel, it was off; before --block, a config was its own (position 0, as a
+# config outside a block is): a block's two identical GEMMs differ by their position
+KEY_DEFAULTS = {"overlap": "none", "chunks": 0, "sequence_parallel": "off", "block_pos": 0}
 # a config record's fields and their kinds: int, num (number or null), str, list (of
 # numbers or nulls), obj (object)
 CONFIG_FIELDS = {
@@ -348,6 +349,8 @@ def key_label(key):
                                    "" if k["placement"] in (None, "packed")
                                    else " " + str(k["placement"]),
                                    " %s chunks" % k["chunks"] if k.get("chunks") else "")
+    if k.get("block_pos"):
+        label += " (block GEMM %s)" % k["block_pos"]
     return clean(label)
 
 

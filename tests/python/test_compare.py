@@ -44,6 +44,20 @@ class Compare(unittest.TestCase):
         self.assertEqual(only_a, ["tp2 row 64x256x256 weighted fp32"])
         self.assertEqual(only_b, ["tp2 col 64x256x256 even fp32"])
 
+    def test_block_twins_kept_apart(self):
+        """A block of two identical GEMMs: both compared, each with its own (one was lost)."""
+        a = self.run_of("a", [fx.config(0, block=0, block_pos=0),
+                              fx.config(1, block=0, block_pos=1, step=200.0)])
+        b = self.run_of("b", [fx.config(0, block=0, block_pos=0),
+                              fx.config(1, block=0, block_pos=1, step=300.0)])
+        rows, only_a, only_b = cmp.compare(a, b, 0.05)
+        self.assertEqual(len(rows), 2)
+        self.assertEqual((only_a, only_b), ([], []))
+        by = {r["config"]: r for r in rows}
+        self.assertAlmostEqual(by["tp2 row 64x256x256 even fp32"]["step"]["ratio"], 1.0)
+        self.assertAlmostEqual(by["tp2 row 64x256x256 even fp32 (block GEMM 1)"]["step"]["ratio"],
+                               1.5)
+
     def test_exit_codes_and_inconclusive(self):
         a = self.dir_of("a", [fx.config(0)])
         self.assertEqual(run_tool([a, a])[0], 0)  # a run against itself holds
