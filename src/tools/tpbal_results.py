@@ -144,15 +144,20 @@ def check_config(rec, where):
 def check_block(rec, where):
     """A --block record as the tools read it: its configs (ids), tp, tokens, steps, or one
     line saying what is wrong."""
-    ok = isinstance(rec.get("configs"), list) and rec["configs"] and \
+    num = ("gemm_step_sum_us", "tokens_per_s_rank", "tokens_per_s_rank_lo",
+           "tokens_per_s_rank_hi")
+    ok = isinstance(rec.get("id"), int) and not isinstance(rec.get("id"), bool) and \
+        all(rec.get(k) is None or (finite(rec[k]) and rec[k] >= 0) for k in num) and \
+        isinstance(rec.get("configs"), list) and rec["configs"] and \
         all(isinstance(c, int) and not isinstance(c, bool) for c in rec["configs"]) and \
         isinstance(rec.get("tp"), int) and rec["tp"] >= 1 and \
         isinstance(rec.get("tokens"), int) and rec["tokens"] >= 1 and \
         isinstance(rec.get("step_us"), dict) and finite(rec["step_us"].get("median")) and \
-        isinstance(rec.get("steps_us"), list) and all(finite(v) for v in rec["steps_us"])
-    if not ok:
-        raise BadInput("%s: a block record without its configs, tp, tokens or steps: is it a "
-                       "tpbal result?" % where)
+        rec["step_us"]["median"] > 0 and isinstance(rec.get("steps_us"), list) and \
+        all(finite(v) and v > 0 for v in rec["steps_us"])
+    if not ok:  # a median of 0 or a string rate: the tools divided by it or compared it
+        raise BadInput("%s: a block record without its id, configs, tp, tokens, positive steps "
+                       "or numeric rates: is it a tpbal result?" % where)
     for key, v in rec.items():
         if isinstance(v, str):
             rec[key] = clean(v, 200)

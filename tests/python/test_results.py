@@ -26,6 +26,23 @@ class Loader(unittest.TestCase):
         self.assertIn(needle, str(e.exception))
         self.assertNotIn("\n", str(e.exception))
 
+    def test_tampered_block_records(self):
+        """A block record the tools cannot use is one line (they divided by a median of 0,
+        compared a string rate, indexed a missing id)."""
+        good = {"type": "block", "id": 0, "tp": 2, "tokens": 64, "configs": [0],
+                "step_us": {"median": 100.0}, "steps_us": [100.0, 101.0],
+                "tokens_per_s_rank": 320000.0, "tokens_per_s_rank_lo": 310000.0,
+                "tokens_per_s_rank_hi": 330000.0}
+        d = fx.write_dir(os.path.join(self.d, "good"), [fx.config(0), good])
+        self.assertEqual(len(tr.load(d).blocks), 1)
+        for change in ({"id": None}, {"tokens_per_s_rank_lo": "310000"},
+                       {"step_us": {"median": 0}}, {"steps_us": [100.0, 0]},
+                       {"tokens_per_s_rank": -1.0}):
+            bad = dict(good, **change)
+            if change == {"id": None}:
+                del bad["id"]
+            self.refused([fx.config(0), bad], "a block record without its id")
+
     def test_valid_directory_and_file(self):
         d = fx.write_dir(os.path.join(self.d, "ok"), [fx.config(0), fx.config(1, policy="weighted")],
                          summary={"type": "summary", "decomposition": []})
