@@ -155,6 +155,12 @@ expect_rc 2
 [ "$(grep -c '^tpbal' "$WORK/err")" -eq 1 ] && grep -q "not the even split" "$WORK/err" ||
     fail "an even plan of uneven shards: $(cat "$WORK/err")"
 [ ! -e "$WORK/refused/results.jsonl" ] || fail "a refused run wrote results"
+# a plan that recommends TP 1 is usable by a TP 1 run (it was "plans none of this run's configs")
+tpbal 2 --tp 1 --shape 64x128x128 --iters 3 --out "$WORK/p1"
+expect_rc 0
+"$PLAN" "$WORK/p1" --plan-out "$WORK/p1.json" >/dev/null || fail "tpbal-plan --plan-out of a TP 1 run"
+tpbal 2 --tp 1 --shape 64x128x128 --iters 3 --shards-from "$WORK/p1.json" --out "$WORK/p1r"
+expect_rc 0
 tpbal 2 --shape 64x64x64 --shards-from "$WORK/none.json"
 expect_rc 2
 grep -q "no such file" "$WORK/err" || fail "--shards-from a missing file"
