@@ -54,25 +54,6 @@ static void release(tpb_cuda_t *be);
 
 static const tpb_device_ops_t cuda_device_ops;
 
-/* The first failing rank's status and message on every rank (collective over world). */
-static tpb_status_t agree_open(MPI_Comm world, tpb_status_t st)
-{
-    int rank = 0, size = 1, first;
-    if (world == MPI_COMM_NULL)
-        return st;
-    MPI_Comm_rank(world, &rank);
-    MPI_Comm_size(world, &size);
-    int mine = st != TPB_OK ? rank : size, code = (int)st;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, world);
-    if (first == size)
-        return TPB_OK;
-    char msg[1024];
-    snprintf(msg, sizeof(msg), "%s", tpb_err_msg());
-    MPI_Bcast(&code, 1, MPI_INT, first, world);
-    MPI_Bcast(msg, sizeof(msg), MPI_CHAR, first, world);
-    return tpb_err_set((tpb_status_t)code, "%s", msg);
-}
-
 static tpb_status_t cuda_open(const tpb_backend_args_t *args, tpb_device_t **out)
 {
     const tpb_backend_cfg_t *o = &args->cfg;
@@ -108,7 +89,7 @@ static tpb_status_t cuda_open(const tpb_backend_args_t *args, tpb_device_t **out
             args->world, o->collectives == TPB_COLLS_BLOCKING ? o->timeout_s : 0.0);
         st = st == TPB_OK ? ws : st;
     }
-    st = agree_open(args->world, st); /* one that failed: every rank ends, nothing kept */
+    st = tpb_backend_agree(args->world, st); /* one that failed: every rank ends, nothing kept */
     if (st != TPB_OK) {
         if (watched)
             tpb_watchdog_stop();

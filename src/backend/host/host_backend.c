@@ -63,18 +63,24 @@ static void set_threads(tpb_host_t *h)
 
 static tpb_status_t host_open(const tpb_backend_args_t *args, tpb_device_t **dev)
 {
-    /* the watchdog's start is collective over the world: every rank, before what may fail
-     * on some ranks only (binding) */
-    TPB_CHECK_RET(tpb_watchdog_start(
-        args->world, args->cfg.collectives == TPB_COLLS_BLOCKING ? args->cfg.timeout_s : 0.0));
-    tpb_status_t st = tpb_bind_apply(args->cfg.bind, args->local_rank, args->local_size);
+    /* the watchdog's start, the share of cores and the agreement are collective over the
+     * world: every rank calls each, whatever failed before on some ranks only (binding);
+     * a rank that failed ends its watchdog's thread before MPI ends (its slots go then) */
+    tpb_status_t st = tpb_watchdog_start(
+        args->world, args->cfg.collectives == TPB_COLLS_BLOCKING ? args->cfg.timeout_s : 0.0);
+    tpb_status_t bound = tpb_bind_apply(args->cfg.bind, args->local_rank, args->local_size);
     tpb_core_share_t share;
-    tpb_status_t shared = tpb_bind_share(args->world, &share); /* collective: every rank */
-    TPB_CHECK_RET(st);
-    TPB_CHECK_RET(shared);
-    tpb_host_t *h = calloc(1, sizeof(*h));
-    if (!h)
-        return tpb_err_set(TPB_ERR_NOMEM, "host backend: out of memory");
+    tpb_status_t shared = tpb_bind_share(args->world, &share);
+    st = st != TPB_OK ? st : bound != TPB_OK ? bound : shared;
+    tpb_host_t *h = st == TPB_OK ? calloc(1, sizeof(*h)) : NULL;
+    if (st == TPB_OK && !h)
+        st = tpb_err_set(TPB_ERR_NOMEM, "host backend: out of memory");
+    st = tpb_backend_agree(args->world, st);
+    if (st != TPB_OK) {
+        tpb_watchdog_stop();
+        free(h);
+        return st;
+    }
     h->base.ops = &host_device_ops;
     h->args = *args;
     h->share = share;
