@@ -161,8 +161,18 @@ static void on_watchdog(const char *msg, void *ctx)
 static void on_stop(int sig, void *ctx)
 {
     fire_ctx_t *f = ctx;
-    tpb_sweep_stop(f->s);
+    if (f->s) /* a fleet has no record before its end: nothing to mark */
+        tpb_sweep_stop(f->s);
     release_out(f->o);
+}
+
+/* The exit code of a run that ended with st: 128 + N after stop signal N. */
+static int exit_code(int rank, tpb_status_t st)
+{
+    int code = st != TPB_OK ? fail(rank, st) : 0;
+    if (st == TPB_ERR_INTERRUPTED && tpb_signal_received())
+        code = 128 + tpb_signal_received();
+    return code;
 }
 
 /* --fleet: measure, then rank 0 scores, prints and writes fleet.json. */
@@ -174,14 +184,25 @@ static int run_fleet(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t
                           .k = o->shapes[0].k,
                           .dtype = tpb_dtype_name(o->dtype),
                           .bytes = (double)o->fleet_bytes};
+    fire_ctx_t stop = {.o = o, .rank = topo->rank};
+    if (topo->rank == 0)
+        tpb_signals_on_stop(on_stop, &stop); /* --out's lock given back at once */
     tpb_status_t st = tpb_fleet_measure(dev, world, topo, o, (double)o->fleet_bytes, &d);
     int excluded = 0;
+    if (st == TPB_OK) /* a stop in the last phase: nothing printed or written */
+        st = tpb_signal_agree(world);
     if (st == TPB_OK && topo->rank == 0)
         st = tpb_fleet_report(&d, o->fleet_threshold, cmdline, stdout, o->out_dir, &excluded);
     tpb_fleet_free(&d);
     st = tpb_agree(world, st);
+    if (st == TPB_ERR_INTERRUPTED)
+        tpb_err_set(st,
+                    "--fleet interrupted by signal %d (%s): fleet.json is written at the end, "
+                    "nothing was",
+                    tpb_signal_received(), strsignal(tpb_signal_received()));
+    tpb_signals_on_stop(NULL, NULL);
     tpb_dev_close(dev);
-    return st == TPB_OK ? 0 : fail(topo->rank, st);
+    return exit_code(topo->rank, st);
 }
 
 static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o, const char *cmdline,
@@ -223,9 +244,7 @@ static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o, c
         st = tpb_sweep_finish(&s);
     if (st != TPB_OK)
         tpb_sweep_close(&s, st);
-    int code = st != TPB_OK ? fail(topo->rank, st) : 0;
-    if (st == TPB_ERR_INTERRUPTED && tpb_signal_received())
-        code = 128 + tpb_signal_received();
+    int code = exit_code(topo->rank, st);
     if (code == 0 && s.check_failed) {
         if (topo->rank == 0)
             fprintf(stderr, "tpbal: error: --check failed for at least one config (see the "

@@ -27,6 +27,8 @@ static struct {
     int on; /* a thread runs */
     pthread_t thread;
     atomic_int stop;
+    pthread_mutex_t nap_lock; /* the thread naps on nap_cond: a stop wakes it at once */
+    pthread_cond_t nap_cond;
     double timeout_us, period_us;
     MPI_Comm node; /* this node's ranks */
     MPI_Win win;   /* their slots */
@@ -141,11 +143,19 @@ static void *watch_loop(void *arg)
 {
     uint64_t last = 0;
     double since = 0.0;
-    struct timespec nap = {
-        (time_t)(wd.period_us / 1e6),
-        (long)((wd.period_us - 1e6 * (double)(time_t)(wd.period_us / 1e6)) * 1e3)};
     while (!atomic_load(&wd.stop)) {
-        nanosleep(&nap, NULL);
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        long ns = until.tv_nsec + (long)(wd.period_us * 1e3);
+        until.tv_sec += ns / 1000000000L;
+        until.tv_nsec = ns % 1000000000L;
+        pthread_mutex_lock(&wd.nap_lock);
+        while (!atomic_load(&wd.stop) &&
+               pthread_cond_timedwait(&wd.nap_cond, &wd.nap_lock, &until) == 0)
+            ; /* woken early by no stop: nap on */
+        pthread_mutex_unlock(&wd.nap_lock);
+        if (atomic_load(&wd.stop))
+            break;
         uint64_t t = atomic_load_explicit(&wd.waiting, memory_order_acquire);
         double now = tpb_clock_now_us(NULL);
         atomic_store(&wd.slots[wd.node_rank].alive_us, (uint64_t)now); /* a sign of life */
@@ -203,8 +213,17 @@ tpb_status_t tpb_watchdog_start(MPI_Comm world, double timeout_s)
     wd.period_us = wd.timeout_us / 4 < 1e6 ? wd.timeout_us / 4 : 1e6;
     atomic_store(&wd.slots[wd.node_rank].alive_us, (uint64_t)tpb_clock_now_us(NULL));
     atomic_store(&wd.stop, 0);
-    if (pthread_create(&wd.thread, NULL, watch_loop, NULL) != 0)
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_mutex_init(&wd.nap_lock, NULL);
+    pthread_cond_init(&wd.nap_cond, &ca);
+    pthread_condattr_destroy(&ca);
+    if (pthread_create(&wd.thread, NULL, watch_loop, NULL) != 0) {
+        pthread_cond_destroy(&wd.nap_cond);
+        pthread_mutex_destroy(&wd.nap_lock);
         return tpb_err_set(TPB_ERR_BACKEND, "watchdog: cannot start its thread");
+    }
     wd.on = 1;
     return TPB_OK;
 }
@@ -212,8 +231,13 @@ tpb_status_t tpb_watchdog_start(MPI_Comm world, double timeout_s)
 void tpb_watchdog_stop(void)
 {
     if (wd.on) {
+        pthread_mutex_lock(&wd.nap_lock);
         atomic_store(&wd.stop, 1);
-        pthread_join(wd.thread, NULL);
+        pthread_cond_signal(&wd.nap_cond);
+        pthread_mutex_unlock(&wd.nap_lock);
+        pthread_join(wd.thread, NULL); /* at once, not after its nap (up to a second) */
+        pthread_cond_destroy(&wd.nap_cond);
+        pthread_mutex_destroy(&wd.nap_lock);
         wd.on = 0;
     }
     if (wd.win != MPI_WIN_NULL)

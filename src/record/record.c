@@ -248,6 +248,8 @@ static tpb_status_t analyse(const tpb_record_t *s, tpb_result_t *res, const tpb_
 
 tpb_status_t tpb_record_config(tpb_record_t *s, const tpb_result_t *in, const tpb_mark_t *marks)
 {
+    if (s->sealed) /* stopped: what the files cannot hold is not printed either */
+        return TPB_OK;
     tpb_result_t res = *in;
     int size = res.world, own = !in->analysed; /* the record owns ranks, steps and slow */
     tpb_rank_stats_t *ranks = own ? calloc((size_t)size, sizeof(*ranks)) : NULL;
@@ -305,6 +307,8 @@ tpb_status_t tpb_record_config(tpb_record_t *s, const tpb_result_t *in, const tp
 
 void tpb_record_skip(tpb_record_t *s, const char *why)
 {
+    if (s->sealed)
+        return;
     s->skipped++;
     fprintf(s->run.table, "# skipped: %s\n", why);
     fflush(s->run.table);
@@ -332,6 +336,9 @@ static tpb_status_t add_results(tpb_record_t *s, tpb_outset_t *set, tpb_run_stat
     tpb_buf_t j = TPB_BUF_INIT, c = TPB_BUF_INIT, r = TPB_BUF_INIT;
     if (status == TPB_RUN_RUNNING && s->stopping)
         status = TPB_RUN_INTERRUPTED;
+    const char *names[3] = {"results.jsonl", "results.csv", "ranks.csv"};
+    for (int i = 0; i < 3; i++) /* listed in the record that is written with them */
+        TPB_CHECK_RET(note_file(s, names[i]));
     tpb_record_run_json(s, &j, status);
     tpb_buf_puts(&j, tpb_buf_str(&s->jsonl));
     if (!tpb_buf_ok(&s->jsonl))
@@ -432,6 +439,14 @@ static tpb_status_t commit(tpb_record_t *s, tpb_run_status_t status, tpb_outset_
     tpb_record_trace_placed(s);
     s->claimed = 1;
     return n ? replace_earlier(s, earlier, n) : TPB_OK;
+}
+
+tpb_status_t tpb_record_begin(tpb_record_t *s)
+{
+    tpb_outset_t set = {.n = 0};
+    if (s->claimed || s->run.force) /* --force: the earlier run's files stay until a result */
+        return TPB_OK;
+    return commit(s, TPB_RUN_RUNNING, &set);
 }
 
 tpb_status_t tpb_record_write(tpb_record_t *s, tpb_run_status_t status)

@@ -86,7 +86,7 @@ typedef struct {
     int nbhist, cap_bhist;
     int skipped;           /**< configs skipped, with a line in the table */
     int check_failed;      /**< a config's --check failed */
-    int claimed;           /**< this run has written into out_dir (after its first config) */
+    int claimed;           /**< this run has written into out_dir (tpb_record_begin) */
     int stopping;          /**< a stop was asked for: every record written says "interrupted" */
     int sealed;            /**< the interrupted record is written: nothing more is */
     int ended;             /**< a final status (finished, failed, ...) is written */
@@ -135,9 +135,17 @@ tpb_status_t tpb_record_block(tpb_record_t *r, const tpb_block_result_t *b);
 void tpb_record_skip(tpb_record_t *r, const char *why);
 
 /**
+ * The run's record written at its start (status "running", no config yet), so that a run
+ * stopped or killed before its first config leaves its command and why it ended. A no-op
+ * without out_dir, and with --force: an earlier run's files are replaced only once this
+ * run has a result of its own.
+ */
+tpb_status_t tpb_record_begin(tpb_record_t *r);
+
+/**
  * Rewrite results.jsonl, results.csv and ranks.csv atomically with the run's
- * status. A no-op without out_dir and before the run's first config: a run
- * never touches an earlier run's files before it has a result of its own.
+ * status. A no-op without out_dir and before the record is begun (tpb_record_begin) or,
+ * with --force, before the run's first config.
  * Once a stop was asked for (tpb_record_stop), "running" is written as
  * "interrupted"; once sealed, nothing is written.
  */

@@ -112,6 +112,8 @@ static void block_json(tpb_buf_t *j, const tpb_block_result_t *b, const tpb_hist
 
 tpb_status_t tpb_record_block(tpb_record_t *s, const tpb_block_result_t *b)
 {
+    if (s->sealed) /* stopped: not printed, as not written */
+        return TPB_OK;
     const tpb_history_t *g[b->ngemm];
     double sum = 0.0;
     for (int j = 0; j < b->ngemm; j++) {

@@ -259,6 +259,8 @@ static void summary_answer(tpb_record_t *s, tpb_buf_t *js)
 
 void tpb_record_summary(tpb_record_t *s)
 {
+    if (s->sealed) /* stopped while finishing: no answer the files do not hold */
+        return;
     fputs(tpb_buf_str(&s->warnings), s->run.table); /* said once, after the table */
     tpb_buf_t js = TPB_BUF_INIT;
     tpb_json_obj_begin(&js);

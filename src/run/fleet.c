@@ -26,24 +26,26 @@
 #include "run/coll.h"
 #include "run/layer.h"
 #include "run/orient.h"
+#include "run/signals.h"
 
 #define FLEET_REPS 10  /* timed collectives of each message a round (after 2 untimed) */
 #define FLEET_ROUNDS 5 /* rounds of every rank's GEMMs */
 
 /* The end of a phase: every rank of world, the ones that had nothing to do sleeping in 1 ms
  * steps rather than spinning in MPI (where ranks share cores, a spinning rank would take
- * the measured ones' time). */
+ * the measured ones' time). The ranks agree on a stop here: TPB_ERR_INTERRUPTED on every
+ * rank where one received a stop signal. */
 static tpb_status_t phase_end(MPI_Comm world)
 {
     MPI_Request req;
-    int done = 0;
-    TPB_MPI_RET(MPI_Ibarrier(world, &req), "--fleet");
+    int done = 0, sig = tpb_signal_received(), any = 0;
+    TPB_MPI_RET(MPI_Iallreduce(&sig, &any, 1, MPI_INT, MPI_MAX, world, &req), "--fleet");
     while (!done) {
         TPB_MPI_RET(MPI_Test(&req, &done, MPI_STATUS_IGNORE), "--fleet");
         if (!done)
             nanosleep(&(struct timespec){0, 1000000}, NULL);
     }
-    return TPB_OK;
+    return tpb_signal_stopped(any);
 }
 
 /* The collective of `bytes` over comm (every rank of it), timed FLEET_REPS times after 2

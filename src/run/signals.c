@@ -89,11 +89,8 @@ int tpb_signal_received(void)
     return atomic_load(&received);
 }
 
-tpb_status_t tpb_signal_agree(MPI_Comm comm)
+tpb_status_t tpb_signal_stopped(int any)
 {
-    int sig = atomic_load(&received), any = 0;
-    if (MPI_Allreduce(&sig, &any, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
-        return tpb_err_call(TPB_ERR_MPI, "MPI_Allreduce", "signal check", __FILE__, __LINE__);
     if (!any)
         return TPB_OK;
     int none = 0;
@@ -101,4 +98,12 @@ tpb_status_t tpb_signal_agree(MPI_Comm comm)
     return tpb_err_set(TPB_ERR_INTERRUPTED,
                        "interrupted by signal %d (%s): the configs measured so far are kept", any,
                        strsignal(any));
+}
+
+tpb_status_t tpb_signal_agree(MPI_Comm comm)
+{
+    int sig = atomic_load(&received), any = 0;
+    if (MPI_Allreduce(&sig, &any, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+        return tpb_err_call(TPB_ERR_MPI, "MPI_Allreduce", "signal check", __FILE__, __LINE__);
+    return tpb_signal_stopped(any);
 }

@@ -7,8 +7,10 @@
  * records the signal and, once, runs the stop action main registered: rank 0 writes the
  * run's record as "interrupted" at once and removes its lock, so that a launcher's SIGKILL
  * (mpirun: about a second after it forwards the signal) finds the run marked whatever the
- * ranks were doing. The sweep itself stops at its next safe point (agreed by every rank,
- * before each config and each calibration round); a timed loop is never interrupted.
+ * ranks were doing. The sweep itself stops at its next safe point, agreed by every rank:
+ * before each config and each calibration round, and between the iterations of a timed
+ * loop every ~0.1 s (run/sweep_measure.c; the config in flight is dropped), a fleet's at
+ * the end of each phase.
  * SIGPIPE and SIGXFSZ are ignored so that a write fails with EPIPE or EFBIG (a file larger
  * than ulimit -f), handled like a full disk, instead of killing the process mid-write.
  */
@@ -36,6 +38,11 @@ void tpb_signal_broken_pipe(void);
 
 /** The signal received (0 if none). */
 int tpb_signal_received(void);
+
+/** The ranks agreed that signal `any` was received somewhere (0: none): TPB_ERR_INTERRUPTED
+ *  with the message tpb_signal_agree gives (and `any` taken as this rank's signal), or
+ *  TPB_OK. For a caller that agreed by its own collective. */
+tpb_status_t tpb_signal_stopped(int any);
 
 /**
  * Collective over comm: TPB_ERR_INTERRUPTED on every rank if any rank has

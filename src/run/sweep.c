@@ -200,6 +200,7 @@ static tpb_status_t recorder_new(tpb_sweep_t *s)
 
 tpb_status_t tpb_sweep_init(tpb_sweep_t *s)
 {
+    tpb_status_t st = TPB_OK;
     s->real_world = s->world;
     s->real_topo = s->topo;
     s->group = MPI_COMM_NULL;
@@ -225,14 +226,16 @@ tpb_status_t tpb_sweep_init(tpb_sweep_t *s)
         pthread_mutex_lock(&s->rec->lock);
         tpb_record_init(&s->rec->rec, &info, s->rec->sync0, s->rec->sync1);
         tpb_record_header(&s->rec->rec);
+        st = tpb_record_begin(&s->rec->rec); /* a stop from here on leaves a record */
         pthread_mutex_unlock(&s->rec->lock);
     }
-    return TPB_OK;
+    return tpb_agree(s->world, st);
 }
 
 tpb_status_t tpb_sweep_finish(tpb_sweep_t *s)
 {
     tpb_status_t st = TPB_OK;
+    TPB_CHECK_RET(tpb_signal_agree(s->world)); /* a stop in the last config: no answer */
     TPB_CHECK_RET(tpb_sweep_resync(s));
     if (s->rec) {
         pthread_mutex_lock(&s->rec->lock);

@@ -30,6 +30,12 @@
 #include "run/plan.h"
 
 /** The adaptive policy's rounds of the current config (kept by rank 0). */
+/** A stop is honoured within about this many seconds of measured iterations (the ranks
+ *  agree on it between iterations, outside the marks: sweep_measure.c). */
+#define TPB_STOP_CHECK_S 0.1
+/** ... and every this many iterations where no warm-up measured their pace. */
+#define TPB_STOP_CHECK_NOWARM 16
+
 typedef struct {
     tpb_round_t *r;
     long *shards; /**< n x world shards */
@@ -83,6 +89,7 @@ typedef struct {
     int nsets;           /**< interleaved sets measured so far */
     int nblocks;         /**< --block: blocks measured so far */
     long iter_base;      /**< iterations (warm-up included) run before this config */
+    int stop_every;      /**< measured iterations between two stop checks (agreed) */
     double peak_gflops;  /**< this rank's device peak for the run's dtype */
     int ranks_on_device; /**< ranks of its node driving its device (> 1: a shared GPU) */
     tpb_recorder_t *rec; /**< rank 0 only (NULL elsewhere) */

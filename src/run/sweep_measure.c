@@ -15,8 +15,10 @@
 #include "base/interval.h"
 #include "base/metrics.h"
 #include "base/partition.h"
+#include "base/clock.h"
 #include "run/agree.h"
 #include "run/orient.h"
+#include "run/signals.h"
 #include "run/sweep.h"
 #include "run/wire.h"
 
@@ -31,9 +33,13 @@ static double inject_delay(const tpb_measure_t *m, int rank, long it)
 
 /* Iterations [from, to) of the layers ls[nl] as the next iterations of the run (s->iter_base
  * counts them): one layer, or a --block's GEMMs back to back in every iteration, layer j's
- * marks `stride` slots after layer j - 1's. A delay is injected into the first layer. */
+ * marks `stride` slots after layer j - 1's. A delay is injected into the first layer. Every
+ * `every` iterations of the run (0: never) the ranks agree whether a stop was asked for
+ * (collective over the world, outside the marks; every rank counts the same iterations):
+ * TPB_ERR_INTERRUPTED on every rank at the same iteration, nothing left in flight between
+ * the groups' collectives. */
 static tpb_status_t iterate(tpb_sweep_t *s, tpb_layer_t *const *ls, int nl, size_t stride,
-                            size_t from, size_t to, int rec)
+                            size_t from, size_t to, int rec, int every)
 {
     const tpb_measure_t *m = &s->plans.m;
     int rank = s->real_topo->rank; /* faults are injected into world ranks */
@@ -47,8 +53,30 @@ static tpb_status_t iterate(tpb_sweep_t *s, tpb_layer_t *const *ls, int nl, size
             st = tpb_layer_iter(ls[j], i + (size_t)j * stride,
                                 (j ? 0.0 : inject_delay(m, rank, it)) + m->comm_gap_us, rec);
         tpb_sweep_beat(s);
+        if (st == TPB_OK && every > 0 && (it + 1) % every == 0)
+            st = tpb_signal_agree(s->world);
     }
     return st;
+}
+
+/* A failure the ranks may not share (inside a timed loop) is fatal; a stop they agreed on
+ * is not. */
+static int fatal(tpb_status_t st)
+{
+    return st != TPB_OK && st != TPB_ERR_INTERRUPTED;
+}
+
+/* The measured iterations between two stop checks (collective): about TPB_STOP_CHECK_S
+ * at the slowest rank's pace over the warm-up (n iterations since t0_us), at least 1;
+ * TPB_STOP_CHECK_NOWARM without a warm-up. A stop is then honoured within about that
+ * time, and the check costs one small all-reduce in that time. */
+static tpb_status_t agree_stop_every(tpb_sweep_t *s, double t0_us, size_t n)
+{
+    double per = n ? (tpb_clock_now_us(NULL) - t0_us) * 1e-6 / (double)n : 0.0;
+    TPB_MPI_RET(MPI_Allreduce(MPI_IN_PLACE, &per, 1, MPI_DOUBLE, MPI_MAX, s->world), "stop checks");
+    double every = per > 0.0 ? TPB_STOP_CHECK_S / per : TPB_STOP_CHECK_NOWARM;
+    s->stop_every = every < 1.0 ? 1 : every > 1e6 ? 1000000 : (int)every;
+    return TPB_OK;
 }
 
 /* This rank's view of iterations [from, to): median compute, its spread, median span. */
@@ -194,11 +222,15 @@ tpb_status_t tpb_sweep_measure(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_c
         s->rec->rounds.n = 0;
     tpb_status_t st = tpb_dev_marks_prepare(s->dev, tpb_marks_count(&p->desc.marks));
     TPB_CHECK_RET(tpb_agree(s->world, st));
-    st = iterate(s, l, 1, 0, 0, (size_t)m->warmup, 1);
-    if (st == TPB_OK)
-        st = tpb_dev_sync(s->dev);
-    s->fatal = st != TPB_OK;
+    double t0 = tpb_clock_now_us(NULL);
+    st = iterate(s, l, 1, 0, 0, (size_t)m->warmup, 1, 1); /* untimed: a check every one */
+    if (st == TPB_OK || st == TPB_ERR_INTERRUPTED) {
+        tpb_status_t done = tpb_dev_sync(s->dev); /* nothing in flight when the layer goes */
+        st = st == TPB_OK ? done : st;
+    }
+    s->fatal = fatal(st);
     TPB_CHECK_RET(st);
+    TPB_CHECK_RET(agree_stop_every(s, t0, (size_t)m->warmup));
     TPB_MPI_RET(MPI_Barrier(s->world), "start of the measured iterations");
     if (!rec) {
         TPB_CHECK_RET(tpb_dev_mark(s->dev, tpb_marks_iter(span, 0), TPB_MARK_COMPUTE_BEGIN));
@@ -206,8 +238,10 @@ tpb_status_t tpb_sweep_measure(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_c
     }
     for (int from = m->warmup; from < n && st == TPB_OK; from += round) {
         int to = from + round < n ? from + round : n;
-        st = iterate(s, l, 1, 0, (size_t)from, (size_t)to, rec);
-        s->fatal = st != TPB_OK;
+        st = iterate(s, l, 1, 0, (size_t)from, (size_t)to, rec, s->stop_every);
+        if (st == TPB_ERR_INTERRUPTED)
+            tpb_dev_sync(s->dev); /* every rank stopped at the same iteration */
+        s->fatal = fatal(st);
         if (st == TPB_OK && adaptive) {
             st = rebalance(s, p, moved, l, from, to, to == n);
             s->fatal = 0; /* rebalance agrees on its status */
@@ -226,9 +260,11 @@ tpb_status_t tpb_sweep_measure(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_c
 /* The end of a block: its work done, then every rank (collective). */
 static tpb_status_t block_end(tpb_sweep_t *s, tpb_status_t st)
 {
-    if (st == TPB_OK)
-        st = tpb_dev_sync(s->dev);
-    s->fatal = st != TPB_OK;
+    if (st == TPB_OK || st == TPB_ERR_INTERRUPTED) {
+        tpb_status_t done = tpb_dev_sync(s->dev);
+        st = st == TPB_OK ? done : st;
+    }
+    s->fatal = fatal(st);
     TPB_CHECK_RET(st);
     TPB_MPI_RET(MPI_Barrier(s->world), "between interleaved blocks");
     return TPB_OK;
@@ -246,17 +282,19 @@ tpb_status_t tpb_sweep_measure_set(tpb_sweep_t *s, tpb_config_run_t *c, int k, i
     tpb_status_t st =
         tpb_dev_marks_prepare(s->dev, (size_t)(k * nl) * tpb_marks_count(&c[0].plan->desc.marks));
     TPB_CHECK_RET(tpb_agree(s->world, st));
+    double t0 = tpb_clock_now_us(NULL);
     for (int u = 0; u < k && st == TPB_OK; u++) /* every one's warm-up, in the set's order */
         st = iterate(s, &ls[u * nl], nl, n, (size_t)u * unit, (size_t)u * unit + (size_t)m->warmup,
-                     1);
+                     1, 1);
     TPB_CHECK_RET(block_end(s, st));
+    TPB_CHECK_RET(agree_stop_every(s, t0, (size_t)(k * m->warmup)));
     tpb_interval_order(k, rounds, order);
     for (int b = 0; b < rounds * k && st == TPB_OK; b++) {
         int u = order[b], j = b / k;
         size_t lo = (size_t)j * (size_t)m->iters / (size_t)rounds;
         size_t hi = (size_t)(j + 1) * (size_t)m->iters / (size_t)rounds;
         size_t at = (size_t)u * unit + (size_t)m->warmup;
-        st = iterate(s, &ls[u * nl], nl, n, at + lo, at + hi, 1);
+        st = iterate(s, &ls[u * nl], nl, n, at + lo, at + hi, 1, s->stop_every);
         st = block_end(s, st);
     }
     TPB_CHECK_RET(st);

@@ -2,8 +2,8 @@
 # through mpirun with SIGTERM or SIGINT, which it forwards about a second later and follows
 # with SIGKILL a second after that; 15 of a singleton with SIGTERM, SIGINT or SIGHUP) of a
 # sweep of many short
-# configs, each leaving either nothing (stopped before its first config: a run touches --out
-# only once it has a result) or a record whose status is "finished" or "interrupted", with as
+# configs, each leaving either nothing (stopped before the run's record is begun, as it
+# starts) or a record whose status is "finished" or "interrupted", with as
 # many configs in results.jsonl as rows in results.csv and traces, no temporary and no lock.
 # The moments come from a seeded generator (TPBAL_STOPS_SEED, default 7; stop I from seed
 # x 1000 + I) so that a failure can be rerun; TPBAL_STOPS sets how many stops (default 30;
@@ -127,3 +127,85 @@ rc=${PIPESTATUS[0]}
 got=$(check_stopped "$WORK/pipe" "broken pipe")
 [ "$got" = interrupted ] || fail "broken pipe: not marked: $got"
 echo "stops: a broken pipe is a stop (141), the record marked interrupted"
+
+# Stops honoured at once in every mode: the signal comes inside a config, block, set or
+# fleet phase far longer than mpirun's grace (100,000 iterations: a singleton ran such a
+# config to its end before), the ranks agree on it within about 0.1 s of iterations
+# (sweep_measure.c) and end: a singleton within TPBAL_STOP_S seconds (default 5; 0.3-1.3 s
+# measured) with 128 + N, under mpirun with tpbal's own one line (the ranks ended before
+# the launcher's SIGKILL); the record marked interrupted, every row printed in it, no answer
+# printed, no lock. A fleet writes nothing before its end: its folder stays empty.
+STOP_S=${TPBAL_STOP_S:-5}
+long=(--iters 100000 --warmup 2)
+# now_one NAME SIG NP ARGS...: start NAME, wait until it has begun (its record, or 1.5 s
+# for a fleet), one second more, signal it, then check what it left (a line in $WORK/now.NAME)
+now_one() {
+    local name=$1 sig=$2 np=$3 d="$WORK/now-$1" pid t0 t1 rc fleet=0 want
+    shift 3
+    case " $* " in *" --fleet "*) fleet=1 ;; esac
+    if [ "$np" = 1 ]; then
+        "$TPBAL" "$@" --out "$d" >"$d.out" 2>"$d.err" &
+    else
+        $MPIRUN -np "$np" "$TPBAL" "$@" --out "$d" >"$d.out" 2>"$d.err" &
+    fi
+    pid=$!
+    if [ $fleet = 1 ]; then
+        sleep 1.5
+    else
+        for _ in $(seq 200); do [ -e "$d/results.jsonl" ] && break; sleep 0.05; done
+        [ -e "$d/results.jsonl" ] || { echo "FAIL $name: no record after 10 s"; return; }
+    fi
+    sleep 1
+    t0=$(date +%s%N)
+    kill -"$sig" "$pid"
+    wait "$pid"
+    rc=$?
+    t1=$(date +%s%N)
+    local ms=$(((t1 - t0) / 1000000))
+    if [ "$np" = 1 ]; then
+        want=$((128 + $(kill -l "$sig")))
+        [ "$rc" -eq "$want" ] || { echo "FAIL $name: exit $rc, expected $want"; return; }
+        [ "$ms" -le $((STOP_S * 1000)) ] ||
+            { echo "FAIL $name: ended $ms ms after SIG$sig (more than $STOP_S s)"; return; }
+    fi
+    grep -q "tpbal: error.*interrupted by signal" "$d.err" ||
+        { echo "FAIL $name: no 'interrupted' line (killed?): $(tail -3 "$d.err")"; return; }
+    if [ $fleet = 1 ]; then
+        [ -z "$(ls -A "$d" 2>/dev/null)" ] || { echo "FAIL $name: left $(ls -A "$d")"; return; }
+        echo "$name ok ($ms ms, exit $rc, nothing left)"
+        return
+    fi
+    grep -q "^# use\|^# answer\|^# blocks" "$d.out" &&
+        { echo "FAIL $name: an answer was printed after the stop"; return; }
+    "$PY" - "$d" "$d.out" <<'PY' || { echo "FAIL $name: the printed rows are not the record's"; return; }
+import json, re, sys
+d, out = sys.argv[1], sys.argv[2]
+recs = [json.loads(line) for line in open(d + "/results.jsonl")]
+cfgs = [r["id"] for r in recs if r["type"] == "config"]
+blocks = [r for r in recs if r["type"] == "block"]
+rows = [int(l.split()[0]) for l in open(out) if re.match(r"^ +\d+ +\d+ ", l)]
+printed_blocks = [l for l in open(out) if l.startswith("# block ")]
+assert recs[0]["status"] == "interrupted", recs[0]["status"]
+assert rows == cfgs, (rows, cfgs)
+assert len(printed_blocks) == len(blocks), (printed_blocks, blocks)
+PY
+    local got
+    got=$(check_stopped "$d" "$name")
+    [ "$got" = interrupted ] || { echo "FAIL $name: $got"; return; }
+    echo "$name ok ($ms ms, exit $rc, $(grep -c '"type": *"config"' "$d/results.jsonl") configs kept)"
+}
+now_one singleton-config TERM 1 --tp 1 --shape 256x512x512 "${long[@]}" >"$WORK/now.1"
+now_one singleton-block HUP 1 --tp 1 --block --split col --shape 128x256x256,128x512x256 \
+    "${long[@]}" >"$WORK/now.2"
+now_one singleton-fleet INT 1 --fleet --shape 1024x1024x1024 >"$WORK/now.3"
+now_one mpirun-set TERM 2 --tp 2 --split row --policy even,weighted --shape 256x512x512 \
+    "${long[@]}" >"$WORK/now.4"
+now_one mpirun-block INT 2 --tp 1,2 --block --split col --shape 128x256x256,128x512x256 \
+    "${long[@]}" >"$WORK/now.5"
+now_one mpirun-comm-only TERM 2 --tp 2 --comm-only --comm-sizes 1M "${long[@]}" >"$WORK/now.6"
+now_one mpirun-fleet TERM 2 --fleet --shape 1024x1024x1024 >"$WORK/now.7"
+for i in 1 2 3 4 5 6 7; do
+    cat "$WORK/now.$i"
+    grep -q FAIL "$WORK/now.$i" && fail "$(cat "$WORK/now.$i")"
+done
+echo "stops: honoured at once in every mode (a config, a block, a set, comm-only, a fleet)"
