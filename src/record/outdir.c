@@ -276,7 +276,8 @@ tpb_status_t tpb_outdir_lock(const char *dir, int *fd)
     TPB_CHECK_RET(tpb_outfile_open_dir(dir, &dirfd));
     int got = try_lock(dirfd, &f, holder, sizeof(holder));
     int err = errno;
-    close(dirfd);
+    if (got <= 0)
+        close(dirfd);
     if (got < 0)
         return tpb_err_set(TPB_ERR_IO, "--out %s: cannot lock %s/%s: %s", dir, dir, LOCK_NAME,
                            err == ELOOP    ? "it is a symbolic link (left as it is; remove it)"
@@ -291,10 +292,13 @@ tpb_status_t tpb_outdir_lock(const char *dir, int *fd)
     int len = holder_line(me, sizeof(me));
     if (ftruncate(f, 0) != 0 || pwrite(f, me, (size_t)len, 0) != len) {
         err = errno;
+        unlinkat(dirfd, LOCK_NAME, 0); /* held by us: a full disk leaves no empty lock */
         close(f);
+        close(dirfd);
         return tpb_err_set(TPB_ERR_IO, "--out %s: cannot write its lock file: %s", dir,
                            strerror(err));
     }
+    close(dirfd);
     *fd = f;
     return TPB_OK;
 }

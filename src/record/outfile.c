@@ -176,15 +176,23 @@ static void drop(tpb_outstream_t *s)
     s->named = 0;
 }
 
+/* Every byte of the stream on disk under its temporary name (a full disk fails here, before
+ * anything is renamed): 0, or 1 with *err the errno. */
+static int prepare(tpb_outstream_t *s, int *err)
+{
+    int bad = ferror(s->f) || fflush(s->f) != 0 || fsync(fileno(s->f)) != 0;
+    *err = errno;
+    if (!bad && !s->named && link_temporary(s) != 0) {
+        bad = 1;
+        *err = errno;
+    }
+    return bad;
+}
+
 tpb_status_t tpb_outstream_commit(tpb_outstream_t *s)
 {
     mode_t mode;
-    int bad = ferror(s->f) || fflush(s->f) != 0 || fsync(fileno(s->f)) != 0;
-    int err = errno;
-    if (!bad && !s->named && link_temporary(s) != 0) {
-        bad = 1;
-        err = errno;
-    }
+    int err = 0, bad = prepare(s, &err);
     bad |= fclose(s->f) != 0;
     s->f = NULL;
     if (bad) {
@@ -265,6 +273,14 @@ tpb_status_t tpb_outset_add(tpb_outset_t *set, const char *dir, const char *name
 tpb_status_t tpb_outset_commit(tpb_outset_t *set)
 {
     tpb_status_t st = TPB_OK;
+    int err = 0;
+    for (int i = 0; i < set->n && st == TPB_OK; i++) /* all written before any is renamed */
+        if (prepare(&set->s[i], &err))
+            st = tpb_err_set(TPB_ERR_IO, "cannot write %s: %s", set->s[i].path, strerror(err));
+    if (st != TPB_OK) {
+        tpb_outset_abort(set);
+        return st;
+    }
     for (int i = 0; i < set->n; i++) {
         if (st == TPB_OK)
             st = tpb_outstream_commit(&set->s[i]);
@@ -280,4 +296,27 @@ void tpb_outset_abort(tpb_outset_t *set)
     for (int i = 0; i < set->n; i++)
         tpb_outstream_abort(&set->s[i]);
     set->n = 0;
+}
+
+tpb_status_t tpb_outfile_patch(const char *dir, const char *name, long at, const char *was,
+                               const char *now, size_t len)
+{
+    int dirfd = -1;
+    TPB_CHECK_RET(tpb_outfile_open_dir(dir, &dirfd));
+    int fd = openat(dirfd, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    close(dirfd);
+    struct stat sb;
+    char cur[64];
+    tpb_status_t st = TPB_OK;
+    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || len > sizeof(cur))
+        st = tpb_err_set(TPB_ERR_IO, "cannot patch %s/%s: %s", dir, name,
+                         fd < 0 ? strerror(errno) : "not a regular file");
+    else if (pread(fd, cur, len, at) != (ssize_t)len || memcmp(cur, was, len) != 0)
+        st = tpb_err_set(TPB_ERR_IO, "cannot patch %s/%s: it changed since it was written", dir,
+                         name);
+    else if (pwrite(fd, now, len, at) != (ssize_t)len || fsync(fd) != 0)
+        st = tpb_err_set(TPB_ERR_IO, "cannot patch %s/%s: %s", dir, name, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    return st;
 }

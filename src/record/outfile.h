@@ -111,9 +111,19 @@ typedef struct {
 /** Open dir/name as the set's next file (*f: where to write it). */
 tpb_status_t tpb_outset_add(tpb_outset_t *set, const char *dir, const char *name, FILE **f);
 
-/** Commit every file in the order added; on an error the rest are removed (those renamed
- *  before stay). The set is empty afterwards. */
+/** Commit every file: all written to disk under their temporary names first (a full disk
+ *  fails there and leaves every earlier file as it was), then renamed in the order added
+ *  (a rename refused, a link planted meanwhile: the rest are removed, those renamed before
+ *  stay). The set is empty afterwards. */
 tpb_status_t tpb_outset_commit(tpb_outset_t *set);
+
+/**
+ * Overwrite len bytes at offset `at` of the regular file dir/name (never through a link) in
+ * place, if they still read `was`: what a full disk still allows (no block is added), for a
+ * field written with room to change (the run's status). TPB_ERR_IO otherwise.
+ */
+tpb_status_t tpb_outfile_patch(const char *dir, const char *name, long at, const char *was,
+                               const char *now, size_t len);
 
 /** Remove every temporary of the set; it is empty afterwards. */
 void tpb_outset_abort(tpb_outset_t *set);

@@ -129,12 +129,12 @@ static int group_nodes(const tpb_topo_t *t, const tpb_result_t *res)
 /* Where the record's buffers end, to take a config back out if its files cannot be written. */
 typedef struct {
     size_t jsonl, csv, ranks;
-    int nhist, nohist;
+    int nhist, nohist, nfiles;
 } mark_t;
 
 static mark_t mark_of(const tpb_record_t *s)
 {
-    return (mark_t){s->jsonl.len, s->csv.len, s->ranks_csv.len, s->nhist, s->nohist};
+    return (mark_t){s->jsonl.len, s->csv.len, s->ranks_csv.len, s->nhist, s->nohist, s->nfiles};
 }
 
 static void cut(tpb_buf_t *b, size_t len)
@@ -154,11 +154,13 @@ static void roll_back(tpb_record_t *s, mark_t m)
     while (s->nhist > m.nhist)
         tpb_history_free(&s->hist[--s->nhist]);
     s->nohist = m.nohist;
+    s->nfiles = m.nfiles; /* its trace is not in the folder */
 }
 
-/* The table row and the records of a finished config (its history already pushed: a
- * weighted row shows its speed-up over the even config of its group). */
-static void append(tpb_record_t *s, const tpb_result_t *res)
+/* The records of a finished config and its table row into *row, printed once its files are
+ * in place (its history already pushed: a weighted row shows its speed-up over the even
+ * config of its group). */
+static void append(tpb_record_t *s, const tpb_result_t *res, tpb_buf_t *row)
 {
     int size = res->world;
     const tpb_history_t *ev = NULL, *h = s->nhist ? &s->hist[s->nhist - 1] : NULL;
@@ -167,12 +169,8 @@ static void append(tpb_record_t *s, const tpb_result_t *res)
         ev = tpb_verdict_even_of(s->hist, s->nhist - 1, h);
     if (ev)
         v = tpb_verdict_of(ev, h, TPB_VERDICT_TOL);
-    tpb_buf_t row = TPB_BUF_INIT;
-    tpb_report_table_row(&row, res, s->run.width, ev ? &v : NULL);
-    tpb_report_overlap_line(&row, res, s->run.width);
-    fputs(tpb_buf_str(&row), s->run.table);
-    fflush(s->run.table);
-    tpb_buf_free(&row);
+    tpb_report_table_row(row, res, s->run.width, ev ? &v : NULL);
+    tpb_report_overlap_line(row, res, s->run.width);
     tpb_report_json(&s->jsonl, res);
     tpb_report_csv_row(&s->csv, res);
     const char *hosts[size], *devs[size];
@@ -288,14 +286,19 @@ tpb_status_t tpb_record_config(tpb_record_t *s, const tpb_result_t *in, const tp
     }
     if (st == TPB_OK)
         st = tpb_record_push_hist(s, &res);
+    tpb_buf_t row = TPB_BUF_INIT;
     if (st == TPB_OK)
-        append(s, &res);
+        append(s, &res, &row);
     if (st == TPB_OK)
         st = commit(s, TPB_RUN_RUNNING, &set);
     if (st != TPB_OK) {
         tpb_outset_abort(&set);
         roll_back(s, before);
+    } else { /* printed once it is in the files: nothing printed that they do not hold */
+        fputs(tpb_buf_str(&row), s->run.table);
+        fflush(s->run.table);
     }
+    tpb_buf_free(&row);
     if (own) {
         free(ranks);
         free(steps);
@@ -329,17 +332,29 @@ static tpb_status_t add_file(tpb_record_t *s, tpb_outset_t *set, const char *nam
     return TPB_OK;
 }
 
+/* Where the run line (the first of results.jsonl) holds its status' opening quote: the
+ * last "status" key of that line (nested objects come before it), or -1. */
+static long status_offset(const char *line)
+{
+    const char *key = "\"status\":", *end = strchr(line, '\n'), *at = NULL;
+    for (const char *p = strstr(line, key); p && (!end || p < end); p = strstr(p + 1, key))
+        at = p;
+    return at ? (long)(at - line + (long)strlen(key)) : -1;
+}
+
 /* The three result files of the record (status as written: "running" becomes
- * "interrupted" once a stop was asked for) into the set. */
-static tpb_status_t add_results(tpb_record_t *s, tpb_outset_t *set, tpb_run_status_t status)
+ * "interrupted" once a stop was asked for) into the set; *status_at: where the status is. */
+static tpb_status_t add_results(tpb_record_t *s, tpb_outset_t *set, tpb_run_status_t *status,
+                                long *status_at)
 {
     tpb_buf_t j = TPB_BUF_INIT, c = TPB_BUF_INIT, r = TPB_BUF_INIT;
-    if (status == TPB_RUN_RUNNING && s->stopping)
-        status = TPB_RUN_INTERRUPTED;
+    if (*status == TPB_RUN_RUNNING && s->stopping)
+        *status = TPB_RUN_INTERRUPTED;
     const char *names[3] = {"results.jsonl", "results.csv", "ranks.csv"};
     for (int i = 0; i < 3; i++) /* listed in the record that is written with them */
         TPB_CHECK_RET(note_file(s, names[i]));
-    tpb_record_run_json(s, &j, status);
+    tpb_record_run_json(s, &j, *status);
+    *status_at = status_offset(tpb_buf_str(&j));
     tpb_buf_puts(&j, tpb_buf_str(&s->jsonl));
     if (!tpb_buf_ok(&s->jsonl))
         j.failed = 1;
@@ -430,7 +445,8 @@ static tpb_status_t commit(tpb_record_t *s, tpb_run_status_t status, tpb_outset_
         return TPB_OK;
     }
     int first = !s->claimed, n = first && s->run.force ? earlier_files(s, earlier, MAX_EARLIER) : 0;
-    tpb_status_t st = add_results(s, set, status);
+    long at = -1;
+    tpb_status_t st = add_results(s, set, &status, &at);
     if (st != TPB_OK) {
         tpb_outset_abort(set);
         return st;
@@ -438,6 +454,8 @@ static tpb_status_t commit(tpb_record_t *s, tpb_run_status_t status, tpb_outset_
     TPB_CHECK_RET(tpb_outset_commit(set));
     tpb_record_trace_placed(s);
     s->claimed = 1;
+    s->status_at = at;
+    s->status_written = status;
     return n ? replace_earlier(s, earlier, n) : TPB_OK;
 }
 
@@ -449,12 +467,40 @@ tpb_status_t tpb_record_begin(tpb_record_t *s)
     return commit(s, TPB_RUN_RUNNING, &set);
 }
 
+/* A status as the run line holds it: quoted, padded to the longest name. */
+static void status_field(char *out, size_t cap, tpb_run_status_t st)
+{
+    const char *name = tpb_run_status_name(st);
+    snprintf(out, cap, "\"%s\"%*s", name, TPB_RUN_STATUS_WIDTH - (int)strlen(name), "");
+}
+
+/* The final status written over the one in results.jsonl as last written, in place, where
+ * the record could not be rewritten (a full disk): the configs it holds are whole, and now
+ * say how the run ended. */
+static void seal_in_place(tpb_record_t *s, tpb_run_status_t status)
+{
+    char was[TPB_RUN_STATUS_WIDTH + 3], now[TPB_RUN_STATUS_WIDTH + 3];
+    if (s->status_at < 0 || s->status_written == status)
+        return;
+    status_field(was, sizeof(was), s->status_written);
+    status_field(now, sizeof(now), status);
+    if (tpb_outfile_patch(s->run.out_dir, "results.jsonl", s->status_at, was, now,
+                          TPB_RUN_STATUS_WIDTH + 2) == TPB_OK)
+        s->status_written = status;
+}
+
 tpb_status_t tpb_record_write(tpb_record_t *s, tpb_run_status_t status)
 {
     tpb_outset_t set = {.n = 0};
     if (!s->claimed) /* nothing of this run yet: touch nothing */
         return TPB_OK;
     tpb_status_t st = commit(s, status, &set);
+    if (st != TPB_OK && status != TPB_RUN_RUNNING && !s->sealed) {
+        char msg[1024];
+        snprintf(msg, sizeof(msg), "%s", tpb_err_msg()); /* the reason stays the message */
+        seal_in_place(s, status);
+        tpb_err_set(st, "%s", msg);
+    }
     s->ended |= st == TPB_OK && status != TPB_RUN_RUNNING;
     return st;
 }

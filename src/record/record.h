@@ -37,6 +37,8 @@ typedef enum {
     TPB_RUN_INTERRUPTED, /**< SIGTERM, SIGINT or SIGUSR1 (Slurm's time limit, scancel, Ctrl-C) */
     TPB_RUN_FAILED       /**< another error after the first config */
 } tpb_run_status_t;
+/** The longest status name ("interrupted"): the run record keeps room for it. */
+#define TPB_RUN_STATUS_WIDTH 11
 
 /** "running", "finished", "timeout", "interrupted", "failed". */
 const char *tpb_run_status_name(tpb_run_status_t st);
@@ -84,9 +86,11 @@ typedef struct {
     int nohist, cap_ohist;
     tpb_history_t *bhist; /**< the blocks (--block): id, name, tokens (m), steps, policy */
     int nbhist, cap_bhist;
-    int skipped;           /**< configs skipped, with a line in the table */
-    int check_failed;      /**< a config's --check failed */
-    int claimed;           /**< this run has written into out_dir (tpb_record_begin) */
+    int skipped;                     /**< configs skipped, with a line in the table */
+    int check_failed;                /**< a config's --check failed */
+    int claimed;                     /**< this run has written into out_dir (tpb_record_begin) */
+    long status_at;                  /**< where results.jsonl as written holds the status' quote */
+    tpb_run_status_t status_written; /**< ... and which status it holds there */
     int stopping;          /**< a stop was asked for: every record written says "interrupted" */
     int sealed;            /**< the interrupted record is written: nothing more is */
     int ended;             /**< a final status (finished, failed, ...) is written */

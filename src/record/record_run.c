@@ -290,6 +290,8 @@ void tpb_record_run_json(const tpb_record_t *s, tpb_buf_t *b, tpb_run_status_t s
         tpb_json_str(b, s->files[i]);
     tpb_json_arr_end(b);
     tpb_json_kv_str(b, "status", tpb_run_status_name(status));
+    /* room to seal the status in place on a full disk (record.c: seal_in_place) */
+    tpb_buf_printf(b, "%*s", TPB_RUN_STATUS_WIDTH - (int)strlen(tpb_run_status_name(status)), "");
     tpb_json_obj_end(b);
     tpb_buf_puts(b, "\n");
 }

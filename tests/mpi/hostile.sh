@@ -123,6 +123,49 @@ if mount -t tmpfs -o size=96k tmpfs "$mnt" 2>/dev/null; then
     grep -q "No space left on device" "$WORK/err" || fail "no reason for the full disk"
     [ "$(cd "$mnt" && cat results.jsonl results.csv ranks.csv trace-000.json | md5sum)" = "$sum" ] ||
         fail "--force on a full disk lost the earlier run"
+    # all or nothing at every fill level: a singleton sweep of 8 configs on a 256 KiB tmpfs
+    # with 0-252 KiB taken leaves a record whose configs, rows, rank rows, traces and file
+    # list agree, with the run's end as its status ("failed", sealed in place where the
+    # record could not be rewritten), or nothing; never a lock or a temporary. A fleet on a
+    # full disk leaves no lock either.
+    umount "$mnt"
+    mount -t tmpfs -o size=256k tmpfs "$mnt" || fail "cannot mount the 256 KiB tmpfs"
+    for fill in $(seq 0 12 252); do
+        rm -rf "${mnt:?}"/* "$mnt"/.[!.]*
+        [ "$fill" -eq 0 ] || head -c $((fill * 1024)) /dev/zero >"$mnt/filler" 2>/dev/null
+        mkdir "$mnt/o"
+        "$TPBAL" --tp 1 -m 32,64,128,256 -n 128 -k 128 --iters 200 --warmup 1 -q \
+            --out "$mnt/o" >"$WORK/out" 2>"$WORK/err"
+        RC=$?
+        "$PY" - "$mnt/o" "$RC" <<'PY' >>"$WORK/fills" || fail "fill $fill KiB: a mixed set: $(cat "$WORK/err")"
+import csv, json, os, sys
+d, rc = sys.argv[1], int(sys.argv[2])
+files = sorted(os.listdir(d))
+assert not [f for f in files if f.startswith(".")], files  # no lock, no temporary
+if "results.jsonl" not in files:
+    assert not files and rc != 0, (files, rc)
+    print("nothing")
+    sys.exit()
+recs = [json.loads(line) for line in open(os.path.join(d, "results.jsonl"))]
+run = recs[0]
+cfgs = [r["id"] for r in recs if r["type"] == "config"]
+rows = [int(r["id"]) for r in csv.DictReader(open(os.path.join(d, "results.csv")))]
+ranks = list(csv.DictReader(open(os.path.join(d, "ranks.csv"))))
+assert cfgs == rows and len(ranks) == len(cfgs) == run["configs"], (cfgs, rows, len(ranks))
+assert sorted(run["files"]) == files, (run["files"], files)
+assert files == sorted(["results.jsonl", "results.csv", "ranks.csv"] +
+                       ["trace-%03d.json" % i for i in cfgs]), files
+want = "finished" if rc == 0 else "failed"
+assert run["status"] == want, (run["status"], rc)
+print(run["status"], len(cfgs))
+PY
+    done
+    echo "hostile: a full disk at 22 fill levels: $(sort "$WORK/fills" | uniq -c | tr -s ' \n' ' ')"
+    rm -rf "${mnt:?}"/* "$mnt"/.[!.]*
+    head -c $((300 * 1024)) /dev/zero >"$mnt/filler" 2>/dev/null
+    mkdir "$mnt/o"
+    "$TPBAL" --fleet --out "$mnt/o" >"$WORK/out" 2>"$WORK/err"
+    [ $? -ne 0 ] && [ -z "$(ls -A "$mnt/o")" ] || fail "--fleet on a full disk: $(ls -A "$mnt/o")"
     umount "$mnt"
 else
     echo "hostile: the full-disk case is skipped: this machine does not let us mount a tmpfs"

@@ -148,8 +148,8 @@ else
         fail "the fleet template neither trained nor said why"
 fi
 
-# ---- a graceful stop during a sweep, both launch paths of the template: the run ends after
-# the config being measured, recorded "interrupted" with its finished configs, and the
+# ---- a graceful stop during a sweep, both launch paths of the template: the run ends within
+# about 0.1 s of iterations, the config being measured dropped, recorded "interrupted" with its finished configs, and the
 # template's report step runs whatever the exit. srun: scancel --signal=TERM reaches the
 # step's ranks; mpirun: scancel --batch --signal=TERM reaches the batch shell, which passes
 # it on (as --signal=B:TERM@60 does before the time limit).
