@@ -373,67 +373,6 @@ static tpb_status_t add_results(tpb_record_t *s, tpb_outset_t *set, tpb_run_stat
     return st;
 }
 
-/* Files an earlier run wrote by name (a run record without its "files" list): the result
- * files, trace.json, trace-NNN.json, and tpbal's temporaries. */
-static int earlier_name(const char *name)
-{
-    size_t n = strlen(name);
-    if (strcmp(name, "results.jsonl") == 0 || strcmp(name, "results.csv") == 0 ||
-        strcmp(name, "ranks.csv") == 0 || strcmp(name, "trace.json") == 0 ||
-        tpb_outfile_is_temporary(name))
-        return 1;
-    if (n < 11 || strncmp(name, "trace-", 6) != 0 || strcmp(name + n - 5, ".json") != 0)
-        return 0;
-    for (size_t i = 6; i < n - 5; i++)
-        if (name[i] < '0' || name[i] > '9')
-            return 0;
-    return 1;
-}
-
-/* --force: the files an earlier run in out_dir wrote, as its run record lists them (else by
- * name), and tpbal's temporaries; *n of them into names (max). */
-static int earlier_files(const tpb_record_t *s, char (*names)[TPB_OUTFILE_NAME], int max)
-{
-    static char line[1 << 20];
-    tpb_jv_t run = {.kind = TPB_JV_NULL};
-    int n = tpb_outdir_matching(s->run.out_dir, tpb_outfile_is_temporary, names, max);
-    n = n < 0 ? 0 : n;
-    if (tpb_outfile_first_line(s->run.out_dir, "results.jsonl", line, sizeof(line)) != TPB_OK ||
-        tpb_json_parse(line, strlen(line), "results.jsonl", &run) != TPB_OK) {
-        tpb_jv_free(&run);
-        int more = tpb_outdir_matching(s->run.out_dir, earlier_name, names + n, max - n);
-        return n + (more > 0 ? more : 0);
-    }
-    const tpb_jv_t *files = tpb_jv_get(&run, "files");
-    for (int i = 0; files && files->kind == TPB_JV_ARR && i < files->n && n < max; i++) {
-        const tpb_jv_t *f = &files->items[i];
-        if (f->kind == TPB_JV_STR && earlier_name(f->str))
-            snprintf(names[n++], TPB_OUTFILE_NAME, "%s", f->str);
-    }
-    if (!files) { /* a record of a version before the list */
-        int more = tpb_outdir_matching(s->run.out_dir, earlier_name, names + n, max - n);
-        n += more > 0 ? more : 0;
-    }
-    tpb_jv_free(&run);
-    return n;
-}
-
-/* --force, once this run's first files are in place: remove what an earlier run wrote
- * that this run has not replaced. Names not tpbal's (a user's trace-mynotes.json) stay. */
-static tpb_status_t replace_earlier(tpb_record_t *s, char (*names)[TPB_OUTFILE_NAME], int n)
-{
-    const char *gone[n > 0 ? n : 1];
-    int k = 0;
-    for (int i = 0; i < n; i++) {
-        int ours = 0;
-        for (int j = 0; j < s->nfiles && !ours; j++)
-            ours = strcmp(s->files[j], names[i]) == 0;
-        if (!ours)
-            gone[k++] = names[i];
-    }
-    return tpb_outdir_remove(s->run.out_dir, gone, k);
-}
-
 /* The record (and whatever the set holds already: a trace) written in full, then put in
  * place; the first time with --force, the earlier run's other files removed after. */
 static tpb_status_t commit(tpb_record_t *s, tpb_run_status_t status, tpb_outset_t *set)
@@ -444,7 +383,8 @@ static tpb_status_t commit(tpb_record_t *s, tpb_run_status_t status, tpb_outset_
         tpb_outset_abort(set);
         return TPB_OK;
     }
-    int first = !s->claimed, n = first && s->run.force ? earlier_files(s, earlier, MAX_EARLIER) : 0;
+    int first = !s->claimed,
+        n = first && s->run.force ? tpb_record_earlier_files(s, earlier, MAX_EARLIER) : 0;
     long at = -1;
     tpb_status_t st = add_results(s, set, &status, &at);
     if (st != TPB_OK) {
@@ -456,7 +396,7 @@ static tpb_status_t commit(tpb_record_t *s, tpb_run_status_t status, tpb_outset_
     s->claimed = 1;
     s->status_at = at;
     s->status_written = status;
-    return n ? replace_earlier(s, earlier, n) : TPB_OK;
+    return n ? tpb_record_replace_earlier(s, earlier, n) : TPB_OK;
 }
 
 tpb_status_t tpb_record_begin(tpb_record_t *s)

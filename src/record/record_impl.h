@@ -1,6 +1,6 @@
 /*
  * record_impl.h - what the files of the record share (record.c, record_hist.c,
- * record_trace.c) and nothing else includes.
+ * record_trace.c, record_force.c) and nothing else includes.
  */
 #ifndef TPB_RECORD_IMPL_H
 #define TPB_RECORD_IMPL_H
@@ -19,5 +19,14 @@ tpb_status_t tpb_record_trace(tpb_record_t *s, const tpb_result_t *res, const tp
 /** The trace written by tpb_record_trace is in place: the record follows it (--trace-per
  *  run: where trace.json's events end now). */
 void tpb_record_trace_placed(tpb_record_t *s);
+
+/** --force: the files an earlier run in out_dir wrote, as its run record lists them (else
+ *  by tpbal's names), and tpbal's temporaries; how many into names (at most max)
+ *  (record_force.c). */
+int tpb_record_earlier_files(const tpb_record_t *s, char (*names)[TPB_OUTFILE_NAME], int max);
+
+/** --force, once this run's first files are in place: remove names[n] but those this run
+ *  wrote (record_force.c). */
+tpb_status_t tpb_record_replace_earlier(tpb_record_t *s, char (*names)[TPB_OUTFILE_NAME], int n);
 
 #endif /* TPB_RECORD_IMPL_H */

@@ -103,7 +103,7 @@ long_one() {
     $MPIRUN -np 2 "$TPBAL" --tp 2 --split row --policy even -m 32,256 -n 256 -k 256 \
         --iters 12000 --warmup 2 -q --out "$d" >"$d.out" 2>&1 &
     pid=$!
-    for _ in $(seq 100); do [ -e "$d/results.jsonl" ] && break; sleep 0.05; done
+    for _ in $(seq 300); do [ -e "$d/results.jsonl" ] && break; sleep 0.05; done
     sleep 0.3 # inside the long config: forwarded a second later, killed a second after
     kill -"$sig" "$pid" 2>/dev/null
     wait "$pid" 2>/dev/null
