@@ -49,7 +49,8 @@ for t in test_peak test_cuda_plan test_cuda_errors; do
 done
 "$B/bin/tpbal-compare" "$D/run" "$D/run" >/dev/null || { say "FAIL: tpbal-compare"; exit 8; }
 OUT="$D/gcs" bash "$B/bench/gpu-check.sh" --standin >"$D/gcs.out" 2>&1 ||
-    { tail -20 "$D/gcs.out"; say "FAIL: gpu-check.sh --standin"; exit 10; }
+    { grep -E '^[a-z0-9.-]+: (FAIL|TIMEOUT)' "$D/gcs.out"; tail -20 "$D/gcs.out"
+      say "FAIL: gpu-check.sh --standin"; exit 10; }
 say "ok"
 EOF
 RC=0

@@ -9,8 +9,10 @@ if [ "${TPB_GPU_SHAPES:-}" = small ]; then
     S_CHECK=128x128x128 S_SHARED=128x256x256 S_REFUSE=128x128x128 S_DELAY=128x128x128
     DELAY_ITERS=60 # two ranks on one CPU core each take turns on the stand-in's one device
     # rank 1 (2 ms late every iteration) last in 90-100 % of a config's 60 iterations in 42
-    # runs on 2 cores (a descheduled rank 0 is last in the others): at least 80 % asserted
-    LAST_FRAC=0.80
+    # runs on 2 cores (a descheduled rank 0 is last in the others), but in 73-88 % of them
+    # in 16 runs beside a busy core (10 of 16 had a config under 80 %): at least 65 % asserted
+    # (a rank last by chance: 50 %)
+    LAST_FRAC=0.65
 else
     S_CHECK=1024x1024x1024 S_SHARED=1024x2048x2048 S_REFUSE=256x256x256 S_DELAY=512x512x512
     DELAY_ITERS=20
@@ -57,10 +59,16 @@ tpbal 2 --backend cuda --comm nccl --tp 2 --shape "$S_REFUSE" --iters 2
 expect_rc 2
 grep -q "more ranks per node than GPUs" "$WORK/err" || fail "NCCL on a shared GPU not refused"
 
-d="$WORK/delay"
-tpbal 2 --backend cuda --comm mpi --dtype fp32 --tp 2 --inject-delay 1:2000 \
-    --shape "$S_DELAY" --policy even --iters "$DELAY_ITERS" --out "$d"
-expect_rc 0
-check_results "$d" straggler 1 "$LAST_FRAC" 1000 4000
-check_trace "$d" 2
+# the delayed rank named through CUDA events: a timing assertion (a rehearsal beside a busy
+# core once saw rank 1 last in 50 % of a config's iterations), so up to three attempts, each
+# printed
+delay_attempt() {
+    local d="$WORK/delay$1"
+    tpbal 2 --backend cuda --comm mpi --dtype fp32 --tp 2 --inject-delay 1:2000 \
+        --shape "$S_DELAY" --policy even --iters "$DELAY_ITERS" --out "$d"
+    expect_rc 0
+    check_trace "$d" 2
+    timing_check "$d" straggler 1 "$LAST_FRAC" 1000 4000
+}
+attempts "gpu: the delayed rank" delay_attempt 3
 echo "gpu: ok"
