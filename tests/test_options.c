@@ -123,6 +123,19 @@ START_TEST(bad_input)
     assert_error(parse_resolve("--fleet-threshold 0.9", 2), "need --fleet");
     assert_error(parse_resolve("--fleet-bytes 16M", 2), "need --fleet");
     ck_assert_int_eq(parse_resolve("--fleet --fleet-threshold 0.9", 2), TPB_OK);
+    /* nothing a fleet does not use is taken without a word: a sweep's option, a second shape */
+    assert_error(parse_resolve("--fleet --tp 2", 2), "--tp has no effect there");
+    assert_error(parse_resolve("--iters 50 --fleet", 2), "--iters has no effect there");
+    assert_error(parse_resolve("--fleet --gather parts", 2), "--gather has no effect there");
+    assert_error(parse_resolve("--fleet --shape 8x8x8,16x16x16", 2), "2 shapes were given");
+    ck_assert_int_eq(parse_resolve("--fleet --shape 8x8x8 --dtype fp32 --timeout 9", 2), TPB_OK);
+    /* --trace-ranks where every mark reaches rank 0 anyway */
+    assert_error(parse_resolve("--trace-ranks 1 --gather full", 2), "with --gather full");
+    assert_error(parse_resolve("--trace-ranks all --timeline off", 2), "with --timeline off");
+    assert_error(parse_resolve("--block --split col --shape 8x8x8,8x16x8 --trace-ranks 2", 2),
+                 "with --block");
+    ck_assert_int_eq(parse_resolve("--trace-ranks 1 --gather parts", 2), TPB_OK);
+    assert_error(parse("--trace-ranks ALL"), "expected all or a number of ranks");
     assert_error(parse("--iters abc"), "--iters 'abc': expected an integer");
     assert_error(parse("--iters 0"), "--iters '0'");
     assert_error(parse("-m 0"), "-m '0'");
@@ -248,6 +261,8 @@ START_TEST(presets)
     assert_error(tpb_preset_parse("x 1 2 3 diag\n", "f", sh, 8, &n), "row|col");
     assert_error(tpb_preset_parse("# nothing\n", "f", sh, 8, &n), "no shapes");
     /* a named preset from the source tree (TPBAL_PRESET_DIR is set by make check) */
+    ck_assert_int_eq(parse("--model llama3-8b --shape 8x8x8"), TPB_OK);
+    assert_error(tpb_preset_load(&o), "--model and --shape both given"); /* the flag given */
     ck_assert_int_eq(parse("--preset llama3-8b"), TPB_OK);
     ck_assert_int_eq(tpb_preset_load(&o), TPB_OK);
     ck_assert_int_eq(o.nshapes, 4);
@@ -359,8 +374,9 @@ START_TEST(gather_modes)
     ck_assert_int_eq(parse_resolve("--gather parts --trace-ranks all", 4), TPB_OK);
     ck_assert_int_eq(o.gather, TPB_GATHER_PARTS);
     ck_assert_int_eq(o.trace_ranks, -1);
-    ck_assert_int_eq(parse_resolve("--gather full --trace-ranks 8", 4), TPB_OK);
+    ck_assert_int_eq(parse_resolve("--gather full", 4), TPB_OK);
     ck_assert_int_eq(o.gather, TPB_GATHER_FULL);
+    ck_assert_int_eq(parse_resolve("--trace-ranks 8", 4), TPB_OK); /* auto may take parts */
     ck_assert_int_eq(o.trace_ranks, 8);
     assert_error(parse("--gather some"), "--gather");
     assert_error(parse("--trace-ranks 0"), "--trace-ranks");

@@ -246,7 +246,7 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
     case OPT_MODEL:
         if (o->preset[0])
             return tpb_err_set(TPB_ERR_INVALID, "--preset and --model both given: use one");
-        o->block = 1;
+        o->block = o->model = 1;
         return tpb_opt_string(flag, v, o->preset, sizeof(o->preset));
     case OPT_DTYPE: o->dtype_set = 1; return tpb_dtype_parse(v, &o->dtype);
     case OPT_ITERS: return tpb_optset_int(flag, v, 1, TPB_MAX_ITERS, &o->iters);
@@ -306,7 +306,11 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
             o->trace_ranks = -1;
             return TPB_OK;
         }
-        return tpb_optset_int(flag, v, 1, INT_MAX, &o->trace_ranks);
+        if (tpb_optset_int(flag, v, 1, INT_MAX, &o->trace_ranks) != TPB_OK)
+            return tpb_err_set(TPB_ERR_INVALID,
+                               "%s '%s': expected all or a number of ranks from 1 to %d", flag, v,
+                               INT_MAX);
+        return TPB_OK;
     case OPT_INJ_DELAY: return tpb_opt_inject(flag, v, 1, &o->inject_delay);
     case OPT_INJ_CLOCK: return tpb_opt_inject(flag, v, 0, &o->inject_clock);
     case OPT_SEED: {
@@ -380,6 +384,22 @@ static tpb_status_t unknown(const char *arg)
     return tpb_err_set(TPB_ERR_INVALID, "unknown option '%s': see tpbal --help", arg);
 }
 
+/* An option only a sweep uses (--fleet measures on its own schedule: fleet.c). */
+static int sweep_only(int id)
+{
+    static const int ids[] = {OPT_TP,          OPT_SPLIT,       OPT_SEQPAR,        OPT_POLICY,
+                              OPT_ITERS,       OPT_WARMUP,      OPT_SPEEDS,        OPT_CALFILE,
+                              OPT_INTERLEAVE,  OPT_REBALANCE,   OPT_SCHEDULE,      OPT_GATHER,
+                              OPT_TRACE_RANKS, OPT_TRACE_ITERS, OPT_TRACE_PER,     OPT_TIMELINE,
+                              OPT_INJ_DELAY,   OPT_INJ_CLOCK,   OPT_COMM_GAP,      OPT_COMM_SIZES,
+                              OPT_CHUNKS,      OPT_OVERLAP,     OPT_OVERLAP_POLLS, OPT_PLACEMENT,
+                              OPT_GRAN,        OPT_COST_PROFILE};
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+        if (ids[i] == id)
+            return 1;
+    return 0;
+}
+
 tpb_status_t tpb_options_parse(tpb_options_t *o, int argc, char **argv)
 {
     unsigned char seen[NFLAGS] = {0};
@@ -411,6 +431,9 @@ tpb_status_t tpb_options_parse(tpb_options_t *o, int argc, char **argv)
             return tpb_err_set(TPB_ERR_INVALID, "%s takes no value", flag);
         }
         TPB_CHECK_RET(apply(o, spec->id, flag, value));
+        if (!o->sweep_flag && sweep_only(spec->id))
+            o->sweep_flag = spec->name;
+        o->trace_ranks_given |= spec->id == OPT_TRACE_RANKS;
     }
     return TPB_OK;
 }

@@ -285,6 +285,34 @@ static tpb_status_t fleet_refusals(const tpb_options_t *o)
         return tpb_err_set(TPB_ERR_INVALID,
                            "--fleet qualifies ranks, nodes and links instead of a sweep: drop %s",
                            bad);
+    if (o->sweep_flag)
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "--fleet qualifies ranks, nodes and links on its own schedule (5 "
+                           "rounds): --%s has no effect there: drop it",
+                           o->sweep_flag);
+    if (o->nshapes > 1)
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "--fleet times one GEMM on every rank but %d shapes were given: give "
+                           "one --shape",
+                           o->nshapes);
+    return TPB_OK;
+}
+
+/* --trace-ranks picks whose marks reach rank 0 when a group is analysed where its marks
+ * are: where every mark goes to rank 0 anyway, it would do nothing. */
+static tpb_status_t trace_ranks_refusals(const tpb_options_t *o)
+{
+    const char *why = !o->trace_ranks_given          ? NULL
+                      : o->gather == TPB_GATHER_FULL ? "--gather full"
+                      : o->block                     ? "--block (its steps need every mark)"
+                      : !o->timeline                 ? "--timeline off"
+                      : o->fleet                     ? "--fleet"
+                                                     : NULL;
+    if (why)
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "--trace-ranks picks the ranks whose marks reach rank 0 under "
+                           "--gather parts or auto; with %s it has no effect: drop it",
+                           why);
     return TPB_OK;
 }
 
@@ -344,6 +372,7 @@ tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, const tpb_backend_
     TPB_CHECK_RET(cost_refusals(o));
     TPB_CHECK_RET(block_refusals(o));
     TPB_CHECK_RET(fleet_refusals(o));
+    TPB_CHECK_RET(trace_ranks_refusals(o));
     TPB_CHECK_RET(resolve_overlap(o, defaults));
     const char *whole = o->block                              ? "--block"
                         : (o->overlaps & TPB_OVERLAP_CHUNKED) ? "--overlap chunked"

@@ -159,7 +159,8 @@ tpb_status_t tpb_preset_load(tpb_options_t *o)
     if (!o->preset[0])
         return TPB_OK;
     if (o->nshapes)
-        return tpb_err_set(TPB_ERR_INVALID, "--preset and --shape both given: use one");
+        return tpb_err_set(TPB_ERR_INVALID, "%s and --shape both given: use one",
+                           o->model ? "--model" : "--preset");
     char path[1300];
     TPB_CHECK_RET(tpb_preset_find(o->preset, path, sizeof(path)));
     char *text;

@@ -233,10 +233,29 @@ static tpb_status_t coll_rounds(tpb_device_t *dev, MPI_Comm world, const tpb_top
  * rank's cohort. */
 #define FLEET_FIGS (4 * FLEET_ROUNDS + 2)
 
+/* The fleet's buffers fit on every rank (collective), before anything is measured: the GEMM's
+ * operands, and the all-reduce's send and receive buffers with room for a staging copy. */
+static tpb_status_t fits(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
+                         const tpb_options_t *o, double bytes)
+{
+    const tpb_shape_t *sh = &o->shapes[0];
+    double in = (double)tpb_dtype_in_size(o->dtype), out = (double)tpb_dtype_out_size(o->dtype);
+    double gemm = in * ((double)sh->m * sh->k + (double)sh->k * sh->n) + out * sh->m * sh->n;
+    double need = fmax(gemm, 3.0 * bytes), avail = 0.0;
+    tpb_status_t st = tpb_dev_mem_free(dev, &avail);
+    if (st == TPB_OK && need > 0.9 * avail)
+        st = tpb_err_set(TPB_ERR_NOMEM,
+                         "--fleet needs about %.3g GiB on rank %d (%s) but %.3g GiB are free: "
+                         "use a smaller --fleet-bytes or --shape",
+                         need / 1073741824.0, topo->rank, topo->host, avail / 1073741824.0);
+    return tpb_agree(world, st);
+}
+
 tpb_status_t tpb_fleet_measure(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
                                const tpb_options_t *o, double bytes, tpb_fleet_data_t *d)
 {
     enum { R = FLEET_ROUNDS };
+    TPB_CHECK_RET(fits(dev, world, topo, o, bytes));
     tpb_device_info_t info;
     tpb_dev_info(dev, &info);
     int share = info.sharing > 1 || info.ranks_on_device > 1, phases = 1;

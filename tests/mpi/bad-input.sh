@@ -49,6 +49,20 @@ grep -q "shape 300000x300000x300000 (fp32, tp 1, row) needs [0-9]* bytes on rank
     "$WORK/err" || fail "out-of-memory message"
 one_error_line "$*"
 [ -z "$(ls -A "$fresh")" ] || fail "files appeared in --out: $(ls -A "$fresh")"
+# --fleet --dry-run says what a fleet measures (not a sweep's configs); a --fleet-bytes past
+# memory is refused in one line before anything is measured
+tpbal 2 --fleet --dry-run --fleet-bytes 1M --out "$WORK/fdry"
+expect_rc 0
+[ ! -e "$WORK/fdry" ] || fail "--fleet --dry-run created --out"
+grep -q "^tpbal: dry run: --fleet on 2 ranks on 1 host: 5 rounds of every rank's .* GEMM.* 1 MiB all-reduce" \
+    "$WORK/out" || fail "--fleet --dry-run: $(cat "$WORK/out")"
+! grep -q "configs would be measured" "$WORK/out" || fail "--fleet --dry-run described a sweep"
+tpbal 2 --fleet --shape 200000x200000x200000 --fleet-bytes 16G
+expect_rc 2
+grep -q "^tpbal: error: --fleet needs about .* GiB on rank 0 .* are free: use a smaller --fleet-bytes" \
+    "$WORK/err" || fail "a --fleet-bytes past memory: $(cat "$WORK/err")"
+one_error_line "--fleet past memory"
+
 # --dry-run: the configs a command line would measure, nothing written, no device; its
 # refusals are a run's (one line, exit 2)
 tpbal 2 --dry-run --tp 1,2 --split row --shape 64x64x64 --speeds 1,3 --out "$WORK/dry"
