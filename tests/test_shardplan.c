@@ -56,6 +56,11 @@ START_TEST(json_errors)
     tpb_jv_t v;
     ck_assert_int_eq(parse(deep, &v), TPB_ERR_INVALID); /* 100 deep: over the bound */
     ck_assert(strstr(tpb_err_msg(), "nesting too deep"));
+    /* a key twice in one object: C took the first, Python the last; both refuse it */
+    ck_assert_int_eq(parse("{\"a\": 1, \"b\": {\"a\": 2}, \"a\": 3}", &v), TPB_ERR_INVALID);
+    ck_assert(strstr(tpb_err_msg(), "the key \"a\" given twice in one object"));
+    ck_assert_int_eq(parse("[{\"a\": 1}, {\"a\": 2}]", &v), TPB_OK); /* two objects: fine */
+    tpb_jv_free(&v);
 }
 END_TEST
 

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +89,23 @@ static tpb_status_t number(reader_t *r, double *out)
 
 static tpb_status_t value(reader_t *r, tpb_jv_t *v, int depth);
 
+/* The key just read is new in its object (a duplicate is refused: readers differ on which
+ * one wins, C's tpb_jv_get the first, Python's json the last), and the object is one of at
+ * most TPB_JSON_MAX_KEYS keys (no file tpbal reads has more; the check is quadratic). */
+static tpb_status_t new_key(const reader_t *r, const tpb_jv_t *v)
+{
+    const char *key = v->keys[v->n - 1];
+    if (v->n > TPB_JSON_MAX_KEYS)
+        return bad(r, "an object of more keys than tpbal writes");
+    for (int i = 0; i < v->n - 1; i++)
+        if (strcmp(v->keys[i], key) == 0) {
+            char why[160];
+            snprintf(why, sizeof(why), "the key \"%.100s\" given twice in one object", key);
+            return bad(r, why);
+        }
+    return TPB_OK;
+}
+
 /* One more item (and key) in v; the new item is zeroed. */
 static tpb_status_t grow(reader_t *r, tpb_jv_t *v, int *cap)
 {
@@ -126,6 +144,7 @@ static tpb_status_t members(reader_t *r, tpb_jv_t *v, int depth, char close)
             if (r->p >= r->end || *r->p != '"')
                 return bad(r, "a key expected");
             TPB_CHECK_RET(string(r, &v->keys[v->n - 1]));
+            TPB_CHECK_RET(new_key(r, v));
             skip_ws(r);
             if (r->p >= r->end || *r->p != ':')
                 return bad(r, "':' expected");

@@ -11,6 +11,8 @@
 #include "base/tpb_status.h"
 
 #define TPB_JSON_MAX_DEPTH 64
+/** The most keys an object may have; and no key twice in one (both refused as invalid). */
+#define TPB_JSON_MAX_KEYS 4096
 
 typedef enum {
     TPB_JV_NULL,

@@ -89,10 +89,21 @@ def _int(text):
     return int(text)
 
 
+def _object(pairs):
+    """A JSON object without a key given twice (tpbal's C reader would take the first, Python
+    the last: both refuse it)."""
+    obj = {}
+    for key, value in pairs:
+        if key in obj:
+            raise ValueError("the key %r given twice in one object" % key[:100])
+        obj[key] = value
+    return obj
+
+
 def json_loads(text):
-    """Strict JSON: NaN and Infinity (which tpbal never writes) and integers of more than
-    200 digits are refused."""
-    return json.loads(text, parse_constant=_no_constant, parse_int=_int)
+    """Strict JSON: NaN and Infinity (which tpbal never writes), integers of more than 200
+    digits and a key given twice in one object are refused."""
+    return json.loads(text, parse_constant=_no_constant, parse_int=_int, object_pairs_hook=_object)
 
 
 def _check_kind(rec, key, kind, where):

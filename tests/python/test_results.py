@@ -69,6 +69,10 @@ class Loader(unittest.TestCase):
         self.refused([fx.config(step_us={"median": None, "p95": 1.0})], "step_us.median")
         self.refused(["42"], "not a JSON object")
         self.refused(['{"type": "config", "lb": NaN}'], "is not JSON")
+        # a key twice in one object: refused here as by tpbal's C reader (not the last taken)
+        self.refused(['{"type": "config", "id": 0, "id": 1}'], "is not JSON")
+        with self.assertRaises(ValueError):
+            tr.json_loads('{"tp": 2, "tp": 4}')
         self.refused([fx.config(tp=0)], "must be positive")
         self.refused([], "no run record", run={"type": "summary"})
 
