@@ -117,6 +117,10 @@ START_TEST(plan_refused)
                    "\"groups\":[{\"world_ranks\":[0,1],\"shards\":[128,128]}]}]}",
          "\"dtype\" is not a dtype tpbal knows"},
         {"{\"schema\":\"tpbal-plan/1\\u0000x\",\"configs\":[]}", "a string holding a NUL"},
+        {PLAN_HEAD "\"split\":\"col\",\"policy\":\"weighted\",\"tp\":2,\"groups\":["
+                   "{\"world_ranks\":[0,1],\"shards\":[256,256],"
+                   "\"speeds_gflops\":[1e-300,1e300]}]}]}",
+         "a ratio over 1e+06 (as --speeds refuses)"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         tpb_shardplan_t p;

@@ -69,6 +69,17 @@ static tpb_status_t read_group(const tpb_jv_t *grp, tpb_shardplan_entry_t *e, lo
                            "%s: config %d group %d: the shards add up to %ld, "
                            "not the split dimension %ld",
                            what, i, g, sum, dim);
+    double lo = INFINITY, hi = 0.0; /* the speeds given: within --speeds' bound of each other */
+    for (int r = e->nranks - e->tp; r < e->nranks; r++)
+        if (isfinite(e->speeds[r])) {
+            lo = fmin(lo, e->speeds[r]);
+            hi = fmax(hi, e->speeds[r]);
+        }
+    if (hi > 0.0 && hi > TPB_SPEED_MAX_RATIO * lo)
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "%s: config %d group %d: speeds_gflops from %g to %g, a ratio over "
+                           "%g (as --speeds refuses)",
+                           what, i, g, lo, hi, TPB_SPEED_MAX_RATIO);
     return TPB_OK;
 }
 
