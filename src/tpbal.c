@@ -15,6 +15,7 @@
 #include "cli/preset.h"
 #include "record/fleet_out.h"
 #include "run/fleet.h"
+#include "run/plan.h"
 #include "record/outfile.h"
 #include "record/wrap.h"
 #include "run/agree.h"
@@ -81,13 +82,14 @@ static tpb_status_t setup_options(MPI_Comm world, const tpb_topo_t *topo, int ar
     tpb_status_t st = tpb_options_parse(o, argc, argv);
     if (st == TPB_OK && !o->help && !o->version)
         st = tpb_preset_load(o);
-    if (st == TPB_OK && !o->help && !o->version && o->shards_from[0])
-        st = tpb_shardplan_load(o->shards_from, &o->shard_plan);
     if (st == TPB_OK && !o->help && !o->version)
         st = tpb_options_load_cost(o);
     TPB_CHECK_RET(tpb_agree(world, st));
     if (o->help || o->version)
         return TPB_OK;
+    if (o->shards_from[0]) /* rank 0 reads it, the others take what it read */
+        TPB_CHECK_RET(
+            tpb_plan_share_shards(world, topo->rank, topo->size, o->shards_from, &o->shard_plan));
     st = tpb_options_resolve(o, topo->size, o->backend ? o->backend : tpb_backend_find("auto"));
     tpb_backend_cfg_t cfg;
     tpb_options_backend_cfg(o, &cfg);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "base/dtype.h"
+#include "base/infile.h"
 #include "cli/shardplan.h"
 
 int main(int argc, char **argv)
@@ -16,7 +17,7 @@ int main(int argc, char **argv)
         fputs("usage: plancheck FILE GRANULARITY DTYPE\n", stderr);
         return 2;
     }
-    tpb_status_t st = tpb_shardplan_load(argv[1], &p);
+    tpb_status_t st = tpb_shardplan_load(argv[1], TPB_INFILE_MAX, &p);
     if (st == TPB_OK)
         st = tpb_shardplan_check(&p, atol(argv[2]), dt, argv[1]);
     puts(st == TPB_OK ? "ok" : tpb_err_msg());

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/infile.h"
 #include "base/jsonread.h"
 #include "cli/shardplan.h"
 #include "tpb_test.h"
@@ -84,6 +85,41 @@ START_TEST(plan_read)
     ck_assert(isnan(e->speeds[2])); /* not given */
     ck_assert(!tpb_shardplan_find(&p, 64, 512, 256, TPB_SPLIT_COL, TPB_POLICY_EVEN, 2));
     tpb_shardplan_free(&p);
+}
+END_TEST
+
+START_TEST(plan_packed)
+{
+    const char *doc =
+        PLAN_HEAD "\"split\":\"col\",\"policy\":\"weighted\",\"tp\":2,\"dtype\":\"fp32\","
+                  "\"groups\":[{\"world_ranks\":[0,1],\"shards\":[340,172],"
+                  "\"speeds_gflops\":[30.5,15.2]},{\"world_ranks\":[3,2],\"shards\":[256,256]}]}]}";
+    tpb_shardplan_t p, q;
+    char *buf;
+    size_t len;
+    ck_assert_int_eq(tpb_shardplan_parse(doc, strlen(doc), "p.json", &p), TPB_OK);
+    ck_assert_int_eq(tpb_shardplan_pack(&p, &buf, &len), TPB_OK);
+    ck_assert_int_eq(tpb_shardplan_unpack(buf, len, &q), TPB_OK); /* what the others take */
+    ck_assert_int_eq(q.n, 1);
+    const tpb_shardplan_entry_t *a = &p.e[0], *b = &q.e[0];
+    ck_assert(a->m == b->m && a->n == b->n && a->k == b->k && a->split == b->split &&
+              a->policy == b->policy && a->tp == b->tp && a->has_dtype == b->has_dtype &&
+              a->dtype == b->dtype && a->nranks == b->nranks);
+    for (int r = 0; r < a->nranks; r++) {
+        ck_assert_int_eq(a->world_ranks[r], b->world_ranks[r]);
+        ck_assert_int_eq(a->shards[r], b->shards[r]);
+        ck_assert(a->speeds[r] == b->speeds[r] || (isnan(a->speeds[r]) && isnan(b->speeds[r])));
+    }
+    tpb_shardplan_free(&q);
+    for (size_t cut = 0; cut < len; cut += 7) { /* a short buffer: refused, nothing kept */
+        ck_assert_int_eq(tpb_shardplan_unpack(buf, cut, &q), TPB_ERR_INVALID);
+        ck_assert_int_eq(q.n, 0);
+    }
+    free(buf);
+    tpb_shardplan_free(&p);
+    /* the largest plan a run can use: 1 MiB and 32 KiB a rank, at most what tpbal reads */
+    ck_assert_uint_eq(tpb_shardplan_max_bytes(2), 1048576 + 2 * 32768);
+    ck_assert_uint_eq(tpb_shardplan_max_bytes(1 << 20), TPB_INFILE_MAX);
 }
 END_TEST
 
@@ -201,6 +237,7 @@ static Suite *suite(void)
     tcase_add_test(tc, json_values);
     tcase_add_test(tc, json_errors);
     tcase_add_test(tc, plan_read);
+    tcase_add_test(tc, plan_packed);
     tcase_add_test(tc, plan_refused);
     tcase_add_test(tc, plan_checked_against_the_run);
     suite_add_tcase(s, tc);

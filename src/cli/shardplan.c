@@ -188,13 +188,19 @@ tpb_status_t tpb_shardplan_parse(const char *text, size_t len, const char *what,
     return st;
 }
 
-tpb_status_t tpb_shardplan_load(const char *path, tpb_shardplan_t *out)
+size_t tpb_shardplan_max_bytes(int world)
+{
+    double b = 1048576.0 + 32768.0 * (world > 0 ? world : 1);
+    return b < (double)TPB_INFILE_MAX ? (size_t)b : TPB_INFILE_MAX;
+}
+
+tpb_status_t tpb_shardplan_load(const char *path, size_t max_bytes, tpb_shardplan_t *out)
 {
     char *text;
     size_t len;
     int missing = 0;
     memset(out, 0, sizeof(*out));
-    TPB_CHECK_RET(tpb_infile_read(path, "--shards-from", TPB_INFILE_MAX, &text, &len, &missing));
+    TPB_CHECK_RET(tpb_infile_read(path, "--shards-from", max_bytes, &text, &len, &missing));
     if (missing)
         return tpb_err_set(TPB_ERR_INVALID, "--shards-from '%s': no such file", path);
     char what[1100];

@@ -41,9 +41,20 @@ typedef struct {
  * JSON, another schema, a missing or out-of-range field, shards that do not add up
  * to the split dimension, a group of the wrong size, a rank planned twice, a policy
  * other than even or weighted, a string holding a NUL), and *out is empty;
- * TPB_ERR_NOMEM when memory ran out.
+ * TPB_ERR_NOMEM when memory ran out. A file of more than max_bytes is refused before it is
+ * parsed (a plan holds a few hundred bytes a rank and config: tpb_shardplan_max_bytes).
  */
-tpb_status_t tpb_shardplan_load(const char *path, tpb_shardplan_t *out);
+tpb_status_t tpb_shardplan_load(const char *path, size_t max_bytes, tpb_shardplan_t *out);
+
+/** The largest plan a run of `world` ranks can use: 1 MiB and 32 KiB a rank (64 configs of
+ *  ~500 bytes a rank), at most TPB_INFILE_MAX. */
+size_t tpb_shardplan_max_bytes(int world);
+
+/** The plan as one buffer (*buf, malloc'ed, *len bytes) for another rank (shardplan_pack.c). */
+tpb_status_t tpb_shardplan_pack(const tpb_shardplan_t *p, char **buf, size_t *len);
+
+/** The plan packed by tpb_shardplan_pack; TPB_ERR_INVALID where buf is short or damaged. */
+tpb_status_t tpb_shardplan_unpack(const char *buf, size_t len, tpb_shardplan_t *out);
 
 /** The same from text[len] (what names it in messages). */
 tpb_status_t tpb_shardplan_parse(const char *text, size_t len, const char *what,

@@ -80,6 +80,12 @@ typedef struct {
  */
 tpb_status_t tpb_plans_build(const tpb_options_t *o, const tpb_topo_t *topo, tpb_plan_list_t *list);
 
+/** --shards-from: the plan at path read and parsed by rank 0 alone (at most
+ *  tpb_shardplan_max_bytes(size): what a run of size ranks can use), packed and passed to
+ *  every rank (collective, agreed: one line naming the file on error, *out empty). */
+tpb_status_t tpb_plan_share_shards(MPI_Comm world, int rank, int size, const char *path,
+                                   tpb_shardplan_t *out);
+
 void tpb_plans_free(tpb_plan_list_t *list);
 
 /** The order of placement p (position -> world rank). */

@@ -63,6 +63,15 @@ grep -q "^tpbal: error: --fleet needs about .* GiB on rank 0 .* are free: use a 
     "$WORK/err" || fail "a --fleet-bytes past memory: $(cat "$WORK/err")"
 one_error_line "--fleet past memory"
 
+# a --shards-from plan larger than a run of 2 ranks can use is refused before it is parsed
+# (it was parsed on every rank: 1.8 GB and 5.8 s for 64 MiB), in one line
+head -c 2000000 /dev/zero | tr '\0' ' ' >"$WORK/huge-plan.json"
+tpbal 2 --tp 2 --shape 64x64x64 --iters 2 --shards-from "$WORK/huge-plan.json"
+expect_rc 2
+grep -q "^tpbal: error: --shards-from .*huge-plan.json has 2000000 bytes, more than the 1114112" \
+    "$WORK/err" || fail "a plan larger than the run can use: $(cat "$WORK/err")"
+one_error_line "--shards-from huge"
+
 # --dry-run: the configs a command line would measure, nothing written, no device; its
 # refusals are a run's (one line, exit 2)
 tpbal 2 --dry-run --tp 1,2 --split row --shape 64x64x64 --speeds 1,3 --out "$WORK/dry"
