@@ -119,6 +119,17 @@ static tpb_status_t setup_options(MPI_Comm world, const tpb_topo_t *topo, int ar
                          "--out %s holds the results of an earlier run: use a new directory, or "
                          "add --force to replace them once this run has its first config",
                          o->out_dir);
+    /* one kind of run a folder: the tools read a sweep's or a fleet's, not both */
+    if (st == TPB_OK && (out || dry_out) && o->fleet && tpb_outdir_has_results(o->out_dir))
+        st = tpb_err_set(TPB_ERR_IO,
+                         "--out %s holds a sweep's results: a --fleet goes into a directory of "
+                         "its own",
+                         o->out_dir);
+    if (st == TPB_OK && (out || dry_out) && !o->fleet && tpb_outdir_has_fleet(o->out_dir))
+        st = tpb_err_set(TPB_ERR_IO,
+                         "--out %s holds a --fleet run's fleet.json: a sweep goes into a "
+                         "directory of its own",
+                         o->out_dir);
     return tpb_agree(world, st);
 }
 

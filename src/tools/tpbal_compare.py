@@ -371,6 +371,12 @@ def main(argv):
     o = parse_args(argv)
     if o.fleet:
         import tpbal_fleet as tf
+        bad = ("--baseline-out (a baseline of sweeps)" if o.baseline_out else
+               "--require (a sweep's configs)" if o.require else
+               "--format %s (a fleet prints a table or json)" % o.format
+               if o.format not in ("table", "json") else None)
+        if bad:
+            raise BadInput("--fleet compares two fleets: %s has no effect there: drop it" % bad)
         if len(o.paths) != 2:
             raise BadInput("--fleet compares two fleets (OLD NEW), got %d" % len(o.paths))
         old, new = tf.load(o.paths[0]), tf.load(o.paths[1])

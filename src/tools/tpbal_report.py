@@ -334,6 +334,10 @@ def main(argv):
                        "python3-matplotlib)" % sys.executable)
     if os.path.exists(os.path.join(o.dir, "fleet.json")) and \
             not os.path.exists(os.path.join(o.dir, "results.jsonl")):
+        if o.compare:
+            raise BadInput("--compare B compares two sweeps; %s holds a fleet: draw earlier "
+                           "fleets with --history OLD, or tpbal-compare --fleet OLD NEW"
+                           % clean(o.dir))
         return fleet_report(o, plots, report_dir(o))
     if o.history:
         raise BadInput("--history draws fleets (tpbal --fleet): %s holds no fleet.json"

@@ -63,6 +63,21 @@ grep -q "^tpbal: error: --fleet needs about .* GiB on rank 0 .* are free: use a 
     "$WORK/err" || fail "a --fleet-bytes past memory: $(cat "$WORK/err")"
 one_error_line "--fleet past memory"
 
+# one kind of run a folder, --force or not: a sweep refused where a fleet.json is, a fleet
+# where a sweep's results are (tpbal-report read one and ignored the other)
+mkdir -p "$WORK/fleetdir" && echo '{}' >"$WORK/fleetdir/fleet.json"
+tpbal 2 --tp 2 --shape 64x64x64 --iters 2 --out "$WORK/fleetdir" --force
+expect_rc 2
+grep -q "holds a --fleet run's fleet.json: a sweep goes into a directory of its own" "$WORK/err" ||
+    fail "a sweep into a fleet's folder: $(cat "$WORK/err")"
+[ "$(ls -A "$WORK/fleetdir")" = fleet.json ] || fail "the fleet's folder changed: $(ls -A "$WORK/fleetdir")"
+tpbal 2 --tp 2 --shape 64x64x64 --iters 2 --out "$WORK/sweepdir"
+expect_rc 0
+tpbal 2 --fleet --out "$WORK/sweepdir" --force
+expect_rc 2
+grep -q "holds a sweep's results: a --fleet goes into a directory of its own" "$WORK/err" ||
+    fail "a fleet into a sweep's folder: $(cat "$WORK/err")"
+
 # a --shards-from plan larger than a run of 2 ranks can use is refused before it is parsed
 # (it was parsed on every rank: 1.8 GB and 5.8 s for 64 MiB), in one line
 head -c 2000000 /dev/zero | tr '\0' ' ' >"$WORK/huge-plan.json"

@@ -22,6 +22,10 @@ if [ -n "${TPBAL_REPORT:-}" ] && [ -n "${TPB_PYTHON_MPL:-}" ]; then
     "$TPBAL_REPORT" "$WORK/f" --history "$WORK/f" >"$WORK/rep" 2>&1 || fail "tpbal-report fleet"
     [ -s "$WORK/f/report/fleet.png" ] || fail "no fleet view"
     grep -q "tpbal fleet" "$WORK/f/report/index.html" || fail "no fleet page"
+    # --compare is a sweeps' view: refused for a fleet in one line, exit 2
+    "$TPBAL_REPORT" "$WORK/f" --compare "$WORK/f" >"$WORK/rep" 2>&1
+    [ $? -eq 2 ] && grep -q "compares two sweeps; .* holds a fleet" "$WORK/rep" ||
+        fail "tpbal-report FLEET --compare: $(cat "$WORK/rep")"
 fi
 before=$(md5sum "$WORK/f/fleet.json")
 refused "holds the fleet.json of an earlier --fleet run" --fleet --shape 64x64x64 --out "$WORK/f"

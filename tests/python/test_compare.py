@@ -271,6 +271,15 @@ class FleetCompare(unittest.TestCase):
         with self.assertRaises(BadInput):
             tf.compare(self.doc(100.0, busbw=-1.0), self.doc(100.0), 0.05, 0.08)
 
+    def test_options_a_fleet_does_not_use_refused(self):
+        for extra, says in [(["--baseline-out", "b.json"], "--baseline-out"),
+                            (["--require", "step_us<=5"], "--require"),
+                            (["--format", "junit"], "--format junit")]:
+            with self.assertRaises(BadInput) as cm:
+                cmp.main(["--fleet", "A", "B"] + extra)
+            self.assertIn(says, str(cm.exception))
+            self.assertIn("has no effect there", str(cm.exception))
+
     def test_tampered_fleet_json_refused(self):
         import tpbal_fleet as tf
         good = dict(self.doc(100.0), schema=tf.SCHEMA, threshold=0.9, exclude=[])
