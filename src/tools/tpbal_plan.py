@@ -400,6 +400,10 @@ def main(argv):
     world = o.world or len(tm.hosts_of(res.run))
     hosts, borrow, _ = world_layout(res, world, o.ranks_per_node)
     pl = Planner(res, hosts, borrow)
+    bad = [t for t in (o.tp or []) if world % t]
+    if bad:  # an empty table said nothing
+        raise BadInput("--tp %d does not divide the world of %d ranks: give TP degrees that do "
+                       "(or --world)" % (bad[0], world))
     tps = o.tp or [t for t in (1 << i for i in range(21)) if t <= world and world % t == 0]
     shape_list = o.shape or sorted({(c["m"], c["n"], c["k"]) for c in res.configs
                                     if c.get("comm_only") != "yes"})

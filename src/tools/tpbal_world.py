@@ -141,7 +141,12 @@ def world_plan(pl, layout_of, gemms, world, tps, o):
     if not 0.0 <= bwd <= 100.0:  # NaN and inf too: inf made every layout "0 tokens/s"
         raise BadInput("--backward %s: expected a factor from 0 to 100" % o.backward)
     rows, blocks = [], {}
-    for tp, pp, dp in layouts(world, tps, pps, o.dp):
+    lays = list(layouts(world, tps, pps, o.dp))
+    if not lays:  # an empty table said nothing
+        raise BadInput("no TP x PP x DP layout of %d ranks: TP %s x PP %s must divide them%s"
+                       % (world, ",".join(map(str, tps)), ",".join(map(str, pps)),
+                          " with DP %s" % ",".join(map(str, o.dp)) if o.dp else ""))
+    for tp, pp, dp in lays:
         if tp not in blocks:
             reps = layout_of(tp)
             cands = [block_at(pl, gemms, tp, pol, reps) for pol in

@@ -145,6 +145,12 @@ class Validation(unittest.TestCase):
         want = comp + 2 * lat + 64 * 512 * 4 / bw
         self.assertAlmostEqual(row["prediction"]["step_us"], want, delta=1e-6 * want)
 
+    def test_tp_that_does_not_divide_the_world(self):
+        d = synthetic(self.d)[0]  # --tp 3 --world 4: one line, not an empty table
+        with self.assertRaises(tr.BadInput) as cm:
+            plan.main([d, "--tp", "3", "--world", "4"])
+        self.assertIn("--tp 3 does not divide the world of 4 ranks", str(cm.exception))
+
     def test_plan_text_json_and_shard_plan(self):
         d = synthetic(self.d)[0]
         out = os.path.join(self.d, "p.json")

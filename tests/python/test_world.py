@@ -73,6 +73,14 @@ class WorldPlan(unittest.TestCase):
                 tw.world_plan(Planner(4), lambda t: list(range(t)), GEMMS, 4, [1, 2],
                               opts(backward=bad))
 
+    def test_no_layout_says_why(self):
+        # --pp 3 on 64 ranks (or a DP no layout has): one line, not an empty table
+        with self.assertRaises(tw.BadInput) as cm:
+            tw.world_plan(Planner(4), lambda t: list(range(t)), GEMMS, 64, [1, 2], opts(pp=[3]))
+        self.assertIn("TP 1,2 x PP 3 must divide them", str(cm.exception))
+        with self.assertRaises(tw.BadInput):
+            tw.world_plan(Planner(4), lambda t: list(range(t)), GEMMS, 4, [1, 2], opts(dp=[3]))
+
     def test_dp_list_and_no_link(self):
         plan = tw.world_plan(Planner(4), lambda t: list(range(t)), GEMMS, 4, [1, 2],
                              opts(dp=[2]))
