@@ -176,6 +176,33 @@ START_TEST(keep_even_and_throughput)
 }
 END_TEST
 
+/* Too few blocks for any rank to be named persistent: the config's rank last most often is
+ * said as not enough data (with how long would tell), not as a passing slowdown. */
+START_TEST(straggler_not_enough_data)
+{
+    tpb_history_t h[2] = {cfg(0, 2, TPB_SPLIT_COL, TPB_POLICY_EVEN, 500, 0.01),
+                          cfg(1, 2, TPB_SPLIT_COL, TPB_POLICY_WEIGHTED, 400, 0.01)};
+    h[0].straggler_world = 1, h[0].straggler_frac = 1.0, h[0].straggler_late_us = 300;
+    tpb_slow_t blocks[3]; /* rank 1 the slowest in all 3 blocks: too few to tell */
+    double dev[3 * 2];
+    for (int b = 0; b < 3; b++) {
+        blocks[b] = (tpb_slow_t){.rank = 1, .deficit = 0.3};
+        dev[b * 2 + 1] = log(0.7), dev[b * 2] = -log(0.7);
+    }
+    h[0].slow = blocks, h[0].slow_dev = dev, h[0].nslow = 3;
+    tpb_buf_t txt = TPB_BUF_INIT, js = TPB_BUF_INIT;
+    tpb_answer_write(&txt, &js, h, 2, NULL, 0.05);
+    ck_assert(has(&txt, "#     last most often in col even: rank 1, last in 100 % of iterations, "
+                        "by 300 us: not enough data to tell a persistent straggler from a "
+                        "passing slowdown (3 blocks, "));
+    ck_assert(has(&txt, " needed: measure longer, e.g. --iters "));
+    ck_assert(!has(&txt, "transient"));
+    ck_assert(has(&js, "\"verdict\":\"not enough data\""));
+    tpb_buf_free(&txt);
+    tpb_buf_free(&js);
+}
+END_TEST
+
 START_TEST(draws_noise_and_comm_only)
 {
     tpb_history_t h[4] = {cfg(0, 2, TPB_SPLIT_ROW, TPB_POLICY_EVEN, 500, 0.005),
@@ -226,6 +253,7 @@ static Suite *suite(void)
     tcase_add_test(tc, verdicts_and_bounds);
     tcase_add_test(tc, answer_lines);
     tcase_add_test(tc, keep_even_and_throughput);
+    tcase_add_test(tc, straggler_not_enough_data);
     tcase_add_test(tc, draws_noise_and_comm_only);
     tcase_add_test(tc, shapes_and_placements_apart);
     suite_add_tcase(s, tc);

@@ -27,8 +27,8 @@ tpb_status_t tpb_shardplan_pack(const tpb_shardplan_t *p, char **buf, size_t *le
     at += sizeof(count);
     for (int i = 0; i < p->n; i++) {
         const tpb_shardplan_entry_t *e = &p->e[i];
-        int64_t head[HEAD] = {e->m,   e->n,  e->k,         e->split,  e->policy,
-                              e->tp,  e->has_dtype, e->dtype, e->nranks};
+        int64_t head[HEAD] = {e->m,  e->n,         e->k,     e->split, e->policy,
+                              e->tp, e->has_dtype, e->dtype, e->nranks};
         memcpy(at, head, sizeof(head));
         at += sizeof(head);
         for (int r = 0; r < e->nranks; r++) {

@@ -118,22 +118,52 @@ static tpb_persistent_t persistent_at(const tpb_history_t *hist, int n, int tp)
     return p;
 }
 
+/* Whether the run's blocks could have named a persistent straggler at all: enough of them
+ * for some rank to be the slowest in the number the test needs. */
+static int decidable(const tpb_persistent_t *p)
+{
+    return isfinite(p->detectable) && p->need <= p->of;
+}
+
+/* The iterations a config would need for the run's blocks to decide (blocks grow with them). */
+static int iters_to_decide(const tpb_history_t *h, const tpb_persistent_t *p)
+{
+    int iters = h->nsteps; /* every measured iteration's step is kept */
+    /* the blocks grow with the iterations, the number needed more slowly: half again */
+    return p->of > 0 ? (int)ceil(1.5 * (double)iters * p->need / p->of) : 2 * iters;
+}
+
+/* A config's straggler beyond noise said as the run's blocks decide it: persistent (slower
+ * over the whole run), transient (the blocks could have named it and did not: a passing
+ * slowdown), or not enough data (they could not have named anyone: how long would). */
 static void straggler_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *h,
                            const char *const *hosts, const tpb_persistent_t *run)
 {
     if (h->straggler_world < 0)
         return;
-    char late[24];
+    char late[24], tail[160];
     const char *host = host_of(hosts, h->straggler_world);
-    int persists = run->persistent && run->rank == h->straggler_world;
-    tpb_buf_printf(txt,
-                   "#     %s in %s %s: rank %d%s%s%s, last in %.0f %% of iterations, by %s%s\n",
-                   persists ? "straggler" : "transient", tpb_split_label(h->split, h->seqpar),
-                   tpb_policy_name(h->policy), h->straggler_world, host ? " (" : "",
-                   host ? host : "", host ? ")" : "", 100.0 * h->straggler_frac,
-                   tpb_human_us(late, sizeof(late), h->straggler_late_us),
-                   persists ? " (slower over the whole run)"
-                            : " (not slower over the run: a passing slowdown, not the rank's)");
+    int persists = run->persistent && run->rank == h->straggler_world, known = decidable(run);
+    const char *verdict = persists ? "persistent" : known ? "transient" : "not enough data";
+    if (persists)
+        snprintf(tail, sizeof(tail), " (slower over the whole run)");
+    else if (known)
+        snprintf(tail, sizeof(tail),
+                 " (not slower over the run: a passing slowdown, not the "
+                 "rank's)");
+    else
+        snprintf(tail, sizeof(tail),
+                 ": not enough data to tell a persistent straggler from a passing slowdown "
+                 "(%d blocks, %d needed: measure longer, e.g. --iters %d)",
+                 run->of, run->need, iters_to_decide(h, run) > 0 ? iters_to_decide(h, run) : 100);
+    tpb_buf_printf(
+        txt, "#     %s in %s %s: rank %d%s%s%s, last in %.0f %% of iterations, by %s%s\n",
+        persists ? "straggler"
+        : known  ? "transient"
+                 : "last most often",
+        tpb_split_label(h->split, h->seqpar), tpb_policy_name(h->policy), h->straggler_world,
+        host ? " (" : "", host ? host : "", host ? ")" : "", 100.0 * h->straggler_frac,
+        tpb_human_us(late, sizeof(late), h->straggler_late_us), tail);
     tpb_json_obj_begin(js);
     tpb_json_kv_str(js, "split", tpb_split_name(h->split));
     tpb_json_kv_str(js, "sequence_parallel", tpb_seqpar_name(h->seqpar));
@@ -142,6 +172,7 @@ static void straggler_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *h
     tpb_json_kv_num(js, "last_frac", h->straggler_frac);
     tpb_json_kv_num(js, "lateness_us", h->straggler_late_us);
     tpb_json_kv_str(js, "persistent", persists ? "yes" : "no");
+    tpb_json_kv_str(js, "verdict", verdict);
     tpb_json_obj_end(js);
 }
 
@@ -181,6 +212,10 @@ static void run_stragglers(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *h
         tpb_json_kv_str(js, "kind", "stragglers");
         tpb_json_kv_int(js, "tp", hist[i].tp);
         tpb_json_kv_num(js, "straggler_rank", p.persistent ? p.rank : NAN); /* null: none */
+        tpb_json_kv_str(js, "verdict",
+                        p.persistent    ? "persistent"
+                        : decidable(&p) ? "none"
+                                        : "not enough data");
         tpb_json_kv_int(js, "most_often_slowest", p.rank);
         tpb_json_kv_int(js, "slowest_blocks", p.slowest);
         tpb_json_kv_int(js, "blocks", p.of);

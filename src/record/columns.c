@@ -79,7 +79,8 @@
     X(JC, "busbw_gbs", NUM, r->busbw_gbs)                                                          \
     X(JC, "predicted_speedup", NUM, r->predicted_speedup)                                          \
     X(JC, "speedup", NUM, r->speedup)                                                              \
-    X(JC, "straggler_rank", INT, r->stats.straggler_rank)                                          \
+    X(JC, "last_most_often", INT, r->stats.straggler_rank)                                         \
+    X(JC, "straggler_rank", INT, r->stats.straggler_rank) /* deprecated: last_most_often */        \
     X(J, "straggler", FN, straggler)                                                               \
     X(C, "straggler_last_frac", NUM, straggler_num(r, r->stats.straggler_frac))                    \
     X(C, "straggler_lateness_us", NUM, straggler_num(r, r->stats.straggler_late_us))               \

@@ -22,8 +22,10 @@ tpb_status_t tpb_plan_share_shards(MPI_Comm world, int rank, int size, const cha
         if (st == TPB_OK)
             st = tpb_shardplan_pack(out, &buf, &len);
         if (st == TPB_OK && len > INT_MAX)
-            st = tpb_err_set(TPB_ERR_INVALID, "--shards-from %s: %zu bytes packed, more than "
-                                              "one message takes", path, len);
+            st = tpb_err_set(TPB_ERR_INVALID,
+                             "--shards-from %s: %zu bytes packed, more than "
+                             "one message takes",
+                             path, len);
     }
     st = tpb_agree(world, st);
     uint64_t n = len;

@@ -64,11 +64,18 @@ def answers(summ, run):
                 items.append(("answer", text))
         for s in tr.records(a.get("stragglers")):
             rank = s.get("rank")
+            verdict = s.get("verdict") or ("persistent" if s.get("persistent") == "yes"
+                                           else "transient")
+            said = {"persistent": "a persistent straggler: slower over the whole run",
+                    "transient": "transient: not slower over the run, a passing slowdown",
+                    "not enough data": "not enough data to tell a persistent straggler from a "
+                                       "passing slowdown: measure longer"}.get(verdict)
             items.append(("answer", "%s %s %s: rank %s (%s) arrived last in %.0f %% of the "
-                          "iterations, by %s on average." % (
+                          "iterations, by %s on average%s." % (
                               where, clean(s.get("split")), clean(s.get("policy")), rank,
                               host_of(run, rank), 100 * (tr.num(s.get("last_frac")) or 0),
-                              human_us(tr.num(s.get("lateness_us"))))))
+                              human_us(tr.num(s.get("lateness_us"))),
+                              " (%s)" % said if said else "")))
     return items
 
 

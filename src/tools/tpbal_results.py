@@ -44,7 +44,7 @@ CONFIG_FIELDS = {
     "predicted_speedup": "num", "speedup": "num", "xfer_us": "num", "xfer_free_us": "num",
     "whatif_step_us": "num", "slowdown": "num", "whatif_straggler_step_us": "num",
     "slowdown_straggler": "num", "t1_us": "num", "max_rel_err": "num",
-    "straggler_rank": "num",
+    "straggler_rank": "num", "last_most_often": "num",
     "shards": "list", "speeds": "ratios", "compute_us": "list", "wait_us": "list",
     "comm_us": "list", "emulate_asked": "list", "emulate_achieved": "list",
     "step_samples_us": "list", "step_samples": "str",
