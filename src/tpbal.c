@@ -101,8 +101,13 @@ static tpb_status_t setup_options(MPI_Comm world, const tpb_topo_t *topo, int ar
     int dry_out = topo->rank == 0 && o->out_dir[0] && o->dry_run; /* it checks --out, though */
     if (st == TPB_OK && dry_out)
         st = tpb_outdir_check_creatable(o->out_dir);
+    int above = 0;
+    char top[1024] = "";
     if (st == TPB_OK && out)
-        st = tpb_outdir_prepare(o->out_dir);
+        st = tpb_outdir_prepare(o->out_dir, &above, top, sizeof(top));
+    if (st == TPB_OK && above) /* a mistyped path is not made silently */
+        fprintf(stderr, "tpbal: note: --out %s: created it and %d folder%s above it, from %s\n",
+                o->out_dir, above, above == 1 ? "" : "s", top);
     int fd = -1;
     if (st == TPB_OK && out) /* one run per directory */
         st = tpb_outdir_lock(o->out_dir, &fd);

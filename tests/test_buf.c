@@ -128,9 +128,15 @@ START_TEST(atomic_files)
     /* nested creation, and a file where a directory should be */
     char nested[300];
     snprintf(nested, sizeof(nested), "%s/x/y", dir);
-    ck_assert_int_eq(tpb_outdir_prepare(nested), TPB_OK);
+    int above = -1;
+    char top[300] = "";
+    ck_assert_int_eq(tpb_outdir_prepare(nested, &above, top, sizeof(top)), TPB_OK);
+    ck_assert_int_eq(above, 1); /* x made above y: said by the caller */
+    ck_assert_ptr_nonnull(strstr(top, "/x"));
+    ck_assert_int_eq(tpb_outdir_prepare(nested, &above, top, sizeof(top)), TPB_OK);
+    ck_assert_int_eq(above, 0); /* there now: nothing made */
     snprintf(nested, sizeof(nested), "%s/a.txt/z", dir);
-    ck_assert_int_eq(tpb_outdir_prepare(nested), TPB_ERR_IO);
+    ck_assert_int_eq(tpb_outdir_prepare(nested, &above, top, sizeof(top)), TPB_ERR_IO);
     ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "--out"));
     ck_assert_int_eq(system("true"), 0);
     char cmd[300];

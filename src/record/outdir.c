@@ -14,19 +14,24 @@
 
 #define LOCK_NAME ".tpbal.lock"
 
-static tpb_status_t mkdir_p(const char *dir)
+/* dir and every missing folder above it; *above: how many of those were made (the first of
+ * them into top[cap]). */
+static tpb_status_t mkdir_p(const char *dir, int *above, char *top, size_t cap)
 {
     char path[1024];
     if (strlen(dir) >= sizeof(path))
         return tpb_err_set(TPB_ERR_IO, "--out '%s': path too long", dir);
     strcpy(path, dir);
     for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
+        if (*p != '/' || p[1] == '\0' || p[1] == '/')
             continue;
         *p = '\0';
-        if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        int made = mkdir(path, 0777) == 0;
+        if (!made && errno != EEXIST)
             return tpb_err_set(TPB_ERR_IO, "--out '%s': cannot create %s: %s", dir, path,
                                strerror(errno));
+        if (made && !(*above)++)
+            snprintf(top, cap, "%s", path);
         *p = '/';
     }
     if (mkdir(path, 0777) != 0 && errno != EEXIST)
@@ -75,10 +80,11 @@ tpb_status_t tpb_outdir_check_creatable(const char *dir)
     return TPB_OK;
 }
 
-tpb_status_t tpb_outdir_prepare(const char *dir)
+tpb_status_t tpb_outdir_prepare(const char *dir, int *above, char *top, size_t cap)
 {
     int fd;
-    TPB_CHECK_RET(mkdir_p(dir));
+    *above = 0;
+    TPB_CHECK_RET(mkdir_p(dir, above, top, cap));
     struct stat sb;
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
         return tpb_err_set(TPB_ERR_IO, "--out '%s': not a directory", dir);

@@ -24,9 +24,10 @@
 /**
  * Create dir (and its parents) if needed and check that a file can be created in it (a
  * probe created and removed, never following a link). TPB_ERR_IO with a message naming the
- * directory otherwise.
+ * directory otherwise. *above: how many folders above dir it had to create (the topmost
+ * into top[cap]), for the caller to say so.
  */
-tpb_status_t tpb_outdir_prepare(const char *dir);
+tpb_status_t tpb_outdir_prepare(const char *dir, int *above, char *top, size_t cap);
 
 /**
  * What a dry run checks of --out without creating anything: dir is a directory, or its

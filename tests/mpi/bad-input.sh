@@ -78,6 +78,12 @@ expect_rc 2
 grep -q "holds a sweep's results: a --fleet goes into a directory of its own" "$WORK/err" ||
     fail "a fleet into a sweep's folder: $(cat "$WORK/err")"
 
+# --out creating folders above its own says so (a mistyped path is not made silently)
+tpbal 2 --tp 2 --shape 64x64x64 --iters 2 --out "$WORK/not/yet/there"
+expect_rc 0
+grep -q "^tpbal: note: --out .*not/yet/there: created it and 2 folders above it, from .*/not$" \
+    "$WORK/err" || fail "--out's parents made silently: $(cat "$WORK/err")"
+
 # a --shards-from plan larger than a run of 2 ranks can use is refused before it is parsed
 # (it was parsed on every rank: 1.8 GB and 5.8 s for 64 MiB), in one line
 head -c 2000000 /dev/zero | tr '\0' ' ' >"$WORK/huge-plan.json"
