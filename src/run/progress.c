@@ -33,7 +33,8 @@ static const char *human_s(char *out, size_t cap, double s)
 }
 
 /* A progress line on stderr (rank 0) when config p starts, or a set of k led by p (work:
- * theirs, plan_work): the first
+ * theirs, plan_work), named by the id the table, the records and its trace file give it
+ * (from 0) and its place in the sweep (from 1): the first
  * 5 s are quiet, then one line at most every 5 s, with the elapsed time and the time left
  * (the elapsed time scaled by the work left over the work done). */
 void tpb_sweep_progress(tpb_sweep_t *s, const tpb_config_plan_t *p, double work, int k)
@@ -59,9 +60,11 @@ void tpb_sweep_progress(tpb_sweep_t *s, const tpb_config_plan_t *p, double work,
     human_s(el, sizeof(el), elapsed);
     human_s(left, sizeof(left), done > 0.0 ? elapsed * (r->work_all - done) / done : NAN);
     fprintf(stderr,
-            "tpbal: config %d of %d (tp %d, %s, %s, %ldx%ldx%ld): %s elapsed, about %s left\n",
-            s->nconfigs + 1, s->plans.measured, p->tp, tpb_split_name(p->desc.orient->split),
-            tpb_policy_name(p->policy), p->shape->m, p->shape->n, p->shape->k, el, left);
+            "tpbal: config %d (%d of %d: tp %d, %s, %s, %ldx%ldx%ld): %s elapsed, about %s "
+            "left\n",
+            s->nconfigs, s->nconfigs + 1, s->plans.measured, p->tp,
+            tpb_split_name(p->desc.orient->split), tpb_policy_name(p->policy), p->shape->m,
+            p->shape->n, p->shape->k, el, left);
 }
 
 void tpb_sweep_beat(tpb_sweep_t *s)
@@ -74,8 +77,8 @@ void tpb_sweep_beat(tpb_sweep_t *s)
         return;
     r->beat_at = now;
     char in[32], el[32];
-    fprintf(stderr, "tpbal: config %d of %d: iteration %ld of %ld, %s in it, %s elapsed\n",
-            s->nconfigs + 1, s->plans.measured, s->iter_base - r->iter0, r->iters_now,
+    fprintf(stderr, "tpbal: config %d (%d of %d): iteration %ld of %ld, %s in it, %s elapsed\n",
+            s->nconfigs, s->nconfigs + 1, s->plans.measured, s->iter_base - r->iter0, r->iters_now,
             human_s(in, sizeof(in), (now - r->config_at) * 1e-6),
             human_s(el, sizeof(el), (now - r->start_at) * 1e-6));
 }
