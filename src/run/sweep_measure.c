@@ -34,8 +34,9 @@ static double inject_delay(const tpb_measure_t *m, int rank, long it)
 /* Iterations [from, to) of the layers ls[nl] as the next iterations of the run (s->iter_base
  * counts them): one layer, or a --block's GEMMs back to back in every iteration, layer j's
  * marks `stride` slots after layer j - 1's. A delay is injected into the first layer. Every
- * `every` iterations of the run (0: never) the ranks agree whether a stop was asked for
- * (collective over the world, outside the marks; every rank counts the same iterations):
+ * `every` iterations of the run (0: never) the device's work is waited for (watched) and the
+ * ranks agree whether a stop was asked for (collective over the world, outside the marks;
+ * every rank counts the same iterations):
  * TPB_ERR_INTERRUPTED on every rank at the same iteration, nothing left in flight between
  * the groups' collectives. */
 static tpb_status_t iterate(tpb_sweep_t *s, tpb_layer_t *const *ls, int nl, size_t stride,
@@ -53,8 +54,14 @@ static tpb_status_t iterate(tpb_sweep_t *s, tpb_layer_t *const *ls, int nl, size
             st = tpb_layer_iter(ls[j], i + (size_t)j * stride,
                                 (j ? 0.0 : inject_delay(m, rank, it)) + m->comm_gap_us, rec);
         tpb_sweep_beat(s);
-        if (st == TPB_OK && every > 0 && (it + 1) % every == 0)
-            st = tpb_signal_agree(s->world);
+        if (st == TPB_OK && every > 0 && (it + 1) % every == 0) {
+            /* the device's work done first, under the backend's watch (--timeout): a rank
+             * whose stream waits for a stalled peer must find it there, not block in the
+             * world's all-reduce behind it (a CUDA rank hung so) */
+            st = tpb_dev_sync(s->dev);
+            if (st == TPB_OK)
+                st = tpb_signal_agree(s->world);
+        }
     }
     return st;
 }
