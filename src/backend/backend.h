@@ -260,10 +260,10 @@ const tpb_backend_class_t *tpb_backend_find(const char *name);
 /** "auto, host or cuda": the names --backend takes, for --help and errors. */
 const char *tpb_backend_names(void);
 
-/* An open's outcome agreed over world (collective: every rank calls it, whatever its own
- * status): TPB_OK where every rank opened, else the first failing rank's status and
- * message on every rank, so that each undoes what it started (the watchdog's end is
- * collective too) before MPI ends. */
+/* An outcome agreed over world (collective: every rank calls it, whatever its own status):
+ * TPB_OK where every rank succeeded, else the first failing rank's status and message on
+ * every rank (a backend's open: each undoes what it started, the watchdog's end being
+ * collective too, before MPI ends). run/agree.h's tpb_agree is this. */
 tpb_status_t tpb_backend_agree(MPI_Comm world, tpb_status_t st);
 
 /* ---- calls through the tables (a caller holds one pointer, never an ops table) ---- */

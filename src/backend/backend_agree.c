@@ -1,23 +1,28 @@
-/* backend_agree.c - a backend open's outcome agreed over the world (backend.h:
- * tpb_backend_agree), apart from the registry: the backends use it, the registry uses them. */
+/* backend_agree.c - an error agreed over a communicator (backend.h: tpb_backend_agree): the
+ * backends' opens and, through tpb_agree, every collective step of a run; apart from the
+ * registry (the backends use it, the registry uses them). */
 #include <stdio.h>
 
 #include "backend/backend.h"
 
 tpb_status_t tpb_backend_agree(MPI_Comm world, tpb_status_t st)
 {
-    int rank = 0, size = 1, first;
+    int rank, size, first;
     if (world == MPI_COMM_NULL)
         return st;
-    MPI_Comm_rank(world, &rank);
-    MPI_Comm_size(world, &size);
+    if (MPI_Comm_rank(world, &rank) != MPI_SUCCESS || MPI_Comm_size(world, &size) != MPI_SUCCESS)
+        return tpb_err_call(TPB_ERR_MPI, "MPI_Comm_rank", "error agreement", __FILE__, __LINE__);
     int mine = st != TPB_OK ? rank : size, code = (int)st;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, world);
+    if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, world) != MPI_SUCCESS)
+        return tpb_err_call(TPB_ERR_MPI, "MPI_Allreduce", "error agreement", __FILE__, __LINE__);
     if (first == size)
         return TPB_OK;
     char msg[1024];
     snprintf(msg, sizeof(msg), "%s", tpb_err_msg());
-    MPI_Bcast(&code, 1, MPI_INT, first, world);
-    MPI_Bcast(msg, sizeof(msg), MPI_CHAR, first, world);
+    if (MPI_Bcast(&code, 1, MPI_INT, first, world) != MPI_SUCCESS ||
+        MPI_Bcast(msg, sizeof(msg), MPI_CHAR, first, world) != MPI_SUCCESS)
+        return tpb_err_call(TPB_ERR_MPI, "MPI_Bcast", "error agreement", __FILE__, __LINE__);
+    if (!msg[0])
+        snprintf(msg, sizeof(msg), "rank %d failed: %s", first, tpb_status_str(code));
     return tpb_err_set((tpb_status_t)code, "%s", msg);
 }
