@@ -195,7 +195,15 @@ START_TEST(straggler_not_enough_data)
     ck_assert(has(&txt, "#     last most often in col even: rank 1, last in 100 % of iterations, "
                         "by 300 us: not enough data to tell a persistent straggler from a "
                         "passing slowdown (3 blocks, "));
-    ck_assert(has(&txt, " needed: measure longer, e.g. --iters "));
+    /* 8 rounds (32 iterations) give 8 blocks, the fewest a TP 2 rank can be slowest in all
+     * of at 1 %: 2 x 2^-8 = 0.8 % (7: 1.6 %) */
+    ck_assert(has(&txt, "4 needed: measure longer: at least --iters 32)"));
+    tpb_buf_reset(&txt);
+    h[0].rounds = 0, h[0].nslow = 3; /* not interleaved, alone: 5 blocks at most (2 x 2^-5 > 1 %) */
+    tpb_answer_write(&txt, &js, h, 1, NULL, 0.05);
+    ck_assert(has(&txt, " needed: more configs at tp 2 would: more iterations add no blocks)"));
+    tpb_buf_reset(&txt);
+    tpb_answer_write(&txt, &js, h, 2, NULL, 0.05);
     ck_assert(!has(&txt, "transient"));
     ck_assert(has(&js, "\"verdict\":\"not enough data\""));
     tpb_buf_free(&txt);

@@ -125,23 +125,41 @@ static int decidable(const tpb_persistent_t *p)
     return isfinite(p->detectable) && p->need <= p->of;
 }
 
-/* The iterations a config would need for the run's blocks to decide (blocks grow with them). */
-static int iters_to_decide(const tpb_history_t *h, const tpb_persistent_t *p)
+/* What would give the run's configs at tp enough blocks to name a persistent straggler,
+ * into out: the --iters at which they would be enough if independent (an interleaved
+ * config's blocks are its rounds, 4 iterations a round up to 10 (tpb_interleave_rounds);
+ * another's at most 5: tpb_detect_nblocks), or more configs where no --iters would do. */
+static void decide_advice(char *out, size_t cap, const tpb_history_t *hist, int n, int tp)
 {
-    int iters = h->nsteps; /* every measured iteration's step is kept */
-    /* the blocks grow with the iterations, the number needed more slowly: half again */
-    return p->of > 0 ? (int)ceil(1.5 * (double)iters * p->need / p->of) : 2 * iters;
+    for (int r = 3; r <= 10; r++) {
+        int total = 0, grows = 0;
+        for (int i = 0; i < n; i++) {
+            const tpb_history_t *h = &hist[i];
+            if (h->tp != tp || h->comm_only || !h->nslow)
+                continue;
+            int now = h->nslow / (h->world / tp);
+            int then = tpb_detect_nblocks(4 * r, h->rounds > 0 ? r : 0);
+            total += then > now ? then : now;
+            grows |= then > now;
+        }
+        if (grows && total && tpb_detect_need(total, tp, TPB_DETECT_ALPHA) <= total) {
+            snprintf(out, cap, "measure longer: at least --iters %d", 4 * r);
+            return;
+        }
+    }
+    snprintf(out, cap, "more configs at tp %d would: more iterations add no blocks", tp);
 }
 
 /* A config's straggler beyond noise said as the run's blocks decide it: persistent (slower
  * over the whole run), transient (the blocks could have named it and did not: a passing
  * slowdown), or not enough data (they could not have named anyone: how long would). */
 static void straggler_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *h,
-                           const char *const *hosts, const tpb_persistent_t *run)
+                           const char *const *hosts, const tpb_persistent_t *run,
+                           const char *advice)
 {
     if (h->straggler_world < 0)
         return;
-    char late[24], tail[160];
+    char late[24], tail[200];
     const char *host = host_of(hosts, h->straggler_world);
     int persists = run->persistent && run->rank == h->straggler_world, known = decidable(run);
     const char *verdict = persists ? "persistent" : known ? "transient" : "not enough data";
@@ -154,8 +172,8 @@ static void straggler_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *h
     else
         snprintf(tail, sizeof(tail),
                  ": not enough data to tell a persistent straggler from a passing slowdown "
-                 "(%d blocks, %d needed: measure longer, e.g. --iters %d)",
-                 run->of, run->need, iters_to_decide(h, run) > 0 ? iters_to_decide(h, run) : 100);
+                 "(%d blocks, %d needed: %s)",
+                 run->of, run->need, advice);
     tpb_buf_printf(
         txt, "#     %s in %s %s: rank %d%s%s%s, last in %.0f %% of iterations, by %s%s\n",
         persists ? "straggler"
@@ -202,12 +220,14 @@ static void run_stragglers(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *h
                            "the smallest slowdown this run could name: %.1f %%\n",
                            hist[i].tp, p.rank, p.slowest, p.of, p.need, p.effective,
                            100.0 * p.detectable);
-        else
-            tpb_buf_printf(
-                txt,
-                "#   no persistent straggler at tp %d: %d blocks are too few to tell one "
-                "from chance (more iterations or configs would)\n",
-                hist[i].tp, p.of);
+        else {
+            char advice[96];
+            decide_advice(advice, sizeof(advice), hist, n, hist[i].tp);
+            tpb_buf_printf(txt,
+                           "#   no persistent straggler at tp %d: %d blocks are too few to tell "
+                           "one from chance (%s)\n",
+                           hist[i].tp, p.of, advice);
+        }
         tpb_json_obj_begin(js);
         tpb_json_kv_str(js, "kind", "stragglers");
         tpb_json_kv_int(js, "tp", hist[i].tp);
@@ -276,10 +296,12 @@ static const tpb_history_t *group_answer(tpb_buf_t *txt, tpb_buf_t *js, const tp
     int named = 0;
     tpb_persistent_t run =
         g->tp > 1 ? persistent_at(hist, n, g->tp) : (tpb_persistent_t){.rank = -1};
+    char advice[96];
+    decide_advice(advice, sizeof(advice), hist, n, g->tp);
     for (int i = first; i < n; i++)
         if (!hist[i].comm_only && tpb_history_same_group(&hist[i], g)) {
             named += hist[i].straggler_world >= 0;
-            straggler_line(txt, js, &hist[i], hosts, &run);
+            straggler_line(txt, js, &hist[i], hosts, &run, advice);
         }
     tpb_json_arr_end(js);
     tpb_json_obj_end(js);
