@@ -137,7 +137,7 @@ echo "stops: a broken pipe is a stop (141), the record marked interrupted"
 # printed, no lock. A fleet writes nothing before its end: its folder stays empty.
 STOP_S=${TPBAL_STOP_S:-5}
 long=(--iters 100000 --warmup 2)
-# now_one NAME SIG NP ARGS...: start NAME, wait until it has begun (its record, or 1.5 s
+# now_one NAME SIG NP ARGS...: start NAME, wait until it has begun (its record, or 3 s
 # for a fleet), one second more, signal it, then check what it left (a line in $WORK/now.NAME)
 now_one() {
     local name=$1 sig=$2 np=$3 d="$WORK/now-$1" pid t0 t1 rc fleet=0 want
@@ -149,8 +149,8 @@ now_one() {
         $MPIRUN -np "$np" "$TPBAL" "$@" --out "$d" >"$d.out" 2>"$d.err" &
     fi
     pid=$!
-    if [ $fleet = 1 ]; then
-        sleep 1.5
+    if [ $fleet = 1 ]; then # no file to wait for: past MPI's start-up even beside a busy core
+        sleep 3            # (at 1.5 s, 1 of 10 fleets beside one was SIGKILLed before its start)
     else
         for _ in $(seq 200); do [ -e "$d/results.jsonl" ] && break; sleep 0.05; done
         [ -e "$d/results.jsonl" ] || { echo "FAIL $name: no record after 10 s"; return; }
