@@ -8,6 +8,8 @@
  *                                            assignment, ties, the minimum shard)
  *   flops     [m, n, k, split, len, flop]    the orientation's GEMM FLOPs
  *   factor    [collective, t, busbw factor]  the collective table's
+ *   collective [split, col_collective, sp, collective]
+ *                                            tpb_coll_of over every combination
  *   bytes     [m, n, k, dtype, split, sp, S] the collective table's S
  *   spread    [host_index, order]            tpb_placement_order (spread)
  *   intervals [a, b, rounds, ratio, lo, hi, half, verdict, paired half, paired verdict]
@@ -164,6 +166,26 @@ static void factors(tpb_buf_t *b)
     tpb_json_arr_end(b);
 }
 
+static void collectives(tpb_buf_t *b)
+{
+    tpb_json_key(b, "collective");
+    tpb_json_arr_begin(b);
+    for (int s = 0; s < 2; s++)
+        for (int cc = 0; cc < 2; cc++)
+            for (int sp = 0; sp < 2; sp++) {
+                tpb_split_t split = s ? TPB_SPLIT_COL : TPB_SPLIT_ROW;
+                tpb_coll_t col = cc ? TPB_COLL_ALLREDUCE : TPB_COLL_ALLGATHER;
+                tpb_seqpar_t seq = sp ? TPB_SEQPAR_ON : TPB_SEQPAR_OFF;
+                tpb_json_arr_begin(b);
+                tpb_json_str(b, tpb_split_name(split));
+                tpb_json_str(b, tpb_coll_name(col));
+                tpb_json_str(b, tpb_seqpar_name(seq));
+                tpb_json_str(b, tpb_coll_label(tpb_coll_of(split, col, seq)->kind));
+                tpb_json_arr_end(b);
+            }
+    tpb_json_arr_end(b);
+}
+
 static void spread(tpb_buf_t *b)
 {
     static const int hosts[][8] = {{0, 0, 1, 1, 0, 0, 1, 1},
@@ -256,6 +278,7 @@ int main(void)
     weighted(&b);
     layers(&b);
     factors(&b);
+    collectives(&b);
     spread(&b);
     intervals(&b);
     tpb_json_obj_end(&b);

@@ -76,7 +76,7 @@ START_TEST(blocks_and_build)
     for (int i = 0; tpb_backends[i]; i++) {
         const tpb_backend_class_t *t = tpb_backends[i];
         void (*slots[])(void) = {(void (*)(void))t->device_count, (void (*)(void))t->check_config,
-                                 (void (*)(void))t->equal_blocks, (void (*)(void))t->open};
+                                 (void (*)(void))t->supports, (void (*)(void))t->open};
         for (size_t j = 0; j < sizeof(slots) / sizeof(slots[0]); j++)
             ck_assert_ptr_nonnull(slots[j]);
         ck_assert_ptr_nonnull(t->name);
@@ -86,11 +86,21 @@ START_TEST(blocks_and_build)
     }
     /* NCCL's reduce-scatter and all-gather take equal blocks; MPI's any */
     tpb_backend_cfg_t nccl = {.comm = TPB_COMM_NCCL}, mpi = {.comm = TPB_COMM_MPI};
-    ck_assert_int_eq(tpb_backend_host.equal_blocks(&nccl, TPB_COLL_REDUCE_SCATTER), 0);
+    char why[160] = "";
+    for (int k = TPB_COLL_ALLGATHER; k <= TPB_COLL_REDUCE_SCATTER; k++)
+        ck_assert_int_eq(tpb_backend_host.supports(&nccl, (tpb_coll_t)k, 1, why, sizeof(why)), 1);
+    ck_assert_str_eq(why, "");
     if (tpb_backend_cuda.built) {
-        ck_assert_int_eq(tpb_backend_cuda.equal_blocks(&nccl, TPB_COLL_REDUCE_SCATTER), 1);
-        ck_assert_int_eq(tpb_backend_cuda.equal_blocks(&mpi, TPB_COLL_REDUCE_SCATTER), 0);
-        ck_assert_int_eq(tpb_backend_cuda.equal_blocks(&nccl, TPB_COLL_ALLREDUCE), 0);
+        ck_assert_int_eq(
+            tpb_backend_cuda.supports(&nccl, TPB_COLL_REDUCE_SCATTER, 1, why, sizeof(why)), 0);
+        ck_assert_str_eq(why, "the cuda backend's reduce-scatter needs equal blocks under "
+                              "--comm nccl (ncclReduceScatter)");
+        ck_assert_int_eq(
+            tpb_backend_cuda.supports(&nccl, TPB_COLL_REDUCE_SCATTER, 0, why, sizeof(why)), 1);
+        ck_assert_int_eq(
+            tpb_backend_cuda.supports(&mpi, TPB_COLL_REDUCE_SCATTER, 1, why, sizeof(why)), 1);
+        ck_assert_int_eq(tpb_backend_cuda.supports(&nccl, TPB_COLL_ALLREDUCE, 1, why, sizeof(why)),
+                         1);
     }
     tpb_backend_cfg_t bf16 = {.dtype = TPB_DTYPE_BF16}, fp64 = {.dtype = TPB_DTYPE_FP64};
     ck_assert_int_eq(tpb_backend_host.check_config(&bf16), TPB_ERR_INVALID);

@@ -233,9 +233,14 @@ typedef struct {
      *  the dtype on the collectives' path, features it lacks), else a one-line error saying
      *  what it supports. The same answer on every rank, in a run and in --dry-run. */
     tpb_status_t (*check_config)(const tpb_backend_cfg_t *cfg);
-    /** 1 if its collectives of kind need equal blocks under cfg (ncclReduceScatter,
-     *  ncclAllGather): a config whose blocks differ is refused where it is planned. */
-    int (*equal_blocks)(const tpb_backend_cfg_t *cfg, tpb_coll_t kind);
+    /** 1 if it runs collectives of kind under cfg, with blocks of different sizes where
+     *  unequal is 1 (MPI's v-collectives take any; ncclReduceScatter and ncclAllGather
+     *  equal ones), else 0 with what it lacks in why[cap] ("the cuda backend's
+     *  reduce-scatter needs equal blocks under --comm nccl"). Asked where configs are
+     *  planned: a config it cannot run is skipped with that reason before the sweep, and
+     *  the dry run shows it. Pure. */
+    int (*supports)(const tpb_backend_cfg_t *cfg, tpb_coll_t kind, int unequal, char *why,
+                    size_t cap);
     /** The GEMM rate of a rank (GFLOP/s) that --dry-run's time estimates assume, with how
      *  it was guessed in basis[cap]; NaN where the class cannot tell without a device. */
     double (*rate_guess)(const tpb_backend_cfg_t *cfg, char *basis, size_t cap);

@@ -49,42 +49,43 @@ static int policy_runs(const tpb_options_t *o, int tp, tpb_policy_t p, const tpb
 
 /* Why the rows of M cannot be scattered over the group as sequence parallelism's
  * collective (and the backend) needs ("" if they can): a row for every rank of every
- * chunk, and equal blocks where the backend's collective takes only those. */
+ * chunk, and equal blocks where the backend supports only those
+ * (tpb_backend_class_t.supports). */
 static void seqpar_rows(const tpb_options_t *o, const tpb_coll_ops_t *coll, int tp, long m,
                         int chunks, const long *even, char *why, size_t cap)
 {
     tpb_backend_cfg_t cfg;
+    char lacks[160] = "";
     why[0] = '\0';
     if (!coll->even_rows)
         return;
     tpb_options_backend_cfg(o, &cfg);
-    int equal = o->backend->equal_blocks(&cfg, coll->kind), nc = chunks > 0 ? chunks : 1;
+    int nc = chunks > 0 ? chunks : 1;
     if (o->comm_only) { /* the message's even shards are its blocks */
         long total = 0, unequal = 0;
         for (int q = 0; q < tp; q++) {
             total += even[q];
             unequal |= even[q] != even[0];
         }
-        if (equal && unequal)
+        if (!o->backend->supports(&cfg, coll->kind, (int)unequal, lacks, sizeof(lacks)))
             snprintf(why, cap,
-                     "--comm-only --sequence-parallel on: the %s backend's %s needs equal "
-                     "blocks, and %ld elements do not divide by tp %d (use a size whose "
-                     "elements do, or --comm mpi)",
-                     o->backend->name, tpb_coll_label(coll->kind), total, tp);
+                     "--comm-only --sequence-parallel on: %ld elements do not divide by tp %d, "
+                     "and %s (use a size whose elements do, or --comm mpi)",
+                     total, tp, lacks);
         return;
     }
     long least = m / nc; /* the smallest chunk */
+    int unequal = m % nc != 0 || least % tp != 0;
     if (least < tp)
         snprintf(why, cap,
                  "--sequence-parallel on: M = %ld%s has fewer rows than the %d ranks "
                  "of a group",
                  m, chunks ? " (each chunk's)" : "", tp);
-    else if (equal && (m % nc != 0 || least % tp != 0))
+    else if (!o->backend->supports(&cfg, coll->kind, unequal, lacks, sizeof(lacks)))
         snprintf(why, cap,
-                 "--sequence-parallel on: the %s backend's %s needs M = %ld%s divisible "
-                 "by tp %d (use such an M, or --comm mpi)",
-                 o->backend->name, tpb_coll_label(coll->kind), m,
-                 chunks ? " (each chunk's rows)" : "", tp);
+                 "--sequence-parallel on: M = %ld%s does not divide by tp %d, and %s (use "
+                 "such an M, or --comm mpi)",
+                 m, chunks ? " (each chunk's rows)" : "", tp, lacks);
 }
 
 /* A new plan at the end of the list (zeroed), or NULL without memory. */

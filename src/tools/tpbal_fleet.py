@@ -91,15 +91,17 @@ def link_figures(doc):
     return out
 
 
+_NAMES = {"regression": "slower", "improved": "faster", "ok": "unchanged",
+          "inconclusive": "inconclusive"}
+
+
 def verdict(ratio, half, tol):
-    lo, hi = ratio * math.exp(-half), ratio * math.exp(half)
-    if hi < 1.0 / (1.0 + tol):
-        return "slower"
-    if lo > 1.0 + tol:
-        return "faster"
-    if lo >= 1.0 / (1.0 + tol) and hi <= 1.0 + tol:
-        return "unchanged"
-    return "inconclusive"
+    """A rate's verdict (new / old, higher is better) on tpbal-compare's decision
+    (tpbal_stats.decide, held to base/interval.c by test_golden), of the time ratio it
+    inverts: slower, faster, unchanged or inconclusive."""
+    if not (ratio > 0.0):
+        return "inconclusive"
+    return _NAMES[st.decide(1.0 / ratio, half, tol)]
 
 
 def _row(what, key, old, new, tol, spread):

@@ -45,6 +45,10 @@ import os
 import sys
 import statistics
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "src",
+                                "tools"))
+import tpbal_results as tr  # noqa: E402  (the tools' rules, beside this file's source tree)
+
 REQUIRED = ["backend", "world_size", "tp", "split", "policy", "m", "n", "k", "dtype", "iters",
             "shards", "speeds", "step_us", "compute_us", "comm_us", "wait_us", "lb", "u", "e",
             "tflops", "busbw_gbs", "straggler_rank", "check"]
@@ -473,13 +477,9 @@ def comm_only(d, cfgs, sizes):
 
 
 def collective_of(c):
-    """The collective a config runs (run/coll.c): row all-reduces (reduce-scatters with
-    sequence parallelism), col all-gathers (all-reduces with --col-collective allreduce;
-    with sequence parallelism it all-gathers X)."""
-    sp = c.get("sequence_parallel") == "on"
-    if c["split"] == "row":
-        return "reduce-scatter" if sp else "all-reduce"
-    return "all-gather" if sp or c["col_collective"] != "allreduce" else "all-reduce"
+    """The collective a config runs: the tools' rule (tpbal_results.collective_of, held to
+    run/coll.c's tpb_coll_of by tests/python/test_golden.py)."""
+    return tr.collective_of(c["split"], c["col_collective"], c.get("sequence_parallel"))
 
 
 def factor_of(coll, t):
@@ -610,9 +610,6 @@ def overlap(d, cfgs, chunk_counts):
     say, T_overlap >= the GEMM busy time and the exposed communication); and the
     exposed communication and T_overlap recomputed from the trace's per-chunk spans (every
     iteration kept: --trace-iters -1) within 5 %."""
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                                    "src", "tools"))
-    import tpbal_results as tr
     seen = {}
     for c in cfgs:
         assert c["check"] in ("pass", "off"), (c["id"], c["check"])

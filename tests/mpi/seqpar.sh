@@ -49,8 +49,9 @@ if "$TPBAL" --version | grep -q "backend cuda: built"; then
     tpbal 2 --backend cuda --dry-run --tp 2 --shape 63x256x256 --sequence-parallel on \
         --split row --policy even
     expect_rc 0
-    grep -q "skipped: --sequence-parallel on: the cuda backend's reduce-scatter needs M = 63 "\
-"divisible by tp 2" "$WORK/out" || fail "no NCCL refusal of uneven rows"
+    grep -q "skipped: --sequence-parallel on: M = 63 does not divide by tp 2, and the cuda "\
+"backend's reduce-scatter needs equal blocks under --comm nccl" "$WORK/out" ||
+        fail "no NCCL refusal of uneven rows"
 fi
 
 # a planted fault in the chunked path: chunk 1's collective one row up; --check catches it

@@ -264,6 +264,18 @@ class FleetCompare(unittest.TestCase):
         self.assertAlmostEqual(h, s["half"], places=6)
         self.assertEqual(gemm["verdict"], "inconclusive")  # +-25 % reaches past 5 %
 
+    def test_fleet_verdict_is_the_sweeps_decision(self):
+        """A rate's verdict is tpbal_stats.decide on the inverted (time) ratio, at the
+        edges of the tolerance band too."""
+        import tpbal_fleet as tf
+        tol = 0.05
+        cases = [(0.90, 0.01, "slower"), (1.10, 0.01, "faster"), (1.0, 0.01, "unchanged"),
+                 (1.0, 0.2, "inconclusive"), (0.0, 0.01, "inconclusive"),
+                 (1.0 / 1.05 * 0.999, 0.0, "slower"), (1.05 * 1.001, 0.0, "faster"),
+                 (1.049, 0.0, "unchanged")]
+        for ratio, half, want in cases:
+            self.assertEqual(tf.verdict(ratio, half, tol), want, (ratio, half))
+
     def test_negative_rates_refused(self):
         import tpbal_fleet as tf
         with self.assertRaises(BadInput):

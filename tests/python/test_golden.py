@@ -47,6 +47,13 @@ class Golden(unittest.TestCase):
             a = tm.COLL_FACTOR[coll]  # T = a (t-1) L + a (t-1)/t V / B
             self.assertAlmostEqual(a * (t - 1) / t, factor, places=12, msg=(coll, t))
 
+    def test_collective_choice(self):
+        """tpbal_results.collective_of (the tools' labels, the model) is tpb_coll_of."""
+        import tpbal_results as tr
+        self.assertEqual(len(self.g["collective"]), 8)
+        for split, col, sp, coll in self.g["collective"]:
+            self.assertEqual(tr.collective_of(split, col, sp), coll, (split, col, sp))
+
     def test_collective_bytes(self):
         mdl = tm.Models([], ["h"])
         for m, n, k, dtype, split, sp, nbytes in self.g["bytes"]:

@@ -245,24 +245,30 @@ static tpb_status_t mpi_call(tpb_cuda_comm_t *c, const tpb_coll_desc_t *d, const
 {
     tpb_cuda_t *be = c->be;
     MPI_Datatype t = d->dtype == TPB_DTYPE_FP64 ? MPI_DOUBLE : MPI_FLOAT;
-    int rc, esz = (int)tpb_dtype_in_size(d->dtype);
-    const char *name;
+    int rc = MPI_SUCCESS, esz = (int)tpb_dtype_in_size(d->dtype);
+    const char *name = NULL;
+    int counts[c->size];
     tpb_watch_enter(&c->watch, tpb_coll_label(d->kind));
-    if (d->kind == TPB_COLL_ALLREDUCE) {
+    switch (d->kind) { /* no default: a new kind fails the build until it has its call */
+    case TPB_COLL_ALLREDUCE:
         name = "MPI_Allreduce";
         rc = MPI_Allreduce(be->host_send, be->host_recv, (int)d->count, t, MPI_SUM, c->mpi);
-    } else if (d->kind == TPB_COLL_ALLGATHER) {
+        break;
+    case TPB_COLL_ALLGATHER:
         name = "MPI_Allgatherv";
         rc = MPI_Allgatherv(be->host_send, ic[c->rank], MPI_BYTE, be->host_recv, ic, id, MPI_BYTE,
                             c->mpi);
-    } else {
-        int counts[c->size];
+        break;
+    case TPB_COLL_REDUCE_SCATTER:
         for (int r = 0; r < c->size; r++)
             counts[r] = ic[r] / esz;
         name = "MPI_Reduce_scatter";
         rc = MPI_Reduce_scatter(be->host_send, be->host_recv, counts, t, MPI_SUM, c->mpi);
+        break;
     }
     tpb_watch_leave(&c->watch);
+    if (!name)
+        return tpb_err_set(TPB_ERR_UNSUPPORTED, "collective kind %d", (int)d->kind);
     if (rc != MPI_SUCCESS)
         return tpb_err_call(TPB_ERR_MPI, name, "--comm mpi", __FILE__, __LINE__);
     return TPB_OK;
@@ -277,17 +283,24 @@ static tpb_status_t mpi_post(tpb_cuda_comm_t *c, const tpb_coll_desc_t *d)
     tpb_cuda_t *be = c->be;
     size_t esz = tpb_dtype_in_size(d->dtype), in = 0, out = 0, from = 0;
     int ic[c->size], id[c->size];
-    if (d->kind == TPB_COLL_ALLREDUCE) {
+    switch (d->kind) { /* what this rank stages out and back (no default, as mpi_call) */
+    case TPB_COLL_ALLREDUCE:
         if (d->count > 0x7fffffff)
             return tpb_err_set(TPB_ERR_UNSUPPORTED, "--comm mpi: %zu elements exceed an int",
                                d->count);
         in = out = d->count * esz;
-    } else {
+        break;
+    case TPB_COLL_ALLGATHER:
         TPB_CHECK_RET(byte_blocks(c, d, esz, ic, id));
-        in = d->kind == TPB_COLL_ALLGATHER ? (size_t)ic[c->rank] : extent(d, c->size) * esz;
-        out = d->kind == TPB_COLL_ALLGATHER ? extent(d, c->size) * esz : (size_t)ic[c->rank];
-        from = d->kind == TPB_COLL_REDUCE_SCATTER ? (size_t)id[0] : 0;
-        in -= from;
+        in = (size_t)ic[c->rank];
+        out = extent(d, c->size) * esz;
+        break;
+    case TPB_COLL_REDUCE_SCATTER:
+        TPB_CHECK_RET(byte_blocks(c, d, esz, ic, id));
+        from = (size_t)id[0];
+        in = extent(d, c->size) * esz - from;
+        out = (size_t)ic[c->rank];
+        break;
     }
     TPB_CHECK_RET(staging(be, in > out ? in : out));
     TPB_CUDA_RET(cudaMemcpyAsync(be->host_send, (const char *)d->send + from, in,
@@ -328,23 +341,32 @@ static tpb_status_t nccl_allgather(tpb_cuda_comm_t *c, const tpb_coll_desc_t *d)
     return nccl_call(c, ncclGroupEnd(), "ncclGroupEnd (all-gather-v)");
 }
 
-static tpb_status_t nccl_post(tpb_cuda_comm_t *c, const tpb_coll_desc_t *d)
+/* NCCL's reduce-scatter takes equal blocks (planned so: tpb_backend_class_t.supports). */
+static tpb_status_t nccl_reduce_scatter(tpb_cuda_comm_t *c, const tpb_coll_desc_t *d)
 {
-    cudaStream_t s = c->be->comm_stream;
-    ncclDataType_t t = nccl_type(d->dtype);
-    if (d->kind == TPB_COLL_ALLREDUCE)
-        return nccl_call(c, ncclAllReduce(d->send, d->recv, d->count, t, ncclSum, c->nccl, s),
-                         "ncclAllReduce");
-    if (d->kind == TPB_COLL_ALLGATHER)
-        return nccl_allgather(c, d);
-    for (int r = 1; r < c->size; r++) /* planned so (tpb_backend_class_t.equal_blocks) */
+    size_t esz = tpb_dtype_in_size(d->dtype);
+    for (int r = 1; r < c->size; r++)
         if (d->counts[r] != d->counts[0])
             return tpb_err_set(TPB_ERR_UNSUPPORTED, "ncclReduceScatter needs equal blocks");
-    size_t esz = tpb_dtype_in_size(d->dtype);
     return nccl_call(c,
                      ncclReduceScatter((const char *)d->send + d->displs[0] * esz, d->recv,
-                                       d->counts[0], t, ncclSum, c->nccl, s),
+                                       d->counts[0], nccl_type(d->dtype), ncclSum, c->nccl,
+                                       c->be->comm_stream),
                      "ncclReduceScatter");
+}
+
+static tpb_status_t nccl_post(tpb_cuda_comm_t *c, const tpb_coll_desc_t *d)
+{
+    switch (d->kind) { /* no default: a new kind fails the build until it has its call */
+    case TPB_COLL_ALLREDUCE:
+        return nccl_call(c,
+                         ncclAllReduce(d->send, d->recv, d->count, nccl_type(d->dtype), ncclSum,
+                                       c->nccl, c->be->comm_stream),
+                         "ncclAllReduce");
+    case TPB_COLL_ALLGATHER: return nccl_allgather(c, d);
+    case TPB_COLL_REDUCE_SCATTER: return nccl_reduce_scatter(c, d);
+    }
+    return tpb_err_set(TPB_ERR_UNSUPPORTED, "collective kind %d", (int)d->kind);
 }
 
 /* A group of one rank (TP 1): its block copied where the collective would put it. */

@@ -18,9 +18,11 @@ static tpb_status_t not_built(const tpb_backend_cfg_t *cfg)
                        "(reconfigure with --with-cuda=DIR, or use --backend host)");
 }
 
-static int any_blocks(const tpb_backend_cfg_t *cfg, tpb_coll_t kind)
+/* Not built: check_config refuses every config first. */
+static int supports_any(const tpb_backend_cfg_t *cfg, tpb_coll_t kind, int unequal, char *why,
+                        size_t cap)
 {
-    return 0;
+    return 1;
 }
 
 static tpb_status_t open_not_built(const tpb_backend_args_t *args, tpb_device_t **dev)
@@ -36,7 +38,7 @@ const tpb_backend_class_t tpb_backend_cuda = {
     .defaults = TPB_CUDA_DEFAULTS,
     .device_count = no_device,
     .check_config = not_built,
-    .equal_blocks = any_blocks,
+    .supports = supports_any,
     .rate_guess = tpb_cuda_rate_guess,
     .open = open_not_built,
 };

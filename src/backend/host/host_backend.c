@@ -42,10 +42,11 @@ static tpb_status_t host_check_config(const tpb_backend_cfg_t *cfg)
                        tpb_dtype_name(dt), tpb_dtype_name(dt));
 }
 
-/* MPI_Reduce_scatter and MPI_Allgatherv take blocks of any size. */
-static int host_equal_blocks(const tpb_backend_cfg_t *cfg, tpb_coll_t kind)
+/* MPI_Allreduce, MPI_Reduce_scatter and MPI_Allgatherv: every kind, blocks of any size. */
+static int host_supports(const tpb_backend_cfg_t *cfg, tpb_coll_t kind, int unequal, char *why,
+                         size_t cap)
 {
-    return 0;
+    return 1;
 }
 
 static const tpb_device_ops_t host_device_ops;
@@ -392,7 +393,7 @@ const tpb_backend_class_t tpb_backend_host = {
                  .overlap_polls = 1}, /* bench/overlap: more pieces cost more than they hide */
     .device_count = host_device_count,
     .check_config = host_check_config,
-    .equal_blocks = host_equal_blocks,
+    .supports = host_supports,
     .rate_guess = host_rate_guess,
     .open = host_open,
 };
