@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clocktree.h"
 #include "record/record.h"
 #include "record/report.h"
 #include "tpb_config.h"
@@ -111,8 +112,10 @@ void tpb_record_header(const tpb_record_t *s)
     double worst = 0;
     for (int q = 0; q < o->topo->size; q++)
         worst = fmax(worst, fabs(s->sync0[q].offset_us) + 0.5 * s->sync0[q].rtt_us);
-    fprintf(o->table, "# clock sync: %d ping-pongs per rank, max |offset| + rtt/2 = %.1f us\n",
-            o->clock_exchanges, worst);
+    fprintf(o->table,
+            "# clock sync: %d ping-pongs per pair, %d rounds of a tree, max |offset| + rtt/2 = "
+            "%.1f us\n",
+            o->clock_exchanges, tpb_clock_tree_rounds(o->topo->size), worst);
     if (o->comm_gap_us)
         fprintf(o->table,
                 "# comm gap: every rank spins %d us before each collective (its step counts "
@@ -276,8 +279,11 @@ void tpb_record_run_json(const tpb_record_t *s, tpb_buf_t *b, tpb_run_status_t s
     json_devices(b, o);
     tpb_json_key(b, "clock");
     tpb_json_obj_begin(b);
-    tpb_json_kv_str(b, "method", "min-RTT ping-pong with rank 0, linear drift correction");
+    tpb_json_kv_str(b, "method",
+                    "min-RTT ping-pong pairs down a binomial tree to rank 0 (offsets and "
+                    "uncertainties added along each path), linear drift correction");
     tpb_json_kv_int(b, "exchanges", o->clock_exchanges);
+    tpb_json_kv_int(b, "rounds", tpb_clock_tree_rounds(o->topo->size));
     json_clock(b, "start", s->sync0, o->topo->size, s->t0_us);
     if (status != TPB_RUN_RUNNING)
         json_clock(b, "end", s->sync1, o->topo->size, s->t0_us);

@@ -216,8 +216,8 @@ tpb_status_t tpb_sweep_init(tpb_sweep_t *s)
     TPB_MPI_RET(MPI_Gather(&mine, sizeof(mine), MPI_BYTE, s->rec ? s->rec->devices : NULL,
                            sizeof(mine), MPI_BYTE, 0, s->world),
                 "device facts");
-    TPB_CHECK_RET(
-        tpb_clock_sync(s->world, s->clock, TPB_CLOCK_EXCHANGES, s->rec ? s->rec->sync0 : NULL));
+    TPB_CHECK_RET(tpb_agree(s->world, tpb_clock_sync(s->world, s->clock, TPB_CLOCK_EXCHANGES,
+                                                     s->rec ? s->rec->sync0 : NULL)));
     if (s->rec) {
         int len;
         TPB_MPI_RET(MPI_Get_library_version(s->rec->mpi_version, &len), "MPI version");

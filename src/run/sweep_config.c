@@ -42,7 +42,8 @@ tpb_status_t tpb_sweep_resync(tpb_sweep_t *s)
     tpb_clock_sample_t *fresh = s->rec ? calloc((size_t)size, sizeof(*fresh)) : NULL;
     tpb_status_t st = s->rec && !fresh ? tpb_err_set(TPB_ERR_NOMEM, "out of memory") : TPB_OK;
     TPB_CHECK_RET(tpb_agree(s->real_world, st));
-    st = tpb_clock_sync(s->real_world, s->clock, TPB_CLOCK_EXCHANGES, fresh);
+    st = tpb_agree(s->real_world,
+                   tpb_clock_sync(s->real_world, s->clock, TPB_CLOCK_EXCHANGES, fresh));
     /* a sample taken in a noisy moment (RTT far above the start's) would bend the drift
      * correction by its own error: the previous one stays */
     for (int r = 0; s->rec && st == TPB_OK && r < size; r++)
