@@ -15,7 +15,8 @@ import sys
 TIMING = {
     "step_us", "compute_us", "compute_p95_us", "wait_us", "comm_us", "wait_free_us", "xfer_us",
     "xfer_free_us", "lb", "u", "e", "e_het", "t1_us", "r", "tflops", "pct_peak_rank", "pct_peak",
-    "algbw_gbs", "busbw_gbs", "speedup", "straggler_rank", "straggler", "nspikes", "spikes",
+    "algbw_gbs", "busbw_gbs", "speedup", "straggler_rank", "last_most_often", "straggler",
+    "nspikes", "spikes",
     "whatif_step_us", "slowdown", "whatif_straggler_step_us", "slowdown_straggler",
     "causality_violations", "max_rel_err", "emulate_achieved", "clock", "decomposition",
     "comm_model", "placement_effect", "rounds", "command_line", "fit", "comp_us", "idle_us",

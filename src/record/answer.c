@@ -49,7 +49,7 @@ static void policy_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist
         return;
     tpb_policy_verdict_t v = tpb_verdict_of(ev, h, TPB_VERDICT_TOL);
     double pred = h->predicted_speedup;
-    tpb_buf_printf(txt, "#     %-3s: %s %.2fx over even", tpb_split_label(h->split, h->seqpar),
+    tpb_buf_printf(txt, "#     %-3s: %s %.2fx over even", tpb_config_key_split(&h->key),
                    tpb_policy_name(h->policy), v.speedup);
     if (isfinite(v.lo))
         tpb_buf_printf(txt, " [%.2f, %.2f]", v.lo, v.hi);
@@ -61,9 +61,7 @@ static void policy_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist
         tpb_buf_printf(txt, ", predicted %.2fx", pred);
     tpb_buf_printf(txt, ": %s\n", verdict_text(v.verdict));
     tpb_json_obj_begin(js);
-    tpb_json_kv_str(js, "split", tpb_split_name(h->split));
-    tpb_json_kv_str(js, "sequence_parallel", tpb_seqpar_name(h->seqpar));
-    tpb_json_kv_str(js, "policy", tpb_policy_name(h->policy));
+    tpb_config_key_json(js, &h->key, TPB_KEY_CHOICE);
     tpb_json_kv_num(js, "speedup", v.speedup);
     tpb_json_kv_num(js, "speedup_lo", v.lo);
     tpb_json_kv_num(js, "speedup_hi", v.hi);
@@ -174,18 +172,16 @@ static void straggler_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *h
                  ": not enough data to tell a persistent straggler from a passing slowdown "
                  "(%d blocks, %d needed: %s)",
                  run->of, run->need, advice);
-    tpb_buf_printf(
-        txt, "#     %s in %s %s: rank %d%s%s%s, last in %.0f %% of iterations, by %s%s\n",
-        persists ? "straggler"
-        : known  ? "transient"
-                 : "last most often",
-        tpb_split_label(h->split, h->seqpar), tpb_policy_name(h->policy), h->straggler_world,
-        host ? " (" : "", host ? host : "", host ? ")" : "", 100.0 * h->straggler_frac,
-        tpb_human_us(late, sizeof(late), h->straggler_late_us), tail);
+    tpb_buf_printf(txt,
+                   "#     %s in %s %s: rank %d%s%s%s, last in %.0f %% of iterations, by %s%s\n",
+                   persists ? "straggler"
+                   : known  ? "transient"
+                            : "last most often",
+                   tpb_config_key_split(&h->key), tpb_policy_name(h->policy), h->straggler_world,
+                   host ? " (" : "", host ? host : "", host ? ")" : "", 100.0 * h->straggler_frac,
+                   tpb_human_us(late, sizeof(late), h->straggler_late_us), tail);
     tpb_json_obj_begin(js);
-    tpb_json_kv_str(js, "split", tpb_split_name(h->split));
-    tpb_json_kv_str(js, "sequence_parallel", tpb_seqpar_name(h->seqpar));
-    tpb_json_kv_str(js, "policy", tpb_policy_name(h->policy));
+    tpb_config_key_json(js, &h->key, TPB_KEY_CHOICE);
     tpb_json_kv_int(js, "rank", h->straggler_world);
     tpb_json_kv_num(js, "last_frac", h->straggler_frac);
     tpb_json_kv_num(js, "lateness_us", h->straggler_late_us);
@@ -230,7 +226,7 @@ static void run_stragglers(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *h
         }
         tpb_json_obj_begin(js);
         tpb_json_kv_str(js, "kind", "stragglers");
-        tpb_json_kv_int(js, "tp", hist[i].tp);
+        tpb_config_key_json(js, &hist[i].key, TPB_KEY_TP);
         tpb_json_kv_num(js, "straggler_rank", p.persistent ? p.rank : NAN); /* null: none */
         tpb_json_kv_str(js, "verdict",
                         p.persistent    ? "persistent"
@@ -250,12 +246,8 @@ static void run_stragglers(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *h
 
 static void json_group_keys(tpb_buf_t *js, const tpb_history_t *h)
 {
-    tpb_json_kv_str(js, "shape", h->shape_name);
-    tpb_json_kv_int(js, "m", h->m);
-    tpb_json_kv_int(js, "n", h->n);
-    tpb_json_kv_int(js, "k", h->k);
-    tpb_json_kv_int(js, "tp", h->tp);
-    tpb_json_kv_str(js, "placement", tpb_placement_name(h->placement));
+    tpb_config_key_json(js, &h->key,
+                        TPB_KEY_SHAPE | TPB_KEY_SIZES | TPB_KEY_TP | TPB_KEY_PLACEMENT);
 }
 
 /* The answer for the group of hist[first]; returns its fastest config that may be
@@ -274,16 +266,14 @@ static const tpb_history_t *group_answer(tpb_buf_t *txt, tpb_buf_t *js, const tp
     }
     char shape[96], step[24];
     shape_label(shape, sizeof(shape), g);
-    tpb_buf_printf(txt, "#   %s tp %d%s: fastest %s %s, %s a step\n", shape, g->tp,
+    tpb_buf_printf(txt, "#   %s tp %d%s: fastest %s, %s a step\n", shape, g->tp,
                    g->placement == TPB_PLACE_SPREAD ? " (spread)" : "",
-                   tpb_split_label(best->split, best->seqpar), tpb_policy_name(best->policy),
+                   tpb_config_key_label(&best->key),
                    tpb_human_us(step, sizeof(step), best->step_med));
     tpb_json_obj_begin(js);
     tpb_json_kv_str(js, "kind", "tp");
     json_group_keys(js, g);
-    tpb_json_kv_str(js, "best_split", tpb_split_name(best->split));
-    tpb_json_kv_str(js, "best_sequence_parallel", tpb_seqpar_name(best->seqpar));
-    tpb_json_kv_str(js, "best_policy", tpb_policy_name(best->policy));
+    tpb_config_key_json_as(js, "best_", &best->key, TPB_KEY_CHOICE);
     tpb_json_kv_num(js, "best_step_us", best->step_med);
     tpb_json_key(js, "policies");
     tpb_json_arr_begin(js);
@@ -339,8 +329,8 @@ static void kept_even(tpb_buf_t *txt, const tpb_history_t *hist, int n, const tp
             recommendable(hist, n, h))
             continue;
         tpb_policy_verdict_t v = tpb_verdict_of(ev, h, TPB_VERDICT_TOL);
-        tpb_buf_printf(txt, "; keep even: %s %s measured %.2fx",
-                       tpb_split_label(h->split, h->seqpar), tpb_policy_name(h->policy), v.speedup);
+        tpb_buf_printf(txt, "; keep even: %s measured %.2fx", tpb_config_key_label(&h->key),
+                       v.speedup);
         if (isfinite(v.lo))
             tpb_buf_printf(txt, " [%.2f, %.2f]", v.lo, v.hi);
         tpb_buf_printf(txt, ", %s", tpb_verdict_name(v.verdict));
@@ -354,9 +344,7 @@ static void json_use(tpb_buf_t *js, const tpb_history_t *h, const char *question
     tpb_json_kv_str(js, "kind", "use");
     tpb_json_kv_str(js, "question", question);
     json_group_keys(js, h);
-    tpb_json_kv_str(js, "split", tpb_split_name(h->split));
-    tpb_json_kv_str(js, "sequence_parallel", tpb_seqpar_name(h->seqpar));
-    tpb_json_kv_str(js, "policy", tpb_policy_name(h->policy));
+    tpb_config_key_json(js, &h->key, TPB_KEY_CHOICE);
     tpb_json_kv_num(js, "step_us", h->step_med);
     tpb_json_kv_num(js, "layers_per_s", rate);
     tpb_json_obj_end(js);
@@ -382,9 +370,8 @@ static void use_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, i
             recommendable(hist, n, &hist[i]) && layer_rate(&hist[i]) > layer_rate(thr))
             thr = &hist[i];
     shape_label(shape, sizeof(shape), best);
-    tpb_buf_printf(txt, "# use for %s%s: %s %s at tp %d%s (%s a step", shape,
-                   thr == best ? "" : ", shortest step (latency)",
-                   tpb_split_label(best->split, best->seqpar), tpb_policy_name(best->policy),
+    tpb_buf_printf(txt, "# use for %s%s: %s at tp %d%s (%s a step", shape,
+                   thr == best ? "" : ", shortest step (latency)", tpb_config_key_label(&best->key),
                    best->tp, best->placement == TPB_PLACE_SPREAD ? " spread" : "",
                    tpb_human_us(step, sizeof(step), best->step_med));
     const tpb_history_t *ev = tpb_verdict_even_of(hist, n, best);
@@ -402,14 +389,14 @@ static void use_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, i
                    thr == best && best->tp > 1 ? "; also the highest layer rate" : "");
     json_use(js, best, "latency", layer_rate(best));
     if (thr != best) {
-        tpb_buf_printf(
-            txt,
-            "# use for %s, highest layer rate (throughput): %s %s at tp %d%s "
-            "(%d group%s at once, %s a step: %.0f layers/s over %d ranks)\n",
-            shape, tpb_split_label(thr->split, thr->seqpar), tpb_policy_name(thr->policy), thr->tp,
-            thr->placement == TPB_PLACE_SPREAD ? " spread" : "", thr->world / thr->tp,
-            thr->world / thr->tp == 1 ? "" : "s", tpb_human_us(step, sizeof(step), thr->step_med),
-            layer_rate(thr), thr->world);
+        tpb_buf_printf(txt,
+                       "# use for %s, highest layer rate (throughput): %s at tp %d%s "
+                       "(%d group%s at once, %s a step: %.0f layers/s over %d ranks)\n",
+                       shape, tpb_config_key_label(&thr->key), thr->tp,
+                       thr->placement == TPB_PLACE_SPREAD ? " spread" : "", thr->world / thr->tp,
+                       thr->world / thr->tp == 1 ? "" : "s",
+                       tpb_human_us(step, sizeof(step), thr->step_med), layer_rate(thr),
+                       thr->world);
     }
     json_use(js, thr, "throughput", layer_rate(thr));
 }

@@ -24,7 +24,8 @@ static double tps(const tpb_history_t *h)
 /* The same block (name, tokens, sequence parallelism, placement): one answer. */
 static int same_block(const tpb_history_t *a, const tpb_history_t *b)
 {
-    return tpb_history_same_shape(a, b) && a->seqpar == b->seqpar && a->placement == b->placement;
+    return tpb_history_same_shape(a, b) &&
+           tpb_config_key_same(&a->key, &b->key, TPB_KEY_VARIANT | TPB_KEY_PLACEMENT);
 }
 
 /* The recommendable block of b's TP degree with the shortest step. */
@@ -56,8 +57,7 @@ static void policy_lines(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *b, 
         tpb_json_obj_begin(js);
         tpb_json_kv_str(js, "kind", "block_policy");
         tpb_json_kv_str(js, "block", h->shape_name);
-        tpb_json_kv_int(js, "tp", h->tp);
-        tpb_json_kv_str(js, "policy", tpb_policy_name(h->policy));
+        tpb_config_key_json(js, &h->key, TPB_KEY_TP | TPB_KEY_POLICY);
         tpb_json_kv_num(js, "speedup", v.speedup);
         tpb_json_kv_num(js, "speedup_lo", v.lo);
         tpb_json_kv_num(js, "speedup_hi", v.hi);
@@ -110,10 +110,7 @@ static void use_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *best,
     tpb_json_kv_str(js, "kind", "block_use");
     tpb_json_kv_str(js, "question", thr ? "throughput" : "latency");
     tpb_json_kv_str(js, "block", best->shape_name);
-    tpb_json_kv_str(js, "sequence_parallel", tpb_seqpar_name(best->seqpar));
-    tpb_json_kv_str(js, "placement", tpb_placement_name(best->placement));
-    tpb_json_kv_int(js, "tp", best->tp);
-    tpb_json_kv_str(js, "policy", tpb_policy_name(best->policy));
+    tpb_config_key_json(js, &best->key, TPB_KEY_BLOCK);
     tpb_json_kv_num(js, "step_us", best->step_med);
     tpb_json_kv_num(js, "tokens_per_s_rank", tps(best));
     tpb_json_kv_num(js, "runner_up_tp", next ? next->tp : NAN);

@@ -34,8 +34,7 @@ static void line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *best)
     double sp = over_serial(best);
     int pays = sp >= TPB_ANSWER_OVERLAP_PAYS;
     tpb_buf_printf(txt, "#   overlap %ldx%ldx%ld tp %d %s %s: ", best->m, best->n, best->k,
-                   best->tp, tpb_split_label(best->split, best->seqpar),
-                   tpb_policy_name(best->policy));
+                   best->tp, tpb_config_key_split(&best->key), tpb_policy_name(best->policy));
     if (pays)
         tpb_buf_printf(txt,
                        "best at %d chunks, %.2fx over serial (%.0f %% of the communication "
@@ -52,14 +51,8 @@ static void line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *best)
     tpb_buf_puts(txt, ")\n");
     tpb_json_obj_begin(js);
     tpb_json_kv_str(js, "kind", "overlap");
-    tpb_json_kv_int(js, "m", best->m);
-    tpb_json_kv_int(js, "n", best->n);
-    tpb_json_kv_int(js, "k", best->k);
-    tpb_json_kv_int(js, "tp", best->tp);
-    tpb_json_kv_str(js, "placement", tpb_placement_name(best->placement));
-    tpb_json_kv_str(js, "split", tpb_split_name(best->split));
-    tpb_json_kv_str(js, "sequence_parallel", tpb_seqpar_name(best->seqpar));
-    tpb_json_kv_str(js, "policy", tpb_policy_name(best->policy));
+    tpb_config_key_json(js, &best->key,
+                        TPB_KEY_SIZES | TPB_KEY_TP | TPB_KEY_PLACEMENT | TPB_KEY_CHOICE);
     tpb_json_kv_int(js, "best_chunks", best->chunks);
     tpb_json_kv_num(js, "speedup", sp);
     tpb_json_kv_num(js, "speedup_vs_serial_config", best->speedup);

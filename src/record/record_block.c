@@ -49,13 +49,9 @@ static tpb_status_t push_block(tpb_record_t *s, const tpb_block_result_t *b,
             work[r] += g[j]->work_rank ? g[j]->work_rank[r] : NAN;
         }
     tpb_history_t *h = &s->bhist[s->nbhist++];
-    *h = (tpb_history_t){.id = b->id,
-                         .tp = b->tp,
+    *h = (tpb_history_t){.key = {.m = b->tokens},
+                         .id = b->id,
                          .world = b->world,
-                         .seqpar = b->seqpar,
-                         .policy = b->policy,
-                         .m = b->tokens,
-                         .placement = b->placement,
                          .step_med = step_med,
                          .compute_rank = comp,
                          .work_rank = work,
@@ -64,6 +60,7 @@ static tpb_status_t push_block(tpb_record_t *s, const tpb_block_result_t *b,
                          .set = b->set,
                          .rounds = b->rounds,
                          .straggler_world = -1};
+    tpb_config_key_take(&h->key, &b->key, TPB_KEY_BLOCK); /* its shape: tokens, name */
     snprintf(h->shape_name, sizeof(h->shape_name), "%s", b->name);
     return TPB_OK;
 }
@@ -76,10 +73,7 @@ static void block_json(tpb_buf_t *j, const tpb_block_result_t *b, const tpb_hist
     tpb_json_kv_int(j, "id", b->id);
     tpb_json_kv_str(j, "name", b->name);
     tpb_json_kv_int(j, "world_size", b->world);
-    tpb_json_kv_int(j, "tp", b->tp);
-    tpb_json_kv_str(j, "policy", tpb_policy_name(b->policy));
-    tpb_json_kv_str(j, "sequence_parallel", tpb_seqpar_name(b->seqpar));
-    tpb_json_kv_str(j, "placement", tpb_placement_name(b->placement));
+    tpb_config_key_json(j, &b->key, TPB_KEY_BLOCK);
     tpb_json_kv_int(j, "tokens", b->tokens);
     tpb_json_key(j, "configs");
     tpb_json_arr_begin(j);
@@ -132,10 +126,9 @@ tpb_status_t tpb_record_block(tpb_record_t *s, const tpb_block_result_t *b)
     fprintf(s->run.table,
             "# block %s tp %d %s%s: %s a step (its %d GEMMs' steps add to %s), %.0f tokens/s per "
             "rank [%.0f, %.0f]\n",
-            b->name, b->tp, tpb_policy_name(b->policy),
-            b->seqpar == TPB_SEQPAR_ON ? " seq-par" : "", tpb_human_us(step, sizeof(step), q[0]),
-            b->ngemm, tpb_human_us(gemms, sizeof(gemms), sum), tps, tps * exp(-half),
-            tps * exp(half));
+            b->name, b->tp, tpb_policy_name(b->policy), tpb_config_key_variant(&b->key),
+            tpb_human_us(step, sizeof(step), q[0]), b->ngemm,
+            tpb_human_us(gemms, sizeof(gemms), sum), tps, tps * exp(-half), tps * exp(half));
     fflush(s->run.table);
     block_json(&s->jsonl, b, g, q, sum, tps, half);
     return tpb_record_write(s, TPB_RUN_RUNNING);

@@ -64,21 +64,11 @@ static tpb_status_t hist_room(tpb_history_t **h, int n, int *cap)
 static tpb_status_t push_ohist(tpb_record_t *s, const tpb_result_t *res)
 {
     TPB_CHECK_RET(hist_room(&s->ohist, s->nohist, &s->cap_ohist));
-    s->ohist[s->nohist++] = (tpb_history_t){.id = res->id,
-                                            .tp = res->tp,
-                                            .split = res->split,
-                                            .seqpar = res->seqpar,
-                                            .policy = res->policy,
-                                            .m = res->m,
-                                            .n = res->n,
-                                            .k = res->k,
-                                            .placement = res->placement,
+    s->ohist[s->nohist++] = (tpb_history_t){.key = res->key,
+                                            .id = res->id,
                                             .step_med = res->stats.step_med,
                                             .speedup = res->serial_step_us / res->stats.step_med,
-                                            .chunks = res->chunks,
                                             .overlap = res->overlap};
-    snprintf(s->ohist[s->nohist - 1].shape_name, sizeof(s->ohist[0].shape_name), "%s",
-             res->shape_name);
     return TPB_OK;
 }
 
@@ -121,19 +111,11 @@ tpb_status_t tpb_record_push_hist(tpb_record_t *s, const tpb_result_t *res)
         if (t1)
             t1[r] = res->ranks[r].compute_med;
     }
-    s->hist[s->nhist++] = (tpb_history_t){.id = res->id,
-                                          .tp = res->tp,
+    s->hist[s->nhist++] = (tpb_history_t){.key = res->key,
+                                          .id = res->id,
                                           .world = res->world,
-                                          .split = res->split,
-                                          .seqpar = res->seqpar,
-                                          .policy = res->policy,
-                                          .m = res->m,
-                                          .n = res->n,
-                                          .k = res->k,
                                           .coll = res->coll,
-                                          .comm_only = res->comm_only,
                                           .coll_bytes = res->coll_bytes,
-                                          .placement = res->placement,
                                           .group_nodes = res->max_group_nodes,
                                           .step_med = res->stats.step_med,
                                           .xfer_med = res->stats.xfer_med,

@@ -109,11 +109,10 @@ static void wide_row(tpb_buf_t *b, const tpb_result_t *res)
     tpb_buf_printf(b,
                    " %4d %3d %-6s %-8s %7ld %7ld %7ld %-5s %10.1f %10.1f %10s %9s %9s "
                    "%5s %5s %5s %8.3f %5s %8s %10s %8s %8s %5s %5s %s\n",
-                   res->id, res->tp, tpb_split_label(res->split, res->seqpar),
-                   tpb_policy_name(res->policy), res->m, res->n, res->k, tpb_dtype_name(res->dtype),
-                   s->step_med, s->step_p95, comp, wait, xfer, lb, u, e, res->tflops, pk, bw, strag,
-                   late, spikes, slow, tpb_check_name(res->check),
-                   res->shape_name[0] ? res->shape_name : "-");
+                   res->id, res->tp, tpb_config_key_split(&res->key), tpb_policy_name(res->policy),
+                   res->m, res->n, res->k, tpb_dtype_name(res->dtype), s->step_med, s->step_p95,
+                   comp, wait, xfer, lb, u, e, res->tflops, pk, bw, strag, late, spikes, slow,
+                   tpb_check_name(res->check), res->shape_name[0] ? res->shape_name : "-");
 }
 
 /* "1.02x [0.97,1.08]" (the paired or unpaired 95 % interval), "1.02x" without one, "-". */
@@ -148,7 +147,7 @@ void tpb_report_table_row(tpb_buf_t *b, const tpb_result_t *res, tpb_table_width
     fmt_opt(e, sizeof(e), "%.2f", res->e);
     fmt_straggler(strag, sizeof(strag), res);
     fmt_speedup(sp, sizeof(sp), v);
-    tpb_buf_printf(b, compact_fmt, id, tp, tpb_split_label(res->split, res->seqpar),
+    tpb_buf_printf(b, compact_fmt, id, tp, tpb_config_key_split(&res->key),
                    tpb_policy_name(res->policy), shape, step, xfer, lb, e, strag,
                    tpb_check_name(res->check), sp, res->shape_name[0] ? res->shape_name : "-");
 }

@@ -75,12 +75,7 @@ static const tpb_history_t *find_hist(const tpb_history_t *hist, int nhist, cons
 {
     for (int i = 0; i < nhist; i++) {
         const tpb_history_t *h = &hist[i];
-        tpb_history_t me = {.tp = res->tp,
-                            .split = res->split,
-                            .seqpar = res->seqpar,
-                            .m = res->m,
-                            .n = res->n,
-                            .k = res->k};
+        tpb_history_t me = {.key = res->key};
         if (h->tp == tp && tpb_history_same_layer(h, &me) &&
             (policy == 0 || (h->policy == policy && h->placement == res->placement)))
             return h;

@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "base/config_key.h"
 #include "base/detect.h"
 #include "base/overlap.h"
 #include "base/dtype.h"
@@ -63,23 +64,18 @@ typedef struct {
 } tpb_round_t;
 
 typedef struct {
-    int id; /**< config index in the run, from 0 */
+    TPB_CONFIG_KEY; /**< its identity, from its plan (base/config_key.h) */
+    int id;         /**< config index in the run, from 0 */
     const char *backend;
-    int world, tp, iters, warmup;
-    tpb_split_t split;
-    tpb_seqpar_t seqpar; /**< sequence parallelism */
-    tpb_policy_t policy;
+    int world, iters, warmup;
     tpb_coll_t col_collective; /**< --col-collective (recorded for every split) */
-    long m, n, k;
     tpb_dtype_t dtype;
-    char shape_name[48];
     tpb_speed_source_t speed_source;
     tpb_emulate_mode_t emulate_mode;
     const double *emulate_asked; /**< factors in effect per world rank at the first measured
                                       iteration (NULL: the run's --emulate-speed) */
     int emulate_switch_iter;     /**< measured iteration from which --emulate-schedule's
                                       factors hold, when it falls inside (-1: none) */
-    tpb_placement_t placement;   /**< how the TP groups were formed */
     const int *rank_of;          /**< position -> world rank (NULL: identity); the per-rank
                                       arrays of this result are by position */
     int max_group_nodes;         /**< most nodes one TP group spans (set by the record) */
@@ -94,7 +90,6 @@ typedef struct {
     tpb_coll_t coll;     /**< the collective the config ran */
     double busbw_factor; /**< its nccl-tests bus-bandwidth factor at this TP degree */
     double coll_bytes;   /**< bytes of the collective's whole result (nccl-tests' S) */
-    int comm_only;       /**< --comm-only: no GEMM; compute-based metrics are NaN */
     /* per rank (world entries, borrowed) */
     const tpb_rank_info_t *info;
     const tpb_rank_stats_t *ranks;
@@ -108,7 +103,6 @@ typedef struct {
     const tpb_slow_t *slow;    /**< per block and group, the slowest rank (base/detect.h) */
     const double *slow_dev;    /**< per block and position, its log rate against the others' */
     int nslow;                 /**< entries of slow: blocks x groups */
-    int chunks;                /**< --overlap chunked: the chunk count (0: serial) */
     int polls;                 /**< pieces of a chunk's GEMM */
     const double *chunk_marks; /**< world x iters x chunks x 3 on rank 0's clock (borrowed) */
     tpb_overlap_t overlap;     /**< its figures (base/overlap.h), when chunks > 0 */
@@ -164,12 +158,11 @@ int tpb_result_step_samples(const tpb_result_t *res, double *out, int *quantiles
 
 /** A --block measured (base/block.h): its GEMMs' configs run back to back as one step. */
 typedef struct {
+    TPB_CONFIG_KEY;   /**< its GEMMs' TP degree, placement, policy and sequence parallelism
+                           (their first GEMM's key) */
     int id;           /**< the block's index in the run, from 0 */
     const char *name; /**< the preset's (the model's) name */
-    int world, tp, iters;
-    tpb_policy_t policy;
-    tpb_seqpar_t seqpar;
-    tpb_placement_t placement;
+    int world, iters;
     long tokens;         /**< M: rows (tokens) of every GEMM of the block */
     int ngemm;           /**< its GEMMs */
     const int *configs;  /**< their config ids, in the block's order (borrowed) */
@@ -179,17 +172,11 @@ typedef struct {
 
 /** A finished config, as later configs and the summary need it. */
 typedef struct {
-    int id; /**< its config id (a block's: the block's id) */
-    int tp;
-    int world; /**< entries of the per-position arrays */
-    tpb_split_t split;
-    tpb_seqpar_t seqpar;
-    tpb_policy_t policy;
-    long m, n, k;
+    TPB_CONFIG_KEY; /**< its identity (its result's) */
+    int id;         /**< its config id (a block's: the block's id) */
+    int world;      /**< entries of the per-position arrays */
     tpb_coll_t coll;
     double coll_bytes;
-    int comm_only;
-    tpb_placement_t placement;
     int group_nodes; /**< most nodes one group spans */
     double step_med, xfer_med;
     double busbw_gbs;     /**< the table's busbw (NaN: unknown) */
@@ -203,15 +190,13 @@ typedef struct {
     double *slow_dev; /**< per block and world rank, its log rate against the others' */
     int nslow;        /**< entries of slow: blocks x groups */
     /* what the closing summary says of it */
-    char shape_name[48];
     double step_mean, xfer_mean, comp_mean; /**< T, T_comm, T_comp/N: they add up (NaN: unknown) */
     double speedup, predicted_speedup;      /**< weighted and cost rows: over the even config */
     int straggler_world;                    /**< world rank of a straggler beyond noise, -1: none */
     double straggler_frac, straggler_late_us;
     double spread_worst;   /**< calibrated speeds: the largest spread of a rank, NaN: none */
     int spread_world;      /**< and that rank (world) */
-    int chunks;            /**< --overlap chunked (kept apart from the serial configs) */
-    tpb_overlap_t overlap; /**< its figures */
+    tpb_overlap_t overlap; /**< its figures (chunked configs, kept apart from the serial) */
 } tpb_history_t;
 
 /** Free what h owns. */
@@ -220,22 +205,22 @@ void tpb_history_free(tpb_history_t *h);
 /** 1 if a and b measured the same shape (and layer name). Pure. */
 static inline int tpb_history_same_shape(const tpb_history_t *a, const tpb_history_t *b)
 {
-    return a->m == b->m && a->n == b->n && a->k == b->k &&
-           strcmp(a->shape_name, b->shape_name) == 0;
+    return tpb_config_key_same(&a->key, &b->key, TPB_KEY_SIZES | TPB_KEY_SHAPE);
 }
 
 /** 1 if a and b belong to one answer: the same shape, TP degree and placement. Pure. */
 static inline int tpb_history_same_group(const tpb_history_t *a, const tpb_history_t *b)
 {
-    return tpb_history_same_shape(a, b) && a->tp == b->tp && a->placement == b->placement;
+    return tpb_config_key_same(&a->key, &b->key,
+                               TPB_KEY_SIZES | TPB_KEY_SHAPE | TPB_KEY_TP | TPB_KEY_PLACEMENT);
 }
 
 /** 1 if a and b are configs of the same layer: split, shape and sequence parallelism (a
  *  TP-1 config has nothing to scatter and stands for either). Pure. */
 static inline int tpb_history_same_layer(const tpb_history_t *a, const tpb_history_t *b)
 {
-    return a->split == b->split && a->m == b->m && a->n == b->n && a->k == b->k &&
-           (a->seqpar == b->seqpar || a->tp == 1 || b->tp == 1);
+    return tpb_config_key_same(&a->key, &b->key, TPB_KEY_SPLIT | TPB_KEY_SIZES) &&
+           (tpb_config_key_same(&a->key, &b->key, TPB_KEY_VARIANT) || a->tp == 1 || b->tp == 1);
 }
 
 /**

@@ -9,13 +9,7 @@
 /* The keys that name a config of the summary: tp, split, policy and shape. */
 static void json_config_keys(tpb_buf_t *js, const tpb_history_t *h)
 {
-    tpb_json_kv_int(js, "tp", h->tp);
-    tpb_json_kv_str(js, "split", tpb_split_name(h->split));
-    tpb_json_kv_str(js, "sequence_parallel", tpb_seqpar_name(h->seqpar));
-    tpb_json_kv_str(js, "policy", tpb_policy_name(h->policy));
-    tpb_json_kv_int(js, "m", h->m);
-    tpb_json_kv_int(js, "n", h->n);
-    tpb_json_kv_int(js, "k", h->k);
+    tpb_config_key_json(js, &h->key, TPB_KEY_TP | TPB_KEY_CHOICE | TPB_KEY_SIZES);
 }
 
 static void json_decomp(tpb_buf_t *js, const tpb_history_t *h, const tpb_decomp_t *d, double e)
@@ -68,7 +62,7 @@ static void summary_series(tpb_record_t *s, const tpb_history_t *base, tpb_buf_t
     double t1_us = INFINITY;
     for (int r = 0; r < s->run.topo->size; r++)
         t1_us = fmin(t1_us, t1->t1_rank[r]);
-    fprintf(out, "# %-5s %-8s %ldx%ldx%ld%s\n", tpb_split_label(base->split, base->seqpar),
+    fprintf(out, "# %-5s %-8s %ldx%ldx%ld%s\n", tpb_config_key_split(&base->key),
             tpb_policy_name(base->policy), base->m, base->n, base->k,
             base->placement == TPB_PLACE_SPREAD ? " (spread)" : "");
     int best = -1;
@@ -220,9 +214,9 @@ static void summary_placement(tpb_record_t *s, tpb_buf_t *js)
             fprintf(s->run.table,
                     "# placement tp %d %s %s %ldx%ldx%ld: packed (groups on %d node%s) %.1f us, "
                     "spread (on %d node%s) %.1f us: spread/packed %.2f\n",
-                    sp->tp, tpb_split_label(sp->split, sp->seqpar), tpb_policy_name(sp->policy),
-                    sp->m, sp->n, sp->k, pk->group_nodes, pk->group_nodes == 1 ? "" : "s",
-                    pk->step_med, sp->group_nodes, sp->group_nodes == 1 ? "" : "s", sp->step_med,
+                    sp->tp, tpb_config_key_split(&sp->key), tpb_policy_name(sp->policy), sp->m,
+                    sp->n, sp->k, pk->group_nodes, pk->group_nodes == 1 ? "" : "s", pk->step_med,
+                    sp->group_nodes, sp->group_nodes == 1 ? "" : "s", sp->step_med,
                     sp->step_med / pk->step_med);
             tpb_json_obj_begin(js);
             json_config_keys(js, sp);

@@ -268,10 +268,9 @@ static void write_info(FILE *f, const tpb_result_t *res, const double *step,
             "{\"tool\":\"tpbal\",\"config\":%d,\"tp\":%d,\"split\":\"%s\",\"policy\":\"%s\","
             "\"m\":%ld,\"n\":%ld,\"k\":%ld,\"dtype\":\"%s\",\"iters\":%d,\"placement\":\"%s\","
             "\"collective\":\"%s\",\"bytes\":%.0f,\"world_ranks\":[",
-            res->id, res->tp, tpb_split_label(res->split, res->seqpar),
-            tpb_policy_name(res->policy), res->m, res->n, res->k, tpb_dtype_name(res->dtype),
-            res->iters, tpb_placement_name(res->placement), tpb_coll_label(res->coll),
-            res->coll_bytes);
+            res->id, res->tp, tpb_config_key_split(&res->key), tpb_policy_name(res->policy), res->m,
+            res->n, res->k, tpb_dtype_name(res->dtype), res->iters,
+            tpb_placement_name(res->placement), tpb_coll_label(res->coll), res->coll_bytes);
     for (int r = 0; r < res->world; r++)
         fprintf(f, "%s%d", r ? "," : "", tpb_result_world_rank(res, r));
     int kept = 0;
@@ -308,7 +307,7 @@ static tpb_status_t write_config(FILE *f, const tpb_result_t *res, const tpb_mar
     fprintf(f,
             "%s{\"name\":\"config %d: tp %d %s %s %ldx%ldx%ld\",\"ph\":\"i\",\"s\":\"g\","
             "\"pid\":1,\"tid\":0,\"ts\":%.3f}",
-            per_run ? ",\n" : "", res->id, res->tp, tpb_split_label(res->split, res->seqpar),
+            per_run ? ",\n" : "", res->id, res->tp, tpb_config_key_split(&res->key),
             tpb_policy_name(res->policy), res->m, res->n, res->k, first - t0_us);
     if (!per_run)
         write_names(f, topo, res, 0);

@@ -121,8 +121,9 @@ tpb_status_t tpb_dry_run(const tpb_options_t *o, const tpb_topo_t *topo, FILE *o
                     tpb_split_name(p->desc.orient->split), tpb_policy_name(p->policy),
                     tpb_placement_name(p->placement), sh->m, sh->n, sh->k, tpb_dtype_name(o->dtype),
                     sh->name[0] ? " " : "", sh->name);
-        if (p->seqpar == TPB_SEQPAR_ON)
-            fprintf(out, ", sequence parallel (%s)", tpb_coll_label(p->desc.coll->kind));
+        if (*tpb_config_key_variant(&p->key))
+            fprintf(out, ",%s (%s)", tpb_config_key_variant(&p->key),
+                    tpb_coll_label(p->desc.coll->kind));
         if (p->desc.chunks)
             fprintf(out, ", overlap %d chunks", p->desc.chunks);
         double sec = plan_seconds(o, p, rate);

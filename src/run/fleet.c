@@ -63,7 +63,7 @@ static tpb_status_t time_allreduce(tpb_device_t *dev, MPI_Comm comm, tpb_comm_t 
     int warm = 2, iters = warm + FLEET_REPS;
     TPB_CHECK_RET(tpb_partition_even(tpb_split_total(&sh, TPB_SPLIT_ROW), t, 1, shards));
     tpb_layer_desc_t d = {.orient = tpb_orient_of(TPB_SPLIT_ROW),
-                          .coll = tpb_coll_of(TPB_SPLIT_ROW, o->col_collective, TPB_SEQPAR_OFF),
+                          .coll = &tpb_coll_allreduce, /* the row layer's */
                           .m = 1,
                           .n = n,
                           .k = 1,

@@ -110,7 +110,7 @@ static tpb_status_t push_skip(tpb_plan_list_t *list, int block, tpb_placement_t 
     tpb_config_plan_t *p = push(list);
     if (!p)
         return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the plans");
-    *p = (tpb_config_plan_t){.block = block, .placement = pl, .tp = tp};
+    *p = (tpb_config_plan_t){.block = block, .key = {.tp = tp, .placement = pl}};
     snprintf(p->skip, sizeof(p->skip), "%s", why);
     return TPB_OK;
 }
@@ -133,16 +133,23 @@ static tpb_status_t push_config(tpb_plan_list_t *list, const tpb_options_t *o, i
     if (!p)
         return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the plans");
     *p = (tpb_config_plan_t){
+        .key = {.tp = tp,
+                .placement = pl,
+                .split = sp,
+                .seqpar = kd->seqpar,
+                .policy = kd->policy,
+                .m = sh->m,
+                .n = sh->n,
+                .k = sh->k,
+                .chunks = kd->chunks,
+                .comm_only = sh->comm_only},
         .block = block,
-        .placement = pl,
-        .tp = tp,
         .shape = sh,
-        .seqpar = kd->seqpar,
-        .policy = kd->policy,
         .position = pos,
         .granularity = o->granularity,
         .uses_speeds = tp > 1 && (o->policies &
                                   (TPB_POLICY_WEIGHTED | TPB_POLICY_ADAPTIVE | TPB_POLICY_COST))};
+    snprintf(p->shape_name, sizeof(p->shape_name), "%s", sh->name);
     p->shards = malloc((size_t)tp * sizeof(long));
     p->fractions = malloc((size_t)tp * sizeof(double));
     if (!p->shards || !p->fractions)

@@ -16,6 +16,7 @@
 #ifndef TPB_PLAN_H
 #define TPB_PLAN_H
 
+#include "base/config_key.h"
 #include "base/topo.h"
 #include "cli/options.h"
 #include "record/calfile.h"
@@ -41,13 +42,10 @@ typedef struct {
 
 /** One config, as this rank runs it. */
 typedef struct {
-    /* identity */
+    /* identity: made once here, copied whole into its result (base/config_key.h) */
+    TPB_CONFIG_KEY;
     int block; /**< index of its (placement, tp, shape, split) block: one calibration */
-    tpb_placement_t placement;
-    int tp;
     const tpb_shape_t *shape; /**< borrowed from the options */
-    tpb_seqpar_t seqpar;      /**< sequence parallelism */
-    tpb_policy_t policy;
     /* this rank's part */
     int position;          /**< this rank's position in the placement's order */
     tpb_layer_desc_t desc; /**< split, sizes, dtype, group rank; desc.shards = shards */

@@ -38,14 +38,11 @@ tpb_status_t tpb_sweep_block(tpb_sweep_t *s, const tpb_config_run_t *c, int nl)
             st = tpb_err_set(TPB_ERR_NOMEM, "out of memory for the block's steps");
         } else {
             tpb_block_steps(marks, nl, s->topo->size, p->tp, iters, steps);
-            tpb_block_result_t b = {.id = c[0].block,
+            tpb_block_result_t b = {.key = p->key,
+                                    .id = c[0].block,
                                     .name = name,
                                     .world = s->topo->size,
-                                    .tp = p->tp,
                                     .iters = iters,
-                                    .policy = p->policy,
-                                    .seqpar = p->seqpar,
-                                    .placement = s->placement,
                                     .tokens = p->shape->m,
                                     .ngemm = nl,
                                     .configs = ids,

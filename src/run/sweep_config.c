@@ -92,33 +92,24 @@ static void describe(const tpb_sweep_t *s, const tpb_config_plan_t *p, const tpb
     const tpb_coll_ops_t *coll = p->desc.coll;
     const tpb_measure_t *m = &s->plans.m;
     memset(res, 0, sizeof(*res));
+    res->key = p->key;
     res->id = s->nconfigs;
     res->backend = s->backend->name;
     res->world = s->topo->size;
-    res->tp = p->tp;
     res->iters = m->iters;
     res->warmup = m->warmup;
-    res->split = p->desc.orient->split;
-    res->seqpar = p->seqpar;
-    res->policy = p->policy;
     res->col_collective = m->col_collective;
     res->coll = coll->kind;
     res->busbw_factor = coll->busbw_factor(p->tp);
-    res->comm_only = p->shape->comm_only;
     res->coll_bytes = coll->bytes(&p->desc);
     res->layer_flop = tpb_layer_flop(&p->desc);
-    res->m = p->shape->m;
-    res->n = p->shape->n;
-    res->k = p->shape->k;
     res->dtype = p->desc.dtype;
-    snprintf(res->shape_name, sizeof(res->shape_name), "%s", p->shape->name);
     res->speed_source = p->speeds ? p->speed_source : TPB_SPEEDS_NONE;
     res->info = infos;
     res->emulate_mode = m->emulate_mode;
     res->rounds = s->rec->rounds.r;
     res->nrounds = p->policy == TPB_POLICY_ADAPTIVE ? s->rec->rounds.n : 0;
     res->round_shards = s->rec->rounds.shards;
-    res->placement = s->placement;
     res->rank_of = s->rank_of;
 }
 
@@ -243,7 +234,6 @@ tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c)
             correct_marks(s, c->all);
         if (p->desc.chunks > 0) {
             tpb_sweep_overlap_clock(s, p, chunk);
-            res.chunks = p->desc.chunks;
             res.polls = p->desc.polls;
             res.chunk_marks = chunk;
             tpb_overlap_figures(size, p->tp, m->iters, res.chunks, c->all, chunk, alone,

@@ -84,7 +84,8 @@ int tpb_sweep_set_of(const tpb_sweep_t *s, int i, const unsigned char *done, int
     if (!interleavable(s, p))
         return 1;
     for (int j = i + 1; j < s->plans.n && s->plans.p[j].block == p->block && k < TPB_SET_MAX; j++)
-        if (!done[j] && interleavable(s, &s->plans.p[j]) && s->plans.p[j].seqpar == p->seqpar)
+        if (!done[j] && interleavable(s, &s->plans.p[j]) &&
+            tpb_config_key_side_by_side(&s->plans.p[j].key, &p->key))
             idx[k++] = j;
     return k;
 }
@@ -136,10 +137,10 @@ static int range_of(const tpb_sweep_t *s, int i, int *end)
 {
     const tpb_config_plan_t *p = &s->plans.p[i];
     int b = i;
-    while (b > 0 && s->plans.p[b - 1].placement == p->placement && s->plans.p[b - 1].tp == p->tp)
+    unsigned same = TPB_KEY_PLACEMENT | TPB_KEY_TP;
+    while (b > 0 && tpb_config_key_same(&s->plans.p[b - 1].key, &p->key, same))
         b--;
-    for (*end = i; *end < s->plans.n && s->plans.p[*end].placement == p->placement &&
-                   s->plans.p[*end].tp == p->tp;
+    for (*end = i; *end < s->plans.n && tpb_config_key_same(&s->plans.p[*end].key, &p->key, same);
          (*end)++)
         ;
     return b;
@@ -154,6 +155,15 @@ int tpb_sweep_block_reports(const tpb_sweep_t *s, int i)
         if (!s->plans.p[j].skip[0])
             return 1;
     return 0;
+}
+
+/* q is of p's variant (base/config_key.h: sequence parallelism); with any, a plan without
+ * one (a skip made before the variant was chosen) counts for every variant. */
+static int same_variant(const tpb_config_plan_t *q, const tpb_config_plan_t *p, int any)
+{
+    static const tpb_config_key_t none;
+    return tpb_config_key_same(&q->key, &p->key, TPB_KEY_VARIANT) ||
+           (any && tpb_config_key_same(&q->key, &none, TPB_KEY_VARIANT));
 }
 
 /* --block: the plans measured with plan i as blocks (i first): every policy of its
@@ -171,9 +181,9 @@ static int block_of(const tpb_sweep_t *s, int i, unsigned char *done, int *idx, 
         const tpb_config_plan_t *q = &s->plans.p[j];
         /* a shape that cannot be planned at this degree (for this sequence parallelism):
          * no block; a policy's plan that cannot (weighted shards): no unit of that policy */
-        if (q->skip[0] && !q->policy && (!q->seqpar || q->seqpar == p->seqpar) && !*skip)
+        if (q->skip[0] && !q->policy && same_variant(q, p, 1) && !*skip)
             *skip = q->skip;
-        if (!q->policy || q->seqpar != p->seqpar || done[j])
+        if (!q->policy || !same_variant(q, p, 0) || done[j])
             continue;
         int seen = 0;
         for (int u = 0; u < npol; u++)
@@ -186,7 +196,7 @@ static int block_of(const tpb_sweep_t *s, int i, unsigned char *done, int *idx, 
         int got = 0;
         for (int j = begin; j < end; j++) {
             const tpb_config_plan_t *q = &s->plans.p[j];
-            if (q->policy && q->seqpar == p->seqpar && !done[j] &&
+            if (q->policy && same_variant(q, p, 0) && !done[j] &&
                 q->policy == (tpb_policy_t)pols[u])
                 idx[k * *nl + got++] = j;
         }
@@ -195,7 +205,7 @@ static int block_of(const tpb_sweep_t *s, int i, unsigned char *done, int *idx, 
         k += got == *nl;
     }
     for (int j = begin; j < end; j++)
-        if (*skip || s->plans.p[j].seqpar == p->seqpar || !s->plans.p[j].seqpar)
+        if (*skip || same_variant(&s->plans.p[j], p, 1))
             done[j] = 1;
     return *skip ? 0 : k;
 }
