@@ -77,6 +77,24 @@ tpb_status_t tpb_outdir_check_creatable(const char *dir)
     if (access(path, W_OK | X_OK) != 0)
         return tpb_err_set(TPB_ERR_IO, "--out '%s': this user cannot create files in %s: %s", dir,
                            path, strerror(errno));
+    /* access() says yes to root on a read-only or virtual file system (/proc): a probe,
+     * made and removed, asks the file system itself */
+    int fd;
+    if (tpb_outfile_open_dir(path, &fd) != TPB_OK)
+        return tpb_err_set(TPB_ERR_IO, "--out '%s': cannot open %s: %s", dir, path,
+                           tpb_err_msg());
+    char tmp[TPB_OUTFILE_NAME + 40];
+    int named, pf = tpb_outfile_temporary(fd, "probe", tmp, sizeof(tmp), &named);
+    int err = errno;
+    if (pf >= 0) {
+        close(pf);
+        if (named)
+            unlinkat(fd, tmp, 0);
+    }
+    close(fd);
+    if (pf < 0)
+        return tpb_err_set(TPB_ERR_IO, "--out '%s': cannot be created: %s refuses new files: %s",
+                           dir, path, strerror(err));
     return TPB_OK;
 }
 

@@ -107,6 +107,13 @@ grep -q "^tpbal: dry run: 3 configs would be measured and 0 skipped on 2 ranks, 
     fail "--dry-run did not estimate every config's time"
 grep -q "^tpbal: dry run: about .* of GEMMs at [0-9.e+]* GFLOP/s a rank (half the peak of one core" \
     "$WORK/out" || fail "--dry-run did not estimate the sweep's time"
+# an --out the file system refuses (root may "write" /proc by access(2), not create in it):
+# refused by the dry run as by the run, and nothing made
+tpbal 2 --dry-run --shape 64x64x64 --out /proc/tpbal-nonexistent/x
+expect_rc 2
+one_error_line "--dry-run --out /proc/..."
+grep -q "^tpbal: error: --out '/proc/tpbal-nonexistent/x': cannot be created: /proc refuses new files" \
+    "$WORK/err" || fail "--dry-run accepted an --out that cannot be created: $(cat "$WORK/err")"
 # 3 ranks without --tp: the TP degrees chosen are said, with why
 tpbal 3 --dry-run --shape 64x64x64
 expect_rc 0
