@@ -348,7 +348,7 @@ int main(int argc, char **argv)
             o.help ? tpb_options_usage(stdout) : print_version();
         code = 0;
     } else if (o.dry_run) {
-        st = tpb_agree(world, tpb_dry_run(&o, &topo, topo.rank == 0 ? stdout : NULL));
+        st = tpb_agree(world, tpb_dry_run(world, &o, &topo, topo.rank == 0 ? stdout : NULL));
         code = st == TPB_OK ? 0 : fail(topo.rank, st);
     } else {
         char *cmdline = join_args(argc, argv);

@@ -5,6 +5,7 @@
 #include "cli/options.h"
 #include "run/plan.h"
 #include "run/coll.h"
+#include "run/estimate.h"
 #include "run/orient.h"
 #include "tpb_test.h"
 
@@ -216,6 +217,48 @@ START_TEST(memory_checked_once)
 }
 END_TEST
 
+/* The whole run's estimate (run/estimate.h) in its parts, by hand: 64x128x96 at TP 1 and 2,
+ * 10 + 2 iterations (+1 untimed), 1 GFLOP/s, 1 GB/s, 10 us. */
+START_TEST(estimate_by_hand)
+{
+    ck_assert_int_eq(plan("--tp 1,2 --shape 64x128x96 --iters 10 --warmup 2", 2, 1, 0), TPB_OK);
+    tpb_est_rates_t r = {
+        .gflops = 1.0, .busbw_gbs = 1.0, .alpha_us = 10.0, .iters = 10, .warmup = 2, .world = 2};
+    tpb_estimate_t e;
+    tpb_plans_estimate(&list, &r, &e);
+    double full = 2.0 * 64 * 128 * 96, n = 13.0;
+    /* tp 1: two configs of the whole layer; tp 2: four of half of it */
+    ck_assert_double_eq_tol(e.gemm_s, n * (2 * full + 4 * full / 2) * 1e-9, 1e-12);
+    /* tp 2: row all-reduce (factor 1) and col all-gather (1/2) of the 64x128 fp32 output,
+     * two policies each */
+    double s_bytes = 64.0 * 128 * 4;
+    ck_assert_double_eq_tol(e.comm_s, n * 2 * (2 * 10e-6 + (1.0 + 0.5) * s_bytes * 1e-9), 1e-12);
+    /* one calibration a weighted block (row, col): a warm-up, then to the 2 s budget */
+    ck_assert_int_eq(e.calibrations, 2);
+    double t = full / 2 * 1e-9;
+    ck_assert_double_eq_tol(e.calib_s, 2 * (t + fmin(200 * t, fmax(8 * t, 2.0))), 1e-12);
+    ck_assert_double_eq_tol(e.calib_least_s, 2 * 9 * t, 1e-12);
+    double setup = 0.0;
+    for (int i = 0; i < list.n; i++)
+        setup += TPB_EST_CONFIG_S + list.p[i].mem_bytes * TPB_EST_FILL_S_PER_BYTE;
+    ck_assert_double_eq_tol(e.setup_s, setup, 1e-12);
+    ck_assert_double_eq_tol(e.total_s,
+                            TPB_EST_START_S + e.gemm_s + e.comm_s + e.calib_s + e.setup_s, 1e-12);
+    ck_assert_double_eq_tol(e.total_least_s, e.total_s - e.calib_s + e.calib_least_s, 1e-12);
+    /* a rank at half speed: the even configs wait for it, the weighted ones spread by speed */
+    double slow[2] = {1.0, 0.5};
+    r.emulate = slow;
+    tpb_estimate_t h;
+    tpb_plans_estimate(&list, &r, &h);
+    ck_assert_double_eq_tol(
+        h.gemm_s, n * (2 * full / 0.5 + 2 * full / 2 / 0.5 + 2 * full / 2 / 0.75) * 1e-9, 1e-12);
+    /* an unknown rate: no estimate */
+    r.gflops = NAN;
+    tpb_plans_estimate(&list, &r, &h);
+    ck_assert(isnan(h.total_s));
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("plan");
@@ -228,6 +271,7 @@ static Suite *suite(void)
     tcase_add_test(tc, skips_are_planned);
     tcase_add_test(tc, speeds_set_once_per_block);
     tcase_add_test(tc, memory_checked_once);
+    tcase_add_test(tc, estimate_by_hand);
     suite_add_tcase(s, tc);
     return s;
 }

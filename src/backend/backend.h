@@ -79,6 +79,8 @@ typedef struct {
     long granularity;  /**< shard unit */
     tpb_dtype_t dtype; /**< default dtype */
     long m, n, k;      /**< default shape */
+    double busbw_gbs;  /**< the collectives' bus bandwidth the time estimates assume */
+    double alpha_us;   /**< ... and their latency */
     int overlap_polls; /**< --overlap-polls: GEMMs a chunk is cut into, with a progress call
                             after each (host: MPI progresses only inside MPI calls) */
 } tpb_backend_defaults_t;

@@ -116,7 +116,8 @@ const tpb_opt_spec_t tpb_opt_table[] = {
     {"dry-run", 0, NULL, OPT_DRY_RUN, NULL, NULL,
      "resolve the command line for --backend and print the\nconfigs it would measure, or the "
      "one-line refusal;\nno device is opened and nothing is written (a GPU\nrun checked on any "
-     "machine); --out is checked as the\nrun would, not created"},
+     "machine); --out is checked as the\nrun would, not created; the whole run's time\n"
+     "estimated (the host's GEMM rate measured)"},
     {"out", 'o', "DIR", OPT_OUT, NULL, NULL,
      "write results.jsonl, results.csv, ranks.csv and\ntrace-NNN.json (Perfetto) into DIR (one "
      "run at a\ntime: a lock names the run that holds DIR)"},

@@ -81,8 +81,7 @@ tpb_status_t tpb_outdir_check_creatable(const char *dir)
      * made and removed, asks the file system itself */
     int fd;
     if (tpb_outfile_open_dir(path, &fd) != TPB_OK)
-        return tpb_err_set(TPB_ERR_IO, "--out '%s': cannot open %s: %s", dir, path,
-                           tpb_err_msg());
+        return tpb_err_set(TPB_ERR_IO, "--out '%s': cannot open %s: %s", dir, path, tpb_err_msg());
     char tmp[TPB_OUTFILE_NAME + 40];
     int named, pf = tpb_outfile_temporary(fd, "probe", tmp, sizeof(tmp), &named);
     int err = errno;

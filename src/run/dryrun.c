@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "run/estimate.h"
 #include "run/plan.h"
 #include "run/sweep.h"
 #include "run/coll.h"
@@ -92,7 +93,34 @@ static tpb_status_t fleet_dry_run(const tpb_options_t *o, const tpb_topo_t *topo
     return TPB_OK;
 }
 
-tpb_status_t tpb_dry_run(const tpb_options_t *o, const tpb_topo_t *topo, FILE *out)
+/* The whole run's estimate, in its parts (run/estimate.h). */
+static void whole_run(const tpb_options_t *o, const tpb_topo_t *topo, const tpb_plan_list_t *list,
+                      double rate, const char *basis, FILE *out)
+{
+    const tpb_backend_defaults_t *d = &o->backend->defaults;
+    tpb_est_rates_t r = {.gflops = rate,
+                         .busbw_gbs = d->busbw_gbs,
+                         .alpha_us = d->alpha_us,
+                         .iters = o->iters,
+                         .warmup = o->warmup,
+                         .emulate = o->nemulate ? o->emulate : NULL,
+                         .world = topo->size};
+    tpb_estimate_t e;
+    char all[32], least[32], g[32], c[32], cal[32], set[32];
+    tpb_plans_estimate(list, &r, &e);
+    fprintf(out,
+            "tpbal: dry run: about %s in all%s%s%s: GEMMs %s at %.3g GFLOP/s a rank (%s), "
+            "collectives %s at %.3g GB/s bus bandwidth, calibration %s (%d block%s, to its "
+            "budget), set-up and start %s\n",
+            human_s(all, sizeof(all), e.total_s), e.calibrations ? " (" : "",
+            e.calibrations ? human_s(least, sizeof(least), e.total_least_s) : "",
+            e.calibrations ? " if every calibration settles at once)" : "",
+            human_s(g, sizeof(g), e.gemm_s), rate, basis, human_s(c, sizeof(c), e.comm_s),
+            r.busbw_gbs, human_s(cal, sizeof(cal), e.calib_s), e.calibrations,
+            e.calibrations == 1 ? "" : "s", human_s(set, sizeof(set), e.setup_s + e.start_s));
+}
+
+tpb_status_t tpb_dry_run(MPI_Comm world, const tpb_options_t *o, const tpb_topo_t *topo, FILE *out)
 {
     if (o->fleet)
         return fleet_dry_run(o, topo, out);
@@ -101,7 +129,11 @@ tpb_status_t tpb_dry_run(const tpb_options_t *o, const tpb_topo_t *topo, FILE *o
     char basis[256] = "", t[32];
     tpb_backend_cfg_t cfg;
     tpb_options_backend_cfg(o, &cfg);
-    double rate = out ? o->backend->rate_guess(&cfg, basis, sizeof(basis)) : NAN, total = 0.0;
+    double rate = o->backend->rate_guess(&cfg, basis, sizeof(basis));
+    double least = isfinite(rate) ? rate : INFINITY; /* NaN: unknown on every rank alike */
+    MPI_Allreduce(&least, &rate, 1, MPI_DOUBLE, MPI_MIN, world);
+    if (!isfinite(rate))
+        rate = NAN;
     for (int i = 0; out && i < list.n; i++) {
         const tpb_config_plan_t *p = &list.p[i];
         const tpb_shape_t *sh = p->shape;
@@ -127,7 +159,6 @@ tpb_status_t tpb_dry_run(const tpb_options_t *o, const tpb_topo_t *topo, FILE *o
         if (p->desc.chunks)
             fprintf(out, ", overlap %d chunks", p->desc.chunks);
         double sec = plan_seconds(o, p, rate);
-        total += isfinite(sec) ? sec : 0.0;
         fprintf(out, ", shards %s%s%s\n", shards, isfinite(sec) ? ", about " : "",
                 isfinite(sec) ? human_s(t, sizeof(t), sec) : "");
     }
@@ -143,11 +174,8 @@ tpb_status_t tpb_dry_run(const tpb_options_t *o, const tpb_topo_t *topo, FILE *o
                 "tpbal: dry run: --block: the configs above run as blocks of %d GEMMs, one "
                 "block per TP degree, policy and sequence parallelism\n",
                 o->nshapes);
-    if (out && total > 0.0)
-        fprintf(out,
-                "tpbal: dry run: about %s of GEMMs at %.3g GFLOP/s a rank (%s); calibration, "
-                "collectives and start-up come on top\n",
-                human_s(t, sizeof(t), total), rate, basis);
+    if (out && isfinite(rate) && list.measured > 0)
+        whole_run(o, topo, &list, rate, basis, out);
     else if (out && !isfinite(rate))
         fprintf(out, "tpbal: dry run: no time estimate (%s)\n", basis);
     tpb_plans_free(&list);

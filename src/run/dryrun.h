@@ -7,6 +7,7 @@
 #ifndef TPB_DRYRUN_H
 #define TPB_DRYRUN_H
 
+#include <mpi.h>
 #include <stdio.h>
 
 #include "base/topo.h"
@@ -14,9 +15,11 @@
 
 /**
  * Build the plans of o on topo (as a run would) and, when out is not NULL (rank 0),
- * print one line per config and a closing line naming the backend and the count.
- * TPB_ERR_NOMEM only.
+ * print one line per config and closing lines naming the backend and the count, and the
+ * whole run's time estimate (run/estimate.h) at the backend's rate guess, taken on every
+ * rank of world at once (the host's is measured: ranks that share cores slow each other
+ * as in the run) and the slowest kept (collective). TPB_ERR_NOMEM only.
  */
-tpb_status_t tpb_dry_run(const tpb_options_t *o, const tpb_topo_t *topo, FILE *out);
+tpb_status_t tpb_dry_run(MPI_Comm world, const tpb_options_t *o, const tpb_topo_t *topo, FILE *out);
 
 #endif /* TPB_DRYRUN_H */

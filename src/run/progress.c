@@ -2,7 +2,9 @@
  * and a heartbeat during a long one (sweep.h). */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "run/estimate.h"
 #include "run/layer.h"
 #include "run/orient.h"
 #include "run/sweep.h"
@@ -65,6 +67,37 @@ void tpb_sweep_progress(tpb_sweep_t *s, const tpb_config_plan_t *p, double work,
             s->nconfigs, s->nconfigs + 1, s->plans.measured, p->tp,
             tpb_split_name(p->desc.orient->split), tpb_policy_name(p->policy), p->shape->m,
             p->shape->n, p->shape->k, el, left);
+}
+
+void tpb_sweep_announce(tpb_sweep_t *s)
+{
+    if (s->plans.m.quiet || s->plans.measured == 0)
+        return;
+    char basis[256] = "", all[32], least[32];
+    tpb_backend_cfg_t cfg;
+    tpb_options_backend_cfg(s->o, &cfg);
+    double rate = s->backend->rate_guess(&cfg, basis, sizeof(basis));
+    double mine = isfinite(rate) ? rate : INFINITY; /* NaN: unknown on every rank alike */
+    if (MPI_Allreduce(&mine, &rate, 1, MPI_DOUBLE, MPI_MIN, s->world) != MPI_SUCCESS ||
+        !isfinite(rate) || !s->rec)
+        return;
+    const tpb_measure_t *m = &s->plans.m;
+    tpb_est_rates_t r = {.gflops = rate,
+                         .busbw_gbs = s->backend->defaults.busbw_gbs,
+                         .alpha_us = s->backend->defaults.alpha_us,
+                         .iters = m->iters,
+                         .warmup = m->warmup,
+                         .emulate = m->emulate,
+                         .world = s->real_topo->size};
+    tpb_estimate_t e;
+    tpb_plans_estimate(&s->plans, &r, &e);
+    /* at most 120 columns: the rate's basis is the dry run's to say in full */
+    fprintf(stderr, "tpbal: %d config%s on %d rank%s: about %s (%s%s%sGEMMs at %.3g GFLOP/s, %s)\n",
+            s->plans.measured, s->plans.measured == 1 ? "" : "s", s->real_topo->size,
+            s->real_topo->size == 1 ? "" : "s", human_s(all, sizeof(all), e.total_s),
+            e.calibrations ? human_s(least, sizeof(least), e.total_least_s) : "",
+            e.calibrations ? " if calibrations settle at once" : "", e.calibrations ? "; " : "",
+            rate, strncmp(basis, "measured", 8) == 0 ? "measured" : "guessed");
 }
 
 void tpb_sweep_beat(tpb_sweep_t *s)

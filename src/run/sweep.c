@@ -91,6 +91,7 @@ tpb_status_t tpb_sweep_run(tpb_sweep_t *s)
 {
     tpb_status_t st = TPB_OK;
     s->fatal = 0;
+    tpb_sweep_announce(s);
     unsigned char *done = calloc((size_t)s->plans.n + 1, 1);
     int *idx = malloc(((size_t)s->plans.n + 1) * sizeof(int));
     if (!done || !idx) {

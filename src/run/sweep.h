@@ -204,6 +204,11 @@ double tpb_sweep_plan_work(const tpb_sweep_t *s, const tpb_config_plan_t *p);
  *  the time left (the elapsed time scaled by the work left over the work done). */
 void tpb_sweep_progress(tpb_sweep_t *s, const tpb_config_plan_t *p, double work, int k);
 
+/** The sweep's first progress line, before its first config (rank 0, stderr; none with
+ *  -q): the configs, the ranks and the whole run's estimate (run/estimate.h) at the
+ *  backend's rate guess, taken on every rank at once and the slowest kept (collective). */
+void tpb_sweep_announce(tpb_sweep_t *s);
+
 /** A heartbeat line on stderr (rank 0) every 10 s of a config that runs longer: its
  *  iterations done, its time so far (called between iterations; cheap otherwise). */
 void tpb_sweep_beat(tpb_sweep_t *s);

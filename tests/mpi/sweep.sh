@@ -11,6 +11,9 @@ for np in 1 2 4; do
     check_results "$out" all-pass
     check_results "$out" fields
     grep -q "pass" "$WORK/out" || fail "no pass in the table"
+    # the first progress line comes before the first config, with the whole run's estimate
+    head -1 "$WORK/err" | grep -q "^tpbal: [0-9]* configs on $np ranks\?: about [0-9]* \(s\|min\|h\) (\(.* if calibrations settle at once; \)\?GEMMs at [0-9.e+]* GFLOP/s, measured)$" ||
+        fail "np $np: the first line on stderr is not the run's estimate: $(head -1 "$WORK/err")"
 done
 # tp 1,2,4 x 2 shapes x 2 splits, with weighted skipped at tp 1: 2*2*(1+2+2)
 check_results "$WORK/np4" count 20
@@ -21,6 +24,11 @@ tpbal 2 --shape 64x200x96 --split col --col-collective allreduce --dtype fp64 \
 expect_rc 0
 check_results "$WORK/ar" all-pass
 check_results "$WORK/ar" source speeds
+grep -q "^tpbal: 3 configs on 2 ranks: about [0-9]* s (GEMMs at [0-9.e+]* GFLOP/s, measured)$" "$WORK/err" ||
+    fail "no estimate without calibration: $(head -1 "$WORK/err")"
+tpbal 2 --shape 64x64x64 --split row --policy even --iters 3 -q
+expect_rc 0
+! grep -q "configs\? on 2 ranks" "$WORK/err" || fail "-q printed the estimate"
 
 # a singleton run without mpirun
 echo "+ tpbal (singleton)"

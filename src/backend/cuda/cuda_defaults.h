@@ -15,7 +15,7 @@
 #define TPB_CUDA_DEFAULTS                                                                          \
     {                                                                                              \
         .granularity = 64, .dtype = TPB_DTYPE_BF16, .m = 8192, .n = 8192, .k = 8192,               \
-        .overlap_polls = 1                                                                         \
+        .busbw_gbs = 100.0, .alpha_us = 20.0, .overlap_polls = 1                                   \
     }
 
 /** What --help says of it. */

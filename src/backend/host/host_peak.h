@@ -41,4 +41,8 @@ int tpb_openblas_core_class(const char *core);
  */
 void tpb_openblas_advice(const tpb_cpu_t *c, const char *core, char *out, size_t cap);
 
+/** This process's BLAS GEMM rate in GFLOP/s: an n^3 GEMM of dt (fp32, fp64), the median of
+ *  tries after a warm-up; -1 where it cannot be measured (no memory, another dtype). */
+double tpb_host_gemm_gflops(tpb_dtype_t dt, int n, int tries);
+
 #endif /* TPB_HOST_PEAK_H */

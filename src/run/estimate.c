@@ -1,0 +1,67 @@
+/* estimate.c - a run's time from its plans (estimate.h). */
+#include "run/estimate.h"
+
+#include <math.h>
+
+#include "run/calibrate.h"
+#include "run/coll.h"
+
+/* The slowest and the mean --emulate-speed factor of the world (1 without). */
+static void factors(const tpb_est_rates_t *r, double *least, double *mean)
+{
+    *least = *mean = 1.0;
+    if (!r->emulate || r->world < 1)
+        return;
+    double sum = 0.0;
+    for (int w = 0; w < r->world; w++) {
+        *least = fmin(*least, r->emulate[w]);
+        sum += r->emulate[w];
+    }
+    *mean = sum / r->world;
+}
+
+/* A calibration of GEMMs of t seconds each: one warm-up, then samples until the budget
+ * (at least the policy's fewest, at most its most); *least: with the fewest. */
+static double calibration_s(double t, double *least)
+{
+    tpb_cal_policy_t p = TPB_CAL_POLICY_DEFAULT;
+    double budget = p.budget_us * 1e-6;
+    *least = t + p.min_samples * t;
+    return t + fmin(p.max_samples * t, fmax(p.min_samples * t, budget));
+}
+
+void tpb_plans_estimate(const tpb_plan_list_t *list, const tpb_est_rates_t *r, tpb_estimate_t *e)
+{
+    *e = (tpb_estimate_t){.start_s = TPB_EST_START_S};
+    double least, mean, rate = r->gflops * 1e9;
+    factors(r, &least, &mean);
+    int last_block = -1;
+    for (int i = 0; i < list->n; i++) {
+        const tpb_config_plan_t *p = &list->p[i];
+        if (p->skip[0])
+            continue;
+        double n = r->iters + r->warmup + 1; /* the layer's untimed first GEMM */
+        double flop = p->comm_only ? 0.0 : tpb_layer_rank_flop(&p->desc);
+        /* the even split waits for the slowest rank; a weighting one spreads the work by
+         * speed */
+        double slow = p->policy == TPB_POLICY_EVEN ? least : mean;
+        e->gemm_s += n * flop / (rate * slow);
+        const tpb_coll_ops_t *c = p->desc.coll;
+        if (p->tp > 1)
+            e->comm_s += n * (r->alpha_us * 1e-6 +
+                              c->bytes(&p->desc) * c->busbw_factor(p->tp) / (r->busbw_gbs * 1e9));
+        /* a GEMM's inputs are seeded normal numbers; a message is not */
+        e->setup_s +=
+            TPB_EST_CONFIG_S + (p->comm_only ? 0.0 : p->mem_bytes) * TPB_EST_FILL_S_PER_BYTE;
+        if (tpb_plan_needs_speeds(p) && p->block != last_block) {
+            double fewest;
+            e->calib_s += calibration_s(flop / (rate * least), &fewest);
+            e->calib_least_s += fewest;
+            e->calibrations++;
+            last_block = p->block;
+        }
+    }
+    double rest = e->start_s + e->gemm_s + e->comm_s + e->setup_s;
+    e->total_s = rest + e->calib_s;
+    e->total_least_s = rest + e->calib_least_s;
+}
