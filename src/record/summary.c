@@ -26,12 +26,12 @@ static void json_decomp(tpb_buf_t *js, const tpb_history_t *h, const tpb_decomp_
 }
 
 /* "%10.1f", or "-" where unknown. */
-static void put_term(FILE *out, const char *name, double v)
+static void put_term(tpb_buf_t *out, const char *name, double v)
 {
     if (isfinite(v))
-        fprintf(out, "  %s %10.1f", name, v);
+        tpb_buf_printf(out, "  %s %10.1f", name, v);
     else
-        fprintf(out, "  %s %10s", name, "-");
+        tpb_buf_printf(out, "  %s %10s", name, "-");
 }
 
 /* T(N) per TP degree of the series of base: T the median step (the table's, the answer's),
@@ -39,10 +39,10 @@ static void put_term(FILE *out, const char *name, double v)
  * after the last arrival and the rest (idle), which add up to the mean step by
  * construction, scaled by median / mean so that they add up to T; E = T_1 / (N T) beside
  * them, the table's E. */
-static void summary_series(tpb_record_t *s, const tpb_history_t *base, tpb_buf_t *js, int *headed)
+static void summary_series(tpb_record_t *s, const tpb_history_t *base, tpb_buf_t *out,
+                           tpb_buf_t *js, int *headed)
 {
     const tpb_history_t *t1 = NULL;
-    FILE *out = s->run.table;
     for (int i = 0; i < s->nhist; i++) {
         const tpb_history_t *h = &s->hist[i];
         if (h->tp == 1 && tpb_history_same_layer(h, base) && h->t1_rank)
@@ -51,7 +51,7 @@ static void summary_series(tpb_record_t *s, const tpb_history_t *base, tpb_buf_t
     if (!t1)
         return;
     if (!(*headed)++)
-        fprintf(out,
+        tpb_buf_printf(out,
                 "# T(N) = T_comp/N + T_comm(N) + T_idle(N) per TP degree, in us: T is the median "
                 "step (as in the table and the answer); its terms are the shares of the group "
                 "that set each step (its ranks' mean compute, the transfer after its last "
@@ -62,7 +62,7 @@ static void summary_series(tpb_record_t *s, const tpb_history_t *base, tpb_buf_t
     double t1_us = INFINITY;
     for (int r = 0; r < s->run.topo->size; r++)
         t1_us = fmin(t1_us, t1->t1_rank[r]);
-    fprintf(out, "# %-5s %-8s %ldx%ldx%ld%s\n", tpb_config_key_split(&base->key),
+    tpb_buf_printf(out, "# %-5s %-8s %ldx%ldx%ld%s\n", tpb_config_key_split(&base->key),
             tpb_policy_name(base->policy), base->m, base->n, base->k,
             base->placement == TPB_PLACE_SPREAD ? " (spread)" : "");
     int best = -1;
@@ -75,21 +75,21 @@ static void summary_series(tpb_record_t *s, const tpb_history_t *base, tpb_buf_t
         tpb_decomp_t d =
             tpb_metric_decompose(h->comp_mean * scale, h->xfer_mean * scale, h->step_med);
         double e = t1_us / (h->tp * h->step_med);
-        fprintf(out, "#   tp %3d", h->tp);
+        tpb_buf_printf(out, "#   tp %3d", h->tp);
         put_term(out, "T_comp/N", d.comp_us);
         put_term(out, "T_comm", d.comm_us);
         put_term(out, "T_idle", d.idle_us);
         put_term(out, "T", h->step_med);
         if (isfinite(e))
-            fprintf(out, "  E %5.2f\n", e);
+            tpb_buf_printf(out, "  E %5.2f\n", e);
         else
-            fprintf(out, "  E     -\n");
+            tpb_buf_printf(out, "  E     -\n");
         if (best < 0 || h->step_med < s->hist[best].step_med)
             best = i;
         json_decomp(js, h, &d, e);
     }
     if (best >= 0)
-        fprintf(out, "#   fastest: tp %d\n", s->hist[best].tp);
+        tpb_buf_printf(out, "#   fastest: tp %d\n", s->hist[best].tp);
 }
 
 /* Configs of one communication series: the same collective, TP degree, policy (the
@@ -262,6 +262,7 @@ void tpb_record_summary(tpb_record_t *s)
     tpb_json_key(&js, "decomposition");
     tpb_json_arr_begin(&js);
     int headed = 0;
+    tpb_buf_t decomp = TPB_BUF_INIT;
     for (int i = 0; i < s->nhist; i++) { /* one series per (split, shape, policy) */
         const tpb_history_t *h = &s->hist[i];
         int seen = h->tp == 1;
@@ -269,9 +270,17 @@ void tpb_record_summary(tpb_record_t *s)
             seen = s->hist[j].tp > 1 && tpb_history_same_layer(&s->hist[j], h) &&
                    s->hist[j].policy == h->policy && s->hist[j].placement == h->placement;
         if (!seen)
-            summary_series(s, h, &js, &headed);
+            summary_series(s, h, &decomp, &js, &headed);
     }
     tpb_json_arr_end(&js);
+    /* the answer comes right after the table: the decomposition's lines with --wide */
+    if (s->run.width == TPB_TABLE_WIDE)
+        fputs(tpb_buf_str(&decomp), s->run.table);
+    else if (headed)
+        fputs("# T(N) = T_comp/N + T_comm(N) + T_idle(N) per TP degree: with --wide, and in "
+              "results.jsonl's summary\n",
+              s->run.table);
+    tpb_buf_free(&decomp);
     tpb_json_key(&js, "comm_model");
     tpb_json_arr_begin(&js);
     summary_comm_model(s, &js);

@@ -12,7 +12,12 @@ tpbal 2 --tp 1,2 --shape 60x96x80 --sequence-parallel off,on --check --iters 3 -
 expect_rc 0
 check_results "$WORK/sp2" seqpar 1,2
 grep -q "^ *[0-9]* *2 row+sp weighted" "$WORK/out" || fail "no row+sp row in the table"
-grep -q "^# col+sp " "$WORK/out" || fail "no col+sp series in T(N)"
+"$PY" - "$WORK/sp2/results.jsonl" <<'PYEOF' || fail "no col+sp series in T(N)"
+import json, sys
+s = [json.loads(l) for l in open(sys.argv[1]) if '"summary"' in l][-1]
+assert any(d["split"] == "col" and d["sequence_parallel"] == "on" for d in s["decomposition"])
+PYEOF
+grep -q "^# T(N) = .* per TP degree: with --wide" "$WORK/out" || fail "no pointer to T(N)"
 
 tpbal 4 --tp 2,4 --shape 62x128x64 --sequence-parallel off,on --check --iters 3 --warmup 1 \
     --out "$WORK/sp4"
