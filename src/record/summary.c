@@ -244,9 +244,14 @@ static void summary_answer(tpb_record_t *s, tpb_buf_t *js)
                            said++ ? "," : "# emulated (--emulate-speed):", r, s->run.emulate[r]);
     if (tpb_buf_str(&txt)[0])
         tpb_buf_puts(&txt, " of its speed: the ranks the answer calls slow were asked to be\n");
+    /* a --block run is answered as a block first: one block runs one TP degree and policy,
+     * whatever its GEMMs would each prefer, so their lines come after it as its parts */
+    tpb_answer_block(&txt, js, s->bhist, s->nbhist);
+    if (s->nbhist)
+        tpb_buf_puts(&txt, "# the block's parts, GEMM by GEMM (each alone; the block's answer "
+                           "above is the one to run)\n");
     tpb_answer_write(&txt, js, s->hist, s->nhist, hosts, s->run.cal_target_spread);
     tpb_answer_overlap(&txt, js, s->ohist, s->nohist);
-    tpb_answer_block(&txt, js, s->bhist, s->nbhist);
     fputs(tpb_buf_str(&txt), s->run.table);
     tpb_buf_free(&txt);
 }

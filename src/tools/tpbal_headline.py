@@ -25,10 +25,35 @@ def shape_text(a):
     return "%sx%sx%s%s" % (a.get("m"), a.get("n"), a.get("k"), " " + clean(name, 48) if name else "")
 
 
-def answers(summ, run):
+def block_answers(summ):
+    """A --block run's answer: the block's TP degree and policy, one per question."""
     items = []
     for a in tr.records(summ.get("answer")):
-        if a.get("kind") == "use":
+        if a.get("kind") != "block_use":
+            continue
+        thr = a.get("question") == "throughput"
+        tps = tr.num(a.get("tokens_per_s_rank"))
+        items.append(("use", "Use TP %s %s%s for the block %s: %s a step, %s tokens/s per rank "
+                             "(%s)." % (
+                                 a.get("tp"), clean(a.get("policy")),
+                                 " (spread)" if a.get("placement") == "spread" else "",
+                                 clean(a.get("block"), 48),
+                                 human_us(tr.num(a.get("step_us"))),
+                                 "%.0f" % tps if tps is not None else "?",
+                                 "the highest tokens/s per rank (throughput)" if thr
+                                 else "the shortest step (latency)")))
+    return items
+
+
+def answers(summ, run):
+    items = block_answers(summ)
+    part = bool(items)  # a block's GEMMs are its parts, not answers of their own
+    for a in tr.records(summ.get("answer")):
+        if a.get("kind") == "use" and part:
+            items.append(("answer", "Part of the block, %s alone: %s %s at TP %s, %s a step." % (
+                shape_text(a), clean(a.get("split")), clean(a.get("policy")), a.get("tp"),
+                human_us(tr.num(a.get("step_us"))))))
+        elif a.get("kind") == "use":
             rate = tr.num(a.get("layers_per_s"))
             why = ("the highest layer rate over the world, %.0f layers/s (throughput)" % rate
                    if a.get("question") == "throughput" and rate is not None

@@ -415,7 +415,7 @@ def main(argv):
     bval = tw.validate_blocks(res, tm.hosts_of(res.run), pl.g)
     layout = Layout(pl.hosts, pl.borrow, "packed")
     wplan = tw.world_plan(pl, lambda t: layout.distinct_groups(t)[0], tw.block_shapes(res),
-                          world, tps, o) if tw.wants_world(o) else None
+                          world, tps, o) if tw.wants_world(o, res) else None
     if o.plan_out:
         planned = tw.block_rows(res, rows) if getattr(res, "blocks", None) else recs
         if not planned:

@@ -40,8 +40,11 @@ def add_args(p, int_list, positive):
                    help="the backward pass's time over the forward's (default 2: a model)")
 
 
-def wants_world(o):
-    return bool(o.pp or o.dp or o.microbatches or o.layers)
+def wants_world(o, res=None):
+    """A world plan: asked by its options, or a --block run planned for another --world
+    (its options at their documented defaults: PP 1, 8 microbatches, 32 blocks)."""
+    asked = bool(o.pp or o.dp or o.microbatches or o.layers)
+    return asked or bool(getattr(o, "world", None) and getattr(res, "blocks", None))
 
 
 def gemms_of(res, b):

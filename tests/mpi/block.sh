@@ -28,6 +28,11 @@ if [ -n "${TPBAL_PLAN:-}" ]; then
         fail "no world plan"
     grep -q "^# recommend for block llama3-8b-cpu on 64 ranks: TP [0-9]* x PP [0-9]* x DP " \
         "$WORK/plan.txt" || fail "no world recommendation"
+    # --world alone: the world plan at its documented defaults (PP 1, 8 microbatches)
+    "$TPBAL_PLAN" "$WORK/b" --world 64 --ranks-per-node 8 >"$WORK/plan.txt" 2>&1 ||
+        fail "tpbal-plan --world: $(tail -3 "$WORK/plan.txt")"
+    grep -q "^# world plan for block llama3-8b-cpu on 64 ranks (8 per node)" "$WORK/plan.txt" ||
+        fail "no world plan with --world alone"
     "$TPBAL_PLAN" "$WORK/b" --plan-out "$WORK/plan.json" >"$WORK/plan.txt" 2>&1 ||
         fail "tpbal-plan --plan-out: $(tail -3 "$WORK/plan.txt")"
     "$PY" - "$WORK/plan.json" <<'PYEOF' || fail "the block's shard plan"
