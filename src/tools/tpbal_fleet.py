@@ -167,9 +167,14 @@ def plot(fleets, outdir, made, plt, save):
         if r["host"] not in hosts:
             hosts.append(r["host"])
     ex = set(doc.get("exclude") or [])
-    ncols = 3 if len(fleets) > 1 else 2
-    fig, axes = plt.subplots(1, ncols, figsize=(5.5 * ncols, 3.8))
-    a1, a2 = axes[0], axes[1]
+    links = [ln for ln in doc["links"] if finite(ln.get("busbw_gbs"))]
+    # a panel per view that has something to draw: no links panel on one node
+    ncols = 1 + bool(links) + (len(fleets) > 1)
+    fig, axes = plt.subplots(1, ncols, figsize=(5.5 * ncols, 3.8), squeeze=False)
+    axes = list(axes[0])
+    a1 = axes.pop(0)
+    a2 = axes.pop(0) if links else None
+    a3 = axes.pop(0) if len(fleets) > 1 else None
     xs, ys, lo, hi, colors = [], [], [], [], []
     for i, r in enumerate(sorted(ranks, key=lambda r: (hosts.index(r["host"]), r["rank"]))):
         s = r["score"]
@@ -187,29 +192,26 @@ def plot(fleets, outdir, made, plt, save):
                        rotation=90, fontsize=6)
     a1.set(ylabel="GEMM rate / fleet median", title="Ranks by node (red: excluded)")
     a1.legend(fontsize=7)
-    links = [ln for ln in doc["links"] if finite(ln.get("busbw_gbs"))]
-    a2.bar(range(len(links)), [ln["busbw_gbs"] for ln in links], color="#55a868")
-    a2.set_xticks(range(len(links)))
-    a2.set_xticklabels(["%s-%s" % (ln["from"], ln["to"]) for ln in links], fontsize=7)
-    a2.set(ylabel="bus GB/s (2-rank all-reduce)", title="Links between neighbouring nodes")
-    if not links:
-        a2.text(0.5, 0.5, "no link: one node", ha="center", va="center",
-                transform=a2.transAxes)
+    if a2 is not None:
+        a2.bar(range(len(links)), [ln["busbw_gbs"] for ln in links], color="#55a868")
+        a2.set_xticks(range(len(links)))
+        a2.set_xticklabels(["%s-%s" % (ln["from"], ln["to"]) for ln in links], fontsize=7)
+        a2.set(ylabel="bus GB/s (2-rank all-reduce)", title="Links between neighbouring nodes")
     history = {}
-    if len(fleets) > 1:
+    if a3 is not None:
         figs = [node_figures(f) for f in fleets]
         meds = [statistics.median([v["gemm"][0] for v in nf.values() if v["gemm"]] or [math.nan])
                 for nf in figs]
         for h in hosts:
             vals = [nf[h]["gemm"][0] / m if h in nf and nf[h]["gemm"] and m > 0 else math.nan
                     for nf, m in zip(figs, meds)]
-            axes[2].plot(range(1, len(vals) + 1), vals, marker="o", label=clean(h, 16))
+            a3.plot(range(1, len(vals) + 1), vals, marker="o", label=clean(h, 16))
             history[h] = vals
-        axes[2].axhline(thr, color="black", ls="--", lw=0.8)
-        axes[2].set_xticks(range(1, len(fleets) + 1))
-        axes[2].set(xlabel="run", ylabel="slowest rank / the median node's",
-                    title="History of the nodes' GEMM")
-        axes[2].legend(fontsize=6)
+        a3.axhline(thr, color="black", ls="--", lw=0.8)
+        a3.set_xticks(range(1, len(fleets) + 1))
+        a3.set(xlabel="run", ylabel="slowest rank / the median node's",
+                title="History of the nodes' GEMM")
+        a3.legend(fontsize=6)
     save(fig, outdir, "fleet", made)
     return {"scores": ys, "hosts": [r["host"] for r in ranks],
             "links_gbs": [ln["busbw_gbs"] for ln in links], "history": history}

@@ -102,9 +102,12 @@ def plot_step(cfgs, outdir, made):
         ax2.plot([t for t, e in zip(tps, effs) if finite(e)], [e for e in effs if finite(e)],
                  marker="o", label=clean(key), linestyle=style)
         data[key] = {"tp": tps, "step_us": steps, "e": effs}
-    ax1.set(xlabel="TP degree", ylabel="median step (%s)" % unit, title="Step time")
+    ax1.set(xlabel="TP degree", ylabel="median step (%s)" % unit, title="Step time",
+            ylim=(0, None))
+    # from 0, and high enough for every E drawn (E > 1: shards faster per FLOP, not clipped)
+    e_top = max([e for v in data.values() for e in v["e"] if finite(e)] + [1.0])
     ax2.set(xlabel="TP degree", ylabel="E = T_1 / (N T_step)", title="Parallel efficiency",
-            ylim=(0, 1.1))
+            ylim=(0, 1.1 * e_top))
     all_tp = sorted({t for v in data.values() for t in v["tp"]})
     for ax in (ax1, ax2):
         ax.set_xscale("log", base=2)
@@ -118,7 +121,24 @@ def plot_step(cfgs, outdir, made):
     return data
 
 
-def plot_weighted(cfgs, outdir, made):
+def speedup_intervals(summ):
+    """{(tp, placement, m, n, k, split, sequence_parallel, policy): (lo, hi)}: the 95 %
+    intervals of the answer's speed-ups over even (the intervals that decide the verdict)."""
+    out = {}
+    for a in tr.records((summ or {}).get("answer")):
+        if a.get("kind") != "tp":
+            continue
+        for p in tr.records(a.get("policies")):
+            lo, hi = p.get("speedup_lo"), p.get("speedup_hi")
+            if finite(lo) and finite(hi):
+                out[(a.get("tp"), a.get("placement"), a.get("m"), a.get("n"), a.get("k"),
+                     p.get("split"), p.get("sequence_parallel") or "off", p.get("policy"))] = (lo, hi)
+    return out
+
+
+def plot_weighted(cfgs, outdir, made, summ=None):
+    """Weighted (and cost) over even: the measured speed-up with its 95 % interval (the one
+    the verdict reads) beside the prediction, bars from 0 and a line at 1."""
     rows = [c for c in cfgs if c["policy"] in ("weighted", "cost") and finite(c.get("speedup"))]
     if not rows:
         return None
@@ -128,23 +148,27 @@ def plot_weighted(cfgs, outdir, made):
     meas = [c["speedup"] for c in rows]
     pred = [c["predicted_speedup"] if finite(c.get("predicted_speedup")) else float("nan")
             for c in rows]
+    ivs = speedup_intervals(summ)
+    iv = [ivs.get((c["tp"], c.get("placement") or "packed", c["m"], c["n"], c["k"], c["split"],
+                   c.get("sequence_parallel") or "off", c["policy"])) for c in rows]
+    lo = [m - i[0] if i else 0.0 for m, i in zip(meas, iv)]
+    hi = [i[1] - m if i else 0.0 for m, i in zip(meas, iv)]
     fig, ax = plt.subplots(figsize=(inches(len(rows), 1.1, 2), 4))
     x = range(len(rows))
-    ax.bar([i - 0.2 for i in x], meas, 0.4, label="measured T_even / T_weighted",
-           color=COLORS["compute"])
+    ax.bar([i - 0.2 for i in x], meas, 0.4, yerr=[lo, hi], capsize=3,
+           label="measured T_even / T_weighted, 95 % interval", color=COLORS["compute"])
     ax.bar([i + 0.2 for i in x], pred, 0.4, label="predicted from the even run",
            color=COLORS["wait"])
     ax.axhline(1.0, color="black", lw=0.8)
-    vals = [v for v in meas + pred + [1.0] if finite(v)]
-    pad = max(0.02, 0.1 * (max(vals) - min(vals)))  # 0.99 against 1.01 stays visible
-    ax.set_ylim(max(0.0, min(vals) - pad), max(vals) + pad)
+    vals = [v for v in meas + pred + [1.0] + [i[1] for i in iv if i] if finite(v)]
+    ax.set_ylim(0.0, 1.08 * max(vals))
     ax.set_xticks(list(x))
     ax.set_xticklabels([clean(s, 40) for s in labels], rotation=30, ha="right", fontsize=8)
-    ax.set(ylabel="speed-up of weighted over even (x)",
-           title="Even vs weighted (the axis starts at %.2f, not 0)" % ax.get_ylim()[0])
+    ax.set(ylabel="speed-up of weighted over even (x)", title="Even vs weighted")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     save(fig, outdir, "weighted", made)
-    return {"labels": labels, "measured": meas, "predicted": pred}
+    return {"labels": labels, "measured": meas, "predicted": pred,
+            "interval": [list(i) if i else None for i in iv]}
 
 
 def decomposition_groups(summ):
@@ -167,8 +191,9 @@ def decomposition_groups(summ):
 
 def plot_decomposition(summ, outdir, made):
     """One grouped chart per TP degree: per shape and split, even beside weighted, each a
-    stacked bar of T_comp/N, T_comm and T_idle (which add up to the mean step), a marker
-    at T. One y-scale for all panels; nothing is left out."""
+    stacked bar of T_comp/N, T_comm and T_idle (the mean terms scaled to add up to the
+    median step, as the summary gives them), a marker at T. One y-scale for all panels;
+    nothing is left out."""
     groups = decomposition_groups(summ)
     if not groups:
         return None
@@ -189,7 +214,8 @@ def plot_decomposition(summ, outdir, made):
         ax.bar(x, comm, 0.8, bottom=comp, color=COLORS["comm"], label="T_comm")
         ax.bar(x, idle, 0.8, bottom=[a + b for a, b in zip(comp, comm)], color=COLORS["idle"],
                label="T_idle")
-        ax.plot(x, [d["step_us"] / f for d in ds], "k_", markersize=14, mew=2, label="T (mean)")
+        ax.plot(x, [d["step_us"] / f for d in ds], "k_", markersize=14, mew=2,
+                label="T (median step)")
         ax.set_xticks(x)
         ax.set_xticklabels(["%dx%dx%d\n%s %s" % (d["m"], d["n"], d["k"], clean(d.get("split")),
                                                  clean(d.get("policy"))) for d in ds],
@@ -200,7 +226,7 @@ def plot_decomposition(summ, outdir, made):
                               "m": d["m"], "n": d["n"], "k": d["k"], "comp_us": d["comp_us"],
                               "comm_us": d["comm_us"], "idle_us": d["idle_us"],
                               "step_us": d["step_us"]} for d in ds]
-    axes[0][0].set_ylabel("mean step (%s)" % unit)
+    axes[0][0].set_ylabel("median step (%s), its terms scaled to add up" % unit)
     axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.suptitle("T(N) = T_comp/N + T_comm(N) + T_idle(N), per TP degree", fontsize=10)
     fig.tight_layout()
@@ -357,8 +383,9 @@ def plot_gantt(c, t, outdir, window, made, why=""):
            title="%s: config %d, tp %d %s %s %s, iterations %d-%d (slowest step: %d)" % (
                clean(why or "config %d" % c["id"], 80).capitalize(), c["id"], c["tp"],
                c["split"], c["policy"], tr.shape_label(c), shown[0], shown[-1], worst))
+    # beside the plot, not over rank 0's bars
     ax.legend(handles=[Patch(color=COLORS[p], label=p) for p in ("compute", "wait", "comm")],
-              fontsize=8, loc="upper right")
+              fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     save(fig, outdir, "gantt", made)
     return {"config": c["id"], "why": why, "window": shown, "slowest_iter": worst,
             "ranks": [t.names[r][1] for r in t.ranks], "gantt": gantt}

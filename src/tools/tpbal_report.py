@@ -219,12 +219,12 @@ CAPTIONS = {
                   "iteration starts as lines, the slowest step shaded.",
     "step": "Median step time and efficiency E against the TP degree, per shape, split and "
             "policy.",
-    "weighted": "Even against weighted: the measured speed-up T_even / T_weighted beside the "
-                "one predicted from the even config's per-rank compute and the weighted "
-                "shards.",
+    "weighted": "Even against weighted: the measured speed-up T_even / T_weighted with its "
+                "95 % interval (the one the verdict reads) beside the one predicted from the "
+                "even config's per-rank compute and the weighted shards; bars from 0.",
     "decomposition": "T(N) = T_comp/N + T_comm(N) + T_idle(N) per TP degree: per shape and "
-                     "split, even beside weighted; the terms add up to the mean step T "
-                     "(marker).",
+                     "split, even beside weighted; the mean terms scaled to add up to the "
+                     "median step T (marker).",
     "comm": "Transfer time and bus bandwidth against message size, with the fitted "
             "T = L + V/B where the fit means something (more than two sizes, a resolved "
             "bandwidth, not a poor fit).",
@@ -350,7 +350,7 @@ def main(argv):
     made, data = [], {}
     serial = [c for c in res.configs if not c.get("chunks")]  # chunked ones: the overlap plot
     data["step"] = plots.plot_step(serial, outdir, made)
-    data["weighted"] = plots.plot_weighted(res.configs, outdir, made)
+    data["weighted"] = plots.plot_weighted(res.configs, outdir, made, res.summary)
     data["decomposition"] = plots.plot_decomposition(res.summary, outdir, made)
     data["comm"] = plots.plot_comm(serial, res.summary, outdir, made)
     import tpbal_views as vw

@@ -45,22 +45,31 @@ def plot_blocks(rows, outdir, made):
     unit, f = pl.time_unit(max(r["step_us"] for r in rows))
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, pl.inches(len(rows), 0.45, 1.6)))
     ys = list(range(len(rows)))
+    spans = []  # (y, start, end, GEMM name): each GEMM labelled where its span has room
     for y, r in zip(ys, rows):
         left = 0.0
         for j, (name, ph) in enumerate(r["gemms"]):
+            start = left
             for part in ("compute", "wait", "comm"):
                 a1.barh(y, ph[part] / f, left=left, color=pl.COLORS[part],
                         alpha=SHADES[j % len(SHADES)], edgecolor="white", lw=0.5,
                         label=part if y == 0 and j == 0 else None)
                 left += ph[part] / f
+            spans.append((y, start, left, name))
         a1.plot([r["step_us"] / f], [y], "k|", ms=14, mew=2,
                 label="block step" if y == 0 else None)
+    right = max([s[2] for s in spans] + [r["step_us"] / f for r in rows] + [1e-9])
+    for y, start, end, name in spans:
+        if end - start >= 0.08 * right:
+            a1.text(0.5 * (start + end), y, tr.clean(name, 14), ha="center", va="center",
+                    fontsize=6, color="black")
     a1.set_yticks(ys)
     a1.set_yticklabels([tr.clean(r["label"], 30) for r in rows])
     a1.invert_yaxis()
     a1.set(xlabel="%s (each GEMM's median step; GEMMs in order, lighter after)" % unit,
            title="The block's phases")
-    a1.legend(fontsize=7, loc="lower right")
+    # below the bars, not over one
+    a1.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=4)
     tps = [r["tokens_per_s_rank"] or 0.0 for r in rows]
     err = [[max(0.0, t - (r["lo"] or t)) for t, r in zip(tps, rows)],
            [max(0.0, (r["hi"] or t) - t) for t, r in zip(tps, rows)]]

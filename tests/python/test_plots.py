@@ -33,6 +33,55 @@ class Plots(unittest.TestCase):
         self.assertEqual(data["64x256x256 row even"]["step_us"], [100.0, 80.0])
         self.assertTrue(os.path.exists(os.path.join(self.d, "step.png")))
 
+    def test_efficiency_not_clipped(self):
+        """E = 1.22 (shards faster per FLOP) was drawn off a 0..1.1 axis."""
+        import matplotlib.pyplot as plt
+        cfgs = [fx.config(0, tp=1, step=100.0, e=1.0), fx.config(1, tp=2, step=41.0, e=1.22)]
+        seen = {}
+        orig = plots.save
+
+        def keep(fig, outdir, name, made):
+            seen[name] = [ax.get_ylim() for ax in fig.axes]
+            orig(fig, outdir, name, made)
+        plots.save = keep
+        try:
+            plots.plot_step(cfgs, self.d, [])
+        finally:
+            plots.save = orig
+        (lo1, _), (lo2, hi2) = seen["step"]
+        self.assertEqual((lo1, lo2), (0.0, 0.0))
+        self.assertGreaterEqual(hi2, 1.22)
+        plt.close("all")
+
+    def test_weighted_bars_from_zero_with_their_intervals(self):
+        import matplotlib.pyplot as plt
+        cfgs = [fx.config(0, tp=2), fx.config(1, tp=2, policy="weighted")]
+        cfgs[1].update(speedup=1.3, predicted_speedup=1.25)
+        c = cfgs[1]
+        summ = {"answer": [{"kind": "tp", "tp": 2, "placement": "packed", "m": c["m"],
+                            "n": c["n"], "k": c["k"],
+                            "policies": [{"split": c["split"], "sequence_parallel": "off",
+                                          "policy": "weighted", "speedup": 1.3,
+                                          "speedup_lo": 1.1, "speedup_hi": 1.5}]}]}
+        seen = {}
+        orig = plots.save
+
+        def keep(fig, outdir, name, made):
+            ax = fig.axes[0]
+            seen[name] = (ax.get_ylim(), len(ax.lines) + len(ax.collections))
+            orig(fig, outdir, name, made)
+        plots.save = keep
+        try:
+            data = plots.plot_weighted(cfgs, self.d, [], summ)
+        finally:
+            plots.save = orig
+        self.assertEqual(data["interval"], [[1.1, 1.5]])
+        (lo, hi), drawn = seen["weighted"]
+        self.assertEqual(lo, 0.0)
+        self.assertGreaterEqual(hi, 1.5)  # the interval's top is on the axis
+        self.assertGreater(drawn, 1)  # the error bar beside the line at 1
+        plt.close("all")
+
     def test_names_are_text_not_tex(self):
         made = []
         cfg = fx.config(0, policy="$\\frac{$")
