@@ -51,20 +51,20 @@ static void summary_series(tpb_record_t *s, const tpb_history_t *base, tpb_buf_t
     if (!t1)
         return;
     if (!(*headed)++)
-        tpb_buf_printf(out,
-                "# T(N) = T_comp/N + T_comm(N) + T_idle(N) per TP degree, in us: T is the median "
-                "step (as in the table and the answer); its terms are the shares of the group "
-                "that set each step (its ranks' mean compute, the transfer after its last "
-                "arrival, the rest), averaged over the iterations and scaled to add up to T\n"
-                "#   E = T_1 / (N T), T_1 the fastest rank's whole layer: 1 = the N ranks lose "
-                "nothing to waits and transfers; > 1: shards run faster per FLOP (caches); at "
-                "tp 1, E < 1 is how much slower the slowest rank is\n");
+        tpb_buf_printf(
+            out, "# T(N) = T_comp/N + T_comm(N) + T_idle(N) per TP degree, in us: T is the median "
+                 "step (as in the table and the answer); its terms are the shares of the group "
+                 "that set each step (its ranks' mean compute, the transfer after its last "
+                 "arrival, the rest), averaged over the iterations and scaled to add up to T\n"
+                 "#   E = T_1 / (N T), T_1 the fastest rank's whole layer: 1 = the N ranks lose "
+                 "nothing to waits and transfers; > 1: shards run faster per FLOP (caches); at "
+                 "tp 1, E < 1 is how much slower the slowest rank is\n");
     double t1_us = INFINITY;
     for (int r = 0; r < s->run.topo->size; r++)
         t1_us = fmin(t1_us, t1->t1_rank[r]);
     tpb_buf_printf(out, "# %-5s %-8s %ldx%ldx%ld%s\n", tpb_config_key_split(&base->key),
-            tpb_policy_name(base->policy), base->m, base->n, base->k,
-            base->placement == TPB_PLACE_SPREAD ? " (spread)" : "");
+                   tpb_policy_name(base->policy), base->m, base->n, base->k,
+                   base->placement == TPB_PLACE_SPREAD ? " (spread)" : "");
     int best = -1;
     for (int i = 0; i < s->nhist; i++) {
         const tpb_history_t *h = &s->hist[i];
