@@ -8,7 +8,9 @@
 # 3. --interleave off measures alone (no rounds recorded), on records the rounds.
 # Timing: 1 rests on a 2x contrast (speed-up 1.3-1.5x against a 5 % tolerance and a bound
 # of 1.5x), and is not checked (an inconclusive attempt, said) when another process took
-# over 25 % of the CPUs during the run; 2 on a 2x one against a bound near 1x; a failed
+# over 25 % of the CPUs during the run, or when the ranks' speed ratio moved by more than
+# 1.2x between the calibration, the even and the weighted configs or was more than 1.2x from
+# the 0.5 asked for (check_results steady: two vCPUs that slow each other); 2 on a 2x one against a bound near 1x; a failed
 # timing attempt is printed and tried again (five at most for 1, three for 2). False-failure rates:
 # doc/TESTING.md.
 . "$(dirname "$0")/lib.sh"
@@ -28,6 +30,11 @@ better() {
         echo "answer: not checked: another process took over 25 % of the CPUs"
         exit 76
     fi
+    # and the two ranks kept their speed ratio through calibration, even and weighted: on
+    # this VM the vCPUs at times slow each other with no process beside the run (an even
+    # col config at LB 0.72-0.79 where rank 1 does twice the work, the previous binary
+    # alike), and then no weighting can follow the calibration (not asserted, said so)
+    steady_gate "$d" steady 1.2 0.5
     grep -q "weighted .* over even \[.*side by side, [0-9]* rounds.*: better$" "$WORK/out" || exit 75
     grep -q "^# use for 192x768x768.*: [a-z+]* weighted at tp 2" "$WORK/out" || exit 75
     "${TPBAL_PLAN:?}" "$d" --format json >"$WORK/plan.json" || fail "tpbal-plan on the run"
