@@ -236,7 +236,6 @@ static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o, c
     tpb_sweep_t s;
     memset(&s, 0, sizeof(s));
     s.world = world;
-    s.o = o;
     s.backend = o->backend;
     s.dev = dev;
     s.topo = topo;
@@ -248,7 +247,10 @@ static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o, c
     tpb_watchdog_on_fire(on_watchdog, &fire);
     if (topo->rank == 0)
         tpb_signals_on_stop(on_stop, &fire);
-    st = tpb_sweep_init(&s);
+    /* the options end here: the sweep reads the plans (run/plan.h) */
+    st = tpb_agree(world, tpb_plans_build(o, topo, &s.plans));
+    if (st == TPB_OK)
+        st = tpb_sweep_init(&s);
     if (st == TPB_OK)
         st = tpb_sweep_run(&s);
     if (s.fatal) { /* a rank failed inside a timed loop: the others may be stuck in it */

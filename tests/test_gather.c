@@ -281,20 +281,23 @@ START_TEST(auto_takes_parts_at_scale)
 {
     /* auto: in parts once the marks pass 256 MiB on rank 0 (11,185 ranks at 1,000
      * iterations); never where rank 0 needs every mark */
-    tpb_options_t o;
-    tpb_options_init(&o);
-    ck_assert(!tpb_gather_in_parts(&o, 4, 1000, 0));
-    ck_assert(!tpb_gather_in_parts(&o, 11184, 1000, 0));
-    ck_assert(tpb_gather_in_parts(&o, 11185, 1000, 0));
-    ck_assert(!tpb_gather_in_parts(&o, 131072, 1000, 4)); /* --overlap chunked */
-    o.block = 1;
-    ck_assert(!tpb_gather_in_parts(&o, 131072, 1000, 0));
-    o.block = 0;
-    o.gather = TPB_GATHER_PARTS;
-    ck_assert(tpb_gather_in_parts(&o, 2, 10, 0));
-    o.gather = TPB_GATHER_FULL;
-    ck_assert(!tpb_gather_in_parts(&o, 131072, 1000, 0));
-    tpb_options_free(&o);
+    tpb_measure_t m = {.iters = 1000, .timeline = 1, .gather = TPB_GATHER_AUTO};
+    ck_assert(!tpb_gather_in_parts(&m, 4, 0));
+    ck_assert(!tpb_gather_in_parts(&m, 11184, 0));
+    ck_assert(tpb_gather_in_parts(&m, 11185, 0));
+    ck_assert(!tpb_gather_in_parts(&m, 131072, 4)); /* --overlap chunked */
+    m.block = 1;
+    ck_assert(!tpb_gather_in_parts(&m, 131072, 0));
+    m.block = 0;
+    m.timeline = 0; /* --timeline off: one span, nothing to gather in parts */
+    ck_assert(!tpb_gather_in_parts(&m, 131072, 0));
+    m.timeline = 1;
+    m.gather = TPB_GATHER_PARTS;
+    m.iters = 10;
+    ck_assert(tpb_gather_in_parts(&m, 2, 0));
+    m.gather = TPB_GATHER_FULL;
+    m.iters = 1000;
+    ck_assert(!tpb_gather_in_parts(&m, 131072, 0));
 }
 END_TEST
 

@@ -35,29 +35,29 @@ static const char *human_s(char *out, size_t cap, double s)
 }
 
 /* Seconds plan p's iterations take at `gflops` a rank (its GEMM only; NaN: unknown). */
-static double plan_seconds(const tpb_options_t *o, const tpb_config_plan_t *p, double gflops)
+static double plan_seconds(const tpb_measure_t *m, const tpb_config_plan_t *p, double gflops)
 {
     double f = tpb_layer_rank_flop(&p->desc);
     if (p->shape->comm_only || !(f > 0.0) || !(gflops > 0.0))
         return NAN;
-    return (double)(o->iters + o->warmup) * f / (gflops * 1e9);
+    return (double)(m->iters + m->warmup) * f / (gflops * 1e9);
 }
 
 /* How a config's timelines reach rank 0 (--gather) and what rank 0 holds of them. */
-static void gather_line(const tpb_options_t *o, int world, FILE *out)
+static void gather_line(const tpb_measure_t *m, int world, FILE *out)
 {
-    double mib = (double)world * o->iters * sizeof(tpb_mark_t) / 1048576.0;
-    if (!tpb_gather_in_parts(o, world, o->iters, 0)) {
+    double mib = (double)world * m->iters * sizeof(tpb_mark_t) / 1048576.0;
+    if (!tpb_gather_in_parts(m, world, 0)) {
         fprintf(out, "tpbal: dry run: timelines: every rank's marks to rank 0, %.3g MiB a config\n",
                 mib);
         return;
     }
-    int kept = o->trace_ranks < 0 || o->trace_ranks > world ? world : o->trace_ranks;
+    int kept = m->trace_ranks < 0 || m->trace_ranks > world ? world : m->trace_ranks;
     fprintf(out,
             "tpbal: dry run: timelines in parts (--gather %s): each TP group's first rank "
             "analyses its group; rank 0 keeps the marks of about %d rank%s a config (whole "
             "TP groups; %.3g MiB of %.3g)\n",
-            o->gather == TPB_GATHER_PARTS ? "parts" : "auto", kept, kept == 1 ? "" : "s",
+            m->gather == TPB_GATHER_PARTS ? "parts" : "auto", kept, kept == 1 ? "" : "s",
             mib * kept / world, mib);
 }
 
@@ -94,16 +94,15 @@ static tpb_status_t fleet_dry_run(const tpb_options_t *o, const tpb_topo_t *topo
 }
 
 /* The whole run's estimate, in its parts (run/estimate.h). */
-static void whole_run(const tpb_options_t *o, const tpb_topo_t *topo, const tpb_plan_list_t *list,
-                      double rate, const char *basis, FILE *out)
+static void whole_run(const tpb_backend_defaults_t *d, const tpb_topo_t *topo,
+                      const tpb_plan_list_t *list, double rate, const char *basis, FILE *out)
 {
-    const tpb_backend_defaults_t *d = &o->backend->defaults;
     tpb_est_rates_t r = {.gflops = rate,
                          .busbw_gbs = d->busbw_gbs,
                          .alpha_us = d->alpha_us,
-                         .iters = o->iters,
-                         .warmup = o->warmup,
-                         .emulate = o->nemulate ? o->emulate : NULL,
+                         .iters = list->m.iters,
+                         .warmup = list->m.warmup,
+                         .emulate = list->m.emulate,
                          .world = topo->size};
     tpb_estimate_t e;
     char all[32], least[32], g[32], c[32], cal[32], set[32];
@@ -127,9 +126,7 @@ tpb_status_t tpb_dry_run(MPI_Comm world, const tpb_options_t *o, const tpb_topo_
     tpb_plan_list_t list;
     TPB_CHECK_RET(tpb_plans_build(o, topo, &list));
     char basis[256] = "", t[32];
-    tpb_backend_cfg_t cfg;
-    tpb_options_backend_cfg(o, &cfg);
-    double rate = o->backend->rate_guess(&cfg, basis, sizeof(basis));
+    double rate = o->backend->rate_guess(&list.m.backend, basis, sizeof(basis));
     double least = isfinite(rate) ? rate : INFINITY; /* NaN: unknown on every rank alike */
     MPI_Allreduce(&least, &rate, 1, MPI_DOUBLE, MPI_MIN, world);
     if (!isfinite(rate))
@@ -151,14 +148,14 @@ tpb_status_t tpb_dry_run(MPI_Comm world, const tpb_options_t *o, const tpb_topo_
         else
             fprintf(out, "config %3d: tp %d %s %s %s, %ldx%ldx%ld %s%s%s", i, p->tp,
                     tpb_split_name(p->desc.orient->split), tpb_policy_name(p->policy),
-                    tpb_placement_name(p->placement), sh->m, sh->n, sh->k, tpb_dtype_name(o->dtype),
-                    sh->name[0] ? " " : "", sh->name);
+                    tpb_placement_name(p->placement), sh->m, sh->n, sh->k,
+                    tpb_dtype_name(list.run.dtype), sh->name[0] ? " " : "", sh->name);
         if (*tpb_config_key_variant(&p->key))
             fprintf(out, ",%s (%s)", tpb_config_key_variant(&p->key),
                     tpb_coll_label(p->desc.coll->kind));
         if (p->desc.chunks)
             fprintf(out, ", overlap %d chunks", p->desc.chunks);
-        double sec = plan_seconds(o, p, rate);
+        double sec = plan_seconds(&list.m, p, rate);
         fprintf(out, ", shards %s%s%s\n", shards, isfinite(sec) ? ", about " : "",
                 isfinite(sec) ? human_s(t, sizeof(t), sec) : "");
     }
@@ -167,15 +164,15 @@ tpb_status_t tpb_dry_run(MPI_Comm world, const tpb_options_t *o, const tpb_topo_
                 "tpbal: dry run: %d configs would be measured and %d skipped on %d ranks, "
                 "backend %s (no device opened, nothing written)\n",
                 list.measured, list.n - list.measured, topo->size, o->backend->name);
-    if (out && o->timeline)
-        gather_line(o, topo->size, out);
-    if (out && o->block && o->nshapes > 0)
+    if (out && list.m.timeline)
+        gather_line(&list.m, topo->size, out);
+    if (out && list.m.block && o->nshapes > 0)
         fprintf(out,
                 "tpbal: dry run: --block: the configs above run as blocks of %d GEMMs, one "
                 "block per TP degree, policy and sequence parallelism\n",
                 o->nshapes);
     if (out && isfinite(rate) && list.measured > 0)
-        whole_run(o, topo, &list, rate, basis, out);
+        whole_run(&o->backend->defaults, topo, &list, rate, basis, out);
     else if (out && !isfinite(rate))
         fprintf(out, "tpbal: dry run: no time estimate (%s)\n", basis);
     tpb_plans_free(&list);

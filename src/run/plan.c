@@ -284,13 +284,47 @@ static tpb_measure_t measure_of(const tpb_options_t *o)
                            .sched_iter = o->sched_iter,
                            .emulate_mode = o->emulate_mode,
                            .col_collective = o->col_collective,
-                           .quiet = o->quiet};
+                           .quiet = o->quiet,
+                           .block = o->block,
+                           .preset = o->preset,
+                           .calibration_file = o->calibration_file,
+                           .gather = o->gather,
+                           .trace_ranks = o->trace_ranks};
+}
+
+/* The run record's part that the options decide: built once, here (the sweep reads the plans,
+ * not the options). */
+static tpb_run_info_t run_of(const tpb_options_t *o)
+{
+    return (tpb_run_info_t){.emulate = o->nemulate ? o->emulate : NULL,
+                            .sched = o->nsched ? o->sched : NULL,
+                            .sched_iter = o->sched_iter,
+                            .dtype = o->dtype,
+                            .iters = o->iters,
+                            .warmup = o->warmup,
+                            .granularity = o->granularity,
+                            .cost_profile = o->cost_profile.nblocks ? &o->cost_profile : NULL,
+                            .seed = o->seed,
+                            .timeline = o->timeline,
+                            .trace_iters = o->trace_iters,
+                            .trace_per_run = o->trace_per_run,
+                            .check = o->check,
+                            .inject_delay_rank = o->inject_delay.rank,
+                            .inject_clock_rank = o->inject_clock.rank,
+                            .out_dir = o->out_dir,
+                            .force = o->force,
+                            .comm_only = o->comm_only,
+                            .comm_gap_us = o->comm_gap_us,
+                            .collectives = o->collectives,
+                            .width = o->wide ? TPB_TABLE_WIDE : TPB_TABLE_COMPACT};
 }
 
 tpb_status_t tpb_plans_build(const tpb_options_t *o, const tpb_topo_t *topo, tpb_plan_list_t *list)
 {
     memset(list, 0, sizeof(*list));
     list->m = measure_of(o);
+    tpb_options_backend_cfg(o, &list->m.backend);
+    list->run = run_of(o);
     tpb_status_t st = TPB_OK;
     int block = 0;
     for (unsigned pl = TPB_PLACE_PACKED; pl <= TPB_PLACE_SPREAD && st == TPB_OK; pl <<= 1) {

@@ -20,6 +20,7 @@
 #include "base/topo.h"
 #include "cli/options.h"
 #include "record/calfile.h"
+#include "record/record.h"
 #include "run/layer.h"
 
 /** How every config of the run is measured: the options the measurement reads, taken
@@ -36,8 +37,14 @@ typedef struct {
     const double *sched;   /**< --emulate-schedule's factors per world rank, or NULL */
     long sched_iter;       /**< ... from this iteration of the run on */
     tpb_emulate_mode_t emulate_mode;
-    tpb_coll_t col_collective; /**< --col-collective (recorded with every config) */
-    int quiet;                 /**< no progress lines */
+    tpb_coll_t col_collective;    /**< --col-collective (recorded with every config) */
+    int quiet;                    /**< no progress lines */
+    int block;                    /**< --block: the shapes run back to back as one step */
+    const char *preset;           /**< --preset or --model ("" none; borrowed) */
+    const char *calibration_file; /**< --calibration-file ("" none; borrowed) */
+    int gather;                   /**< --gather: TPB_GATHER_AUTO, _FULL or _PARTS */
+    int trace_ranks;              /**< --trace-ranks (-1: every rank) */
+    tpb_backend_cfg_t backend;    /**< the backend's settings (tpb_options_backend_cfg) */
 } tpb_measure_t;
 
 /** One config, as this rank runs it. */
@@ -63,9 +70,11 @@ typedef struct {
 typedef struct {
     tpb_config_plan_t *p;
     int n, cap;
-    int measured;    /**< plans without a skip */
-    int *rank_of[2]; /**< position -> world rank, per placement (packed, spread) (owned) */
-    tpb_measure_t m; /**< how each is measured */
+    int measured;       /**< plans without a skip */
+    int *rank_of[2];    /**< position -> world rank, per placement (packed, spread) (owned) */
+    tpb_measure_t m;    /**< how each is measured */
+    tpb_run_info_t run; /**< what the run record says of the command line (its options' part:
+                             the sweep adds the command, the devices, the topology, ...) */
 } tpb_plan_list_t;
 
 /**

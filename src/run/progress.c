@@ -74,9 +74,7 @@ void tpb_sweep_announce(tpb_sweep_t *s)
     if (s->plans.m.quiet || s->plans.measured == 0)
         return;
     char basis[256] = "", all[32], least[32];
-    tpb_backend_cfg_t cfg;
-    tpb_options_backend_cfg(s->o, &cfg);
-    double rate = s->backend->rate_guess(&cfg, basis, sizeof(basis));
+    double rate = s->backend->rate_guess(&s->plans.m.backend, basis, sizeof(basis));
     double mine = isfinite(rate) ? rate : INFINITY; /* NaN: unknown on every rank alike */
     if (MPI_Allreduce(&mine, &rate, 1, MPI_DOUBLE, MPI_MIN, s->world) != MPI_SUCCESS ||
         !isfinite(rate) || !s->rec)

@@ -103,10 +103,10 @@ tpb_status_t tpb_sweep_run(tpb_sweep_t *s)
         int k = 1;
         if (done[i])
             continue; /* measured in an earlier plan's set */
-        if (s->o->block && s->plans.p[i].skip[0] && tpb_sweep_block_reports(s, i))
+        if (s->plans.m.block && s->plans.p[i].skip[0] && tpb_sweep_block_reports(s, i))
             continue; /* its block says why it is not measured */
         st = enter(s, i);
-        if (st == TPB_OK && s->o->block && !s->plans.p[i].skip[0]) {
+        if (st == TPB_OK && s->plans.m.block && !s->plans.p[i].skip[0]) {
             st = tpb_sweep_run_block(s, i, done, idx);
             continue;
         }
@@ -130,54 +130,33 @@ tpb_status_t tpb_sweep_run(tpb_sweep_t *s)
     return TPB_OK;
 }
 
-/* What the record writes about the run, as plain data (rank 0). */
+/* What the record writes about the run, as plain data (rank 0): the plans' part (the
+ * options', built once in plan.c) and this run's. */
 static tpb_run_info_t run_info(const tpb_sweep_t *s)
 {
-    const tpb_options_t *o = s->o;
-    return (tpb_run_info_t){.command_line = s->command_line,
-                            .backend = s->backend->name,
-                            .mpi_version = s->rec->mpi_version,
-                            .topo = s->real_topo,
-                            .devices = s->rec->devices,
-                            .emulate = o->nemulate ? o->emulate : NULL,
-                            .sched = o->nsched ? o->sched : NULL,
-                            .sched_iter = o->sched_iter,
-                            .dtype = o->dtype,
-                            .iters = o->iters,
-                            .warmup = o->warmup,
-                            .granularity = o->granularity,
-                            .cost_profile = o->cost_profile.nblocks ? &o->cost_profile : NULL,
-                            .seed = o->seed,
-                            .timeline = o->timeline,
-                            .trace_iters = o->trace_iters,
-                            .trace_per_run = o->trace_per_run,
-                            .check = o->check,
-                            .inject_delay_rank = o->inject_delay.rank,
-                            .inject_clock_rank = o->inject_clock.rank,
-                            .clock_exchanges = TPB_CLOCK_EXCHANGES,
-                            .out_dir = o->out_dir,
-                            .force = o->force,
-                            .comm_only = o->comm_only,
-                            .comm_gap_us = o->comm_gap_us,
-                            .collectives = o->collectives,
-                            .cal_target_spread = TPB_CAL_POLICY_DEFAULT.target_spread,
-                            .slurm = s->slurm,
-                            .table = s->out,
-                            .width = o->wide ? TPB_TABLE_WIDE : TPB_TABLE_COMPACT};
+    tpb_run_info_t r = s->plans.run;
+    r.command_line = s->command_line;
+    r.backend = s->backend->name;
+    r.mpi_version = s->rec->mpi_version;
+    r.topo = s->real_topo;
+    r.devices = s->rec->devices;
+    r.clock_exchanges = TPB_CLOCK_EXCHANGES;
+    r.cal_target_spread = TPB_CAL_POLICY_DEFAULT.target_spread;
+    r.slurm = s->slurm;
+    r.table = s->out;
+    return r;
 }
 
-/* Plans, and what can be checked before measuring (every rank, agreed): that every config
+/* What can be checked of the plans before measuring (every rank, agreed): that every config
  * fits in this rank's memory and that the calibration file can be written. */
-static tpb_status_t plan_and_check(tpb_sweep_t *s)
+static tpb_status_t check_plans(tpb_sweep_t *s)
 {
     double avail = 0.0;
-    tpb_status_t st = tpb_plans_build(s->o, s->real_topo, &s->plans);
-    if (st == TPB_OK)
-        st = tpb_dev_mem_free(s->dev, &avail);
+    tpb_status_t st = tpb_dev_mem_free(s->dev, &avail);
     if (st == TPB_OK)
         st = tpb_plans_check_memory(&s->plans, avail, s->real_topo->rank);
-    if (st == TPB_OK && is_root(s) && s->o->calibration_file[0])
-        st = tpb_outfile_check_writable(s->o->calibration_file, "--calibration-file");
+    if (st == TPB_OK && is_root(s) && s->plans.m.calibration_file[0])
+        st = tpb_outfile_check_writable(s->plans.m.calibration_file, "--calibration-file");
     return tpb_agree(s->world, st);
 }
 
@@ -196,7 +175,8 @@ static tpb_status_t recorder_new(tpb_sweep_t *s)
     r->cal_warned = calloc((size_t)size, 1);
     if (!r->devices || !r->sync0 || !r->sync1 || !r->cal_warned)
         return tpb_err_set(TPB_ERR_NOMEM, "out of memory for %d ranks", size);
-    return s->o->calibration_file[0] ? tpb_calfile_load(s->o->calibration_file, &r->cal) : TPB_OK;
+    const char *cal = s->plans.m.calibration_file;
+    return cal[0] ? tpb_calfile_load(cal, &r->cal) : TPB_OK;
 }
 
 tpb_status_t tpb_sweep_init(tpb_sweep_t *s)
@@ -205,7 +185,7 @@ tpb_status_t tpb_sweep_init(tpb_sweep_t *s)
     s->real_world = s->world;
     s->real_topo = s->topo;
     s->group = MPI_COMM_NULL;
-    TPB_CHECK_RET(plan_and_check(s));
+    TPB_CHECK_RET(check_plans(s));
     s->placement = TPB_PLACE_PACKED;
     s->rank_of = tpb_plans_rank_of(&s->plans, TPB_PLACE_PACKED);
     tpb_device_info_t mine;

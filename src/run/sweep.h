@@ -69,15 +69,16 @@ typedef struct {
     /* given by main */
     MPI_Comm world; /**< the ranks in the current placement's order (MPI_COMM_WORLD at start) */
     const tpb_topo_t *topo; /**< the world in placement order (rank = position) */
-    const tpb_options_t *o;
     const tpb_backend_class_t *backend;
     tpb_device_t *dev;
     const tpb_clock_t *clock;
     const char *command_line;
     const tpb_slurm_t *slurm; /**< what Slurm says about the job (present = 0 without it) */
     FILE *out;                /**< the table (stdout) */
+    tpb_plan_list_t plans;    /**< every config and how it is measured (run/plan.h): the sweep
+                                   reads these, not the options; built by main, freed by the
+                                   sweep */
     /* the run */
-    tpb_plan_list_t plans;
     MPI_Comm real_world;         /**< MPI_COMM_WORLD: clock sync */
     const tpb_topo_t *real_topo; /**< where every world rank runs */
     tpb_placement_t placement;   /**< of the configs being measured */
@@ -161,9 +162,9 @@ tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c);
 
 void tpb_config_free(tpb_config_run_t *c);
 
-/** Whether the timelines of a config of `iters` iterations (chunks: its overlap chunks) on
- *  `world` ranks go to rank 0 in parts (--gather; pure). */
-int tpb_gather_in_parts(const tpb_options_t *o, int world, long iters, int chunks);
+/** Whether the timelines of a config measured as m says (its iterations, --gather, --block,
+ *  the timeline; chunks: its overlap chunks) on `world` ranks go to rank 0 in parts (pure). */
+int tpb_gather_in_parts(const tpb_measure_t *m, int world, int chunks);
 
 /** Whether plan p's timelines go to rank 0 in parts (--gather, sweep_gather.c). */
 int tpb_sweep_in_parts(const tpb_sweep_t *s, const tpb_config_plan_t *p);

@@ -33,7 +33,7 @@ tpb_status_t tpb_sweep_block(tpb_sweep_t *s, const tpb_config_run_t *c, int nl)
             marks[j] = c[j].all;
             ids[j] = c[j].id;
         }
-        block_name(s->o->preset, name, sizeof(name));
+        block_name(s->plans.m.preset, name, sizeof(name));
         if (!steps) {
             st = tpb_err_set(TPB_ERR_NOMEM, "out of memory for the block's steps");
         } else {

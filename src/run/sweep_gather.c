@@ -9,17 +9,17 @@
 #include "run/sweep.h"
 #include "run/wire.h"
 
-int tpb_gather_in_parts(const tpb_options_t *o, int world, long iters, int chunks)
+int tpb_gather_in_parts(const tpb_measure_t *m, int world, int chunks)
 {
-    if (o->gather == TPB_GATHER_FULL || !o->timeline || o->block || chunks > 0)
+    if (m->gather == TPB_GATHER_FULL || !m->timeline || m->block || chunks > 0)
         return 0;
-    return o->gather == TPB_GATHER_PARTS ||
-           (double)world * iters * sizeof(tpb_mark_t) > TPB_GATHER_AUTO_BYTES;
+    return m->gather == TPB_GATHER_PARTS ||
+           (double)world * m->iters * sizeof(tpb_mark_t) > TPB_GATHER_AUTO_BYTES;
 }
 
 int tpb_sweep_in_parts(const tpb_sweep_t *s, const tpb_config_plan_t *p)
 {
-    return tpb_gather_in_parts(s->o, s->topo->size, s->plans.m.iters, p->desc.chunks);
+    return tpb_gather_in_parts(&s->plans.m, s->topo->size, p->desc.chunks);
 }
 
 /* This rank's two clock samples (its start's and its latest), from rank 0 by position. */
@@ -104,7 +104,7 @@ tpb_status_t tpb_sweep_gather_parts(tpb_sweep_t *s, const tpb_config_plan_t *p,
             st = tpb_timeline_part(g.marks, 1, tp, iters, pos / tp, g.unc, g.work, nb, rec, sums);
         st = tpb_agree(s->world, st);
     }
-    long want = s->o->trace_ranks < 0 ? s->topo->size : s->o->trace_ranks;
+    long want = s->plans.m.trace_ranks < 0 ? s->topo->size : s->plans.m.trace_ranks;
     int max = (int)((want + tp - 1) / tp); /* whole groups */
     tpb_gather_spec_t spec = {s->topo->size, tp, iters, nb, max};
     if (st == TPB_OK)

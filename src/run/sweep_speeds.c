@@ -68,7 +68,7 @@ static tpb_status_t lookup_file(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_
             tpb_record_warn(&s->rec->rec,
                             "# warning: --calibration-file %s: the row of rank %d was measured on "
                             "another host than %s; calibrated again",
-                            s->o->calibration_file, stale, host);
+                            s->plans.m.calibration_file, stale, host);
     }
     TPB_MPI_RET(MPI_Bcast(found, 1, MPI_INT, 0, s->world), "calibration file");
     return share(s, NULL, world, 0);
@@ -95,7 +95,7 @@ static tpb_status_t save_file(tpb_sweep_t *s, const tpb_config_plan_t *p,
         st = tpb_calfile_put(&s->rec->cal, &e);
     }
     if (st == TPB_OK && s->rec)
-        st = tpb_calfile_save(s->o->calibration_file, &s->rec->cal);
+        st = tpb_calfile_save(s->plans.m.calibration_file, &s->rec->cal);
     return tpb_agree(s->world, st);
 }
 
@@ -105,11 +105,11 @@ tpb_status_t tpb_sweep_speeds(tpb_sweep_t *s, int i)
     int found = 0, g0 = p->position / p->tp * p->tp;
     tpb_cal_speed_t world[s->topo->size];
     memset(world, 0, sizeof(world));
-    if (s->o->calibration_file[0])
+    if (s->plans.m.calibration_file[0])
         TPB_CHECK_RET(lookup_file(s, p, world, &found));
     if (!found) {
         TPB_CHECK_RET(calibrate(s, p, world));
-        if (s->o->calibration_file[0])
+        if (s->plans.m.calibration_file[0])
             TPB_CHECK_RET(save_file(s, p, world));
     }
     double v[p->tp]; /* the speeds a partition gets are checked here, once */

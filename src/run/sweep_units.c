@@ -117,14 +117,14 @@ static tpb_status_t measure_units(tpb_sweep_t *s, const int *idx, int k, int nl)
         st = tpb_sweep_measure_set(s, c, k, nl);
     for (int j = 0; j < n && st == TPB_OK; j++) {
         c[j].set = c[j].rounds ? s->nsets : -1;
-        c[j].block = nl > 1 || s->o->block ? s->nblocks + j / nl : -1;
+        c[j].block = nl > 1 || s->plans.m.block ? s->nblocks + j / nl : -1;
         c[j].block_pos = j % nl;
         st = tpb_config_close(s, &c[j]);
         s->nconfigs += st == TPB_OK;
     }
-    for (int u = 0; s->o->block && u < k && st == TPB_OK; u++)
+    for (int u = 0; s->plans.m.block && u < k && st == TPB_OK; u++)
         st = tpb_sweep_block(s, &c[u * nl], nl);
-    s->nblocks += s->o->block && st == TPB_OK ? k : 0;
+    s->nblocks += s->plans.m.block && st == TPB_OK ? k : 0;
     s->nsets += st == TPB_OK && c[0].rounds;
     for (int j = 0; j < open; j++)
         tpb_config_free(&c[j]);
