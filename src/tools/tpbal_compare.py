@@ -84,6 +84,7 @@ class Run:
         self.ranks_csv = None
         self.emulated = set()  # world ranks slowed on purpose (emulated or delayed)
         self.conditions = None  # io_.conditions of a tpbal run (None: baseline, nccl-tests)
+        self.cal_spread = None  # its calibrations' worst speed spread (None: none recorded)
         jsonl = os.path.join(path, "results.jsonl") if os.path.isdir(path) else path
         if not os.path.exists(jsonl):
             raise BadInput("cannot read %s: no such file or directory" % clean(jsonl))
@@ -109,6 +110,8 @@ class Run:
         inj = res.run.get("inject_delay_rank")
         if isinstance(inj, int) and not isinstance(inj, bool) and inj >= 0:
             self.emulated.add(inj)  # a delay injected on purpose
+        spread = [s for c in res.configs for s in (c.get("speed_spread") or []) if tr.finite(s)]
+        self.cal_spread = max(spread) if spread else None
         for c in res.configs:
             self.configs[tr.config_key(c)] = entry(c)
             asked, ranks = c.get("emulate_asked") or [], c.get("world_ranks") or []
@@ -367,6 +370,20 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
+NOISY_SPREAD = 0.25  # a calibration spread beyond this: its run's speeds did not settle
+
+
+def noise(A, B):
+    """The runs' noise that their verdicts carry (issue 44): a calibration whose speeds did
+    not settle (worst spread over NOISY_SPREAD: the weighted configs' shards, and the
+    machine's steadiness, are in doubt). "" when neither."""
+    said = ["%s's calibration spread %.0f %%" % (n, 100 * r.cal_spread)
+            for n, r in (("A", A), ("B", B))
+            if r.cal_spread is not None and r.cal_spread > NOISY_SPREAD]
+    return ("; noise: %s (the speeds did not settle: weighted rows and every verdict read "
+            "with care)" % " and ".join(said)) if said else ""
+
+
 def main(argv):
     o = parse_args(argv)
     if o.fleet:
@@ -419,11 +436,11 @@ def main(argv):
                3: "too noisy to tell for some configs"}[status]
     print("tpbal-compare: %s: %d configs compared, %d regressed, %d improved, %d held, %d "
           "inconclusive; %d only in A, %d only in B; %d requirements failed; %d suspect nodes "
-          "(%d as slow in A)%s"
+          "(%d as slow in A)%s%s"
           % (verdict, len(rows), count["regression"], count["improved"], count["ok"],
              count["inconclusive"], len(only_a), len(only_b), len(failed), len(sus),
              len(sus) - len(new_sus),
-             "; A and B differ in: " + ", ".join(diff) if diff else ""),
+             "; A and B differ in: " + ", ".join(diff) if diff else "", noise(A, B)),
           file=sys.stderr)
     return status
 

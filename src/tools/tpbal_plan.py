@@ -26,6 +26,7 @@ import array
 import collections
 import itertools
 import math
+import statistics
 import sys
 
 import tpbal_results as tr
@@ -279,6 +280,28 @@ def measured_verdicts(res, world):
     return out
 
 
+def row_key(r):
+    return (r["m"], r["n"], r["k"], r["tp"], r["placement"], r["split"],
+            r.get("sequence_parallel", "off"), r["policy"])
+
+
+def measured_steps(res, world):
+    """The median steps the directory measured, by row_key, for the measured world (a
+    recommendation picks by these where it has them: measured beats predicted; several
+    runs: the median of theirs). Serial GEMM configs only (what the predictions cover)."""
+    if world != len(tm.hosts_of(res.run)):
+        return {}
+    seen = {}
+    for c in res.configs:
+        step = tr.num((c.get("step_us") or {}).get("median"))
+        if c.get("comm_only") == "yes" or c.get("chunks") or step is None:
+            continue
+        key = (c["m"], c["n"], c["k"], c["tp"], c.get("placement") or "packed", c["split"],
+               c.get("sequence_parallel") or "off", c["policy"])
+        seen.setdefault(key, []).append(step)
+    return {k: statistics.median(v) for k, v in seen.items()}
+
+
 def recommendable(r, rows, verdicts):
     """As tpbal's answer: even, TP 1, or a policy that beats the even config of its group,
     by the run's own verdict where it measured the pair ("better"), else by a predicted
@@ -296,27 +319,45 @@ def recommendable(r, rows, verdicts):
         r["prediction"]["step_us"] * (1.0 + TOLERANCE)
 
 
-def recommend(rows, world, verdicts=None):
+def recommend(rows, world, verdicts=None, measured=None):
     """Per shape, tpbal's two questions among the configs it may recommend: the shortest
     step (latency) and the highest layer rate over the world, (P/t) / T (throughput), the
-    rest P/t left to data or pipeline parallelism (TP x rest = P)."""
+    rest P/t left to data or pipeline parallelism (TP x rest = P). A config the directory
+    measured at this world is judged by its measured median step, as tpbal's own answer
+    judges it (measured beats predicted); the others by their prediction. Each pick says
+    which (its "basis" and "step_us")."""
+    measured = measured or {}
     out = []
+
+    def step(r):
+        m = measured.get(row_key(r))
+        return m if m is not None else r["prediction"]["step_us"]
+
     for shape in sorted({(r["m"], r["n"], r["k"]) for r in rows}):
         best = {}
         for r in rows:
-            p = r["prediction"]
-            if (r["m"], r["n"], r["k"]) != shape or p is None or \
+            if (r["m"], r["n"], r["k"]) != shape or \
+                    (r["prediction"] is None and row_key(r) not in measured) or \
                     not recommendable(r, rows, verdicts or {}):
                 continue
-            if r["tp"] not in best or p["step_us"] < best[r["tp"]]["prediction"]["step_us"]:
+            if r["tp"] not in best or step(r) < step(best[r["tp"]]):
                 best[r["tp"]] = r
         if not best:
             continue
-        lat = min(best.values(), key=lambda r: r["prediction"]["step_us"])
-        thr = max(best.values(), key=lambda r: (world / r["tp"]) / r["prediction"]["step_us"])
-        out.append({"m": shape[0], "n": shape[1], "k": shape[2], "latency": lat,
-                    "throughput": thr, "world": world})
+        lat = min(best.values(), key=step)
+        thr = max(best.values(), key=lambda r: (world / r["tp"]) / step(r))
+
+        def pick(r):
+            return dict(r, step_us=step(r),
+                        basis="measured" if row_key(r) in measured else "predicted")
+        out.append({"m": shape[0], "n": shape[1], "k": shape[2], "latency": pick(lat),
+                    "throughput": pick(thr), "world": world})
     return out
+
+
+def basis_text(r):
+    """"11.6 ms measured" or "12.0 ms predicted": a pick's step and where it comes from."""
+    return "%s %s" % (tr.us_text(r["step_us"]), r["basis"])
 
 
 def star(p):
@@ -381,9 +422,9 @@ def text(res, val, summ, rows, recs, world):
                      "%s, %s%s; the other %d-way for DP/PP); highest layer rate (throughput) "
                      "TP %d (%s %s, %s a step x %d group%s)" % (
                          rc["m"], rc["n"], rc["k"], world, a["tp"], split_label(a), a["policy"],
-                         a["placement"], tr.us_text(a["prediction"]["step_us"]),
-                         star(a["prediction"]).strip(), world // a["tp"], b["tp"], split_label(b),
-                         b["policy"], tr.us_text(b["prediction"]["step_us"]), world // b["tp"],
+                         a["placement"], basis_text(a), star(a["prediction"]).strip()
+                         if a["basis"] == "predicted" else "", world // a["tp"], b["tp"],
+                         split_label(b), b["policy"], basis_text(b), world // b["tp"],
                          "" if world // b["tp"] == 1 else "s"))
     return "\n".join(lines)
 
@@ -411,7 +452,7 @@ def main(argv):
     val = tm.validate(res)
     summ = tm.error_summary(val)
     rows = predictions(pl, world, tps, shape_list, places)
-    recs = recommend(rows, world, measured_verdicts(res, world))
+    recs = recommend(rows, world, measured_verdicts(res, world), measured_steps(res, world))
     bval = tw.validate_blocks(res, tm.hosts_of(res.run), pl.g)
     layout = Layout(pl.hosts, pl.borrow, "packed")
     wplan = tw.world_plan(pl, lambda t: layout.distinct_groups(t)[0], tw.block_shapes(res),

@@ -51,7 +51,7 @@ def shard_plan(res, pl, recs, placement_ranks):
                         "split_dim": "k" if r["split"] == "row" else "n",
                         "policy": r["policy"], "tp": tp, "placement": r["placement"],
                         "granularity": pl.g, "dtype": pl.dtype,
-                        "predicted_step_us": p["step_us"], "groups": groups})
+                        "predicted_step_us": p["step_us"] if p else None, "groups": groups})
     return {"schema": PLAN_SCHEMA, "tool": "tpbal-plan", "source": os.path.abspath(res.dir),
             "written": datetime.datetime.now(datetime.timezone.utc).isoformat(),
             "speeds": {"from": src, "measured_on": res.run.get("command_line"),

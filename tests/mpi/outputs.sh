@@ -105,6 +105,36 @@ if [ -n "${TPBAL_REPORT:-}" ] && "${TPB_PYTHON_MPL:-false}" -c "import matplotli
     "$TPBAL_REPORT" "$d" >"$WORK/rep.out" 2>&1 || { cat "$WORK/rep.out"; fail "tpbal-report on a run's trace"; }
     grep -q "gantt" "$WORK/rep.out" || fail "no Gantt chart from the run's trace"
 fi
+# one answer in every view (issue 44): tpbal's use lines (the summary record), tpbal-plan's
+# recommendation and the report's headline on the same directories pick the same TP degree,
+# split and policy for both questions: measured beats predicted, so this holds by
+# construction, whatever the timings (equal ranks, and rank 1 at half speed)
+views() {
+    "${TPBAL_PLAN:?}" "$1" --format json >"$WORK/views.json" || fail "tpbal-plan on $1"
+    "$PY" - "$1" "$WORK/views.json" "$HERE/../../src/tools" <<'PY' || fail "the views disagree on $1"
+import json, sys
+sys.path.insert(0, sys.argv[3])
+import tpbal_headline as hl
+recs = [json.loads(l) for l in open(sys.argv[1] + "/results.jsonl")]
+summ = [r for r in recs if r["type"] == "summary"][-1]
+plan = {(r["m"], r["n"], r["k"]): r for r in json.load(open(sys.argv[2]))["recommend"]}
+heads = [t for k, t in hl.answers(summ, {"ranks": []}) if k == "use"]
+for use in (a for a in summ["answer"] if a["kind"] == "use"):
+    mine = plan[(use["m"], use["n"], use["k"])][use["question"]]
+    pick = lambda a: (a["tp"], a["split"], a["sequence_parallel"], a["policy"])
+    print("%s: tpbal %s; tpbal-plan %s (%s)" % (use["question"], pick(use), pick(mine),
+                                               mine["basis"]))
+    assert pick(use) == pick(mine) and mine["basis"] == "measured", use["question"]
+    said = "Use %s %s at TP %s" % (use["split"], use["policy"], use["tp"])
+    assert any(h.startswith(said) for h in heads), (said, heads)
+PY
+}
+for speeds in 1,1 1,0.5; do
+    tpbal 2 --tp 1,2 --shape 64x192x128 --emulate-speed "$speeds" --iters 6 --out "$WORK/v$speeds"
+    expect_rc 0
+    views "$WORK/v$speeds"
+done
+
 tpbal 2 --tp 2 --shape 32x64x64 --iters 2 --trace-iters 0
 expect_rc 2
 grep -q "expected all, auto or an integer from 1" "$WORK/err" || fail "--trace-iters 0"

@@ -135,6 +135,19 @@ class Compare(unittest.TestCase):
         self.assertIn("+ means B is larger", cmp.io_.render("json", a, b, rows, [], [], [], [],
                                                             1, 0.05))
 
+    def test_noise_carried_into_the_verdict(self):
+        """A run whose calibration did not settle (spread 284 %) says so in the verdict's
+        line; a settled one (4 %) does not."""
+        a = self.dir_of("a", [fx.config(0, speed_spread=[0.04, 0.02])])
+        noisy = self.dir_of("n", [fx.config(0, speed_spread=[2.84, 0.3])])
+        _, _, err = run_tool([a, a])
+        self.assertNotIn("noise:", err)
+        _, _, err = run_tool([a, noisy])
+        self.assertIn("noise: B's calibration spread 284 % (the speeds did not settle", err)
+        _, _, err = run_tool([noisy, noisy])
+        self.assertIn("noise: A's calibration spread 284 % and B's calibration spread 284 %",
+                      err)
+
     def test_conditions_differ(self):
         a = self.run_of("a", [fx.config(0)],
                         run=fx.run_record(command_line="/x/tpbal --tp 2 --out /r/a --force"))

@@ -170,6 +170,27 @@ class Validation(unittest.TestCase):
             for w in (0, 1):
                 self.assertAlmostEqual(g["speeds_gflops"][w], f / (10 + f / rate[w]) / 1e3)
 
+    def test_measured_beats_predicted(self):
+        """A config measured at the planned world is picked by its measured step, as tpbal's
+        answer picks it: a prediction 2x too fast (32.3 ms against 57.5 measured) no longer
+        wins, and each pick says its basis."""
+        def row(tp, policy, predicted):
+            return {"m": 8, "n": 8, "k": 8, "tp": tp, "placement": "packed", "split": "row",
+                    "sequence_parallel": "off", "policy": policy,
+                    "prediction": {"step_us": predicted, "extrapolates": False}}
+        rows = [row(1, "even", 40000.0), row(2, "even", 32300.0)]
+        recs = plan.recommend(rows, 2)
+        self.assertEqual(recs[0]["latency"]["tp"], 2)  # by prediction alone
+        measured = {plan.row_key(rows[0]): 41000.0, plan.row_key(rows[1]): 57500.0}
+        recs = plan.recommend(rows, 2, {}, measured)
+        lat = recs[0]["latency"]
+        self.assertEqual((lat["tp"], lat["basis"], lat["step_us"]), (1, "measured", 41000.0))
+        # the half measured: the other by its prediction, said so
+        recs = plan.recommend(rows, 2, {}, {plan.row_key(rows[1]): 57500.0})
+        lat = recs[0]["latency"]
+        self.assertEqual((lat["tp"], lat["basis"], lat["step_us"]), (1, "predicted", 40000.0))
+        self.assertEqual(plan.basis_text(lat), "40 ms predicted")
+
     def pooled_with_link(self):
         """synthetic()'s packed run pooled with a comm-only sweep across two nodes"""
         link = [fx.config(i, comm_only="yes", m=1, n=v // 4, k=1, shards=[v // 8, v // 8],
