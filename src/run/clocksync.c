@@ -9,24 +9,36 @@
 #define TPB_TAG_PING 7101
 #define TPB_TAG_TREE 7102
 
-/* Rank 0's side of the exchanges with one peer; fills *s with the best one. */
-static int ping_peer(MPI_Comm comm, const tpb_clock_t *c, int peer, int n, tpb_clock_sample_t *s)
+/* The pinging side of n exchanges with peer: the one of least RTT, as *rtt, its midpoint
+ * *mid on this clock and the peer's reading *tr (between t0 and t1, by causality). */
+static int best_exchange(MPI_Comm comm, const tpb_clock_t *c, int peer, int tag, int n, double *rtt,
+                         double *mid, double *tr)
 {
-    s->rtt_us = INFINITY;
+    *rtt = INFINITY;
     for (int i = 0; i < n; i++) {
-        double t0 = tpb_clock_now_us(c), tr;
-        int rc = MPI_Send(&t0, 1, MPI_DOUBLE, peer, TPB_TAG_PING, comm);
-        rc |= MPI_Recv(&tr, 1, MPI_DOUBLE, peer, TPB_TAG_PING, comm, MPI_STATUS_IGNORE);
+        double t0 = tpb_clock_now_us(c), t;
+        int rc = MPI_Send(&t0, 1, MPI_DOUBLE, peer, tag, comm);
+        rc |= MPI_Recv(&t, 1, MPI_DOUBLE, peer, tag, comm, MPI_STATUS_IGNORE);
         double t1 = tpb_clock_now_us(c);
         if (rc != MPI_SUCCESS)
             return rc;
-        if (t1 - t0 < s->rtt_us) {
-            s->rtt_us = t1 - t0;
-            s->at_us = 0.5 * (t0 + t1);
-            s->offset_us = tr - s->at_us;
+        if (t1 - t0 < *rtt) {
+            *rtt = t1 - t0;
+            *mid = 0.5 * (t0 + t1);
+            *tr = t;
         }
     }
     return MPI_SUCCESS;
+}
+
+/* Rank 0's side of the exchanges with one peer (serial): the peer's offset to rank 0. */
+static int ping_peer(MPI_Comm comm, const tpb_clock_t *c, int peer, int n, tpb_clock_sample_t *s)
+{
+    double mid = 0.0, tr = 0.0;
+    int rc = best_exchange(comm, c, peer, TPB_TAG_PING, n, &s->rtt_us, &mid, &tr);
+    s->at_us = mid;
+    s->offset_us = tr - mid;
+    return rc;
 }
 
 /* The answering side: n times, the time of this clock back to the peer. */
@@ -43,25 +55,15 @@ static int pong(MPI_Comm comm, const tpb_clock_t *c, int peer, int tag, int n)
     return MPI_SUCCESS;
 }
 
-/* A child's side of its pair: n ping-pongs with its parent, the one of least RTT kept as
- * its offset to the parent (this clock minus the parent's) and when, on the parent's. */
+/* A child's side of its pair: its offset to its parent (this clock minus the parent's) and
+ * when, on the parent's clock. */
 static int ping_parent(MPI_Comm comm, const tpb_clock_t *c, int parent, int n, tpb_clock_pair_t *pr)
 {
-    pr->rtt_us = INFINITY;
-    for (int i = 0; i < n; i++) {
-        double t0 = tpb_clock_now_us(c), tr;
-        int rc = MPI_Send(&t0, 1, MPI_DOUBLE, parent, TPB_TAG_TREE, comm);
-        rc |= MPI_Recv(&tr, 1, MPI_DOUBLE, parent, TPB_TAG_TREE, comm, MPI_STATUS_IGNORE);
-        double t1 = tpb_clock_now_us(c);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        if (t1 - t0 < pr->rtt_us) {
-            pr->rtt_us = t1 - t0;
-            pr->offset_us = 0.5 * (t0 + t1) - tr;
-            pr->at_us = tr;
-        }
-    }
-    return MPI_SUCCESS;
+    double mid = 0.0, tr = 0.0;
+    int rc = best_exchange(comm, c, parent, TPB_TAG_TREE, n, &pr->rtt_us, &mid, &tr);
+    pr->offset_us = mid - tr;
+    pr->at_us = tr;
+    return rc;
 }
 
 /* This rank's part of the tree's rounds: serve its children, measure its parent. */
