@@ -39,18 +39,26 @@ static tpb_status_t mkdir_p(const char *dir, int *above, char *top, size_t cap)
     return TPB_OK;
 }
 
-/* Create a probe in dirfd and remove it: can this run create files there? */
-static tpb_status_t probe(int dirfd, const char *dir, const char *what)
+/* Create a probe in dirfd and remove it: 0 if this run can create files there, else the
+ * errno of the refusal. */
+static int probe_errno(int dirfd)
 {
     char tmp[TPB_OUTFILE_NAME + 40];
     int named, fd = tpb_outfile_temporary(dirfd, "probe", tmp, sizeof(tmp), &named);
     if (fd < 0)
-        return tpb_err_set(TPB_ERR_IO, "%s '%s': cannot create a file there: %s", what, dir,
-                           strerror(errno));
+        return errno;
     close(fd);
     if (named)
         unlinkat(dirfd, tmp, 0);
-    return TPB_OK;
+    return 0;
+}
+
+static tpb_status_t probe(int dirfd, const char *dir, const char *what)
+{
+    int err = probe_errno(dirfd);
+    return err ? tpb_err_set(TPB_ERR_IO, "%s '%s': cannot create a file there: %s", what, dir,
+                             strerror(err))
+               : TPB_OK;
 }
 
 tpb_status_t tpb_outdir_check_creatable(const char *dir)
@@ -82,16 +90,9 @@ tpb_status_t tpb_outdir_check_creatable(const char *dir)
     int fd;
     if (tpb_outfile_open_dir(path, &fd) != TPB_OK)
         return tpb_err_set(TPB_ERR_IO, "--out '%s': cannot open %s: %s", dir, path, tpb_err_msg());
-    char tmp[TPB_OUTFILE_NAME + 40];
-    int named, pf = tpb_outfile_temporary(fd, "probe", tmp, sizeof(tmp), &named);
-    int err = errno;
-    if (pf >= 0) {
-        close(pf);
-        if (named)
-            unlinkat(fd, tmp, 0);
-    }
+    int err = probe_errno(fd);
     close(fd);
-    if (pf < 0)
+    if (err)
         return tpb_err_set(TPB_ERR_IO, "--out '%s': cannot be created: %s refuses new files: %s",
                            dir, path, strerror(err));
     return TPB_OK;

@@ -97,13 +97,7 @@ static tpb_status_t fleet_dry_run(const tpb_options_t *o, const tpb_topo_t *topo
 static void whole_run(const tpb_backend_defaults_t *d, const tpb_topo_t *topo,
                       const tpb_plan_list_t *list, double rate, const char *basis, FILE *out)
 {
-    tpb_est_rates_t r = {.gflops = rate,
-                         .busbw_gbs = d->busbw_gbs,
-                         .alpha_us = d->alpha_us,
-                         .iters = list->m.iters,
-                         .warmup = list->m.warmup,
-                         .emulate = list->m.emulate,
-                         .world = topo->size};
+    tpb_est_rates_t r = tpb_est_rates_of(list, d, topo->size, rate);
     tpb_estimate_t e;
     char all[32], least[32], g[32], c[32], cal[32], set[32];
     tpb_plans_estimate(list, &r, &e);
@@ -126,11 +120,7 @@ tpb_status_t tpb_dry_run(MPI_Comm world, const tpb_options_t *o, const tpb_topo_
     tpb_plan_list_t list;
     TPB_CHECK_RET(tpb_plans_build(o, topo, &list));
     char basis[256] = "", t[32];
-    double rate = o->backend->rate_guess(&list.m.backend, basis, sizeof(basis));
-    double least = isfinite(rate) ? rate : INFINITY; /* NaN: unknown on every rank alike */
-    MPI_Allreduce(&least, &rate, 1, MPI_DOUBLE, MPI_MIN, world);
-    if (!isfinite(rate))
-        rate = NAN;
+    double rate = tpb_sweep_rate(world, o->backend, &list, basis, sizeof(basis));
     for (int i = 0; out && i < list.n; i++) {
         const tpb_config_plan_t *p = &list.p[i];
         const tpb_shape_t *sh = p->shape;

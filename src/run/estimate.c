@@ -30,6 +30,18 @@ static double calibration_s(double t, double *least)
     return t + fmin(p.max_samples * t, fmax(p.min_samples * t, budget));
 }
 
+tpb_est_rates_t tpb_est_rates_of(const tpb_plan_list_t *list, const tpb_backend_defaults_t *d,
+                                 int world, double gflops)
+{
+    return (tpb_est_rates_t){.gflops = gflops,
+                             .busbw_gbs = d->busbw_gbs,
+                             .alpha_us = d->alpha_us,
+                             .iters = list->m.iters,
+                             .warmup = list->m.warmup,
+                             .emulate = list->m.emulate,
+                             .world = world};
+}
+
 void tpb_plans_estimate(const tpb_plan_list_t *list, const tpb_est_rates_t *r, tpb_estimate_t *e)
 {
     *e = (tpb_estimate_t){.start_s = TPB_EST_START_S};

@@ -40,6 +40,11 @@ typedef struct {
     int calibrations; /**< blocks that calibrate */
 } tpb_estimate_t;
 
+/** The rates of a run of list on world ranks: its measure spec's iterations and emulation,
+ *  the backend's link guesses (d), a rank's GEMM rate gflops. Pure. */
+tpb_est_rates_t tpb_est_rates_of(const tpb_plan_list_t *list, const tpb_backend_defaults_t *d,
+                                 int world, double gflops);
+
 /** The estimate of the plans of list at rates r (total NaN where the rate is unknown). */
 void tpb_plans_estimate(const tpb_plan_list_t *list, const tpb_est_rates_t *r, tpb_estimate_t *e);
 

@@ -69,24 +69,26 @@ void tpb_sweep_progress(tpb_sweep_t *s, const tpb_config_plan_t *p, double work,
             p->shape->n, p->shape->k, el, left);
 }
 
+double tpb_sweep_rate(MPI_Comm world, const tpb_backend_class_t *b, const tpb_plan_list_t *list,
+                      char *basis, size_t cap)
+{
+    double rate = b->rate_guess(&list->m.backend, basis, cap);
+    double mine = isfinite(rate) ? rate : INFINITY; /* NaN: unknown on every rank alike */
+    if (MPI_Allreduce(&mine, &rate, 1, MPI_DOUBLE, MPI_MIN, world) != MPI_SUCCESS)
+        return NAN;
+    return isfinite(rate) ? rate : NAN;
+}
+
 void tpb_sweep_announce(tpb_sweep_t *s)
 {
     if (s->plans.m.quiet || s->plans.measured == 0)
         return;
     char basis[256] = "", all[32], least[32];
-    double rate = s->backend->rate_guess(&s->plans.m.backend, basis, sizeof(basis));
-    double mine = isfinite(rate) ? rate : INFINITY; /* NaN: unknown on every rank alike */
-    if (MPI_Allreduce(&mine, &rate, 1, MPI_DOUBLE, MPI_MIN, s->world) != MPI_SUCCESS ||
-        !isfinite(rate) || !s->rec)
+    double rate = tpb_sweep_rate(s->world, s->backend, &s->plans, basis, sizeof(basis));
+    if (!isfinite(rate) || !s->rec)
         return;
-    const tpb_measure_t *m = &s->plans.m;
-    tpb_est_rates_t r = {.gflops = rate,
-                         .busbw_gbs = s->backend->defaults.busbw_gbs,
-                         .alpha_us = s->backend->defaults.alpha_us,
-                         .iters = m->iters,
-                         .warmup = m->warmup,
-                         .emulate = m->emulate,
-                         .world = s->real_topo->size};
+    tpb_est_rates_t r =
+        tpb_est_rates_of(&s->plans, &s->backend->defaults, s->real_topo->size, rate);
     tpb_estimate_t e;
     tpb_plans_estimate(&s->plans, &r, &e);
     /* at most 120 columns: the rate's basis is the dry run's to say in full */

@@ -205,6 +205,13 @@ double tpb_sweep_plan_work(const tpb_sweep_t *s, const tpb_config_plan_t *p);
  *  the time left (the elapsed time scaled by the work left over the work done). */
 void tpb_sweep_progress(tpb_sweep_t *s, const tpb_config_plan_t *p, double work, int k);
 
+/** The GEMM rate the estimates assume: the backend's rate guess for the plans' settings
+ *  (basis[cap]: how it was had), taken on every rank of world at once and the slowest kept
+ *  (the host measures: ranks that share cores slow each other as in the run); NaN where
+ *  unknown on every rank (collective). */
+double tpb_sweep_rate(MPI_Comm world, const tpb_backend_class_t *b, const tpb_plan_list_t *list,
+                      char *basis, size_t cap);
+
 /** The sweep's first progress line, before its first config (rank 0, stderr; none with
  *  -q): the configs, the ranks and the whole run's estimate (run/estimate.h) at the
  *  backend's rate guess, taken on every rank at once and the slowest kept (collective). */
