@@ -193,6 +193,19 @@ static int exit_code(int rank, tpb_status_t st)
     return code;
 }
 
+/* Rank 0's output: stdout with its long lines folded (record/wrap.h; whole under --wide in
+ * a file or a pipe); the other ranks print nothing there but warnings, on stdout itself. */
+static FILE *open_out(int rank, const tpb_options_t *o)
+{
+    return rank == 0 ? tpb_wrap_open(stdout, tpb_wrap_width(STDOUT_FILENO, o->wide)) : stdout;
+}
+
+static void close_out(FILE *out)
+{
+    if (out != stdout)
+        fclose(out); /* the folded lines' last bytes; stdout stays open */
+}
+
 /* --fleet: measure, then rank 0 scores, prints and writes fleet.json. */
 static int run_fleet(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o,
                      tpb_device_t *dev, const char *cmdline)
@@ -209,8 +222,11 @@ static int run_fleet(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t
     int excluded = 0;
     if (st == TPB_OK) /* a stop in the last phase: nothing printed or written */
         st = tpb_signal_agree(world);
-    if (st == TPB_OK && topo->rank == 0)
-        st = tpb_fleet_report(&d, o->fleet_threshold, cmdline, stdout, o->out_dir, &excluded);
+    if (st == TPB_OK && topo->rank == 0) {
+        FILE *out = open_out(topo->rank, o);
+        st = tpb_fleet_report(&d, o->fleet_threshold, cmdline, out, o->out_dir, &excluded);
+        close_out(out);
+    }
     tpb_fleet_free(&d);
     st = tpb_agree(world, st);
     if (st == TPB_ERR_INTERRUPTED)
@@ -242,7 +258,7 @@ static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o, c
     s.clock = &clock;
     s.command_line = cmdline;
     s.slurm = slurm;
-    s.out = topo->rank == 0 ? tpb_wrap_open(stdout, tpb_wrap_width(STDOUT_FILENO)) : stdout;
+    s.out = open_out(topo->rank, o);
     fire_ctx_t fire = {.s = &s, .o = o, .rank = topo->rank};
     tpb_watchdog_on_fire(on_watchdog, &fire);
     if (topo->rank == 0)
@@ -275,8 +291,7 @@ static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o, c
     tpb_signals_on_stop(NULL, NULL); /* before the sweep it acts on is gone */
     tpb_sweep_free(&s);
     tpb_dev_close(dev);
-    if (s.out != stdout)
-        fclose(s.out); /* the folded table's last bytes; stdout stays open */
+    close_out(s.out);
     return code;
 }
 
@@ -350,7 +365,10 @@ int main(int argc, char **argv)
             o.help ? tpb_options_usage(stdout) : print_version();
         code = 0;
     } else if (o.dry_run) {
-        st = tpb_agree(world, tpb_dry_run(world, &o, &topo, topo.rank == 0 ? stdout : NULL));
+        FILE *out = topo.rank == 0 ? open_out(0, &o) : NULL;
+        st = tpb_agree(world, tpb_dry_run(world, &o, &topo, out));
+        if (out)
+            close_out(out);
         code = st == TPB_OK ? 0 : fail(topo.rank, st);
     } else {
         char *cmdline = join_args(argc, argv);

@@ -130,6 +130,7 @@ START_TEST(result_records)
     ck_assert_ptr_nonnull(
         strstr(tpb_buf_str(&t), "(1:55%)   pass  1.23x [1.10,1.38] qkv,\"proj\"\n"));
     ck_assert_ptr_null(strstr(tpb_buf_str(&t), "1234.5")); /* lateness only in --wide */
+    ck_assert_ptr_nonnull(strstr(tpb_buf_str(&t), "\n# LB load balance, E parallel efficiency"));
     for (const char *p = tpb_buf_str(&t), *e; *p; p = e + 1) {
         e = strchr(p, '\n');
         ck_assert_int_le(e - p, 120);
@@ -309,7 +310,7 @@ static void words_of(const char *s, char *out)
     *out = '\0';
 }
 
-START_TEST(wrap_folds_only_comment_lines)
+START_TEST(wrap_folds_only_comment_and_tool_lines)
 {
     const char *line = "#     row: weighted 1.01x over even [0.89, 1.15] (side by side, 3 rounds), "
                        "at most 1.00x, predicted 1.00x: inconclusive: the interval reaches past "
@@ -349,6 +350,13 @@ START_TEST(wrap_folds_only_comment_lines)
     tpb_wrap_line(whole[2], strlen(whole[2]), 40, &b);
     ck_assert_ptr_nonnull(
         strstr(tpb_buf_str(&b), "/a/very/long/path/that/does/not/fit/in/forty/columns/x\n"));
+    /* a "tpbal: " line (the dry run's) folds too, its continuations under 4 spaces */
+    tpb_buf_reset(&b);
+    const char *tool = "tpbal: dry run: about 0.82 s in all (0.74 s if every calibration "
+                       "settles at once): GEMMs 0.021 s";
+    tpb_wrap_line(tool, strlen(tool), 60, &b);
+    ck_assert_str_eq(tpb_buf_str(&b), "tpbal: dry run: about 0.82 s in all (0.74 s if every\n"
+                                      "    calibration settles at once): GEMMs 0.021 s\n");
     tpb_buf_free(&b);
 }
 END_TEST
@@ -373,7 +381,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("result");
     tcase_add_test(tc, step_samples_all_or_quantiles);
     tcase_add_test(tc, result_records);
-    tcase_add_test(tc, wrap_folds_only_comment_lines);
+    tcase_add_test(tc, wrap_folds_only_comment_and_tool_lines);
     tcase_add_test(tc, warnings_said_once);
     tcase_add_test(tc, finish_t1_speedup_check);
     tcase_add_test(tc, weighted_step_predicted_from_even);

@@ -126,8 +126,8 @@ const tpb_opt_spec_t tpb_opt_table[] = {
      "them, removed once\nthis run's are in place)"},
     {"wide", 0, NULL, OPT_WIDE, NULL, NULL,
      "every column in the table (M, N, K, dtype, p95,\ncompute, wait, U, TFLOP/s, %peak, busbw, "
-     "lateness,\nspikes, what-if); the default table fits 120\ncolumns (results.csv has them "
-     "all either way)"},
+     "lateness,\nspikes, what-if), and long lines kept whole\nwhen piped; by default every "
+     "line fits 120\ncolumns (results.csv has them all either way)"},
     {"timeline", 0, "on|off", OPT_TIMELINE, NULL, NULL,
      "record per-iteration timelines (default on)"},
     {"trace-iters", 0, "N|all|auto", OPT_TRACE_ITERS, NULL, NULL,

@@ -97,13 +97,16 @@ void tpb_record_header(const tpb_record_t *s)
                      d->threads_from, d->cores_share, d->cores > 0 ? d->cores : d->sm_total);
         else
             snprintf(units, sizeof(units), "units %d/%d", d->sm_count, d->sm_total);
+        /* three lines at most, each within 120 columns for a usual name: who and what,
+         * then its units or threads and the device's bus and UUID, then its emulation */
         fprintf(o->table,
-                "#   rank %3d  host %-16s dev %2d  %s  %s  mem %.1f GiB  peak %.2f "
-                "TFLOP/s  cpus %s%s%s%s%s%s%s\n",
-                r, o->topo->hosts[r], d->index, d->name, units, d->mem_bytes / 1073741824.0,
-                d->peak_gflops * 1e-3, d->cpuset, d->bus_id[0] ? "  bus " : "", d->bus_id,
-                d->uuid[0] ? "  " : "", d->uuid, strcmp(d->emulation, "none") ? "  emulation " : "",
-                strcmp(d->emulation, "none") ? d->emulation : "");
+                "#   rank %3d  host %-16s dev %2d  %s  mem %.1f GiB  peak %.2f TFLOP/s  cpus %s\n"
+                "#              %s%s%s%s%s\n",
+                r, o->topo->hosts[r], d->index, d->name, d->mem_bytes / 1073741824.0,
+                d->peak_gflops * 1e-3, d->cpuset, units, d->bus_id[0] ? "  bus " : "", d->bus_id,
+                d->uuid[0] ? "  " : "", d->uuid);
+        if (strcmp(d->emulation, "none") != 0)
+            fprintf(o->table, "#              emulation %s\n", d->emulation);
     }
     print_notes(o, offsetof(tpb_device_info_t, advice));
     print_notes(o, offsetof(tpb_device_info_t, threads_note));

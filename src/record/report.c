@@ -31,6 +31,9 @@ static void wide_header(tpb_buf_t *b)
 }
 
 /* The compact table's columns (at most 120 characters with a layer name of up to 13). */
+#define GLOSSARY                                                                                   \
+    "LB load balance, E parallel efficiency, xfer the collective's own time, %last: share of "     \
+    "iterations last, (): by chance"
 static const char compact_fmt[] = "%-5s %3s %-6s %-8s %-17s %9s %8s %4s %4s %-9s %-5s %-17s %s\n";
 
 void tpb_report_table_header(tpb_buf_t *b, tpb_table_width_t w)
@@ -47,6 +50,8 @@ void tpb_report_table_header(tpb_buf_t *b, tpb_table_width_t w)
         b->data[b->len - 2] = '\n';
         b->data[--b->len] = '\0';
     }
+    /* the one-line glossary of the compact table's abbreviations (doc/METRICS.md) */
+    tpb_buf_puts(b, "# " GLOSSARY "\n");
 }
 
 static void fmt_opt(char *out, size_t cap, const char *fmt, double v)

@@ -6,17 +6,25 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-int tpb_wrap_width(int fd)
+int tpb_wrap_width(int fd, int wide)
 {
     struct winsize ws;
     if (!isatty(fd) || ioctl(fd, TIOCGWINSZ, &ws) != 0 || ws.ws_col == 0)
-        return 0; /* a file, a pipe, or mpirun's own pty of a piped mpirun (no size) */
+        return wide ? 0 : TPB_WRAP_DEFAULT; /* a file, a pipe, or a piped mpirun's pty */
     return ws.ws_col < 40 ? 40 : ws.ws_col;
 }
 
-/* Columns of the indentation under a '#' line's text: the spaces after '#', plus 4. */
+static int is_tool_line(const char *line, size_t n)
+{
+    return n > 7 && memcmp(line, "tpbal: ", 7) == 0;
+}
+
+/* Columns of the indentation under a '#' line's text: the spaces after '#', plus 4; a
+ * "tpbal: " line's: 3 (its continuations start with a space, not a '#'). */
 static size_t indent_of(const char *line, size_t n)
 {
+    if (line[0] != '#')
+        return 3;
     size_t i = 1;
     while (i < n && line[i] == ' ')
         i++;
@@ -25,7 +33,7 @@ static size_t indent_of(const char *line, size_t n)
 
 void tpb_wrap_line(const char *line, size_t n, int width, tpb_buf_t *out)
 {
-    if (width <= 0 || n <= (size_t)width || line[0] != '#') {
+    if (width <= 0 || n <= (size_t)width || !(line[0] == '#' || is_tool_line(line, n))) {
         tpb_buf_append(out, line, n);
         tpb_buf_puts(out, "\n");
         return;
@@ -49,7 +57,7 @@ void tpb_wrap_line(const char *line, size_t n, int width, tpb_buf_t *out)
         while (end > at && line[end - 1] == ' ')
             end--;
         tpb_buf_append(out, line + at, end - at);
-        tpb_buf_printf(out, "\n#%*s", (int)ind, "");
+        tpb_buf_printf(out, "\n%c%*s", line[0] == '#' ? '#' : ' ', (int)ind, "");
         lead = ind + 1;
         at = cut;
         while (at < n && line[at] == ' ')

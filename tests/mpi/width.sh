@@ -1,7 +1,8 @@
 # width.sh - the quickstart's sweep (its mpirun line, defaults and all) in a 120-column
 # terminal: no line of its output is wider (the table fits by itself; the '#' lines fold
-# at the terminal's width); piped, the same run keeps every '#' line whole for grep;
-# --wide restores every column; a calibration warning comes after the table, once.
+# at the terminal's width); piped, every mode's lines fold at 120 too (a sweep, a block,
+# comm-only, the fleet, the dry run); --wide restores every column and keeps the lines
+# whole in a pipe; a calibration warning comes after the table, once.
 . "$(dirname "$0")/lib.sh"
 command -v script >/dev/null || { echo "SKIP: no script(1) (bsdutils)"; exit 77; }
 
@@ -16,22 +17,43 @@ wide=$(awk 'length($0) > 120' "$WORK/out" | wc -l)
 [ "$wide" -eq 0 ] || { awk 'length($0) > 120' "$WORK/out"; fail "$wide lines over 120 columns"; }
 grep -q "^#  id  tp split  policy   MxNxK" "$WORK/out" || fail "not the compact table"
 
-# piped: '#' lines whole (the answer's lines are longer than 120 here), the rows the same
+# piped: every line of every mode within 120 columns (the answer's and the notes' lines
+# fold under their text), the verdict still on its line's first piece
+narrow() {
+    local wide
+    wide=$(awk 'length($0) > 120' "$WORK/out" | wc -l)
+    [ "$wide" -eq 0 ] || { awk 'length($0) > 120' "$WORK/out"; fail "$1: $wide lines over 120"; }
+}
 tpbal 2 --backend host --tp 2 --shape 64x256x256 --iters 12 --out "$WORK/p"
 expect_rc 0
+narrow "a sweep"
 grep -q "^#     row: weighted .*x over even .*: \(better\|worse\|a draw\|inconclusive\|disturbed\)" \
-    "$WORK/out" || fail "a piped answer line was folded"
-[ "$(awk 'length($0) > 120 && /^#/' "$WORK/out" | wc -l)" -gt 0 ] || fail "no long '#' line kept whole"
-[ "$(awk 'length($0) > 120 && !/^#/' "$WORK/out" | wc -l)" -eq 0 ] || fail "a table row over 120"
+    "$WORK/out" || fail "a piped verdict was folded off its line"
+grep -q "^#     " "$WORK/out" || fail "no line folded: the answer's lines are longer than 120"
 # the weighted rows carry their speed-up over even with its interval
 grep -Eq "^ +[0-9]+ +2 row +weighted .* [0-9.]+x \[[0-9.]+,[0-9.]+\]" "$WORK/out" ||
     fail "no speed-up with its interval in a weighted row"
+tpbal 2 --backend host --preset llama3-8b-cpu --block --tp 1,2 --iters 4 --out "$WORK/b"
+expect_rc 0
+narrow "a block"
+tpbal 2 --backend host --comm-only --comm-sizes 4K,64K --tp 2 --iters 4 --out "$WORK/c"
+expect_rc 0
+narrow "comm-only"
+tpbal 2 --backend host --fleet --shape 128x128x128 --fleet-bytes 64K --out "$WORK/f"
+expect_rc 0
+narrow "the fleet"
+tpbal 2 --backend host --tp 2 --shape 64x256x256 --dry-run
+expect_rc 0
+narrow "the dry run"
+grep -q "^tpbal: dry run: about " "$WORK/out" || fail "no dry-run estimate"
 
 # --wide: every column (M, N, K, p95, TFLOP/s, %peak, lateness ...)
 tpbal 2 --backend host --tp 2 --shape 64x256x256 --iters 12 --policy even --wide
 expect_rc 0
 grep -q "^#  id  tp split  policy         M       N       K dtype   step(us)    p95(us)" \
     "$WORK/out" || fail "--wide did not print every column"
+grep -q "^# answer (median steps, .* (1 + 1/tp)/2 of the iterations" "$WORK/out" ||
+    fail "--wide folded a line in a pipe"
 
 # a calibration that cannot settle (a 2 % target on a 4x4x4 GEMM is noise): its warning is
 # printed once a rank, after the table, before the summary
