@@ -26,10 +26,46 @@ MAX_BARS = 48  # bars in one chart (the rest are named in the caption)
 MAX_INCHES = 30  # no figure larger than this on a side
 
 
+# name -> what the plotting library reports of the figure's layout: the data artists a
+# legend covers (0 everywhere: tpbal-report writes it to plots.json, the tests read it)
+LAYOUT = {}
+
+
+def covers(box, artist):
+    """Whether the display-space box covers any of a data artist: a line's path (points and
+    the segments between them), a patch, a collection's paths (bars, spans, error bars) or
+    its markers' positions."""
+    from matplotlib.collections import Collection, PathCollection
+    from matplotlib.lines import Line2D
+    if isinstance(artist, Line2D):
+        path = artist.get_transform().transform_path(artist.get_path())
+        return path.intersects_bbox(box, filled=False)
+    if isinstance(artist, PathCollection):  # markers: where they are, not their shape
+        pts = artist.get_offset_transform().transform(artist.get_offsets())
+        return any(box.contains(x, y) for x, y in pts)
+    if isinstance(artist, Collection):
+        t = artist.get_transform()
+        return any(t.transform_path(p).intersects_bbox(box) for p in artist.get_paths())
+    return artist.get_window_extent().overlaps(box)
+
+
+def legend_over_data(fig):
+    """How many (legend, data artist) pairs overlap in the figure as matplotlib lays it out:
+    every legend (an axes' or the figure's) against the lines, bars, error bars and markers
+    of every axes (a legend beside one axes can lie over its neighbour's). 0: none."""
+    fig.canvas.draw()
+    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend()] + list(fig.legends)
+    data = [a for ax in fig.axes for a in list(ax.lines) + list(ax.patches) +
+            list(ax.collections) if a.get_visible()]
+    return int(sum(bool(covers(leg.get_window_extent(), a)) for leg in legends for a in data))
+
+
 def save(fig, outdir, name, made):
     """Write fig as outdir/name.png and .svg, each whole or not at all and never through a
-    link (tpbal_results.write_atomic); refuse with one line when that fails."""
+    link (tpbal_results.write_atomic); refuse with one line when that fails. The legends'
+    overlap with the data is recorded in LAYOUT."""
     try:
+        LAYOUT[name] = {"legend_over_data": legend_over_data(fig)}
         for ext in ("png", "svg"):
             buf = io.BytesIO()
             fig.savefig(buf, format=ext, dpi=110, bbox_inches="tight")
@@ -355,6 +391,29 @@ def gantt_window(t, window):
     return worst, t.iters[lo:lo + window]
 
 
+def interleave_gaps(t, shown):
+    """The gaps of the window where no rank of the config ran: between two shown iterations,
+    from the last rank's end of one to the first rank's start of the next, where it is
+    longer than the longest of the window's iterations (the pause between two iterations is
+    a barrier's; a longer one is another config's round, measured side by side). (start,
+    end) pairs in the trace's microseconds."""
+    def end(i):
+        e = [sum(t.spans[(r, i)][p]) for r in t.ranks for p in ("compute", "wait", "comm")
+             if t.has(r, i, p)]
+        return max(e) if e else None
+
+    def start(i):
+        s = [t.spans[(r, i)]["compute"][0] for r in t.ranks if t.has(r, i, "compute")]
+        return min(s) if s else None
+    spans = [(start(i), end(i)) for i in shown]
+    longest = max([e - s for s, e in spans if s is not None and e is not None] or [0])
+    gaps = []
+    for (_, e), (s, _) in zip(spans, spans[1:]):
+        if e is not None and s is not None and longest > 0 and s - e > longest:
+            gaps.append((e, s))
+    return gaps
+
+
 def plot_gantt(c, t, outdir, window, made, why=""):
     if not t.iters or not t.ranks:
         return None
@@ -376,6 +435,11 @@ def plot_gantt(c, t, outdir, window, made, why=""):
                     for i in shown if t.has(r, i, phase)]
             ax.broken_barh(bars, (row - 0.4, 0.8), color=COLORS[phase])
             gantt.setdefault(t.names[r][1], {})[phase + "_us"] = [b[1] * f for b in bars]
+    # the other configs of its interleaved set ran in the gaps: marked, not left unexplained
+    gaps = interleave_gaps(t, shown) if (c.get("interleave_rounds") or 0) > 0 else []
+    for g0, g1 in gaps:
+        ax.axvspan((g0 - t0) / f, (g1 - t0) / f, facecolor="0.92", edgecolor="0.6",
+                   hatch="//", linewidth=0)
     ax.set_yticks(range(len(t.ranks)))
     ax.set_yticklabels([t.label(r) for r in t.ranks], fontsize=8)
     ax.invert_yaxis()
@@ -384,11 +448,15 @@ def plot_gantt(c, t, outdir, window, made, why=""):
                clean(why or "config %d" % c["id"], 80).capitalize(), c["id"], c["tp"],
                c["split"], c["policy"], tr.shape_label(c), shown[0], shown[-1], worst))
     # beside the plot, not over rank 0's bars
-    ax.legend(handles=[Patch(color=COLORS[p], label=p) for p in ("compute", "wait", "comm")],
-              fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    handles = [Patch(color=COLORS[p], label=p) for p in ("compute", "wait", "comm")]
+    if gaps:
+        handles.append(Patch(facecolor="0.92", edgecolor="0.6", hatch="//",
+                             label="other configs, run\nin its gaps (interleaved)"))
+    ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     save(fig, outdir, "gantt", made)
     return {"config": c["id"], "why": why, "window": shown, "slowest_iter": worst,
-            "ranks": [t.names[r][1] for r in t.ranks], "gantt": gantt}
+            "ranks": [t.names[r][1] for r in t.ranks], "gantt": gantt,
+            "interleaved_us": [[g0 - t0, g1 - t0] for g0, g1 in gaps]}
 
 
 ARRIVAL_FLOOR_US = 1.0  # offsets below this are clock jitter of the marks, drawn as 0

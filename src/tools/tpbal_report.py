@@ -321,6 +321,8 @@ def fleet_report(o, plots, outdir):
 
 
 def write_outputs(outdir, data, text):
+    if "tpbal_plots" in sys.modules:  # the legends' overlap with the data, as drawn
+        data["layout"] = dict(sys.modules["tpbal_plots"].LAYOUT)
     tr.write_atomic(os.path.join(outdir, "plots.json"), tr.json_dumps(data, indent=1))
     tr.write_atomic(os.path.join(outdir, "index.html"), text)
 

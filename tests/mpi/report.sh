@@ -46,6 +46,21 @@ for p in step weighted decomposition gantt arrivals ranks steps gantt_pair; do
     [ -s "$WORK/g/report/$p.png" ] && [ -s "$WORK/g/report/$p.svg" ] || fail "no $p plot"
 done
 [ -s "$WORK/c/report/comm.png" ] || fail "no comm plot"
+# the layout as matplotlib laid it out: no legend over any plot's data (lines, bars, error
+# bars, markers: tpbal_plots.legend_over_data, which test_plots shows can fail); the
+# even-vs-weighted bars carry their intervals; the Gantt says where other configs ran
+"$PY" - "$WORK/g/report/plots.json" "$WORK/c/report/plots.json" <<'PY' || fail "the plots' layout"
+import json, sys
+for p in sys.argv[1:]:
+    d = json.load(open(p))
+    over = {k: v["legend_over_data"] for k, v in d["layout"].items() if v["legend_over_data"]}
+    print("%s: %d plots laid out, legends over data: %s" % (p, len(d["layout"]), over or "none"))
+    assert d["layout"] and not over, over
+g = json.load(open(sys.argv[1]))
+ivs = [i for i in g["weighted"]["interval"] if i]
+assert ivs and all(lo <= hi for lo, hi in ivs), g["weighted"]["interval"]
+assert isinstance(g["timeline"]["interleaved_us"], list)
+PY
 # plots that render: no TeX markup in any SVG (a log axis printed $\mathdefault{10^{4}}$)
 for f in "$WORK"/g/report/*.svg "$WORK"/c/report/*.svg; do
     ! grep -q 'mathdefault\|\$\\' "$f" || fail "TeX markup in $(basename "$f")"

@@ -151,6 +151,31 @@ class Plots(unittest.TestCase):
         self.assertEqual(g["gantt"]["rank 0"]["compute_us"], [10, 5])
         self.assertEqual(g["gantt"]["rank 1"]["wait_us"], [0, 0])
 
+    def test_gantt_marks_the_interleaved_gaps(self):
+        """Iteration 0 ends at 30 us and 1 starts at 100: a pause longer than any iteration
+        (31 us) is another config's round where the config was measured side by side."""
+        t = self.trace(slowest=1)
+        self.assertEqual(plots.interleave_gaps(t, [0, 1]), [(30, 100)])
+        self.assertEqual(plots.interleave_gaps(t, [1]), [])
+        g = plots.plot_gantt(fx.config(0, interleave_rounds=3), t, self.d, 2, [])
+        self.assertEqual(g["interleaved_us"], [[30, 100]])
+        g = plots.plot_gantt(fx.config(0, interleave_rounds=0), t, self.d, 2, [])
+        self.assertEqual(g["interleaved_us"], [])  # one after the other: a pause, unmarked
+        self.assertEqual(plots.LAYOUT["gantt"], {"legend_over_data": 0})
+
+    def test_legend_over_data_is_counted(self):
+        """The layout check can fail: a legend laid over a line and a bar counts both."""
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(4, 3))
+        ax.plot([0, 1], [0.5, 0.5], label="line")
+        ax.bar([0.5], [0.9], width=1.0, label="bar")
+        ax.set_xlim(0, 1)
+        ax.legend(loc="center")
+        self.assertEqual(plots.legend_over_data(fig), 2)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))  # beside the axes
+        self.assertEqual(plots.legend_over_data(fig), 0)
+        plt.close(fig)
+
     def test_arrival_offsets(self):
         t = self.trace(steps=[30.0, 31.0])
         rows = plots.arrival_offsets(t, 2)
