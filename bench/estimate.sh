@@ -23,7 +23,7 @@ for s in "${sweeps[@]}"; do
     name=${s%%|*}
     args=${s#*|}
     # shellcheck disable=SC2086 # the arguments are words
-    line=$(mpirun -q -np 2 "$tpbal" --dry-run $args | grep "^tpbal: dry run: about .* in all")
+    line=$(mpirun -q -np 2 "$tpbal" --dry-run --wide $args | grep "^tpbal: dry run: about .* in all")
     read -r v u <<<"$(sed -n 's/^tpbal: dry run: about \([0-9.e+]*\) \(s\|min\|h\) in all.*/\1 \2/p' <<<"$line")"
     read -r lv lu <<<"$(sed -n 's/.* in all (\([0-9.e+]*\) \(s\|min\|h\) if every.*/\1 \2/p' <<<"$line")"
     est=$(secs "$v" "$u")

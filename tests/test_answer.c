@@ -116,7 +116,7 @@ START_TEST(answer_lines)
     ck_assert(has(&txt, "64x512x512 tp 1: fastest row even, 900 us a step"));
     ck_assert(has(&txt, "64x512x512 tp 2: fastest row weighted, 400 us a step"));
     ck_assert(has(&txt, "row: weighted 1.50x over even ["));
-    ck_assert(has(&txt, "(side by side, 10 rounds), at most 1.60x, predicted 1.45x: better\n"));
+    ck_assert(has(&txt, "(10 paired rounds), at most 1.60x, predicted 1.45x: better\n"));
     ck_assert(has(&txt, "col: weighted 0.80x over even ["));
     ck_assert(has(&txt, ": worse: the even split was faster"));
     ck_assert(has(&txt, "straggler in row even: rank 1 (node-b), last in 100 % of iterations, "

@@ -312,7 +312,7 @@ static void words_of(const char *s, char *out)
 
 START_TEST(wrap_folds_only_comment_and_tool_lines)
 {
-    const char *line = "#     row: weighted 1.01x over even [0.89, 1.15] (side by side, 3 rounds), "
+    const char *line = "#     row: weighted 1.01x over even [0.89, 1.15] (3 paired rounds), "
                        "at most 1.00x, predicted 1.00x: inconclusive: the interval reaches past "
                        "5 % either way; keep even, or measure longer (--iters)";
     for (int width = 40; width <= 130; width += 7) {

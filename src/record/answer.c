@@ -54,7 +54,7 @@ static void policy_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist
     if (isfinite(v.lo))
         tpb_buf_printf(txt, " [%.2f, %.2f]", v.lo, v.hi);
     if (v.paired)
-        tpb_buf_printf(txt, " (side by side, %d rounds)", v.rounds);
+        tpb_buf_printf(txt, " (%d paired rounds)", v.rounds); /* even beside it, in turns */
     if (isfinite(v.bound))
         tpb_buf_printf(txt, ", at most %.2fx", v.bound);
     if (isfinite(pred))
@@ -411,9 +411,10 @@ void tpb_answer_write(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, 
         return;
     tpb_buf_t use = TPB_BUF_INIT; /* the use lines close the answer */
     tpb_buf_puts(txt, "# answer (median steps, as in the table; a speed-up over even with its 95 % "
-                      "interval and the most balancing can buy: better, worse, a draw within "
-                      "5 %, inconclusive or disturbed; a straggler is named when it arrived last "
-                      "in more than (1 + 1/tp)/2 of the iterations, by >= 5 % of the step)\n");
+                      "interval, from rounds paired side by side with even, and the most "
+                      "balancing can buy: better, worse, a draw within 5 %, inconclusive or "
+                      "disturbed; a straggler is named when it arrived last in more than "
+                      "(1 + 1/tp)/2 of the iterations, by >= 5 % of the step)\n");
     for (int i = 0; i < n; i++) { /* one shape at a time, in the order measured */
         int seen = hist[i].comm_only;
         for (int j = 0; j < i && !seen; j++)

@@ -50,7 +50,7 @@ static void policy_lines(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *b, 
         tpb_buf_printf(txt, "#     %s %.2fx over even [%.2f, %.2f]", tpb_policy_name(h->policy),
                        v.speedup, v.lo, v.hi);
         if (v.paired)
-            tpb_buf_printf(txt, " (side by side, %d rounds)", v.rounds);
+            tpb_buf_printf(txt, " (%d paired rounds)", v.rounds);
         if (isfinite(v.bound))
             tpb_buf_printf(txt, ", at most %.2fx", v.bound);
         tpb_buf_printf(txt, ": %s\n", tpb_verdict_name(v.verdict));

@@ -243,7 +243,8 @@ static void summary_answer(tpb_record_t *s, tpb_buf_t *js)
             tpb_buf_printf(&txt, "%s rank %d at %.2f",
                            said++ ? "," : "# emulated (--emulate-speed):", r, s->run.emulate[r]);
     if (tpb_buf_str(&txt)[0])
-        tpb_buf_puts(&txt, " of its speed: the ranks the answer calls slow were asked to be\n");
+        tpb_buf_puts(&txt,
+                     " of its speed: the ranks the answer calls slow were made slow on purpose\n");
     /* a --block run is answered as a block first: one block runs one TP degree and policy,
      * whatever its GEMMs would each prefer, so their lines come after it as its parts */
     tpb_answer_block(&txt, js, s->bhist, s->nbhist);

@@ -52,6 +52,7 @@ import statistics
 import sys
 
 import tpbal_results as tr
+import tpbal_text as tt
 from tpbal_results import BadInput, clean
 import tpbal_stats as st
 import tpbal_compare_io as io_
@@ -360,6 +361,9 @@ def parse_args(argv):
     p.add_argument("--format", choices=("table", "md", "csv", "json", "junit"),
                    default="table", help="output format (default table; junit: one test "
                                          "case per config, for CI systems)")
+    p.add_argument("--wide", action="store_true",
+                   help="keep long lines whole when piped (by default the table's '#' lines "
+                        "and the closing line fit 120 columns, a terminal's width in one)")
     p.add_argument("--fleet", action="store_true",
                    help="compare two fleet qualifications (tpbal --fleet's fleet.json, or the "
                         "directories holding them): which nodes and links got slower, by how "
@@ -429,19 +433,23 @@ def main(argv):
     count = {v: len([r for r in rows if r["verdict"] == v]) for v in ORDER}
     new_sus = [x for x in sus if not x["known"]]
     status = 1 if count["regression"] or failed or new_sus else 3 if count["inconclusive"] else 0
-    print(io_.render(o.format, A, B, rows, only_a, only_b, failed, sus, status, o.tolerance,
-                     covers(A, B, o.run_spread)))
+    out = io_.render(o.format, A, B, rows, only_a, only_b, failed, sus, status, o.tolerance,
+                     covers(A, B, o.run_spread), o.wide)
+    if o.format == "table":  # md, csv, json and junit are for programs: whole
+        tt.say(out, o.wide)
+    else:
+        print(out)
     diff = io_.differences(A.conditions, B.conditions)
     verdict = {0: "B holds against A", 1: "B is worse than A",
                3: "too noisy to tell for some configs"}[status]
-    print("tpbal-compare: %s: %d configs compared, %d regressed, %d improved, %d held, %d "
+    tt.say("tpbal-compare: %s: %d configs compared, %d regressed, %d improved, %d held, %d "
           "inconclusive; %d only in A, %d only in B; %d requirements failed; %d suspect nodes "
           "(%d as slow in A)%s%s"
           % (verdict, len(rows), count["regression"], count["improved"], count["ok"],
              count["inconclusive"], len(only_a), len(only_b), len(failed), len(sus),
              len(sus) - len(new_sus),
              "; A and B differ in: " + ", ".join(diff) if diff else "", noise(A, B)),
-          file=sys.stderr)
+           o.wide, sys.stderr)
     return status
 
 

@@ -228,10 +228,21 @@ def fmt_detect(s):
 SHOWN = ["tflops", "busbw_gbs", "lb", "e", "slowdown", "speedup", "overlap_efficiency"]
 
 
-def out_table(rows, only_a, only_b, failed, sus, md):
-    cols = ["config", "step B/A [95% interval]", "detects"] + SHOWN + ["verdict"]
+def shown(rows, wide):
+    """The metric columns of the table: all with wide (and in Markdown), else those with a
+    value in at least one row (an all-'-' column, such as overlap_efficiency in a run
+    without --overlap, is left out: the table fits 120 columns more often; csv has all)."""
+    if wide:
+        return SHOWN
+    return [m for m in SHOWN if any(fmt_delta(r["metrics"][m]) not in ("-", "no reference")
+                                    for r in rows)]
+
+
+def out_table(rows, only_a, only_b, failed, sus, md, wide=True):
+    cols_m = shown(rows, wide or md)
+    cols = ["config", "step B/A [95% interval]", "detects"] + cols_m + ["verdict"]
     cells = [[r["config"], fmt_ratio(r["step"]), fmt_detect(r["step"])] +
-             [fmt_delta(r["metrics"][m]) for m in SHOWN] + [r["verdict"]] for r in rows]
+             [fmt_delta(r["metrics"][m]) for m in cols_m] + [r["verdict"]] for r in rows]
     lines = []
     if md:
         lines.append("| " + " | ".join(cols) + " |")
@@ -243,6 +254,9 @@ def out_table(rows, only_a, only_b, failed, sus, md):
         lines += ["  " + " ".join("%-*s" % (w[i], x) for i, x in enumerate(c)).rstrip()
                   for c in cells]
     p = "" if md else "# "
+    left = [m for m in SHOWN if m not in cols_m]
+    if left:
+        lines.append("# no value in any row, left out: %s (--wide shows them)" % ", ".join(left))
     lines += ["%sonly in A: %s" % (p, label) for label in only_a]
     lines += ["%sonly in B: %s" % (p, label) for label in only_b]
     lines += ["%srequire failed: %s" % (p, f) for f in failed]
@@ -311,7 +325,7 @@ def out_junit(rows, failed, sus):
     return "\n".join(out)
 
 
-def render(fmt, A, B, rows, only_a, only_b, failed, sus, status, tol, covers=""):
+def render(fmt, A, B, rows, only_a, only_b, failed, sus, status, tol, covers="", wide=True):
     if fmt == "json":
         return tr.json_dumps({"a": A.path, "b": B.path, "a_conditions": A.conditions,
                               "b_conditions": B.conditions,
@@ -327,7 +341,7 @@ def render(fmt, A, B, rows, only_a, only_b, failed, sus, status, tol, covers="")
         return out_junit(rows, failed, sus)
     p = "" if fmt == "md" else "# "
     return "\n".join(conditions_lines(A, B, p) + [out_table(rows, only_a, only_b, failed, sus,
-                                                             fmt == "md")]) + \
+                                                             fmt == "md", wide)]) + \
         ("\n%sintervals cover %s" % (p, covers) if covers else "") + \
         "\n%sdeltas: %s" % (p, DELTA_DOC)
 

@@ -30,6 +30,7 @@ import statistics
 import sys
 
 import tpbal_results as tr
+import tpbal_text as tt
 import tpbal_model as tm
 import tpbal_shardplan as tsp
 import tpbal_world as tw
@@ -88,6 +89,9 @@ def parse_args(argv):
     p.add_argument("--placement", choices=("packed", "spread", "both"), default="packed",
                    help="groups of consecutive ranks, one rank per node, or both")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--wide", action="store_true",
+                   help="keep long lines whole when piped (by default every line of the text "
+                        "fits 120 columns, a terminal's width in a terminal)")
     p.add_argument("--plan-out", metavar="FILE",
                    help="write the shard plan (schema %s) of the recommended config of each "
                         "shape (of a --block run: the even and weighted shards of every GEMM "
@@ -475,9 +479,9 @@ def main(argv):
                              "predictions": rows, "recommend": recs,
                              "blocks": bval, "world_plan": wplan}))
     else:
-        print(text(res, val, summ, rows, recs, world))
+        tt.say(text(res, val, summ, rows, recs, world), o.wide)
         if bval or wplan:
-            print(tw.text(res, bval, wplan, o.ranks_per_node))
+            tt.say(tw.text(res, bval, wplan, o.ranks_per_node), o.wide)
     return 0
 
 

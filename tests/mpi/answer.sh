@@ -35,10 +35,10 @@ better() {
     # col config at LB 0.72-0.79 where rank 1 does twice the work, the previous binary
     # alike), and then no weighting can follow the calibration (not asserted, said so)
     steady_gate "$d" steady 1.2 0.5
-    grep -q "weighted .* over even \[.*side by side, [0-9]* rounds.*: better$" "$WORK/out" || exit 75
+    grep -q "weighted .* over even \[.*([0-9]* paired rounds).*: better$" "$WORK/out" || exit 75
     grep -q "^# use for 192x768x768.*: [a-z+]* weighted at tp 2" "$WORK/out" || exit 75
     "${TPBAL_PLAN:?}" "$d" --format json >"$WORK/plan.json" || fail "tpbal-plan on the run"
-    "${TPBAL_PLAN:?}" "$d" | grep "^# measured by the run: .* weighted .*: better" ||
+    "${TPBAL_PLAN:?}" "$d" --wide | grep "^# measured by the run: .* weighted .*: better" ||
         fail "tpbal-plan does not show the run's verdicts"
     "$PY" - "$d" "$WORK/plan.json" <<'PY' || exit 75
 import json, sys
@@ -80,7 +80,7 @@ attempts "disturbed beyond the bound" disturbed
 tpbal 2 --tp 2 --shape 64x256x256 --split row --iters 12 --interleave off --out "$WORK/off"
 expect_rc 0
 ! grep -q '"interleave_rounds":[1-9]' "$WORK/off/results.jsonl" || fail "--interleave off interleaved"
-grep -q "weighted .* over even" "$WORK/out" && ! grep -q "side by side" "$WORK/out" ||
+grep -q "weighted .* over even" "$WORK/out" && ! grep -q "paired rounds)" "$WORK/out" ||
     fail "--interleave off: the answer claims a paired interval"
 check_results "$WORK/off" fields
 tpbal 2 --tp 2 --shape 64x256x256 --split row --iters 12 --out "$WORK/on"

@@ -51,7 +51,7 @@ one_error_line "$*"
 [ -z "$(ls -A "$fresh")" ] || fail "files appeared in --out: $(ls -A "$fresh")"
 # --fleet --dry-run says what a fleet measures (not a sweep's configs); a --fleet-bytes past
 # memory is refused in one line before anything is measured
-tpbal 2 --fleet --dry-run --fleet-bytes 1M --out "$WORK/fdry"
+tpbal 2 --fleet --dry-run --fleet-bytes 1M --out "$WORK/fdry" --wide # whole, for grep
 expect_rc 0
 [ ! -e "$WORK/fdry" ] || fail "--fleet --dry-run created --out"
 grep -q "^tpbal: dry run: --fleet on 2 ranks on 1 host: 5 rounds of every rank's .* GEMM.* 1 MiB all-reduce" \
@@ -94,8 +94,8 @@ grep -q "^tpbal: error: --shards-from .*huge-plan.json has 2000000 bytes, more t
 one_error_line "--shards-from huge"
 
 # --dry-run: the configs a command line would measure, nothing written, no device; its
-# refusals are a run's (one line, exit 2)
-tpbal 2 --dry-run --tp 1,2 --split row --shape 64x64x64 --speeds 1,3 --out "$WORK/dry"
+# refusals are a run's (one line, exit 2) (--wide: the lines whole, for grep)
+tpbal 2 --dry-run --tp 1,2 --split row --shape 64x64x64 --speeds 1,3 --out "$WORK/dry" --wide
 expect_rc 0
 [ ! -e "$WORK/dry" ] || fail "--dry-run created --out"
 grep -q "^config   2: tp 2 row weighted packed, 64x64x64 fp32, shards 16,48" "$WORK/out" ||
@@ -109,7 +109,7 @@ grep -q "^tpbal: dry run: 3 configs would be measured and 0 skipped on 2 ranks, 
 grep -q "^tpbal: dry run: about [0-9.e+]* \(s\|min\|h\) in all: GEMMs .* at [0-9.e+]* GFLOP/s a rank (measured: a 768x768x768 fp32 GEMM on every rank, OpenBLAS core [A-Za-z0-9]*), collectives .*, calibration 0 s (0 blocks, to its budget), set-up and start" \
     "$WORK/out" || fail "--dry-run did not estimate the whole run: $(tail -1 "$WORK/out")"
 # with a calibration, the range its settling spans
-tpbal 2 --dry-run --tp 2 --split row --shape 64x64x64
+tpbal 2 --dry-run --tp 2 --split row --shape 64x64x64 --wide
 grep -q "^tpbal: dry run: about .* in all (.* if every calibration settles at once): .*, calibration .* (1 block, to its budget)" \
     "$WORK/out" || fail "--dry-run did not estimate a calibration: $(tail -1 "$WORK/out")"
 # an --out the file system refuses (root may "write" /proc by access(2), not create in it):
@@ -120,7 +120,7 @@ one_error_line "--dry-run --out /proc/..."
 grep -q "^tpbal: error: --out '/proc/tpbal-nonexistent/x': cannot be created: /proc refuses new files" \
     "$WORK/err" || fail "--dry-run accepted an --out that cannot be created: $(cat "$WORK/err")"
 # 3 ranks without --tp: the TP degrees chosen are said, with why
-tpbal 3 --dry-run --shape 64x64x64
+tpbal 3 --dry-run --shape 64x64x64 --wide
 expect_rc 0
 grep -q "^tpbal: note: no --tp: TP 1, the powers of 2 that divide the 3 ranks (--tp 3 for one group of all)" \
     "$WORK/err" || fail "-np 3 without --tp: the choice not said: $(head -2 "$WORK/err")"
@@ -137,7 +137,7 @@ grep -q "holds the results of an earlier run" "$WORK/err" || fail "--dry-run ove
 grep -qx '{"kept":true}' "$out/results.jsonl" || fail "results.jsonl was touched by a dry run"
 # skipped entries (a TP degree that does not divide, more chunks than rows) have no shape of
 # their own: listed with the reason (a dry run with one crashed before)
-tpbal 2 --dry-run --tp 2,3 --shape 4x64x64 --policy even --split row --overlap none,chunked \
+tpbal 2 --dry-run --wide --tp 2,3 --shape 4x64x64 --policy even --split row --overlap none,chunked \
     --chunks 2,8
 expect_rc 0
 grep -q "^config   1: tp 2 row even packed, 4x64x64 fp32, overlap 2 chunks, shards 32,32" \

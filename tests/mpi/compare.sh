@@ -12,7 +12,7 @@ cmp_rc() {
     local want=$1
     shift
     echo "+ tpbal-compare $*"
-    "$CMP" "$@" >"$WORK/cmp" 2>"$WORK/cmperr"
+    "$CMP" --wide "$@" >"$WORK/cmp" 2>"$WORK/cmperr"
     local rc=$?
     cat "$WORK/cmp" "$WORK/cmperr"
     [ $rc -eq "$want" ] || fail "tpbal-compare $*: exit $rc, expected $want"
@@ -23,7 +23,8 @@ cmp_rc() {
 # even/weighted, 4/5: tp2 col even/weighted), and a comm-only run
 tpbal 2 --tp 1,2 --shape 64x256x256 --iters 10 --speeds 1,1 --out "$WORK/real"
 expect_rc 0
-cmp_rc_any() { "$CMP" "$@" >"$WORK/cmp" 2>"$WORK/cmperr"; cat "$WORK/cmp" "$WORK/cmperr"; }
+# --wide: the lines whole for grep (test_compare and test_text check the default's folding)
+cmp_rc_any() { "$CMP" --wide "$@" >"$WORK/cmp" 2>"$WORK/cmperr"; cat "$WORK/cmp" "$WORK/cmperr"; }
 cmp_rc 0 "$WORK/real" "$WORK/real" # a real run against itself holds, whatever its noise
 [ "$(grep -c '^  tp' "$WORK/cmp")" -eq 6 ] || fail "six configs expected"
 grep -q "6 held" "$WORK/cmperr" || fail "a run against itself did not hold everywhere"

@@ -88,7 +88,11 @@ d="$WORK/a1-1"
 grep -q "^# median |error| " "$WORK/one.txt" || fail "no validation summary"
 grep -q "^# recommend for 64x512x512 on 2 ranks: shortest step (latency) TP " "$WORK/one.txt" || fail "no recommendation"
 # a world that was not run: predictions flagged as extrapolated, the layout TP x rest = P
-"$PLAN" "$d" --world 8 --ranks-per-node 4 --tp 1,2,4 --shape 64x512x512 >"$WORK/w8.txt" || fail "--world 8"
+"$PLAN" "$d" --world 8 --ranks-per-node 4 --tp 1,2,4 --shape 64x512x512 --wide >"$WORK/w8.txt" ||
+    fail "--world 8"
+# by default every line fits 120 columns piped (the recommendation's line folds)
+"$PLAN" "$d" --world 8 --ranks-per-node 4 --tp 1,2,4 --shape 64x512x512 >"$WORK/w8n.txt" &&
+    [ "$(awk 'length($0) > 120' "$WORK/w8n.txt" | wc -l)" -eq 0 ] || fail "a tpbal-plan line over 120"
 grep -qE "^ +4 packed +row +weighted +64x512x512 +[0-9.]+ [mu]?s\*" "$WORK/w8.txt" || fail "TP 4 not predicted as an extrapolation"
 grep -q "on 8 ranks: shortest step (latency) TP [124] .* the other [248]-way for DP/PP" "$WORK/w8.txt" || fail "no layout for 8 ranks"
 # the shard plan: schema, groups that cover the split dimension

@@ -142,9 +142,11 @@ class Compare(unittest.TestCase):
         noisy = self.dir_of("n", [fx.config(0, speed_spread=[2.84, 0.3])])
         _, _, err = run_tool([a, a])
         self.assertNotIn("noise:", err)
-        _, _, err = run_tool([a, noisy])
+        _, _, err = run_tool([a, noisy])  # folded at 120 columns by default
+        self.assertTrue(all(len(x) <= 120 for x in err.splitlines()), err)
+        _, _, err = run_tool([a, noisy, "--wide"])  # whole, for grep
         self.assertIn("noise: B's calibration spread 284 % (the speeds did not settle", err)
-        _, _, err = run_tool([noisy, noisy])
+        _, _, err = run_tool([noisy, noisy, "--wide"])
         self.assertIn("noise: A's calibration spread 284 % and B's calibration spread 284 %",
                       err)
 

@@ -171,7 +171,7 @@ class Plots(unittest.TestCase):
         ax.bar([0.5], [0.9], width=1.0, label="bar")
         ax.set_xlim(0, 1)
         ax.legend(loc="center")
-        self.assertEqual(plots.legend_over_data(fig), 2)
+        self.assertEqual(plots.legend_over_data(fig), 2)  # tpbal_layout's
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))  # beside the axes
         self.assertEqual(plots.legend_over_data(fig), 0)
         plt.close(fig)
