@@ -10,10 +10,17 @@
  * rows and the Chrome trace (parts: the picked groups', TRACE_RANKS ranks; full: every
  * rank, --trace-iters auto). Prints each stage's time, the time a run waits for and rank
  * 0's peak memory.
- * Usage: mpirun -np 2 bench/gather [WORLD [ITERS [TP [OUTDIR|- [TRACE_RANKS [parts|full]]]]]]
+ * Usage: mpirun -np 2 bench/gather [WORLD [ITERS [TP [OUTDIR|- [TRACE_RANKS [parts|full
+ *        [CONFIGS]]]]]]]
  * (results-bench.jsonl, ranks-bench.csv and trace-bench.json are left in OUTDIR; '-', the
- * default: written to a new mkdtemp folder, removed at the end; TRACE_RANKS default 256)
+ * default: written to a new mkdtemp folder, removed at the end; TRACE_RANKS default 256).
+ * With CONFIGS, a sweep of that many configs goes through tpbal's own record instead
+ * (record/record.h: results.jsonl, results.csv, ranks.csv appended one config at a time,
+ * trace-NNN.json each, the summary and the rewrite at the end), each config gathered and
+ * analysed as above: it prints the sweep's "a run waits", its first config's, and rank 0's
+ * peak memory.
  */
+#include <dirent.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -140,6 +147,61 @@ static void write_out(const bench_t *b, tpb_result_t *res, const tpb_mark_t *mar
     free(topo.host_index);
 }
 
+/* The sweep's record on rank 0 (CONFIGS): tpbal's own, over the bench's world. */
+typedef struct {
+    tpb_topo_t topo;
+    tpb_device_info_t *devices;
+    tpb_clock_sample_t *sync;
+    tpb_record_t rec;
+    FILE *table;
+} sweep_rec_t;
+
+static void sweep_open(const bench_t *b, sweep_rec_t *w)
+{
+    w->topo = (tpb_topo_t){0, b->world, 0, 8, "node000", NULL, NULL, 0};
+    w->topo.hosts = calloc((size_t)b->world, sizeof(*w->topo.hosts));
+    w->topo.host_index = calloc((size_t)b->world, sizeof(int));
+    w->devices = calloc((size_t)b->world, sizeof(*w->devices));
+    w->sync = calloc((size_t)b->world, sizeof(*w->sync));
+    w->table = fopen("/dev/null", "w");
+    if (!w->topo.hosts || !w->topo.host_index || !w->devices || !w->sync || !w->table)
+        fail("memory for the sweep's record");
+    for (int v = 0; v < b->world; v++) {
+        snprintf(w->topo.hosts[v], TPB_HOST_LEN, "node%03d", v / 8);
+        snprintf(w->devices[v].name, sizeof(w->devices[v].name), "synthetic");
+        w->devices[v].index = -1;
+    }
+    w->topo.nhosts = tpb_topo_index_hosts(w->topo.hosts, b->world, w->topo.host_index);
+    tpb_run_info_t run = {.command_line = "bench/gather",
+                          .backend = "host",
+                          .mpi_version = "",
+                          .topo = &w->topo,
+                          .devices = w->devices,
+                          .iters = b->iters,
+                          .timeline = 1,
+                          .clock_exchanges = 50,
+                          .out_dir = b->dir,
+                          .table = w->table};
+    tpb_record_init(&w->rec, &run, w->sync, w->sync);
+    if (tpb_record_begin(&w->rec) != TPB_OK)
+        fail("the sweep's record");
+}
+
+static void sweep_close(sweep_rec_t *w, double *t_summary)
+{
+    double t0 = now_s();
+    tpb_record_summary(&w->rec);
+    *t_summary = now_s() - t0;
+    if (tpb_record_write(&w->rec, TPB_RUN_FINISHED) != TPB_OK)
+        fail("the sweep's record at its end");
+    tpb_record_free(&w->rec);
+    fclose(w->table);
+    free(w->topo.hosts);
+    free(w->topo.host_index);
+    free(w->devices);
+    free(w->sync);
+}
+
 /* parts: every local group analysed as its first rank would, then tpb_gather_parts. */
 static void run_parts(bench_t *b, tpb_gathered_t *out, double *t_one, double *t_local,
                       double *t_gather)
@@ -231,6 +293,92 @@ static void run_full(bench_t *b, tpb_gathered_t *out, double *t_gather, double *
     free(cnt);
 }
 
+/* The mkdtemp folder of a sweep and the files the record wrote in it (all this bench's). */
+static void remove_scratch(const char *dir)
+{
+    DIR *d = opendir(dir);
+    for (struct dirent *e = d ? readdir(d) : NULL; e; e = readdir(d))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            unlinkat(dirfd(d), e->d_name, 0);
+    if (d)
+        closedir(d);
+    if (rmdir(dir) != 0)
+        fprintf(stderr, "gather: could not remove %s\n", dir);
+}
+
+/* CONFIGS: that many configs gathered and analysed, each through tpbal's record (appended),
+ * then the summary and the record's end; rank 0 prints the sweep's figures. */
+static void run_sweep(bench_t *b, int configs)
+{
+    int groups = b->world / b->tp;
+    sweep_rec_t w;
+    double t_first = 0, t_all = 0, t_end = 0, t_rec_most = 0;
+    double t_start = now_s();
+    if (b->rank == 0)
+        sweep_open(b, &w);
+    t_start = now_s() - t_start;
+    for (int c = 0; c < configs; c++) {
+        tpb_gathered_t g;
+        memset(&g, 0, sizeof(g));
+        double t_one = 0, t_local = 0, t_gather = 0, t_analyse = 0;
+        if (b->parts)
+            run_parts(b, &g, &t_one, &t_local, &t_gather);
+        else
+            run_full(b, &g, &t_gather, &t_analyse);
+        if (b->rank != 0)
+            continue;
+        double t0 = now_s();
+        tpb_result_t res;
+        memset(&res, 0, sizeof(res));
+        tpb_rank_info_t *info = calloc((size_t)b->world, sizeof(*info));
+        describe(b, &res, info);
+        res.id = c;
+        res.analysed = 1;
+        res.ranks = g.ranks;
+        res.stats = g.cfg;
+        res.whatif = g.whatif;
+        res.steps = g.steps;
+        res.slow = g.slow;
+        res.slow_dev = g.dev;
+        res.nslow = NB * groups;
+        res.kept_groups = b->parts ? g.groups : NULL;
+        res.nkept_groups = b->parts ? g.ngroups : 0;
+        if (tpb_record_config(&w.rec, &res, g.marks) != TPB_OK)
+            fail("a config's record");
+        double t_rec = now_s() - t0, wait = (b->parts ? t_one : t_analyse) + t_gather + t_rec;
+        t_rec_most = t_rec > t_rec_most ? t_rec : t_rec_most;
+        t_first = c == 0 ? wait : t_first;
+        t_all += wait;
+        free(info);
+        tpb_gathered_free(&g);
+    }
+    if (b->rank != 0)
+        return;
+    double t0 = now_s();
+    double t_summary = 0;
+    sweep_close(&w, &t_summary);
+    t_end = now_s() - t0;
+    t_all += t_start + t_end;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("gather %s: %d configs of %d virtual ranks x %d iterations on %d MPI ranks, tp %d\n",
+           b->parts ? "parts" : "full", configs, b->world, b->iters, b->size, b->tp);
+    printf("  the start           %9.3f s  (the run line: results.jsonl, results.csv and "
+           "ranks.csv written whole)\n",
+           t_start);
+    printf("  the first config    %9.3f s  (a run waits: analysis, gather, its record)\n", t_first);
+    printf("  the slowest record  %9.3f s  (a config's records appended and its trace)\n",
+           t_rec_most);
+    printf("  the end             %9.3f s  (the summary and answer %.3f s, results.jsonl "
+           "rewritten once)\n",
+           t_end, t_summary);
+    printf("  %-6d configs       %9.3f s  (a run waits: the start, every config, the end; "
+           "%.3f s a config)\n",
+           configs, t_all, t_all / configs);
+    printf("  peak RSS rank 0     %9.1f MiB (goal < 1024)\n", ru.ru_maxrss / 1024.0);
+    fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -240,13 +388,15 @@ int main(int argc, char **argv)
                  .dir = argc > 4 ? argv[4] : "-",
                  .trace_ranks = argc > 5 ? atoi(argv[5]) : 256,
                  .parts = argc > 6 ? strcmp(argv[6], "full") != 0 : 1};
+    int configs = argc > 7 ? atoi(argv[7]) : 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &b.size);
     int groups = b.tp > 0 ? b.world / b.tp : 0;
-    if (b.tp < 1 || b.world % b.tp || groups < b.size || b.iters < 1 || b.trace_ranks < 1) {
+    if (b.tp < 1 || b.world % b.tp || groups < b.size || b.iters < 1 || b.trace_ranks < 1 ||
+        configs < 0) {
         if (b.rank == 0)
             fprintf(stderr, "gather: WORLD must be a multiple of TP with a group per MPI rank "
-                            "at least; ITERS and TRACE_RANKS at least 1\n");
+                            "at least; ITERS and TRACE_RANKS at least 1, CONFIGS at least 0\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     char tmp[] = "/tmp/tpbal-gather-XXXXXX";
@@ -256,6 +406,14 @@ int main(int argc, char **argv)
     b.g0 = (int)((long)groups * b.rank / b.size);
     b.ng = (int)((long)groups * (b.rank + 1) / b.size) - b.g0;
     b.gbuf = malloc((size_t)b.tp * b.iters * sizeof(*b.gbuf));
+    if (configs > 0) {
+        run_sweep(&b, configs);
+        if (scratch && b.rank == 0)
+            remove_scratch(b.dir);
+        free(b.gbuf);
+        MPI_Finalize();
+        return 0;
+    }
     tpb_gathered_t g;
     memset(&g, 0, sizeof(g));
     double t_one = 0, t_local = 0, t_gather = 0, t_analyse = 0, t_format = 0, t_trace = 0, mib = 0;

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "record/outappend.h"
 #include "record/outfile.h"
 #include "tpb_test.h"
 
@@ -202,6 +203,61 @@ START_TEST(file_too_large_loses_nothing)
 }
 END_TEST
 
+/* A result file that grows by appending: written whole at the end, or taken back to where it
+ * was (a file size limit as a full disk); read back for the rewrite at the end; a link
+ * planted at its name after it was put in place is never written through. */
+START_TEST(appended_whole_or_taken_back)
+{
+    char text[256];
+    tpb_outstream_t os;
+    tpb_outappend_t a = TPB_OUTAPPEND_NONE;
+    put("victim", "secret\n", 0644);
+    ck_assert_int_eq(tpb_outstream_open(&os, dir, "results.csv"), TPB_OK);
+    fputs("head\n", os.f);
+    ck_assert_int_eq(tpb_outappend_keep(&a, os.f, "results.csv"), TPB_OK);
+    ck_assert_int_eq(tpb_outstream_commit(&os), TPB_OK);
+    ck_assert_int_eq(a.len, 5);
+    ck_assert_int_eq(tpb_outappend_write(&a, "row 0\n", 6), TPB_OK);
+    ck_assert_int_eq(tpb_outappend_write(&a, "", 0), TPB_OK);
+    content("results.csv", text, sizeof(text));
+    ck_assert_str_eq(text, "head\nrow 0\n");
+    /* a write that cannot be whole (the file size limit at 20 bytes): nothing of it stays */
+    struct rlimit old, small = {.rlim_cur = 20};
+    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+    small.rlim_max = old.rlim_max;
+    signal(SIGXFSZ, SIG_IGN);
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &small), 0);
+    tpb_status_t st = tpb_outappend_write(&a, "row 1 is too long for the limit\n", 32);
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, SIG_DFL);
+    ck_assert_int_eq(st, TPB_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "cannot append to results.csv"));
+    content("results.csv", text, sizeof(text));
+    ck_assert_str_eq(text, "head\nrow 0\n");
+    ck_assert_int_eq(a.len, 11);
+    /* taken back to a length, and copied from an offset into a new version */
+    ck_assert_int_eq(tpb_outappend_write(&a, "row 1\n", 6), TPB_OK);
+    tpb_outappend_truncate(&a, 11);
+    ck_assert_int_eq(tpb_outstream_open(&os, dir, "copy"), TPB_OK);
+    ck_assert_int_eq(tpb_outappend_copy(&a, 5, os.f), TPB_OK);
+    ck_assert_int_eq(tpb_outstream_commit(&os), TPB_OK);
+    content("copy", text, sizeof(text));
+    ck_assert_str_eq(text, "row 0\n");
+    /* the name replaced by a link to a file outside: the append goes to the file tpbal made
+     * (no longer at that name), never through the link */
+    char p[256];
+    path_of(p, sizeof(p), "results.csv");
+    ck_assert_int_eq(unlink(p), 0);
+    plant("results.csv", "victim");
+    ck_assert_int_eq(tpb_outappend_write(&a, "row 2\n", 6), TPB_OK);
+    content("victim", text, sizeof(text));
+    ck_assert_str_eq(text, "secret\n");
+    tpb_outappend_close(&a);
+    tpb_outappend_close(&a); /* twice: a no-op */
+    ck_assert_int_eq(tpb_outappend_write(&a, "x", 1), TPB_ERR_IO);
+}
+END_TEST
+
 START_TEST(lock_names_its_holder)
 {
     int a = -1, b = -1;
@@ -226,6 +282,7 @@ static Suite *suite(void)
     tcase_add_test(tc, planted_links_refused_and_left);
     tcase_add_test(tc, names_and_temporaries);
     tcase_add_test(tc, file_too_large_loses_nothing);
+    tcase_add_test(tc, appended_whole_or_taken_back);
     tcase_add_test(tc, lock_names_its_holder);
     suite_add_tcase(s, tc);
     return s;

@@ -84,7 +84,7 @@ static int named_temporary(int dirfd, const char *name, char *tmp, size_t cap)
         char tag[16];
         random_tag(tag);
         snprintf(tmp, cap, ".%s.tpbal-%s", name, tag);
-        int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        int fd = openat(dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (fd >= 0 || errno != EEXIST)
             return fd;
     }
@@ -99,7 +99,7 @@ int tpb_outfile_temporary(int dirfd, const char *name, char *tmp, size_t cap, in
     *named = 0;
     tmp[0] = '\0';
 #ifdef O_TMPFILE
-    int fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    int fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
     if (fd >= 0)
         return fd;
 #endif

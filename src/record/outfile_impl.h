@@ -1,5 +1,5 @@
 /*
- * outfile_impl.h - what outfile.c and outdir.c share, and nothing else includes.
+ * outfile_impl.h - what outfile.c, outdir.c and outappend.c share, and nothing else includes.
  */
 #ifndef TPB_OUTFILE_IMPL_H
 #define TPB_OUTFILE_IMPL_H

@@ -18,6 +18,7 @@
 #include "base/costprofile.h"
 #include "base/slurm.h"
 #include "base/topo.h"
+#include "record/outappend.h"
 #include "record/outfile.h"
 #include "record/report.h"
 #include "record/result.h"
@@ -79,7 +80,11 @@ typedef struct {
     const tpb_clock_sample_t *sync0; /**< offsets at the start (world entries, borrowed) */
     const tpb_clock_sample_t *sync1; /**< offsets at the latest re-sync (borrowed) */
     double t0_us;                    /**< run start on rank 0's clock */
-    tpb_buf_t jsonl, csv, ranks_csv;
+    tpb_buf_t jsonl, csv, ranks_csv; /**< records not in the files yet (one config's, the end's) */
+    tpb_outappend_t app[3];          /**< results.jsonl, results.csv, ranks.csv once written */
+    tpb_outappend_t reserve;         /**< room held for results.jsonl's rewrite at the end */
+    int appending;                   /**< the files are in place: configs are appended to them */
+    long run_line_len;               /**< results.jsonl's run line as written (with its newline) */
     tpb_history_t *hist; /**< the serial configs (the summary and the answer are theirs) */
     int nhist, cap_hist;
     tpb_history_t *ohist; /**< the chunked configs (--overlap chunked) */

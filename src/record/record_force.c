@@ -37,13 +37,17 @@ int tpb_record_earlier_files(const tpb_record_t *s, char (*names)[TPB_OUTFILE_NA
         int more = tpb_outdir_matching(s->run.out_dir, earlier_name, names + n, max - n);
         return n + (more > 0 ? more : 0);
     }
-    const tpb_jv_t *files = tpb_jv_get(&run, "files");
+    const tpb_jv_t *files = tpb_jv_get(&run, "files"), *status = tpb_jv_get(&run, "status");
+    /* a run that never ended (killed) lists the files of its start only: its traces are
+     * found by their names, as a record without the list */
+    if (status && status->kind == TPB_JV_STR && strcmp(status->str, "running") == 0)
+        files = NULL;
     for (int i = 0; files && files->kind == TPB_JV_ARR && i < files->n && n < max; i++) {
         const tpb_jv_t *f = &files->items[i];
         if (f->kind == TPB_JV_STR && earlier_name(f->str))
             snprintf(names[n++], TPB_OUTFILE_NAME, "%s", f->str);
     }
-    if (!files) { /* a record of a version before the list */
+    if (!files) { /* a record of a version before the list, or of a run that never ended */
         int more = tpb_outdir_matching(s->run.out_dir, earlier_name, names + n, max - n);
         n += more > 0 ? more : 0;
     }

@@ -1,6 +1,6 @@
 /*
- * record_impl.h - what the files of the record share (record.c, record_hist.c,
- * record_trace.c, record_force.c) and nothing else includes.
+ * record_impl.h - what the files of the record share (record.c, record_files.c,
+ * record_hist.c, record_trace.c, record_force.c) and nothing else includes.
  */
 #ifndef TPB_RECORD_IMPL_H
 #define TPB_RECORD_IMPL_H
@@ -28,5 +28,17 @@ int tpb_record_earlier_files(const tpb_record_t *s, char (*names)[TPB_OUTFILE_NA
 /** --force, once this run's first files are in place: remove names[n] but those this run
  *  wrote (record_force.c). */
 tpb_status_t tpb_record_replace_earlier(tpb_record_t *s, char (*names)[TPB_OUTFILE_NAME], int n);
+
+/** A file this run wrote, listed once in the run record's "files" (record_files.c). */
+tpb_status_t tpb_record_note_file(tpb_record_t *s, const char *name);
+
+/** b cut back to len bytes (record_files.c). */
+void tpb_record_cut(tpb_buf_t *b, size_t len);
+
+/** The record's pending records (and the set's trace, named trace, or NULL) put in the
+ *  files (record_files.c): the first time written whole, then appended while status is
+ *  "running", and results.jsonl rewritten once for any other status (the end). */
+tpb_status_t tpb_record_commit(tpb_record_t *s, tpb_run_status_t status, tpb_outset_t *set,
+                               const char *trace);
 
 #endif /* TPB_RECORD_IMPL_H */

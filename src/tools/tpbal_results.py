@@ -208,13 +208,18 @@ class Results:
         self._parse(read_text(self.jsonl, "the results", MAX_JSONL))
 
     def _parse(self, text):
-        for n, line in enumerate(text.splitlines(), 1):
+        lines = text.splitlines()
+        self.torn = None  # a last line cut short (a run killed while appending): skipped
+        for n, line in enumerate(lines, 1):
             if not line.strip():
                 continue
             where = "%s line %d" % (clean(self.jsonl), n)
             try:
                 rec = json_loads(line)
             except (ValueError, RecursionError):
+                if n == len(lines) and not text.endswith("\n") and n > 1:
+                    self.torn = n  # tpbal appends whole lines: only the last can be torn
+                    continue
                 raise BadInput("%s is not JSON: is it a tpbal results.jsonl?" % where)
             if not isinstance(rec, dict):
                 raise BadInput("%s is not a JSON object: is it a tpbal results.jsonl?" % where)
@@ -252,9 +257,15 @@ def load(path):
     return Results(path)
 
 
+def whole_lines(text):
+    """text without a last line cut short (no newline after it: a run killed while it was
+    appending its rows), which is dropped; whole lines as they are."""
+    return text if not text or text.endswith("\n") else text[:text.rfind("\n") + 1]
+
+
 def read_ranks(path):
-    """The rows of a ranks.csv as dicts of strings."""
-    text = read_text(path, "the rank table", MAX_CSV)
+    """The rows of a ranks.csv as dicts of strings (a torn last row dropped)."""
+    text = whole_lines(read_text(path, "the rank table", MAX_CSV))
     csv.field_size_limit(MAX_CSV)
     try:
         rows = list(csv.DictReader(text.splitlines()))

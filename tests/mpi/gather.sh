@@ -6,7 +6,8 @@
 #  2. tpbal --gather parts --trace-ranks all: every figure recomputed from its traces with
 #     none of tpbal's code (check_parts.py);
 #  3. --trace-ranks 2 and a straggler: the traces keep its group (and hold their structure);
-#  4. --gather parts with what needs every mark on rank 0: one line, exit 2.
+#  4. --gather parts with what needs every mark on rank 0: one line, exit 2;
+#  5. (after 1) a sweep through tpbal's record (appended) the same both ways.
 # No timing is asserted (the injected delay of 3 is 10 ms a step: always the last).
 . "$(dirname "$0")/lib.sh"
 
@@ -22,6 +23,31 @@ for tp in 8; do # (TP 4, 2 and 1: tests/test_gather.c)
     done
     "$PY" "$HERE/check_gather.py" "$WORK/full$tp" "$WORK/parts$tp" 16 || fail "check_gather.py tp $tp"
 done
+
+# 5. a sweep of 4 configs through tpbal's record (bench/gather's CONFIGS: appended one at a
+#    time, the summary and the one rewrite at the end) both ways: the three result files byte
+#    for byte alike, sealed finished with the 4 configs and their traces, read by the tools
+for how in full parts; do
+    mkdir -p "$WORK/sweep-$how"
+    timeout 120 $MPIRUN -np 2 "$GATHER" 64 150 8 "$WORK/sweep-$how" 16 "$how" 4 \
+        >"$WORK/bench-sweep-$how" 2>&1 || { cat "$WORK/bench-sweep-$how"; fail "bench/gather sweep $how"; }
+    grep -q "^gather $how: 4 configs of 64 virtual ranks" "$WORK/bench-sweep-$how" ||
+        fail "no sweep figures ($how)"
+done
+for f in results.jsonl results.csv ranks.csv; do
+    cmp "$WORK/sweep-full/$f" "$WORK/sweep-parts/$f" || fail "the sweep's $f differs both ways"
+done
+"$PY" - "$WORK/sweep-parts" <<'PY' || fail "the sweep's record"
+import json, os, sys
+d = sys.argv[1]
+recs = [json.loads(l) for l in open(os.path.join(d, "results.jsonl"))]
+run, cfgs = recs[0], [r for r in recs if r["type"] == "config"]
+assert run["status"] == "finished" and run["configs"] == 4 == len(cfgs), run["status"]
+assert recs[-1]["type"] == "summary", recs[-1]["type"]
+assert sorted(run["files"]) == sorted(os.listdir(d)), (run["files"], os.listdir(d))
+print("sweep: 4 configs appended, sealed finished, %d files" % len(run["files"]))
+PY
+self_compare "$WORK/sweep-parts"
 
 d="$WORK/all"
 tpbal 4 --gather parts --trace-ranks all --tp 2,4 --shape 64x256x256 --iters 20 --out "$d"

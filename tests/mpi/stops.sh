@@ -150,7 +150,8 @@ now_one() {
     fi
     pid=$!
     if [ $fleet = 1 ]; then # no file to wait for: past MPI's start-up even beside a busy core
-        sleep 3            # (at 1.5 s, 1 of 10 fleets beside one was SIGKILLed before its start)
+        sleep 3            # (at 1.5 s, 1 of 10 fleets beside one was SIGKILLed before its start;
+        # a 1024^3 singleton fleet, 6 s alone, once ended before the signal at 4 s: 2048x1024^2)
     else
         for _ in $(seq 200); do [ -e "$d/results.jsonl" ] && break; sleep 0.05; done
         [ -e "$d/results.jsonl" ] || { echo "FAIL $name: no record after 10 s"; return; }
@@ -197,13 +198,13 @@ PY
 now_one singleton-config TERM 1 --tp 1 --shape 256x512x512 "${long[@]}" >"$WORK/now.1"
 now_one singleton-block HUP 1 --tp 1 --block --split col --shape 128x256x256,128x512x256 \
     "${long[@]}" >"$WORK/now.2"
-now_one singleton-fleet INT 1 --fleet --shape 1024x1024x1024 >"$WORK/now.3"
+now_one singleton-fleet INT 1 --fleet --shape 2048x1024x1024 >"$WORK/now.3" # 2x: 6 s alone here
 now_one mpirun-set TERM 2 --tp 2 --split row --policy even,weighted --shape 256x512x512 \
     "${long[@]}" >"$WORK/now.4"
 now_one mpirun-block INT 2 --tp 1,2 --block --split col --shape 128x256x256,128x512x256 \
     "${long[@]}" >"$WORK/now.5"
 now_one mpirun-comm-only TERM 2 --tp 2 --comm-only --comm-sizes 1M "${long[@]}" >"$WORK/now.6"
-now_one mpirun-fleet TERM 2 --fleet --shape 1024x1024x1024 >"$WORK/now.7"
+now_one mpirun-fleet TERM 2 --fleet --shape 2048x1024x1024 >"$WORK/now.7"
 for i in 1 2 3 4 5 6 7; do
     cat "$WORK/now.$i"
     grep -q FAIL "$WORK/now.$i" && fail "$(cat "$WORK/now.$i")"

@@ -56,6 +56,26 @@ class Loader(unittest.TestCase):
         d = fx.write_dir(os.path.join(self.d, "huge"), [fx.config(0, speeds=[1e308, 1e308])])
         self.assertEqual(tr.load(d).configs[0]["speeds"], [1e308, 1e308])
 
+    def test_torn_last_line_recovered(self):
+        """A run killed while appending leaves whole records and at most a torn last line
+        (no newline after it): the reader keeps the whole ones and says which it skipped;
+        a bad line anywhere else, or a whole last line that is not JSON, is still refused."""
+        d = fx.write_dir(os.path.join(self.d, "torn"), [fx.config(0), fx.config(1)],
+                         ranks="world_rank,host\n0,a\n1,b\n")
+        path = os.path.join(d, "results.jsonl")
+        text = open(path).read()
+        open(path, "w").write(text[:-40])  # config 1's line cut short
+        r = tr.load(d)
+        self.assertEqual([c["id"] for c in r.configs], [0])
+        self.assertEqual(r.torn, 3)
+        open(path, "w").write(text[:-40] + "\n")  # whole, and not JSON: not a torn append
+        with self.assertRaises(tr.BadInput):
+            tr.load(d)
+        ranks = os.path.join(d, "ranks.csv")
+        open(ranks, "w").write("world_rank,host\n0,a\n1,")  # a torn row
+        self.assertEqual(tr.read_ranks(ranks), [{"world_rank": "0", "host": "a"}])
+        self.assertEqual(tr.whole_lines("a\nb\n"), "a\nb\n")
+
     def test_refused_records(self):
         c = fx.config()
         del c["m"]
