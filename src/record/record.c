@@ -28,6 +28,7 @@ void tpb_record_init(tpb_record_t *r, const tpb_run_info_t *run, const tpb_clock
     for (int i = 0; i < 3; i++)
         r->app[i] = (tpb_outappend_t)TPB_OUTAPPEND_NONE;
     r->reserve = (tpb_outappend_t)TPB_OUTAPPEND_NONE;
+    r->cpu_others = NAN;
     r->run = *run;
     r->sync0 = sync0;
     r->sync1 = sync1;

@@ -106,6 +106,9 @@ typedef struct {
     char (*files)[TPB_OUTFILE_NAME]; /**< the files this run wrote into out_dir */
     int nfiles, cap_files;
     tpb_buf_t warnings; /**< '#' warning lines said once, after the table (tpb_record_warn) */
+    double cpu_others;  /**< the largest share of a machine's CPUs that other processes took
+                             during the sweep (base/cpuload.h; NaN: not measured) */
+    char cpu_others_host[TPB_HOST_LEN]; /**< ... that machine's (its first rank's host) */
 } tpb_record_t;
 
 /** Start the record of a run; the clock samples are read when written. */

@@ -2,6 +2,7 @@
  * per TP degree, the fastest degree, and the fitted communication model. */
 #include <math.h>
 
+#include "base/cpuload.h"
 #include "base/metrics.h"
 #include "record/answer.h"
 #include "record/record.h"
@@ -245,6 +246,12 @@ static void summary_answer(tpb_record_t *s, tpb_buf_t *js)
     if (tpb_buf_str(&txt)[0])
         tpb_buf_puts(&txt,
                      " of its speed: the ranks the answer calls slow were made slow on purpose\n");
+    if (s->cpu_others > TPB_NOISY_LOAD) /* another process beside the run: its noise */
+        tpb_buf_printf(&txt,
+                       "# noise: other processes took %.0f %% of %s's CPU time during the run "
+                       "(beside its ranks): the timings, and every verdict below, read with "
+                       "care\n",
+                       100 * s->cpu_others, s->cpu_others_host);
     /* a --block run is answered as a block first: one block runs one TP degree and policy,
      * whatever its GEMMs would each prefer, so their lines come after it as its parts */
     tpb_answer_block(&txt, js, s->bhist, s->nbhist);
@@ -295,6 +302,16 @@ void tpb_record_summary(tpb_record_t *s)
     tpb_json_arr_begin(&js);
     summary_placement(s, &js);
     tpb_json_arr_end(&js);
+    tpb_json_key(&js, "cpu_others"); /* other processes' share of the busiest machine */
+    if (isfinite(s->cpu_others)) {
+        tpb_json_obj_begin(&js);
+        tpb_json_kv_num(&js, "share", s->cpu_others);
+        tpb_json_kv_str(&js, "host", s->cpu_others_host);
+        tpb_json_kv_num(&js, "noisy_above", TPB_NOISY_LOAD);
+        tpb_json_obj_end(&js);
+    } else {
+        tpb_json_str(&js, NULL);
+    }
     tpb_json_key(&js, "answer");
     tpb_json_arr_begin(&js);
     summary_answer(s, &js);

@@ -210,7 +210,8 @@ tpb_status_t tpb_sweep_init(tpb_sweep_t *s)
         st = tpb_record_begin(&s->rec->rec); /* a stop from here on leaves a record */
         pthread_mutex_unlock(&s->rec->lock);
     }
-    return tpb_agree(s->world, st);
+    TPB_CHECK_RET(tpb_agree(s->world, st));
+    return tpb_sweep_load_mark(s);
 }
 
 tpb_status_t tpb_sweep_finish(tpb_sweep_t *s)
@@ -218,6 +219,7 @@ tpb_status_t tpb_sweep_finish(tpb_sweep_t *s)
     tpb_status_t st = TPB_OK;
     TPB_CHECK_RET(tpb_signal_agree(s->world)); /* a stop in the last config: no answer */
     TPB_CHECK_RET(tpb_sweep_resync(s));
+    TPB_CHECK_RET(tpb_sweep_load_end(s));
     if (s->rec) {
         pthread_mutex_lock(&s->rec->lock);
         tpb_record_summary(&s->rec->rec);

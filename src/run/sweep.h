@@ -10,13 +10,15 @@
  * end), sweep_config.c (one config: layer, measurement, gather, record),
  * sweep_measure.c (the timed loop and the adaptive rounds), sweep_overlap.c (a
  * chunked config's chunk marks and its parts alone), sweep_speeds.c (the speeds a
- * block weighs by), progress.c (rank 0's progress and heartbeat lines). They read the
+ * block weighs by), sweep_load.c (the machines' CPU load beside the run), progress.c (rank
+ * 0's progress and heartbeat lines). They read the
  * plans (run/plan.h), not the options.
  */
 #ifndef TPB_SWEEP_H
 #define TPB_SWEEP_H
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "backend/backend.h"
@@ -64,6 +66,13 @@ typedef struct {
                                     main thread, the signal thread, the watchdog's) */
 } tpb_recorder_t;
 
+/** A rank's CPU time and its machine's at a moment (sweep_load.c). */
+typedef struct {
+    double self_s, busy_s, at_s; /**< this process's CPU, the machine's busy time, the wall */
+    int ncpu;                    /**< the machine's CPUs (0: not measured) */
+    uint64_t machine;            /**< the machine's id (its boot id) */
+} tpb_load_mark_t;
+
 /** The measuring context of a run (every rank), and rank 0's recorder. */
 typedef struct {
     /* given by main */
@@ -87,17 +96,24 @@ typedef struct {
     MPI_Comm group;              /**< this rank's TP group of the current (placement, tp) */
     tpb_comm_t *comm;            /**< the backend's communicator of that group */
     int nconfigs, check_failed;
-    int nsets;           /**< interleaved sets measured so far */
-    int nblocks;         /**< --block: blocks measured so far */
-    long iter_base;      /**< iterations (warm-up included) run before this config */
-    int stop_every;      /**< measured iterations between two stop checks (agreed) */
-    double peak_gflops;  /**< this rank's device peak for the run's dtype */
-    int ranks_on_device; /**< ranks of its node driving its device (> 1: a shared GPU) */
-    tpb_recorder_t *rec; /**< rank 0 only (NULL elsewhere) */
+    int nsets;             /**< interleaved sets measured so far */
+    int nblocks;           /**< --block: blocks measured so far */
+    long iter_base;        /**< iterations (warm-up included) run before this config */
+    int stop_every;        /**< measured iterations between two stop checks (agreed) */
+    double peak_gflops;    /**< this rank's device peak for the run's dtype */
+    int ranks_on_device;   /**< ranks of its node driving its device (> 1: a shared GPU) */
+    tpb_recorder_t *rec;   /**< rank 0 only (NULL elsewhere) */
+    tpb_load_mark_t load0; /**< this rank's CPU time and its machine's at the sweep's start */
     /** A rank failed inside a timed loop and the others may be stuck in it:
      *  main must abort the job rather than finalize. */
     int fatal;
 } tpb_sweep_t;
+
+/** The CPU load of the run's machines (sweep_load.c, collective): each rank's CPU time and
+ *  its machine's busy time at the sweep's start; at its end rank 0 works out the largest
+ *  share of a machine's CPUs that other processes took, for the record's noise line. */
+tpb_status_t tpb_sweep_load_mark(tpb_sweep_t *s);
+tpb_status_t tpb_sweep_load_end(tpb_sweep_t *s);
 
 /**
  * Set up a sweep (collective): plan every config, check that each fits in

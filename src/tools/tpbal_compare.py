@@ -60,6 +60,7 @@ import tpbal_compare_io as io_
 METRICS = io_.METRICS
 KEY_FIELDS = tr.KEY_FIELDS
 ORDER = {"regression": 4, "inconclusive": 3, "improved": 1, "ok": 0}
+NOISY_LOAD = 0.25  # other processes' CPU share called noise (base/cpuload.h's TPB_NOISY_LOAD)
 RUN_SPREAD = 0.08  # a config median's spread between identical runs here (METRICS.md)
 EPILOG = """exit status: 0 every config holds, 1 a regression, a failed --require or a node
 that became suspect (one as slow in A is listed, not failed), 2 bad input (unreadable file, different schema versions, nothing in common, a
@@ -86,6 +87,7 @@ class Run:
         self.emulated = set()  # world ranks slowed on purpose (emulated or delayed)
         self.conditions = None  # io_.conditions of a tpbal run (None: baseline, nccl-tests)
         self.cal_spread = None  # its calibrations' worst speed spread (None: none recorded)
+        self.busy = None  # (share, host): other processes' CPU share on its busiest machine
         jsonl = os.path.join(path, "results.jsonl") if os.path.isdir(path) else path
         if not os.path.exists(jsonl):
             raise BadInput("cannot read %s: no such file or directory" % clean(jsonl))
@@ -113,6 +115,9 @@ class Run:
             self.emulated.add(inj)  # a delay injected on purpose
         spread = [s for c in res.configs for s in (c.get("speed_spread") or []) if tr.finite(s)]
         self.cal_spread = max(spread) if spread else None
+        load = res.summary.get("cpu_others") if isinstance(res.summary, dict) else None
+        if isinstance(load, dict) and tr.finite(load.get("share")):
+            self.busy = (float(load["share"]), tr.clean(str(load.get("host", "?")), 60))
         for c in res.configs:
             self.configs[tr.config_key(c)] = entry(c)
             asked, ranks = c.get("emulate_asked") or [], c.get("world_ranks") or []
@@ -380,12 +385,18 @@ NOISY_SPREAD = 0.25  # a calibration spread beyond this: its run's speeds did no
 def noise(A, B):
     """The runs' noise that their verdicts carry (issue 44): a calibration whose speeds did
     not settle (worst spread over NOISY_SPREAD: the weighted configs' shards, and the
-    machine's steadiness, are in doubt). "" when neither."""
+    machine's steadiness, are in doubt), other processes that took over NOISY_LOAD of a
+    machine's CPUs during a run (tpbal measures it: the summary's cpu_others). "" when
+    neither."""
     said = ["%s's calibration spread %.0f %%" % (n, 100 * r.cal_spread)
             for n, r in (("A", A), ("B", B))
             if r.cal_spread is not None and r.cal_spread > NOISY_SPREAD]
-    return ("; noise: %s (the speeds did not settle: weighted rows and every verdict read "
-            "with care)" % " and ".join(said)) if said else ""
+    busy = ["%s: other processes took %.0f %% of %s's CPUs" % (n, 100 * r.busy[0], r.busy[1])
+            for n, r in (("A", A), ("B", B)) if r.busy and r.busy[0] > NOISY_LOAD]
+    why = ["the speeds did not settle: weighted rows"] if said else []
+    why += ["a machine was shared"] if busy else []
+    return ("; noise: %s (%s and every verdict read with care)" % (
+        " and ".join(said + busy), ", ".join(why))) if said or busy else ""
 
 
 def main(argv):

@@ -150,6 +150,20 @@ def calibration(cfgs):
                         "(goal 5 %%), so its weighted shards may be off." % (w, 100 * sp))]
 
 
+def machine_load(summary):
+    """Other processes' share of the busiest machine's CPUs during the run (the summary's
+    cpu_others): a warning above the share tpbal calls noise."""
+    load = summary.get("cpu_others") if isinstance(summary, dict) else None
+    if not isinstance(load, dict) or not finite(load.get("share")):
+        return []
+    share, above = load["share"], load.get("noisy_above")
+    if not finite(above) or share <= above:
+        return []
+    return [("warning", "Other processes took %.0f %% of %s's CPU time during the run (beside "
+                        "its ranks): the timings and every verdict read with care." % (
+                            100 * share, clean(str(load.get("host", "?")), 60)))]
+
+
 def on_purpose(run, cfgs):
     items, slow = [], {}
     for c in cfgs:
@@ -192,6 +206,7 @@ def trust(run, cfgs):
 def headline(res):
     """The headline's items, answers first."""
     items = answers(res.summary, res.run) + comm_fits(res.summary) + calibration(res.configs) + \
+        machine_load(res.summary) + \
         on_purpose(res.run, res.configs) + trust(res.run, res.configs)
     order = {"use": 0, "warning": 1, "answer": 2, "note": 3}
     return sorted(items, key=lambda it: order[it[0]])
