@@ -104,6 +104,15 @@ static void describe(const bench_t *b, tpb_result_t *res, tpb_rank_info_t *info)
                                     .speed_spread = NAN};
 }
 
+/* The config's result from what the gather brought to rank 0 (the analysis done). */
+static void result_of(const bench_t *b, const tpb_gathered_t *g, tpb_result_t *res,
+                      tpb_rank_info_t *info)
+{
+    memset(res, 0, sizeof(*res));
+    describe(b, res, info);
+    tpb_gathered_into(g, res);
+}
+
 /* Rank 0: the record, the ranks' rows and the trace; returns the seconds of each. */
 static void write_out(const bench_t *b, tpb_result_t *res, const tpb_mark_t *marks,
                       double *t_format, double *t_trace, double *mib, int *kept)
@@ -310,7 +319,6 @@ static void remove_scratch(const char *dir)
  * then the summary and the record's end; rank 0 prints the sweep's figures. */
 static void run_sweep(bench_t *b, int configs)
 {
-    int groups = b->world / b->tp;
     sweep_rec_t w;
     double t_first = 0, t_all = 0, t_end = 0, t_rec_most = 0;
     double t_start = now_s();
@@ -329,20 +337,9 @@ static void run_sweep(bench_t *b, int configs)
             continue;
         double t0 = now_s();
         tpb_result_t res;
-        memset(&res, 0, sizeof(res));
         tpb_rank_info_t *info = calloc((size_t)b->world, sizeof(*info));
-        describe(b, &res, info);
+        result_of(b, &g, &res, info);
         res.id = c;
-        res.analysed = 1;
-        res.ranks = g.ranks;
-        res.stats = g.cfg;
-        res.whatif = g.whatif;
-        res.steps = g.steps;
-        res.slow = g.slow;
-        res.slow_dev = g.dev;
-        res.nslow = NB * groups;
-        res.kept_groups = b->parts ? g.groups : NULL;
-        res.nkept_groups = b->parts ? g.ngroups : 0;
         if (tpb_record_config(&w.rec, &res, g.marks) != TPB_OK)
             fail("a config's record");
         double t_rec = now_s() - t0, wait = (b->parts ? t_one : t_analyse) + t_gather + t_rec;
@@ -424,19 +421,8 @@ int main(int argc, char **argv)
         run_full(&b, &g, &t_gather, &t_analyse);
     if (b.rank == 0) {
         tpb_result_t res;
-        memset(&res, 0, sizeof(res));
         tpb_rank_info_t *info = calloc((size_t)b.world, sizeof(*info));
-        describe(&b, &res, info);
-        res.analysed = 1;
-        res.ranks = g.ranks;
-        res.stats = g.cfg;
-        res.whatif = g.whatif;
-        res.steps = g.steps;
-        res.slow = g.slow;
-        res.slow_dev = g.dev;
-        res.nslow = NB * groups;
-        res.kept_groups = b.parts ? g.groups : NULL;
-        res.nkept_groups = b.parts ? g.ngroups : 0;
+        result_of(&b, &g, &res, info);
         write_out(&b, &res, g.marks, &t_format, &t_trace, &mib, &kept);
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);

@@ -94,6 +94,20 @@ void tpb_gathered_free(tpb_gathered_t *g)
     memset(g, 0, sizeof(*g));
 }
 
+void tpb_gathered_into(const tpb_gathered_t *g, tpb_result_t *res)
+{
+    res->analysed = 1;
+    res->ranks = g->ranks;
+    res->stats = g->cfg;
+    res->whatif = g->whatif;
+    res->steps = g->steps;
+    res->slow = g->slow;
+    res->slow_dev = g->dev;
+    res->nslow = g->slow ? g->nb * (res->world / res->tp) : 0;
+    res->kept_groups = g->groups;
+    res->nkept_groups = g->ngroups;
+}
+
 /* Rank 0's buffers (size: the communicator's). */
 typedef struct {
     int *have, *counts; /* [2 size], [4 size] */

@@ -17,6 +17,7 @@
 #include <mpi.h>
 
 #include "base/timeline_part.h"
+#include "record/result.h"
 
 /** What is gathered. */
 typedef struct {
@@ -54,6 +55,10 @@ tpb_status_t tpb_gather_parts(MPI_Comm comm, const tpb_gather_spec_t *spec, int 
                               tpb_group_marks_fn marks, void *ctx, tpb_gathered_t *out);
 
 void tpb_gathered_free(tpb_gathered_t *g);
+
+/** What the gather analysed, into res (borrowed from g: free g after res is recorded);
+ *  res's world and tp are set. */
+void tpb_gathered_into(const tpb_gathered_t *g, tpb_result_t *res);
 
 /**
  * The counts and displacements of the two gathers, in groups: have[2 * size] each rank's

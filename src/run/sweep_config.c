@@ -70,21 +70,6 @@ static void correct_marks(const tpb_sweep_t *s, tpb_mark_t *all)
     }
 }
 
-/* What --gather parts analysed, into the result (borrowed from g). */
-static void take_parts(const tpb_gathered_t *g, tpb_result_t *res)
-{
-    res->analysed = 1;
-    res->ranks = g->ranks;
-    res->stats = g->cfg;
-    res->whatif = g->whatif;
-    res->steps = g->steps;
-    res->slow = g->slow;
-    res->slow_dev = g->dev;
-    res->nslow = g->slow ? g->nb * (res->world / res->tp) : 0;
-    res->kept_groups = g->groups;
-    res->nkept_groups = g->ngroups;
-}
-
 /* The result of plan p as the record takes it: its identity, and the gathered facts. */
 static void describe(const tpb_sweep_t *s, const tpb_config_plan_t *p, const tpb_rank_info_t *infos,
                      tpb_result_t *res)
@@ -229,7 +214,7 @@ tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c)
         res.block = c->block;
         res.block_pos = c->block_pos;
         if (parts)
-            take_parts(&g, &res);
+            tpb_gathered_into(&g, &res);
         else
             correct_marks(s, c->all);
         if (p->desc.chunks > 0) {
