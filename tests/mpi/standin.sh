@@ -154,12 +154,13 @@ clean
 check_results "$WORK/parts" all-pass
 
 # a device at half speed (the time model): named, and balanced by the weighted split
+# (each attempt its own folder: a retry into the first one's is refused as an earlier run)
 slow_device() {
     fresh
     TPBAL_STANDIN_SPEEDS=1,0.5 tpbal 2 --backend cuda --tp 2 --dtype bf16 \
-        --shape 128x512x512 --iters 20 --out "$WORK/slow"
+        --shape 128x512x512 --iters 20 --out "$WORK/slow.$1"
     clean
-    $ST slow "$WORK/slow" 1
+    $ST slow "$WORK/slow.$1" 1
 }
 if [ "${TPB_STANDIN_QUICK:-0}" = 1 ]; then # a timing step: not under the sanitizers
     echo "slow-device: not in the quick mode (timing)"
