@@ -32,8 +32,7 @@ static tpb_history_t cfg(int i, int tp, tpb_split_t split, tpb_policy_t policy, 
                            .nsteps = N,
                            .set = 0,
                            .rounds = 10,
-                           .compute_rank = comp[i],
-                           .work_rank = work[i],
+                           .arr = {[TPB_HIST_COMPUTE] = comp[i], [TPB_HIST_WORK] = work[i]},
                            .predicted_speedup = NAN,
                            .straggler_world = -1,
                            .spread_worst = NAN,
@@ -104,7 +103,7 @@ START_TEST(answer_lines)
         blocks[b] = (tpb_slow_t){.rank = 1, .deficit = 0.3};
         dev[b * 2 + 1] = log(0.7) + 0.01 * (b % 3), dev[b * 2] = -dev[b * 2 + 1];
     }
-    h[1].slow = blocks, h[1].slow_dev = dev, h[1].nslow = 28;
+    h[1].arr[TPB_HIST_SLOW] = blocks, h[1].arr[TPB_HIST_DEV] = dev, h[1].nslow = 28;
     h[2].predicted_speedup = 1.45;
     h[2].spread_worst = 0.02, h[2].spread_world = 1;
     h[4].spread_worst = 0.31, h[4].spread_world = 0;
@@ -156,7 +155,7 @@ START_TEST(keep_even_and_throughput)
         blocks[b] = (tpb_slow_t){.rank = r, .deficit = 0.05};
         dev[b * 2 + r] = log(0.95), dev[b * 2 + 1 - r] = -log(0.95);
     }
-    h[1].slow = blocks, h[1].slow_dev = dev, h[1].nslow = 20;
+    h[1].arr[TPB_HIST_SLOW] = blocks, h[1].arr[TPB_HIST_DEV] = dev, h[1].nslow = 20;
     tpb_buf_t txt = TPB_BUF_INIT, js = TPB_BUF_INIT;
     tpb_answer_write(&txt, &js, h, 4, NULL, 0.05);
     ck_assert(has(&txt, "#     transient in row even: rank 0, last in 97 % of iterations, by 300 "
@@ -189,7 +188,7 @@ START_TEST(straggler_not_enough_data)
         blocks[b] = (tpb_slow_t){.rank = 1, .deficit = 0.3};
         dev[b * 2 + 1] = log(0.7), dev[b * 2] = -log(0.7);
     }
-    h[0].slow = blocks, h[0].slow_dev = dev, h[0].nslow = 3;
+    h[0].arr[TPB_HIST_SLOW] = blocks, h[0].arr[TPB_HIST_DEV] = dev, h[0].nslow = 3;
     tpb_buf_t txt = TPB_BUF_INIT, js = TPB_BUF_INIT;
     tpb_answer_write(&txt, &js, h, 2, NULL, 0.05);
     ck_assert(has(&txt, "#     last most often in col even: rank 1, last in 100 % of iterations, "

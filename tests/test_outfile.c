@@ -1,4 +1,5 @@
-/* test_outfile.c - result files: whole or not at all, never through a link, modes kept. */
+/* test_outfile.c - result files: whole or not at all, never through a link, modes kept; the
+ * record's per-rank arrays in an unnamed file. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 
 #include "record/outappend.h"
 #include "record/outfile.h"
+#include "record/spill.h"
 #include "tpb_test.h"
 
 static char dir[64];
@@ -258,6 +260,103 @@ START_TEST(appended_whole_or_taken_back)
 }
 END_TEST
 
+/* How many names dir holds (no "." or ".."). */
+static int names_in_dir(void)
+{
+    int n = 0;
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    for (struct dirent *e; (e = readdir(d));)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+/* A finished config's per-rank arrays (4 ranks in TP 2 groups, 2 blocks) with values from
+ * base. */
+static tpb_history_t spill_entry(int id, double base)
+{
+    tpb_history_t h = {.id = id, .tp = 2, .world = 4, .nslow = 4};
+    double *c = malloc(4 * sizeof(double)), *w = malloc(4 * sizeof(double));
+    double *dev = malloc(8 * sizeof(double));
+    tpb_slow_t *sl = malloc(4 * sizeof(*sl));
+    for (int r = 0; r < 4; r++)
+        c[r] = base + r, w[r] = 10 * base + r, sl[r] = (tpb_slow_t){r % 2, 0.1 * r};
+    for (int i = 0; i < 8; i++)
+        dev[i] = base - i;
+    h.arr[TPB_HIST_COMPUTE] = c, h.arr[TPB_HIST_WORK] = w;
+    h.arr[TPB_HIST_SLOW] = sl, h.arr[TPB_HIST_DEV] = dev;
+    return h;
+}
+
+/* The record's per-rank arrays moved into an unnamed file in the folder (no name left
+ * there) and read back as they were; a write that cannot be whole (a file size limit as a
+ * full disk) leaves them in memory, whole, and the file as it was; without a folder they
+ * stay in memory and read the same way. */
+START_TEST(history_spilled_and_read_back)
+{
+    tpb_spill_t sp;
+    tpb_spill_open(&sp, dir);
+    ck_assert_int_ge(sp.fd, 0);
+    ck_assert_int_eq(names_in_dir(), 0);
+    tpb_history_t h = spill_entry(0, 100.0);
+    ck_assert_int_eq(tpb_history_len(&h, TPB_HIST_DEV), 8);
+    ck_assert_int_eq(tpb_spill_history(&sp, &h), TPB_OK);
+    for (int a = 0; a < TPB_HIST_ARRAYS; a++)
+        ck_assert_ptr_null(h.arr[a]);
+    ck_assert_int_eq(sp.end, 4 * 8 + 4 * 8 + 4 * (long)sizeof(tpb_slow_t) + 8 * 8);
+    double v[8];
+    tpb_slow_t sl[4];
+    ck_assert_int_eq(tpb_history_load(&h, TPB_HIST_WORK, 1, 3, v), TPB_OK);
+    ck_assert(v[0] == 1001.0 && v[2] == 1003.0);
+    ck_assert_int_eq(tpb_history_load(&h, TPB_HIST_DEV, 7, 1, v), TPB_OK);
+    ck_assert(v[0] == 93.0);
+    ck_assert_int_eq(tpb_history_load(&h, TPB_HIST_SLOW, 0, 4, sl), TPB_OK);
+    ck_assert(sl[3].rank == 1 && sl[3].deficit == 0.1 * 3);
+    ck_assert_int_eq(tpb_history_load(&h, TPB_HIST_DEV, 7, 2, v), TPB_ERR_INVALID);
+    double *c = tpb_history_dup(&h, TPB_HIST_COMPUTE);
+    ck_assert(c && c[0] == 100.0 && c[3] == 103.0);
+    free(c);
+    /* the next config's arrays do not fit under the limit: kept in memory, the file as it was */
+    long end = sp.end;
+    tpb_history_t g = spill_entry(1, 200.0);
+    struct rlimit old, small = {.rlim_cur = (rlim_t)end + 40};
+    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+    small.rlim_max = old.rlim_max;
+    signal(SIGXFSZ, SIG_IGN);
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &small), 0);
+    tpb_status_t st = tpb_spill_history(&sp, &g);
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, SIG_DFL);
+    ck_assert_int_eq(st, TPB_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "cannot keep the finished configs' per-rank"));
+    ck_assert_int_eq(sp.end, end);
+    struct stat sb;
+    ck_assert_int_eq(fstat(sp.fd, &sb), 0);
+    ck_assert_int_eq(sb.st_size, end); /* what part of it was written, taken back */
+    ck_assert_ptr_nonnull(g.arr[TPB_HIST_COMPUTE]);
+    ck_assert_int_eq(g.spilled, 0);
+    ck_assert_int_eq(tpb_history_load(&g, TPB_HIST_COMPUTE, 2, 1, v), TPB_OK);
+    ck_assert(v[0] == 202.0);
+    ck_assert_int_eq(tpb_history_load(&h, TPB_HIST_COMPUTE, 2, 1, v), TPB_OK); /* untouched */
+    ck_assert(v[0] == 102.0);
+    tpb_history_free(&g);
+    tpb_spill_close(&sp);
+    tpb_spill_close(&sp); /* twice: a no-op */
+    ck_assert_int_eq(names_in_dir(), 0);
+    /* no folder: nothing spilled, the arrays read from memory */
+    tpb_spill_open(&sp, "");
+    ck_assert_int_eq(sp.fd, -1);
+    g = spill_entry(2, 300.0);
+    ck_assert_int_eq(tpb_spill_history(&sp, &g), TPB_OK);
+    ck_assert_ptr_nonnull(g.arr[TPB_HIST_DEV]);
+    ck_assert_int_eq(tpb_history_load(&g, TPB_HIST_DEV, 0, 1, v), TPB_OK);
+    ck_assert(v[0] == 300.0);
+    tpb_history_free(&g);
+    tpb_history_free(&h);
+}
+END_TEST
+
 START_TEST(lock_names_its_holder)
 {
     int a = -1, b = -1;
@@ -283,6 +382,7 @@ static Suite *suite(void)
     tcase_add_test(tc, names_and_temporaries);
     tcase_add_test(tc, file_too_large_loses_nothing);
     tcase_add_test(tc, appended_whole_or_taken_back);
+    tcase_add_test(tc, history_spilled_and_read_back);
     tcase_add_test(tc, lock_names_its_holder);
     suite_add_tcase(s, tc);
     return s;

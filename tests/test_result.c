@@ -190,21 +190,22 @@ START_TEST(finish_t1_speedup_check)
     tpb_rank_info_t info[2];
     tpb_rank_stats_t ranks[2];
     tpb_result_t r;
-    double t1[2] = {400.0, 500.0};
     tpb_history_t hist[2] = {{.tp = 1,
                               .split = TPB_SPLIT_ROW,
                               .policy = TPB_POLICY_EVEN,
                               .m = 64,
                               .n = 64,
                               .k = 64,
+                              .world = 2,
                               .step_med = 400.0,
-                              .t1_rank = t1},
+                              .t1_us = 400.0},
                              {.tp = 2,
                               .split = TPB_SPLIT_ROW,
                               .policy = TPB_POLICY_EVEN,
                               .m = 64,
                               .n = 64,
                               .k = 64,
+                              .world = 2,
                               .step_med = 300.0}};
     /* TP = 1: T_1 is its own fastest rank; no speed-up; check off */
     tiny(&r, info, ranks, 1, TPB_POLICY_EVEN, 400.0, 500.0, 500.0);
@@ -243,8 +244,8 @@ START_TEST(finish_t1_speedup_check)
      * critical 200 us plus 150: 250 us, a predicted speed-up of 1.2 */
     double comp[2] = {100.0, 200.0};
     double even_work[2] = {32, 32};
-    hist[1].compute_rank = comp;
-    hist[1].work_rank = even_work;
+    hist[1].arr[TPB_HIST_COMPUTE] = comp;
+    hist[1].arr[TPB_HIST_WORK] = even_work;
     r.m = 64;
     info[0].flop = 40;
     info[1].flop = 24;

@@ -113,30 +113,17 @@ static void most_often(const tpb_slow_t *s, int n, int world, int *best, int *co
     free(c);
 }
 
-tpb_persistent_t tpb_detect_persistent(const tpb_slow_t *s, const double *dev, int nb, int world,
-                                       int tp)
+tpb_persistent_t tpb_detect_persistent_of(int best, int count, int known, const double *d, int k,
+                                          const double *x, int m, int tp)
 {
     tpb_persistent_t p = {.rank = -1, .deficit = NAN, .detectable = NAN};
-    int groups = tp > 0 ? world / tp : 0, n = nb * groups, known = 0, best = -1, count = 0;
-    for (int i = 0; i < n; i++)
-        known += s[i].rank >= 0;
     p.of = known;
     p.need = tpb_detect_need(known, tp, TPB_DETECT_ALPHA);
-    most_often(s, n, world, &best, &count); /* the rank most often slowest (ties: the first) */
     if (best < 0)
         return p;
-    double *d = malloc((size_t)count * sizeof(*d)), x[nb > 0 ? nb : 1];
-    int k = 0, m = 0;
-    for (int i = 0; i < n && d; i++)
-        if (s[i].rank == best)
-            d[k++] = s[i].deficit;
-    for (int b = 0; b < nb; b++) /* that rank's log rate against the others', every block */
-        if (isfinite(dev[b * world + best]))
-            x[m++] = dev[b * world + best];
     p.rank = best;
     p.slowest = count;
     p.deficit = d ? tpb_stats_median(d, (size_t)k) : NAN; /* NaN: out of memory, not named */
-    free(d);
     /* blocks close in time are alike (a core slower for seconds): the test counts them at
      * the AR(1) effective number of that rank's series, n (1 - rho) / (1 + rho) */
     double rho = fmin(fmax(tpb_interval_lag1(x, (size_t)m), 0.0), 0.95);
@@ -156,5 +143,27 @@ tpb_persistent_t tpb_detect_persistent(const tpb_slow_t *s, const double *dev, i
     double sigma = 1.4826 * tpb_stats_median(ad, (size_t)m);
     p.detectable =
         q > 0.5 ? fmax(TPB_DETECT_MIN_DEFICIT, -expm1(-sigma * z_of(q))) : TPB_DETECT_MIN_DEFICIT;
+    return p;
+}
+
+tpb_persistent_t tpb_detect_persistent(const tpb_slow_t *s, const double *dev, int nb, int world,
+                                       int tp)
+{
+    int groups = tp > 0 ? world / tp : 0, n = nb * groups, known = 0, best = -1, count = 0;
+    for (int i = 0; i < n; i++)
+        known += s[i].rank >= 0;
+    most_often(s, n, world, &best, &count); /* the rank most often slowest (ties: the first) */
+    if (best < 0)
+        return tpb_detect_persistent_of(-1, 0, known, NULL, 0, NULL, 0, tp);
+    double *d = malloc((size_t)count * sizeof(*d)), x[nb > 0 ? nb : 1];
+    int k = 0, m = 0;
+    for (int i = 0; i < n && d; i++)
+        if (s[i].rank == best)
+            d[k++] = s[i].deficit;
+    for (int b = 0; b < nb; b++) /* that rank's log rate against the others', every block */
+        if (isfinite(dev[b * world + best]))
+            x[m++] = dev[b * world + best];
+    tpb_persistent_t p = tpb_detect_persistent_of(best, count, known, d, k, x, m, tp);
+    free(d);
     return p;
 }

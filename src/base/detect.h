@@ -62,6 +62,13 @@ typedef struct {
 tpb_persistent_t tpb_detect_persistent(const tpb_slow_t *s, const double *dev, int nb, int world,
                                        int tp);
 
+/** tpb_detect_persistent's verdict from what it gathers of the blocks (for a caller that
+ *  streams them: record/answer.c): the rank best (-1: none) slowest in count of the known
+ *  blocks that named one, its deficits d[k] in them (NULL: unknown) and its log rate
+ *  against the others' x[m] in every block, in time order. Pure. */
+tpb_persistent_t tpb_detect_persistent_of(int best, int count, int known, const double *d, int k,
+                                          const double *x, int m, int tp);
+
 /** Blocks a rank must be slowest in, of n, to be more than chance (1/tp each) at alpha
  *  over tp ranks: the least k with tp P(Bin(n, 1/tp) >= k) <= alpha (n + 1: never). */
 int tpb_detect_need(int n, int tp, double alpha);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/spill.h"
 #include "record/verdict.h"
 
 /* "4096x4096x4096 qkv_proj" */
@@ -84,35 +85,79 @@ static int recommendable(const tpb_history_t *hist, int n, const tpb_history_t *
            tpb_verdict_of(ev, h, TPB_VERDICT_TOL).verdict == TPB_VERDICT_BETTER;
 }
 
+/* 1 if h's blocks count toward the persistent straggler at tp (of a world of `world`, 0:
+ * any). */
+static int blocks_at(const tpb_history_t *h, int tp, int world)
+{
+    return h->tp == tp && !h->comm_only && h->nslow && (!world || h->world == world);
+}
+
+/* Pass `pass` over the slowest ranks of every block of the configs at tp, config by config
+ * (each read back on its own: rank 0 never holds the run's at once): 0 counts them per rank
+ * into c and *known; 1 finds the rank slowest most often (the first in the blocks' order
+ * on a tie); 2 gathers its deficits into d and its log rates against the others' into x. */
+static int slow_pass(const tpb_history_t *hist, int n, int tp, int world, int pass, int *c,
+                     int *known, int *best, int *count, double *d, int *k, double *x, int *m)
+{
+    for (int i = 0; i < n; i++) {
+        const tpb_history_t *h = &hist[i];
+        if (!blocks_at(h, tp, world))
+            continue;
+        tpb_slow_t *sl = tpb_history_dup(h, TPB_HIST_SLOW);
+        if (!sl)
+            return -1;
+        for (int e = 0; e < h->nslow; e++) {
+            int r = sl[e].rank;
+            if (r < 0 || r >= world)
+                continue;
+            if (pass == 0)
+                c[r]++, (*known)++;
+            else if (pass == 1 && c[r] > *count)
+                *best = r, *count = c[r];
+            else if (pass == 2 && r == *best)
+                d[(*k)++] = sl[e].deficit;
+        }
+        free(sl);
+        for (int b = 0; pass == 2 && b < h->nslow / (world / tp); b++) {
+            double v = NAN;
+            if (tpb_history_load(h, TPB_HIST_DEV, (size_t)b * world + *best, 1, &v) != TPB_OK)
+                return -1;
+            if (isfinite(v))
+                x[(*m)++] = v;
+        }
+    }
+    return 0;
+}
+
 /* Over the run's configs at TP degree tp: who was the slowest of its group in how many
- * blocks, and whether that persists (base/detect.h). */
+ * blocks, and whether that persists (base/detect.h), their blocks read back one config at
+ * a time. */
 static tpb_persistent_t persistent_at(const tpb_history_t *hist, int n, int tp)
 {
-    int nb = 0, world = 0;
+    int nb = 0, world = 0, known = 0, best = -1, count = 0, k = 0, m = 0;
     for (int i = 0; i < n; i++)
-        if (hist[i].tp == tp && !hist[i].comm_only && hist[i].nslow) {
-            nb += hist[i].nslow / (hist[i].world / tp);
+        if (blocks_at(&hist[i], tp, 0))
             world = hist[i].world;
-        }
-    tpb_slow_t *all = malloc((size_t)(nb ? nb : 1) * (size_t)(world / tp + 1) * sizeof(*all));
-    double *dev = malloc((size_t)(nb ? nb : 1) * (size_t)(world + 1) * sizeof(*dev));
+    for (int i = 0; i < n; i++)
+        if (blocks_at(&hist[i], tp, world))
+            nb += hist[i].nslow / (world / tp);
     tpb_persistent_t p = {.rank = -1, .deficit = NAN, .detectable = NAN};
-    if (all && dev) {
-        int k = 0, b = 0;
-        for (int i = 0; i < n; i++) {
-            const tpb_history_t *h = &hist[i];
-            if (h->tp != tp || h->comm_only || !h->nslow || h->world != world)
-                continue;
-            int blocks = h->nslow / (world / tp);
-            memcpy(all + k, h->slow, (size_t)h->nslow * sizeof(*all));
-            memcpy(dev + (size_t)b * world, h->slow_dev, (size_t)blocks * world * sizeof(*dev));
-            k += h->nslow;
-            b += blocks;
-        }
-        p = tpb_detect_persistent(all, dev, b, world, tp);
+    int *c = calloc((size_t)(world > 0 ? world : 1), sizeof(*c));
+    double *x = malloc((size_t)(nb > 0 ? nb : 1) * sizeof(*x)), *d = NULL;
+    int ok = c && x &&
+             slow_pass(hist, n, tp, world, 0, c, &known, &best, &count, d, &k, x, &m) == 0 &&
+             slow_pass(hist, n, tp, world, 1, c, &known, &best, &count, d, &k, x, &m) == 0;
+    if (ok && best >= 0) {
+        d = malloc((size_t)count * sizeof(*d));
+        ok = d && slow_pass(hist, n, tp, world, 2, c, &known, &best, &count, d, &k, x, &m) == 0;
     }
-    free(all);
-    free(dev);
+    if (ok)
+        p = tpb_detect_persistent_of(best, count, known, d, k, x, m, tp);
+    else
+        tpb_err_clear(); /* unknown, as without the blocks */
+    free(c);
+    free(x);
+    free(d);
     return p;
 }
 

@@ -3,7 +3,8 @@
  * TP degree the fastest config, what the weighted split bought over the even one
  * (measured beside predicted, a split that lost flagged), a straggler only where it stands
  * out from noise, the calibration's quality once, and one line per shape that says what
- * to use. Pure: text and JSON are appended to buffers, nothing is printed here.
+ * to use. Pure but for reading the configs' per-rank arrays back (record/spill.h): text and
+ * JSON are appended to buffers, nothing is printed here.
  */
 #ifndef TPB_ANSWER_H
 #define TPB_ANSWER_H

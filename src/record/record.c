@@ -28,6 +28,7 @@ void tpb_record_init(tpb_record_t *r, const tpb_run_info_t *run, const tpb_clock
     for (int i = 0; i < 3; i++)
         r->app[i] = (tpb_outappend_t)TPB_OUTAPPEND_NONE;
     r->reserve = (tpb_outappend_t)TPB_OUTAPPEND_NONE;
+    r->spill = (tpb_spill_t)TPB_SPILL_NONE;
     r->cpu_others = NAN;
     r->run = *run;
     r->sync0 = sync0;
@@ -54,6 +55,7 @@ void tpb_record_free(tpb_record_t *r)
     for (int i = 0; i < 3; i++)
         tpb_outappend_close(&r->app[i]);
     tpb_outappend_close(&r->reserve);
+    tpb_spill_close(&r->spill);
     memset(r, 0, sizeof(*r));
 }
 
@@ -119,11 +121,13 @@ static int group_nodes(const tpb_topo_t *t, const tpb_result_t *res)
 typedef struct {
     size_t jsonl, csv, ranks;
     int nhist, nohist, nfiles;
+    long spill;
 } mark_t;
 
 static mark_t mark_of(const tpb_record_t *s)
 {
-    return (mark_t){s->jsonl.len, s->csv.len, s->ranks_csv.len, s->nhist, s->nohist, s->nfiles};
+    return (mark_t){s->jsonl.len, s->csv.len, s->ranks_csv.len, s->nhist,
+                    s->nohist,    s->nfiles,  s->spill.end};
 }
 
 /* The record back to where it was at m (the config's records and history removed). */
@@ -136,6 +140,7 @@ static void roll_back(tpb_record_t *s, mark_t m)
         tpb_history_free(&s->hist[--s->nhist]);
     s->nohist = m.nohist;
     s->nfiles = m.nfiles; /* its trace is not in the folder */
+    tpb_spill_truncate(&s->spill, m.spill);
 }
 
 /* The records of a finished config and its table row into *row, printed once its files are

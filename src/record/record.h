@@ -22,6 +22,7 @@
 #include "record/outfile.h"
 #include "record/report.h"
 #include "record/result.h"
+#include "record/spill.h"
 
 /** --trace-iters auto: rank-iterations per trace file, window and spikes together (about
  *  190 MiB of trace events at TP 8 with the arrows: bench/gather). */
@@ -83,6 +84,8 @@ typedef struct {
     tpb_buf_t jsonl, csv, ranks_csv; /**< records not in the files yet (one config's, the end's) */
     tpb_outappend_t app[3];          /**< results.jsonl, results.csv, ranks.csv once written */
     tpb_outappend_t reserve;         /**< room held for results.jsonl's rewrite at the end */
+    tpb_spill_t spill;               /**< the histories' per-rank arrays (record/spill.h) */
+    int spill_tried;                 /**< opened at the first config's history */
     int appending;                   /**< the files are in place: configs are appended to them */
     long run_line_len;               /**< results.jsonl's run line as written (with its newline) */
     tpb_history_t *hist; /**< the serial configs (the summary and the answer are theirs) */

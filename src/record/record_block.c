@@ -9,6 +9,7 @@
 #include "base/interval.h"
 #include "base/stats.h"
 #include "record/record_impl.h"
+#include "record/spill.h"
 #include "record/verdict.h"
 
 /* The recorded config of id, or NULL. */
@@ -43,18 +44,22 @@ static tpb_status_t push_block(tpb_record_t *s, const tpb_block_result_t *b,
         return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the blocks");
     }
     memcpy(steps, b->steps, (size_t)b->iters * sizeof(double));
-    for (int j = 0; j < b->ngemm; j++)
-        for (int r = 0; r < b->world; r++) {
-            comp[r] += g[j]->compute_rank ? g[j]->compute_rank[r] : NAN;
-            work[r] += g[j]->work_rank ? g[j]->work_rank[r] : NAN;
+    for (int j = 0; j < b->ngemm; j++) {
+        double *c = tpb_history_dup(g[j], TPB_HIST_COMPUTE),
+               *w = tpb_history_dup(g[j], TPB_HIST_WORK);
+        for (int r = 0; r < b->world; r++) { /* NaN: a GEMM without them (or unreadable) */
+            comp[r] += c && g[j]->world == b->world ? c[r] : NAN;
+            work[r] += w && g[j]->world == b->world ? w[r] : NAN;
         }
+        free(c);
+        free(w);
+    }
     tpb_history_t *h = &s->bhist[s->nbhist++];
     *h = (tpb_history_t){.key = {.m = b->tokens},
                          .id = b->id,
                          .world = b->world,
                          .step_med = step_med,
-                         .compute_rank = comp,
-                         .work_rank = work,
+                         .arr = {[TPB_HIST_COMPUTE] = comp, [TPB_HIST_WORK] = work},
                          .steps = steps,
                          .nsteps = b->iters,
                          .set = b->set,
@@ -62,7 +67,10 @@ static tpb_status_t push_block(tpb_record_t *s, const tpb_block_result_t *b,
                          .straggler_world = -1};
     tpb_config_key_take(&h->key, &b->key, TPB_KEY_BLOCK); /* its shape: tokens, name */
     snprintf(h->shape_name, sizeof(h->shape_name), "%s", b->name);
-    return TPB_OK;
+    tpb_status_t st = tpb_spill_history(tpb_record_spill(s), h);
+    if (st != TPB_OK) /* not kept: as if it had not been measured */
+        tpb_history_free(&s->bhist[--s->nbhist]);
+    return st;
 }
 
 static void block_json(tpb_buf_t *j, const tpb_block_result_t *b, const tpb_history_t *const *g,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "record/record_impl.h"
+#include "record/spill.h"
 
 /* What the closing summary needs of res beyond its identity. */
 static void summary_facts(tpb_history_t *h, const tpb_result_t *res)
@@ -36,14 +37,20 @@ static void summary_facts(tpb_history_t *h, const tpb_result_t *res)
 
 void tpb_history_free(tpb_history_t *h)
 {
-    free(h->t1_rank);
-    free(h->compute_rank);
-    free(h->work_rank);
     free(h->steps);
-    free(h->slow);
-    free(h->slow_dev);
-    h->t1_rank = h->compute_rank = h->work_rank = h->steps = h->slow_dev = NULL;
-    h->slow = NULL;
+    h->steps = NULL;
+    for (int a = 0; a < TPB_HIST_ARRAYS; a++) {
+        free(h->arr[a]);
+        h->arr[a] = NULL;
+    }
+}
+
+tpb_spill_t *tpb_record_spill(tpb_record_t *s)
+{
+    if (!s->spill_tried)
+        tpb_spill_open(&s->spill, s->run.out_dir);
+    s->spill_tried = 1;
+    return &s->spill;
 }
 
 /* Room for one more entry of a history (*h, *n used of *cap): doubled when full. */
@@ -83,15 +90,12 @@ tpb_status_t tpb_record_push_hist(tpb_record_t *s, const tpb_result_t *res)
     double *steps = res->steps ? malloc((size_t)res->iters * sizeof(double)) : NULL;
     tpb_slow_t *slow = nb ? malloc((size_t)res->nslow * sizeof(*slow)) : NULL;
     double *dev = nb ? malloc((size_t)nb * (size_t)res->world * sizeof(*dev)) : NULL;
-    double *t1 = res->tp == 1 ? malloc((size_t)res->world * sizeof(double)) : NULL;
-    if (!comp || !work || (res->steps && !steps) || (nb && (!slow || !dev)) ||
-        (res->tp == 1 && !t1)) {
+    if (!comp || !work || (res->steps && !steps) || (nb && (!slow || !dev))) {
         free(comp);
         free(work);
         free(steps);
         free(slow);
         free(dev);
-        free(t1);
         return tpb_err_set(TPB_ERR_NOMEM, "out of memory");
     }
     if (steps)
@@ -105,11 +109,11 @@ tpb_status_t tpb_record_push_hist(tpb_record_t *s, const tpb_result_t *res)
         for (int r = 0; r < res->world; r++)
             dev[(size_t)b * res->world + tpb_result_world_rank(res, r)] =
                 res->slow_dev[(size_t)b * res->world + r];
+    double t1 = INFINITY;
     for (int r = 0; r < res->world; r++) {
         comp[r] = res->ranks[r].compute_med;
         work[r] = res->info[r].flop;
-        if (t1)
-            t1[r] = res->ranks[r].compute_med;
+        t1 = fmin(t1, comp[r]);
     }
     s->hist[s->nhist++] = (tpb_history_t){.key = res->key,
                                           .id = res->id,
@@ -120,16 +124,13 @@ tpb_status_t tpb_record_push_hist(tpb_record_t *s, const tpb_result_t *res)
                                           .step_med = res->stats.step_med,
                                           .xfer_med = res->stats.xfer_med,
                                           .busbw_gbs = res->busbw_gbs,
-                                          .t1_rank = t1,
-                                          .compute_rank = comp,
-                                          .work_rank = work,
+                                          .t1_us = res->tp == 1 && isfinite(t1) ? t1 : NAN,
+                                          .arr = {comp, work, slow, dev},
                                           .steps = steps,
                                           .nsteps = steps ? res->iters : 0,
                                           .set = res->interleave_set,
                                           .rounds = res->interleave_rounds,
-                                          .slow = slow,
-                                          .slow_dev = dev,
-                                          .nslow = res->nslow};
+                                          .nslow = nb ? res->nslow : 0};
     summary_facts(&s->hist[s->nhist - 1], res);
-    return TPB_OK;
+    return tpb_spill_history(tpb_record_spill(s), &s->hist[s->nhist - 1]); /* whole either way */
 }

@@ -7,8 +7,13 @@
 
 #include "record/record.h"
 
-/** Keep res for the configs after it and the summary (record_hist.c). TPB_ERR_NOMEM only. */
+/** Keep res for the configs after it and the summary (record_hist.c), its per-rank arrays
+ *  in the record's spill file: TPB_ERR_NOMEM, or TPB_ERR_IO where that file cannot be
+ *  written (the entry then stays, whole, for the caller to take back). */
 tpb_status_t tpb_record_push_hist(tpb_record_t *s, const tpb_result_t *res);
+
+/** The record's spill file (record/spill.h), opened in --out at the first call. */
+tpb_spill_t *tpb_record_spill(tpb_record_t *s);
 
 /** Write res's trace (record_trace.c) in full into set, to be put in place with the
  *  record: trace-NNN.json, or trace.json again with res appended (--trace-per run); steps:

@@ -2,8 +2,10 @@
 #include "record/result.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "base/metrics.h"
+#include "record/spill.h"
 
 /* lb, u, e_het and predicted speed-up of group g; worst values are kept. */
 static void group_metrics(tpb_result_t *res, int g, double flop_total)
@@ -109,9 +111,7 @@ static void judge_check(tpb_result_t *res, int check_on)
 void tpb_result_finish(tpb_result_t *res, const tpb_history_t *hist, int nhist, int check_on)
 {
     const tpb_history_t *t1 = res->tp == 1 ? NULL : find_hist(hist, nhist, res, 1, 0);
-    double t1_us = res->tp == 1        ? min_compute(res->ranks, res->world)
-                   : t1 && t1->t1_rank ? tpb_stats_min(t1->t1_rank, (size_t)res->world)
-                                       : NAN;
+    double t1_us = res->tp == 1 ? min_compute(res->ranks, res->world) : t1 ? t1->t1_us : NAN;
     tpb_result_derive(res, t1_us);
     /* hist holds the serial configs: a chunked one's twin there is its serial run */
     const tpb_history_t *serial =
@@ -122,15 +122,19 @@ void tpb_result_finish(tpb_result_t *res, const tpb_history_t *hist, int nhist, 
             ? find_hist(hist, nhist, res, res->tp, TPB_POLICY_EVEN)
             : NULL;
     res->speedup = ev ? ev->step_med / res->stats.step_med : NAN;
-    if (ev && ev->compute_rank && ev->work_rank) {
-        double work[res->world];
+    double *ev_comp = ev ? tpb_history_dup(ev, TPB_HIST_COMPUTE) : NULL;
+    double *ev_work = ev ? tpb_history_dup(ev, TPB_HIST_WORK) : NULL;
+    double *work = ev_comp && ev_work ? malloc((size_t)res->world * sizeof(double)) : NULL;
+    if (work && ev->world == res->world) {
         for (int r = 0; r < res->world; r++)
             work[r] = res->info[r].flop;
-        double pred = tpb_predict_weighted_step(ev->step_med, ev->compute_rank, ev->work_rank, work,
-                                                res->world);
+        double pred = tpb_predict_weighted_step(ev->step_med, ev_comp, ev_work, work, res->world);
         if (pred > 0.0)
             res->predicted_speedup = ev->step_med / pred;
     }
+    free(work);
+    free(ev_work);
+    free(ev_comp);
     judge_check(res, check_on);
 }
 

@@ -170,6 +170,16 @@ typedef struct {
     int set, rounds;     /**< interleaved: its set (-1: alone) and the set's rounds */
 } tpb_block_result_t;
 
+/** The per-position arrays a finished config keeps (tpb_history_t.arr): read them with
+ *  tpb_history_load (record/spill.h), which reads them from memory or the record's file. */
+typedef enum {
+    TPB_HIST_COMPUTE, /**< each position's median compute, us (double[world]) */
+    TPB_HIST_WORK,    /**< each position's GEMM FLOPs (double[world]) */
+    TPB_HIST_SLOW,    /**< its blocks' slowest ranks, as world ranks (tpb_slow_t[nslow]) */
+    TPB_HIST_DEV,     /**< per block and world rank, its log rate against the others' */
+    TPB_HIST_ARRAYS
+} tpb_hist_array_t;
+
 /** A finished config, as later configs and the summary need it. */
 typedef struct {
     TPB_CONFIG_KEY; /**< its identity (its result's) */
@@ -179,16 +189,17 @@ typedef struct {
     double coll_bytes;
     int group_nodes; /**< most nodes one group spans */
     double step_med, xfer_med;
-    double busbw_gbs;     /**< the table's busbw (NaN: unknown) */
-    double *t1_rank;      /**< TP=1 only: each rank's time for the whole layer (owned) */
-    double *compute_rank; /**< each position's median compute (owned; NULL: unknown) */
-    double *work_rank;    /**< each position's GEMM FLOPs (owned; NULL: unknown) */
-    double *steps;        /**< every measured iteration's step, in its order (owned; NULL: none) */
+    double busbw_gbs; /**< the table's busbw (NaN: unknown) */
+    double t1_us;     /**< TP=1 only: the fastest rank's time for the whole layer (NaN: none) */
+    double *steps;    /**< every measured iteration's step, in its order (owned; NULL: none) */
     int nsteps;
-    int set, rounds;  /**< interleaved: its set (-1: alone) and the set's rounds */
-    tpb_slow_t *slow; /**< its blocks' slowest ranks, as world ranks (owned; NULL: none) */
-    double *slow_dev; /**< per block and world rank, its log rate against the others' */
-    int nslow;        /**< entries of slow: blocks x groups */
+    int set, rounds;               /**< interleaved: its set (-1: alone) and the set's rounds */
+    void *arr[TPB_HIST_ARRAYS];    /**< its per-position arrays in memory (owned; NULL: none, or
+                                        in spill) */
+    const struct tpb_spill *spill; /**< the file holding the arrays of `spilled` (NULL: none) */
+    unsigned spilled;              /**< bit a: array a is in spill at at[a] */
+    long at[TPB_HIST_ARRAYS];
+    int nslow; /**< entries of its TPB_HIST_SLOW: blocks x groups */
     /* what the closing summary says of it */
     double step_mean, xfer_mean, comp_mean; /**< T, T_comm, T_comp/N: they add up (NaN: unknown) */
     double speedup, predicted_speedup;      /**< weighted and cost rows: over the even config */
@@ -224,10 +235,10 @@ static inline int tpb_history_same_layer(const tpb_history_t *a, const tpb_histo
 }
 
 /**
- * Everything a config's record needs beyond its own measurements, in one pure
- * function: T_1 (its own fastest rank at TP = 1, else the fastest rank of the
- * TP = 1 config of the same shape and split in hist), the metrics of
- * tpb_result_derive, the speed-up over the even config of the same (tp, shape,
+ * Everything a config's record needs beyond its own measurements, in one function (pure
+ * but for reading the even config's per-rank figures back: record/spill.h): T_1 (its own fastest
+ * rank at TP = 1, else the fastest rank of the TP = 1 config of the same shape and split in hist),
+ * the metrics of tpb_result_derive, the speed-up over the even config of the same (tp, shape,
  * split) in hist and the speed-up predicted from that config's measurements
  * (weighted and cost rows: tpb_predict_weighted_step), and the --check verdict from every
  * rank's max_err (TPB_CHECK_OFF when check_on is 0; the tolerance is the

@@ -46,7 +46,7 @@ static void summary_series(tpb_record_t *s, const tpb_history_t *base, tpb_buf_t
     const tpb_history_t *t1 = NULL;
     for (int i = 0; i < s->nhist; i++) {
         const tpb_history_t *h = &s->hist[i];
-        if (h->tp == 1 && tpb_history_same_layer(h, base) && h->t1_rank)
+        if (h->tp == 1 && tpb_history_same_layer(h, base)) /* its T_1 may be unknown (NaN) */
             t1 = h;
     }
     if (!t1)
@@ -60,9 +60,7 @@ static void summary_series(tpb_record_t *s, const tpb_history_t *base, tpb_buf_t
                  "#   E = T_1 / (N T), T_1 the fastest rank's whole layer: 1 = the N ranks lose "
                  "nothing to waits and transfers; > 1: shards run faster per FLOP (caches); at "
                  "tp 1, E < 1 is how much slower the slowest rank is\n");
-    double t1_us = INFINITY;
-    for (int r = 0; r < s->run.topo->size; r++)
-        t1_us = fmin(t1_us, t1->t1_rank[r]);
+    double t1_us = t1->t1_us;
     tpb_buf_printf(out, "# %-5s %-8s %ldx%ldx%ld%s\n", tpb_config_key_split(&base->key),
                    tpb_policy_name(base->policy), base->m, base->n, base->k,
                    base->placement == TPB_PLACE_SPREAD ? " (spread)" : "");

@@ -3,6 +3,9 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+#include "record/spill.h"
 
 double tpb_balance_bound(double step, const double *compute, const double *work,
                          const double *p_compute, const double *p_work, int world, int tp)
@@ -28,14 +31,29 @@ double tpb_balance_bound(double step, const double *compute, const double *work,
     return (even + x) / (balanced + x);
 }
 
+/* The balance bound of h over its even config ev, their per-rank figures read back (NaN
+ * where either lacks them). */
+static double bound_of(const tpb_history_t *ev, const tpb_history_t *h)
+{
+    double *c = tpb_history_dup(ev, TPB_HIST_COMPUTE), *w = tpb_history_dup(ev, TPB_HIST_WORK);
+    double *pc = tpb_history_dup(h, TPB_HIST_COMPUTE), *pw = tpb_history_dup(h, TPB_HIST_WORK);
+    double b = ev->world == h->world
+                   ? tpb_balance_bound(ev->step_med, c, w, pc, pw, ev->world, ev->tp)
+                   : NAN;
+    free(c);
+    free(w);
+    free(pc);
+    free(pw);
+    return b;
+}
+
 tpb_policy_verdict_t tpb_verdict_of(const tpb_history_t *ev, const tpb_history_t *h, double tol)
 {
     tpb_policy_verdict_t v = {.speedup = ev->step_med / h->step_med,
                               .lo = NAN,
                               .hi = NAN,
                               .verdict = TPB_VERDICT_INCONCLUSIVE};
-    v.bound = tpb_balance_bound(ev->step_med, ev->compute_rank, ev->work_rank, h->compute_rank,
-                                h->work_rank, ev->world, ev->tp);
+    v.bound = bound_of(ev, h);
     if (ev->steps && h->steps && ev->nsteps > 0 && h->nsteps > 0) {
         v.paired = ev->set >= 0 && ev->set == h->set && ev->rounds >= 3 && ev->nsteps == h->nsteps;
         v.rounds = v.paired ? ev->rounds : 0;

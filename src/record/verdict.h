@@ -37,7 +37,8 @@ double tpb_balance_bound(double step, const double *compute, const double *work,
  * The verdict on h (a non-even policy) over ev, the even config of its group, at
  * tolerance tol: from their iteration steps (paired when both were measured in the same
  * interleaved set of at least 3 rounds), DISTURBED when the speed-up exceeds the bound by
- * more than tol. Without steps: the ratio of medians, no interval, INCONCLUSIVE. Pure.
+ * more than tol. Without steps: the ratio of medians, no interval, INCONCLUSIVE. Pure but
+ * for reading their per-rank figures back (record/spill.h).
  */
 tpb_policy_verdict_t tpb_verdict_of(const tpb_history_t *ev, const tpb_history_t *h, double tol);
 
