@@ -40,14 +40,10 @@ size_t tpb_history_len(const tpb_history_t *h, tpb_hist_array_t a)
         return 0;
     switch (a) {
     case TPB_HIST_COMPUTE:
-    case TPB_HIST_WORK:
-        return (size_t)h->world;
-    case TPB_HIST_SLOW:
-        return (size_t)h->nslow;
-    case TPB_HIST_DEV:
-        return groups > 0 ? (size_t)(h->nslow / groups) * (size_t)h->world : 0;
-    case TPB_HIST_ARRAYS:
-        break;
+    case TPB_HIST_WORK: return (size_t)h->world;
+    case TPB_HIST_SLOW: return (size_t)h->nslow;
+    case TPB_HIST_DEV: return groups > 0 ? (size_t)(h->nslow / groups) * (size_t)h->world : 0;
+    case TPB_HIST_ARRAYS: break;
     }
     return 0;
 }
@@ -121,8 +117,8 @@ tpb_status_t tpb_history_load(const tpb_history_t *h, tpb_hist_array_t a, size_t
 {
     size_t len = tpb_history_len(h, a), es = tpb_history_elem(a);
     if (first > len || n > len - first)
-        return tpb_err_set(TPB_ERR_INVALID, "config %d: entries %zu-%zu of an array of %zu",
-                           h->id, first, first + n, len);
+        return tpb_err_set(TPB_ERR_INVALID, "config %d: entries %zu-%zu of an array of %zu", h->id,
+                           first, first + n, len);
     if (h->arr[a]) {
         memcpy(out, (const char *)h->arr[a] + first * es, n * es);
         return TPB_OK;
@@ -130,9 +126,8 @@ tpb_status_t tpb_history_load(const tpb_history_t *h, tpb_hist_array_t a, size_t
     size_t done = 0, bytes = n * es;
     off_t at = (off_t)h->at[a] + (off_t)(first * es);
     while (done < bytes) {
-        ssize_t r = h->spill ? pread(h->spill->fd, (char *)out + done, bytes - done,
-                                     at + (off_t)done)
-                             : -1;
+        ssize_t r =
+            h->spill ? pread(h->spill->fd, (char *)out + done, bytes - done, at + (off_t)done) : -1;
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
