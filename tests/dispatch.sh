@@ -1,5 +1,6 @@
 # dispatch.sh - a new kind of collective fails the build wherever a collective is dispatched
-# (issue 41): each backend's dispatch and the names in base/types.c are switches without a
+# (issue 41): each backend's dispatch (the GPU layer's staging and its group of one, NCCL's
+# post) and the names in base/types.c are switches without a
 # default, so -Wswitch (in -Wall) -Werror names every one that lacks the new kind. The
 # files compile cleanly as they are; with a copy of base/tpb_types.h that adds
 # TPB_COLL_PLANTED before them on the include path, each must fail and name it. The CUDA
@@ -13,7 +14,7 @@ mkdir -p "$tmp/base"
 sed 's/TPB_COLL_REDUCE_SCATTER }/TPB_COLL_REDUCE_SCATTER, TPB_COLL_PLANTED }/' \
     "$top/src/base/tpb_types.h" >"$tmp/base/tpb_types.h"
 grep -q TPB_COLL_PLANTED "$tmp/base/tpb_types.h" || { echo "FAIL: could not plant a kind"; exit 1; }
-files="src/backend/host/host_comm.c src/base/types.c"
+files="src/backend/host/host_comm.c src/backend/gpu/gpu_comm.c src/backend/gpu/gpu_staging.c src/base/types.c"
 if grep -q "define TPB_HAVE_CUDA 1" "${TPBAL_BUILDDIR:?}/src/tpb_config.h"; then
     files="$files src/backend/cuda/cuda_comm.c"
 else

@@ -3,6 +3,7 @@
 
 #include "backend/backend.h"
 #include "backend/cuda/cuda_plan.h"
+#include "backend/gpu/gpu.h"
 #include "base/partition.h"
 #include "tpb_test.h"
 
@@ -122,21 +123,21 @@ START_TEST(plan_key)
                     .c = c,
                     .ldc = 8,
                     .dtype = TPB_DTYPE_BF16};
-    tpb_cuda_plan_key_t full = tpb_cuda_plan_key(&g, 0), same = tpb_cuda_plan_key(&g, 0);
-    ck_assert(tpb_cuda_plan_key_equal(&full, &same));
+    tpb_gpu_plan_key_t full = tpb_gpu_plan_key(&g, 0), same = tpb_gpu_plan_key(&g, 0);
+    ck_assert(tpb_gpu_plan_key_equal(&full, &same));
     ck_assert_int_eq(full.align[2], 256);
     /* an emulating rank's plans carry the SM target; the probe's full-device one does not */
-    tpb_cuda_plan_key_t green = tpb_cuda_plan_key(&g, 66);
-    ck_assert(!tpb_cuda_plan_key_equal(&full, &green));
+    tpb_gpu_plan_key_t green = tpb_gpu_plan_key(&g, 66);
+    ck_assert(!tpb_gpu_plan_key_equal(&full, &green));
     tpb_gemm_t shifted = g;
     shifted.c = c + 1;
-    tpb_cuda_plan_key_t off = tpb_cuda_plan_key(&shifted, 0);
+    tpb_gpu_plan_key_t off = tpb_gpu_plan_key(&shifted, 0);
     ck_assert_int_eq(off.align[2], 4);
-    ck_assert(!tpb_cuda_plan_key_equal(&full, &off));
+    ck_assert(!tpb_gpu_plan_key_equal(&full, &off));
     tpb_gemm_t fp8 = g;
     fp8.dtype = TPB_DTYPE_FP8;
-    tpb_cuda_plan_key_t k8 = tpb_cuda_plan_key(&fp8, 0);
-    ck_assert(!tpb_cuda_plan_key_equal(&full, &k8));
+    tpb_gpu_plan_key_t k8 = tpb_gpu_plan_key(&fp8, 0);
+    ck_assert(!tpb_gpu_plan_key_equal(&full, &k8));
 }
 END_TEST
 
@@ -154,21 +155,76 @@ START_TEST(plan_hash)
                     .b = (void *)0x2000,
                     .c = (void *)0x3000,
                     .dtype = TPB_DTYPE_BF16};
-    tpb_cuda_plan_key_t a = tpb_cuda_plan_key(&g, 0), b = tpb_cuda_plan_key(&g, 0);
-    ck_assert_uint_eq(tpb_cuda_plan_hash(&a), tpb_cuda_plan_hash(&b));
+    tpb_gpu_plan_key_t a = tpb_gpu_plan_key(&g, 0), b = tpb_gpu_plan_key(&g, 0);
+    ck_assert_uint_eq(tpb_gpu_plan_hash(&a), tpb_gpu_plan_hash(&b));
     enum { N = 4096 };
     static int used[N];
     int distinct = 0;
     for (int i = 0; i < N; i++) { /* a layer of 4096 block GEMMs of different k */
         g.k = 16 * (i + 1);
-        tpb_cuda_plan_key_t k = tpb_cuda_plan_key(&g, 0);
-        unsigned slot = (unsigned)(tpb_cuda_plan_hash(&k) % (2 * N));
+        tpb_gpu_plan_key_t k = tpb_gpu_plan_key(&g, 0);
+        unsigned slot = (unsigned)(tpb_gpu_plan_hash(&k) % (2 * N));
         distinct += slot < 2 * N && !used[slot % N]++;
     }
     ck_assert_int_gt(distinct, N / 2); /* no clustering on one bucket */
-    tpb_cuda_plan_key_t c = tpb_cuda_plan_key(&g, 64);
-    tpb_cuda_plan_key_t d = tpb_cuda_plan_key(&g, 0);
-    ck_assert_uint_ne(tpb_cuda_plan_hash(&c), tpb_cuda_plan_hash(&d));
+    tpb_gpu_plan_key_t c = tpb_gpu_plan_key(&g, 64);
+    tpb_gpu_plan_key_t d = tpb_gpu_plan_key(&g, 0);
+    ck_assert_uint_ne(tpb_gpu_plan_hash(&c), tpb_gpu_plan_hash(&d));
+}
+END_TEST
+
+/* The generic plan cache: every plan found again by its key after the index and the array
+ * grew (4096 plans: the array moves and the index is rebuilt six times), a key not added
+ * not found, and every plan destroyed once when the cache is freed. */
+typedef struct {
+    long k;
+    int destroyed;
+} fake_plan_t;
+
+static int destroyed;
+
+static void destroy_fake(void *plan)
+{
+    fake_plan_t *p = plan;
+    ck_assert_int_eq(p->destroyed, 0);
+    p->destroyed = 1;
+    destroyed++;
+}
+
+START_TEST(plan_cache)
+{
+    tpb_gpu_plans_t c;
+    tpb_gpu_plans_init(&c, sizeof(fake_plan_t));
+    tpb_gemm_t g = {.m = 64, .n = 64, .lda = 64, .ldb = 64, .ldc = 64, .dtype = TPB_DTYPE_BF16};
+    enum { N = 4096 };
+    for (long i = 0; i < N; i++) {
+        g.k = 16 * (i + 1);
+        tpb_gpu_plan_key_t key = tpb_gpu_plan_key(&g, (int)(i % 3));
+        ck_assert_ptr_null(tpb_gpu_plans_find(&c, &key));
+        void *slot = NULL;
+        ck_assert_int_eq(tpb_gpu_plans_reserve(&c, &slot), TPB_OK);
+        ((fake_plan_t *)slot)->k = g.k;
+        tpb_gpu_plans_add(&c, &key);
+        ck_assert_ptr_eq(tpb_gpu_plans_find(&c, &key), slot);
+    }
+    ck_assert_uint_eq(c.n, N);
+    ck_assert_uint_ge(c.nindex, 2 * N);
+    for (long i = 0; i < N; i++) {
+        g.k = 16 * (i + 1);
+        tpb_gpu_plan_key_t key = tpb_gpu_plan_key(&g, (int)(i % 3));
+        fake_plan_t *p = tpb_gpu_plans_find(&c, &key);
+        ck_assert_ptr_nonnull(p);
+        ck_assert_int_eq(p->k, g.k);
+        key.sm_target += 3; /* another SM target: another plan, never built */
+        ck_assert_ptr_null(tpb_gpu_plans_find(&c, &key));
+    }
+    destroyed = 0;
+    tpb_gpu_plans_free(&c, destroy_fake);
+    ck_assert_int_eq(destroyed, N);
+    ck_assert_uint_eq(c.n, 0);
+    g.k = 16;
+    tpb_gpu_plan_key_t key = tpb_gpu_plan_key(&g, 0);
+    ck_assert_ptr_null(tpb_gpu_plans_find(&c, &key)); /* empty again, and usable */
 }
 END_TEST
 
@@ -210,6 +266,7 @@ static Suite *suite(void)
     tcase_add_test(tc, blocks_and_build);
     tcase_add_test(tc, plan_key);
     tcase_add_test(tc, comm_dtype);
+    tcase_add_test(tc, plan_cache);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,8 +1,9 @@
 /*
  * cuda_backend.c - one GPU per rank: its class, opening it, memory, copies and the ops
- * table. Which device and whether it can run are in cuda_device.c, timer marks in
- * cuda_marks.c, GEMMs in cuda_gemm.c, collectives in cuda_comm.c, SM partitions in
- * cuda_green.c; device-free decisions in cuda_plan.c.
+ * table. Which device and whether it can run are in cuda_device.c, GEMMs in cuda_gemm.c,
+ * NCCL in cuda_comm.c, SM partitions in cuda_green.c, the runtime's calls behind the
+ * generic GPU layer (marks, watchdog, staging, plan cache: src/backend/gpu/) in
+ * cuda_vendor.c; device-free decisions in cuda_plan.c.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -33,17 +34,13 @@ static tpb_status_t setup_streams(tpb_cuda_t *be)
 {
     TPB_CUDA_RET(cudaStreamCreateWithFlags(&be->comm_stream, cudaStreamNonBlocking));
     be->gemm_stream = be->comm_stream;
-    TPB_CHECK_RET(tpb_cuda_emulation_init(be, be->args.emulate_factor));
-    if (be->args.cfg.overlap && be->gemm_stream == be->comm_stream) { /* chunks overlap */
+    TPB_CHECK_RET(tpb_cuda_emulation_init(be, be->gpu.args.emulate_factor));
+    if (be->gpu.args.cfg.overlap && be->gemm_stream == be->comm_stream) { /* chunks overlap */
         TPB_CUDA_RET(cudaStreamCreateWithFlags(&be->own_gemm, cudaStreamNonBlocking));
         be->gemm_stream = be->own_gemm;
     }
-    TPB_CHECK_RET(tpb_cuda_gemm_event(be, &be->gemm_done, cudaEventDisableTiming));
-    TPB_CUDA_RET(cudaEventCreateWithFlags(&be->comm_done, cudaEventDisableTiming));
-    for (int a = 0; a < 2; a++) {
-        TPB_CHECK_RET(tpb_cuda_gemm_event(be, &be->anchor[a][0], cudaEventDefault));
-        TPB_CUDA_RET(cudaEventCreate(&be->anchor[a][1]));
-    }
+    be->gpu.apart = be->gemm_stream != be->comm_stream;
+    TPB_CHECK_RET(tpb_gpu_init(&be->gpu));
     TPB_CUBLAS_RET(cublasLtCreate(&be->lt));
     TPB_CUDA_RET(cudaMalloc(&be->workspace, TPB_CUDA_WORKSPACE));
     tpb_cuda_gate_init(be);
@@ -66,8 +63,10 @@ static tpb_status_t cuda_open(const tpb_backend_args_t *args, tpb_device_t **out
     if (st == TPB_OK && !(be = calloc(1, sizeof(*be))))
         st = tpb_err_set(TPB_ERR_NOMEM, "cuda backend: out of memory");
     if (st == TPB_OK) {
-        be->base.ops = &cuda_device_ops;
-        be->args = *args;
+        be->gpu.base.ops = &cuda_device_ops;
+        be->gpu.v = &tpb_cuda_vendor;
+        be->gpu.args = *args;
+        tpb_gpu_plans_init(&be->gpu.plans, sizeof(tpb_cuda_plan_t));
         be->device = dev;
         st = tpb_cuda_open_device(be, dev);
     }
@@ -97,7 +96,7 @@ static tpb_status_t cuda_open(const tpb_backend_args_t *args, tpb_device_t **out
             release(be);
         return st;
     }
-    *out = &be->base;
+    *out = &be->gpu.base;
     return TPB_OK;
 }
 
@@ -105,7 +104,7 @@ static tpb_status_t cuda_open(const tpb_backend_args_t *args, tpb_device_t **out
 static tpb_status_t cuda_set_emulation(tpb_device_t *dev, double factor)
 {
     tpb_cuda_t *be = (tpb_cuda_t *)dev;
-    if (factor == be->args.emulate_factor)
+    if (factor == be->gpu.args.emulate_factor)
         return TPB_OK;
     return tpb_err_set(TPB_ERR_UNSUPPORTED,
                        "--emulate-schedule: the cuda backend fixes each rank's SM partition at "
@@ -118,26 +117,12 @@ static void release(tpb_cuda_t *be)
     tpb_cuda_gate_release(be);
     if (be->comm_stream)
         cudaStreamSynchronize(be->comm_stream);
-    tpb_cuda_plans_free(be);
-    for (size_t i = 0; i < be->nevents; i++) {
-        cudaEventDestroy(be->ev[0][i]);
-        cudaEventDestroy(be->ev[1][i]);
-    }
-    free(be->ev[0]);
-    free(be->ev[1]);
-    free(be->event_stream);
-    cudaEvent_t ev[6] = {be->gemm_done,    be->comm_done,    be->anchor[0][0],
-                         be->anchor[0][1], be->anchor[1][0], be->anchor[1][1]};
-    for (int i = 0; i < 6; i++)
-        if (ev[i])
-            cudaEventDestroy(ev[i]);
+    tpb_gpu_free(&be->gpu, tpb_cuda_plan_destroy); /* plans, events, staging */
     if (be->lt)
         cublasLtDestroy(be->lt);
     cudaFree(be->workspace);
     if (be->gate_host)
         cudaFreeHost((void *)be->gate_host);
-    cudaFreeHost(be->host_send);
-    cudaFreeHost(be->host_recv_base);
     tpb_cuda_emulation_free(be);
     if (be->comm_stream)
         cudaStreamDestroy(be->comm_stream);
@@ -149,7 +134,7 @@ static void release(tpb_cuda_t *be)
 static void cuda_finalize(tpb_device_t *dev)
 {
     tpb_cuda_t *be = (tpb_cuda_t *)dev;
-    if (be->args.cfg.comm == TPB_COMM_MPI)
+    if (be->gpu.args.cfg.comm == TPB_COMM_MPI)
         tpb_watchdog_stop();
     release(be);
 }
@@ -184,7 +169,7 @@ static void cuda_info(tpb_device_t *dev, tpb_device_info_t *info)
         khz = 0;
     info->peak_gflops =
         tpb_cuda_peak_gflops(be->prop.major, be->prop.minor, info->sm_total, be->prop.name, khz,
-                             be->args.cfg.dtype, info->peak_basis, sizeof(info->peak_basis));
+                             be->gpu.args.cfg.dtype, info->peak_basis, sizeof(info->peak_basis));
     if (be->ranks_on_device > 1)
         snprintf(info->advice, sizeof(info->advice),
                  "%d ranks share this GPU: they take turns on it, so its results are for "
@@ -195,7 +180,7 @@ static void cuda_info(tpb_device_t *dev, tpb_device_info_t *info)
                  "each rank sees only its own GPU (per-task CUDA_VISIBLE_DEVICES, "
                  "--gpus-per-task): NCCL cannot use P2P/NVLink between the ranks of a node; "
                  "request --gpus-per-node instead");
-    else if (be->args.cfg.comm == TPB_COMM_MPI)
+    else if (be->gpu.args.cfg.comm == TPB_COMM_MPI)
         snprintf(info->advice, sizeof(info->advice),
                  "--comm mpi stages every collective through host memory and waits for the "
                  "stream inside it: comm times include that round trip");
@@ -235,20 +220,6 @@ static void cuda_free(tpb_device_t *dev, void *ptr)
     cudaFree(ptr);
 }
 
-static tpb_status_t cuda_copy(tpb_device_t *dev, void *dst, const void *src, size_t bytes,
-                              tpb_copy_dir_t dir)
-{
-    tpb_cuda_t *be = (tpb_cuda_t *)dev;
-    TPB_CHECK_RET(tpb_cuda_wait(be, 0));
-    /* on the (non-blocking) stream, then waited for: a pageable cudaMemcpy may return
-     * before its DMA ends, and the non-blocking streams are not ordered after it */
-    TPB_CUDA_RET(cudaMemcpyAsync(
-        dst, src, bytes, dir == TPB_COPY_TO_HOST ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice,
-        be->comm_stream));
-    TPB_CUDA_RET(cudaStreamSynchronize(be->comm_stream));
-    return TPB_OK;
-}
-
 /* An injected delay on the GEMM stream: a host function that stalls the stream. */
 static void CUDART_CB stall_fn(void *arg)
 {
@@ -257,10 +228,8 @@ static void CUDART_CB stall_fn(void *arg)
 
 static tpb_status_t gemm_phase(tpb_cuda_t *be, const tpb_gemm_t *g)
 {
-    if (be->comm_pending && !g->chunk) { /* the next GEMM overwrites what it reads */
-        TPB_CUDA_RET(cudaStreamWaitEvent(be->gemm_stream, be->comm_done, 0));
-        be->comm_pending = 0;
-    }
+    if (!g->chunk) /* the next GEMM overwrites what the last collective reads */
+        TPB_CHECK_RET(tpb_gpu_gemm_after_comm(&be->gpu));
     tpb_status_t st = tpb_cuda_gemm(be, g);
     tpb_cuda_gate_release(be); /* c0 and the GEMM are queued: the stream may run them */
     TPB_CHECK_RET(st);
@@ -278,30 +247,9 @@ static tpb_status_t cuda_gemm_phase(tpb_device_t *dev, const tpb_gemm_t *g)
     return st;
 }
 
-static tpb_status_t cuda_sync(tpb_device_t *dev)
-{
-    tpb_cuda_t *be = (tpb_cuda_t *)dev;
-    return tpb_cuda_wait(be, 1);
-}
-
 static tpb_status_t cuda_probe(tpb_device_t *dev, const tpb_gemm_t *g, double *achieved)
 {
     return tpb_cuda_emulation_probe((tpb_cuda_t *)dev, g, achieved);
-}
-
-static tpb_status_t cuda_marks_prepare(tpb_device_t *dev, size_t n)
-{
-    return tpb_cuda_marks_prepare((tpb_cuda_t *)dev, n);
-}
-
-static tpb_status_t cuda_mark(tpb_device_t *dev, size_t slot, tpb_mark_phase_t phase)
-{
-    return tpb_cuda_mark((tpb_cuda_t *)dev, slot, phase);
-}
-
-static tpb_status_t cuda_marks_read(tpb_device_t *dev, size_t n, double *us)
-{
-    return tpb_cuda_marks_read((tpb_cuda_t *)dev, n, us);
 }
 
 static const tpb_device_ops_t cuda_device_ops = {
@@ -310,15 +258,15 @@ static const tpb_device_ops_t cuda_device_ops = {
     .mem_free = cuda_mem_free,
     .alloc = cuda_alloc,
     .free = cuda_free,
-    .copy = cuda_copy,
+    .copy = tpb_gpu_copy,
     .gemm = cuda_gemm_phase,
     .set_emulation = cuda_set_emulation,
     .emulation_probe = cuda_probe,
-    .marks_prepare = cuda_marks_prepare,
-    .mark = cuda_mark,
-    .marks_read = cuda_marks_read,
-    .sync = cuda_sync,
-    .comm_open = tpb_cuda_comm_open,
+    .marks_prepare = tpb_gpu_marks_prepare,
+    .mark = tpb_gpu_mark,
+    .marks_read = tpb_gpu_marks_read,
+    .sync = tpb_gpu_sync,
+    .comm_open = tpb_gpu_comm_open,
 };
 
 /* NCCL's reduce-scatter and all-gather take equal blocks (an all-gather of a weighted

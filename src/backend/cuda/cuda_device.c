@@ -121,7 +121,7 @@ static tpb_status_t check_sharing(const tpb_cuda_t *be)
                            "(nvidia-smi -c DEFAULT)",
                            be->ranks_on_device, be->uuid,
                            mode == cudaComputeModeProhibited ? "prohibited" : "exclusive-process");
-    if (be->ranks_on_device < 2 || be->args.cfg.comm != TPB_COMM_NCCL)
+    if (be->ranks_on_device < 2 || be->gpu.args.cfg.comm != TPB_COMM_NCCL)
         return TPB_OK;
     return tpb_err_set(TPB_ERR_INVALID,
                        "%d ranks of this node drive GPU %s (more ranks per node than GPUs): "
@@ -181,5 +181,5 @@ tpb_status_t tpb_cuda_open_device(tpb_cuda_t *be, int dev)
 tpb_status_t tpb_cuda_check_device(const tpb_cuda_t *be)
 {
     TPB_CHECK_RET(check_sharing(be));
-    return check_dtype(be, be->args.cfg.dtype, be->args.cfg.comm);
+    return check_dtype(be, be->gpu.args.cfg.dtype, be->gpu.args.cfg.comm);
 }

@@ -50,8 +50,9 @@ static tpb_status_t launch(tpb_cuda_t *be, const tpb_gemm_t *g, const tpb_cuda_p
     return TPB_OK;
 }
 
-static void plan_destroy(tpb_cuda_plan_t *p)
+void tpb_cuda_plan_destroy(void *plan)
 {
+    tpb_cuda_plan_t *p = plan;
     if (!p->valid)
         return;
     cublasLtMatmulDescDestroy(p->op);
@@ -59,54 +60,6 @@ static void plan_destroy(tpb_cuda_plan_t *p)
     cublasLtMatrixLayoutDestroy(p->b);
     cublasLtMatrixLayoutDestroy(p->c);
     p->valid = 0;
-}
-
-void tpb_cuda_plans_free(tpb_cuda_t *be)
-{
-    for (size_t i = 0; i < be->nplans; i++)
-        plan_destroy(&be->plans[i]);
-    free(be->plans);
-    free(be->plan_index);
-    be->plans = NULL;
-    be->plan_index = NULL;
-    be->nplans = be->cap_plans = be->nindex = 0;
-}
-
-/* The index slot of key: the one holding its plan, or the empty one where it would go. */
-static size_t index_slot(const tpb_cuda_t *be, const tpb_cuda_plan_key_t *key)
-{
-    size_t i = (size_t)tpb_cuda_plan_hash(key) & (be->nindex - 1);
-    while (be->plan_index[i] >= 0 &&
-           !tpb_cuda_plan_key_equal(&be->plans[be->plan_index[i]].key, key))
-        i = (i + 1) & (be->nindex - 1);
-    return i;
-}
-
-/* Room for one more plan: the array and an index kept at most half full. */
-static tpb_status_t cache_room(tpb_cuda_t *be)
-{
-    if (be->nplans == be->cap_plans) {
-        size_t cap = be->cap_plans ? 2 * be->cap_plans : 64;
-        tpb_cuda_plan_t *p = realloc(be->plans, cap * sizeof(*p));
-        if (!p)
-            return tpb_err_set(TPB_ERR_NOMEM, "cuda backend: no memory for %zu GEMM plans", cap);
-        be->plans = p;
-        be->cap_plans = cap;
-    }
-    if (2 * (be->nplans + 1) <= be->nindex)
-        return TPB_OK;
-    size_t n = be->nindex ? 2 * be->nindex : 128;
-    int *idx = malloc(n * sizeof(int));
-    if (!idx)
-        return tpb_err_set(TPB_ERR_NOMEM, "cuda backend: no memory for the GEMM plan index");
-    for (size_t i = 0; i < n; i++)
-        idx[i] = -1;
-    free(be->plan_index);
-    be->plan_index = idx;
-    be->nindex = n;
-    for (size_t p = 0; p < be->nplans; p++)
-        be->plan_index[index_slot(be, &be->plans[p].key)] = (int)p;
-    return TPB_OK;
 }
 
 static tpb_status_t plan_build(tpb_cuda_t *be, const tpb_gemm_t *g, int sm_target,
@@ -142,7 +95,7 @@ static tpb_status_t plan_build(tpb_cuda_t *be, const tpb_gemm_t *g, int sm_targe
     cublasStatus_t s = cublasLtMatmulPreferenceSetAttribute(
         pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws));
     /* the real pointers' alignments: the col + all-reduce split writes C at an offset */
-    tpb_cuda_plan_key_t key = tpb_cuda_plan_key(g, sm_target);
+    tpb_gpu_plan_key_t key = tpb_gpu_plan_key(g, sm_target);
     const cublasLtMatmulPreferenceAttributes_t apref[4] = {
         CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
         CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
@@ -162,7 +115,6 @@ static tpb_status_t plan_build(tpb_cuda_t *be, const tpb_gemm_t *g, int sm_targe
                            s == CUBLAS_STATUS_SUCCESS ? "no heuristic result"
                                                       : cublasGetStatusString(s));
     p->algo = res.algo;
-    p->key = key;
     return TPB_OK;
 }
 
@@ -173,26 +125,22 @@ static tpb_status_t plan_build(tpb_cuda_t *be, const tpb_gemm_t *g, int sm_targe
 static tpb_status_t plan_get(tpb_cuda_t *be, const tpb_gemm_t *g, int sm_target,
                              cudaStream_t stream, tpb_cuda_plan_t **out)
 {
-    tpb_cuda_plan_key_t key = tpb_cuda_plan_key(g, sm_target);
-    if (be->nindex) {
-        size_t i = index_slot(be, &key);
-        if (be->plan_index[i] >= 0) {
-            *out = &be->plans[be->plan_index[i]];
-            return TPB_OK;
-        }
-    }
-    TPB_CHECK_RET(cache_room(be));
-    tpb_cuda_plan_t *p = &be->plans[be->nplans];
+    tpb_gpu_plan_key_t key = tpb_gpu_plan_key(g, sm_target);
+    if ((*out = tpb_gpu_plans_find(&be->gpu.plans, &key)))
+        return TPB_OK;
+    void *slot = NULL;
+    TPB_CHECK_RET(tpb_gpu_plans_reserve(&be->gpu.plans, &slot));
+    tpb_cuda_plan_t *p = slot;
     tpb_status_t st = plan_build(be, g, sm_target, p);
     if (st == TPB_OK) {
         tpb_cuda_gate_release(be);
         st = launch(be, g, p, stream, 1); /* the first launch, ungated, Y kept */
     }
     if (st != TPB_OK) {
-        plan_destroy(p);
+        tpb_cuda_plan_destroy(p);
         return st;
     }
-    be->plan_index[index_slot(be, &key)] = (int)be->nplans++;
+    tpb_gpu_plans_add(&be->gpu.plans, &key);
     *out = p;
     return TPB_OK;
 }

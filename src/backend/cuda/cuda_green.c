@@ -145,8 +145,8 @@ tpb_status_t tpb_cuda_emulation_init(tpb_cuda_t *be, double f)
     snprintf(be->green.how, sizeof(be->green.how), "none");
     if (!(f < 1.0))
         return TPB_OK;
-    const char *why =
-        be->args.cfg.emulate_mode == TPB_EMULATE_WORK ? "--emulate-mode work" : green_try(be, f);
+    const char *why = be->gpu.args.cfg.emulate_mode == TPB_EMULATE_WORK ? "--emulate-mode work"
+                                                                        : green_try(be, f);
     if (!why)
         return TPB_OK;
     long extra;

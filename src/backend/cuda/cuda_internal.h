@@ -12,14 +12,13 @@
 #include <nccl.h>
 
 #include "backend/backend.h"
-#include "backend/mpi_watch.h"
 #include "backend/cuda/cuda_plan.h"
+#include "backend/gpu/gpu.h"
 
 #define TPB_CUDA_WORKSPACE (32u << 20)
 
-/** A cached cuBLASLt plan for one GEMM shape. */
+/** A cuBLASLt plan for one GEMM shape (in the generic layer's cache, by its key). */
 typedef struct {
-    tpb_cuda_plan_key_t key; /* what it was built for (cuda_plan.h) */
     cublasLtMatmulDesc_t op;
     cublasLtMatrixLayout_t a, b, c;
     cublasLtMatmulAlgo_t algo;
@@ -36,12 +35,10 @@ typedef struct {
 } tpb_cuda_green_t;
 
 typedef struct tpb_cuda tpb_cuda_t;
-typedef struct tpb_cuda_comm tpb_cuda_comm_t;
 
-/** One rank's GPU (its tpb_device_t). */
+/** One rank's GPU (its tpb_device_t): the generic layer's part, then CUDA's. */
 struct tpb_cuda {
-    tpb_device_t base; /* first: passed as a tpb_device_t */
-    tpb_backend_args_t args;
+    tpb_gpu_t gpu; /* first: passed as a tpb_gpu_t and a tpb_device_t */
     int device;
     int ranks_on_device; /* node-local ranks sharing this GPU (told apart by UUID) */
     int isolated;        /* each local rank sees one GPU of its own (per-task binding) */
@@ -56,43 +53,22 @@ struct tpb_cuda {
     cudaStream_t gemm_stream; /* in the green context when emulating */
     cudaStream_t comm_stream; /* primary context (== gemm_stream without emulation) */
     cudaStream_t own_gemm;    /* --overlap chunked without emulation: the GEMM stream */
-    cudaEvent_t gemm_done, comm_done;
-    int comm_pending; /* comm_done recorded and not yet waited on */
     cublasLtHandle_t lt;
     void *workspace;
-    tpb_cuda_plan_t *plans; /* every plan built (cuda_gemm.c's cache, never evicted) */
-    size_t nplans, cap_plans;
-    int *plan_index;    /* open addressing by tpb_cuda_plan_hash: plan numbers, -1 empty */
-    size_t nindex;      /* a power of two, at least twice nplans */
     int repeat_full;    /* repeat fallback: GEMMs per compute phase */
     double repeat_frac; /* and the fraction of columns of one more */
     tpb_cuda_green_t green;
-    /* marks: an event must be recorded on a stream of its own context, so the
-     * GEMM stream's marks (green context) and the comm stream's have one pool each */
-    cudaEvent_t *ev[2];          /* [0]: GEMM stream's context, [1]: primary */
-    unsigned char *event_stream; /* 0: gemm stream, 1: comm stream */
-    size_t nevents;
-    cudaEvent_t anchor[2][2]; /* [first, second][GEMM stream, comm stream] */
-    double anchor_us[2][2];
-    /* --comm mpi staging and the collective watchdog */
-    void *host_send, *host_recv; /* --comm mpi staging; host_recv sits 1088 bytes into */
-    void *host_recv_base;        /* its allocation (4K aliasing: host_alloc's comment) */
-    size_t host_bytes;
-    tpb_cuda_comm_t *watch[8]; /* the groups open, polled while waiting (their NCCL comms) */
-    int nwatch;
-    unsigned wait_seq;
 };
 
-/** A TP group's communicator (its tpb_comm_t). */
-struct tpb_cuda_comm {
-    tpb_comm_t base; /* first */
-    tpb_cuda_t *be;
-    MPI_Comm mpi;    /* the group (duplicated) */
-    ncclComm_t nccl; /* NULL with --comm mpi */
-    int rank, size;
-    tpb_watch_t watch; /* --comm mpi: the blocking calls' watchdog (mpi_watch.h) */
-    int watched;
-};
+/** The CUDA backend of a generic GPU device. */
+static inline tpb_cuda_t *tpb_cuda_of(tpb_gpu_t *g)
+{
+    return (tpb_cuda_t *)g;
+}
+
+/** The CUDA runtime's, cuBLASLt's and NCCL's calls behind the generic GPU layer
+ *  (cuda_vendor.c). */
+extern const tpb_gpu_vendor_t tpb_cuda_vendor;
 
 /** The CUDA version (1000 x major + 10 x minor) at which cuda_green.c asks the
  *  runtime for a driver symbol; 0 if the symbol is not one it uses. */
@@ -166,7 +142,8 @@ tpb_status_t tpb_cuda_gemm(tpb_cuda_t *be, const tpb_gemm_t *g);
 
 /** The slowdown the emulation achieves on g: full-device time / emulated time. */
 tpb_status_t tpb_cuda_emulation_probe(tpb_cuda_t *be, const tpb_gemm_t *g, double *achieved);
-void tpb_cuda_plans_free(tpb_cuda_t *be);
+/** Destroy one cached plan (a tpb_cuda_plan_t). */
+void tpb_cuda_plan_destroy(void *plan);
 
 /* ---- cuda_green.c ---- */
 /** Partition the SMs for emulation factor f; on failure set up the repeat fallback.
@@ -179,26 +156,11 @@ void tpb_cuda_green_leave(tpb_cuda_t *be);
 /** Create an event in the GEMM stream's context. */
 tpb_status_t tpb_cuda_gemm_event(tpb_cuda_t *be, cudaEvent_t *ev, unsigned flags);
 
-/* ---- cuda_comm.c ---- */
-/** The communicator of a TP group (the device's comm_open). */
-tpb_status_t tpb_cuda_comm_open(tpb_device_t *dev, MPI_Comm group, tpb_comm_t **comm);
-
-/** Make the comm stream wait for the GEMMs queued so far on the GEMM stream (nothing when
- *  they are one stream). */
-tpb_status_t tpb_cuda_comm_after_gemm(tpb_cuda_t *be);
-
-/* ---- cuda_watch.c ---- */
-/**
- * Wait for all work submitted by this rank under the --timeout watchdog. With
- * collective = 1 every rank of the TP group waits at this point (sync and
- * marks_read), so the ranks also tell each other they arrived, and a timeout
- * names those that did not; copies and set-up wait with collective = 0.
- */
-tpb_status_t tpb_cuda_wait(tpb_cuda_t *be, int collective);
-
-/* cuda_marks.c: the ops table's marks_prepare, mark and marks_read. */
-tpb_status_t tpb_cuda_marks_prepare(tpb_cuda_t *be, size_t n);
-tpb_status_t tpb_cuda_mark(tpb_cuda_t *be, size_t slot, tpb_mark_phase_t phase);
-tpb_status_t tpb_cuda_marks_read(tpb_cuda_t *be, size_t n, double *us);
+/* ---- cuda_comm.c: the vendor's collective library (NCCL) ---- */
+tpb_status_t tpb_cuda_ccl_open(tpb_gpu_comm_t *c);
+tpb_status_t tpb_cuda_ccl_post(tpb_gpu_comm_t *c, const tpb_coll_desc_t *d);
+void tpb_cuda_ccl_close(tpb_gpu_comm_t *c);
+tpb_status_t tpb_cuda_ccl_error(tpb_gpu_comm_t *c);
+void tpb_cuda_ccl_abort(tpb_gpu_comm_t *c);
 
 #endif /* TPB_CUDA_INTERNAL_H */

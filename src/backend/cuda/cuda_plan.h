@@ -38,27 +38,6 @@ int tpb_cuda_ranks_sharing(const char (*ids)[TPB_CUDA_ID_LEN], int n, int me);
 tpb_status_t tpb_cuda_check_sharing(const char (*ids)[TPB_CUDA_ID_LEN], int t,
                                     tpb_comm_kind_t comm);
 
-/** What a cached cuBLASLt plan was built for: a GEMM is run with a plan only when every
- *  field matches (the operands' alignments, as cuBLASLt sees them, and the SM count the
- *  kernels were sized for: an emulating rank's probe times the whole device with its own). */
-typedef struct {
-    long m, n, k, lda, ldb, ldc;
-    tpb_dtype_t dtype;
-    int align[4];  /**< A' = B, B' = A, C, D = C: the largest power of two <= 256 dividing each */
-    int sm_target; /**< CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, 0: the whole device */
-} tpb_cuda_plan_key_t;
-
-/** The key of g run for sm_target SMs. Pure. */
-tpb_cuda_plan_key_t tpb_cuda_plan_key(const tpb_gemm_t *g, int sm_target);
-
-/** 1 if a plan built for a serves b. Pure. */
-int tpb_cuda_plan_key_equal(const tpb_cuda_plan_key_t *a, const tpb_cuda_plan_key_t *b);
-
-/** A hash of the key (equal keys, equal hashes): the plan cache's index. The cache keeps
- *  every plan it builds (no eviction): a layer of many block GEMMs plans each once, at its
- *  untimed GEMM, and never again inside a timed loop. Pure. */
-uint64_t tpb_cuda_plan_hash(const tpb_cuda_plan_key_t *k);
-
 /**
  * What the collectives' path can carry: --comm mpi reduces fp32 and fp64 outputs
  * only (fp16, bf16 and fp8 GEMMs write 16-bit outputs), TPB_ERR_UNSUPPORTED with

@@ -1,0 +1,149 @@
+/*
+ * gpu_marks.c - timer marks of a GPU backend: device events on the GEMM and
+ * comm streams, placed on the host clock by two anchors per stream (one when
+ * the marks are prepared, one when they are read) and the GPU timer's drift
+ * between them. Also the set-up and release of what the generic layer holds.
+ */
+#include <stdlib.h>
+
+#include "backend/gpu/gpu.h"
+
+tpb_status_t tpb_gpu_init(tpb_gpu_t *g)
+{
+    TPB_CHECK_RET(g->v->event_create(g, TPB_GPU_GEMM, 0, &g->gemm_done));
+    TPB_CHECK_RET(g->v->event_create(g, TPB_GPU_COMM, 0, &g->comm_done));
+    for (int a = 0; a < 2; a++)
+        for (int s = 0; s < 2; s++)
+            TPB_CHECK_RET(g->v->event_create(g, s, 1, &g->anchor[a][s]));
+    return TPB_OK;
+}
+
+void tpb_gpu_free(tpb_gpu_t *g, void (*plan)(void *))
+{
+    tpb_gpu_plans_free(&g->plans, plan);
+    for (size_t i = 0; i < g->nevents; i++) {
+        g->v->event_destroy(g->ev[0][i]);
+        g->v->event_destroy(g->ev[1][i]);
+    }
+    free(g->ev[0]);
+    free(g->ev[1]);
+    free(g->event_stream);
+    void *ev[6] = {g->gemm_done,    g->comm_done,    g->anchor[0][0],
+                   g->anchor[0][1], g->anchor[1][0], g->anchor[1][1]};
+    for (int i = 0; i < 6; i++)
+        if (ev[i])
+            g->v->event_destroy(ev[i]);
+    g->v->host_free(g->host_send);
+    g->v->host_free(g->host_recv_base);
+}
+
+/* Grow both event pools to n (each in its stream's context). */
+static tpb_status_t grow_events(tpb_gpu_t *g, size_t n)
+{
+    for (int p = 0; p < 2; p++) {
+        void **ev = realloc(g->ev[p], n * sizeof(*ev));
+        if (!ev)
+            return tpb_err_set(TPB_ERR_NOMEM, "gpu backend: no memory for %zu marks", n);
+        g->ev[p] = ev;
+    }
+    unsigned char *es = realloc(g->event_stream, n);
+    if (!es)
+        return tpb_err_set(TPB_ERR_NOMEM, "gpu backend: no memory for %zu marks", n);
+    g->event_stream = es;
+    for (; g->nevents < n; g->nevents++) {
+        es[g->nevents] = 0; /* a mark never recorded reads as an error, not a wild pool */
+        g->ev[1][g->nevents] = NULL;
+        TPB_CHECK_RET(g->v->event_create(g, TPB_GPU_GEMM, 1, &g->ev[0][g->nevents]));
+        tpb_status_t st = g->v->event_create(g, TPB_GPU_COMM, 1, &g->ev[1][g->nevents]);
+        if (st != TPB_OK) {
+            g->v->event_destroy(g->ev[0][g->nevents]);
+            return st;
+        }
+    }
+    return TPB_OK;
+}
+
+/* Anchor a of both streams: an event recorded on the idle stream, its host time the
+ * midpoint of host reads before the record and after the wait (the wait's wake-up latency
+ * would otherwise make every mark late). */
+static tpb_status_t take_anchor(tpb_gpu_t *g, int a)
+{
+    for (int s = 0; s < 2; s++) {
+        g->v->enter(g, s);
+        double before = tpb_clock_now_us(g->args.clock);
+        tpb_status_t st = g->v->event_record(g, g->anchor[a][s], s);
+        if (st == TPB_OK)
+            st = g->v->event_sync(g->anchor[a][s]);
+        double after = tpb_clock_now_us(g->args.clock);
+        g->v->leave(g, s);
+        TPB_CHECK_RET(st);
+        g->anchor_us[a][s] = 0.5 * (before + after);
+    }
+    return TPB_OK;
+}
+
+tpb_status_t tpb_gpu_marks_prepare(tpb_device_t *dev, size_t n)
+{
+    tpb_gpu_t *g = (tpb_gpu_t *)dev;
+    TPB_CHECK_RET(tpb_gpu_wait(g, 0));
+    if (n > g->nevents)
+        TPB_CHECK_RET(grow_events(g, n));
+    return take_anchor(g, 0);
+}
+
+/* Record mark slot on stream s, in its pool (its context current). */
+static tpb_status_t record(tpb_gpu_t *g, size_t slot, int s)
+{
+    g->event_stream[slot] = (unsigned char)s;
+    g->v->enter(g, s);
+    tpb_status_t st = g->v->event_record(g, g->ev[s][slot], s);
+    g->v->leave(g, s);
+    return st;
+}
+
+tpb_status_t tpb_gpu_mark_comm(tpb_gpu_t *g, size_t slot)
+{
+    return record(g, slot, g->apart ? TPB_GPU_COMM : TPB_GPU_GEMM);
+}
+
+/* Compute marks (c0, c1) on the GEMM stream, collective marks (x1) on the comm stream: with
+ * emulation the two differ, and c0 must be ordered before the GEMM, not after the last
+ * collective. */
+tpb_status_t tpb_gpu_mark(tpb_device_t *dev, size_t slot, tpb_mark_phase_t phase)
+{
+    tpb_gpu_t *g = (tpb_gpu_t *)dev;
+    if (phase == TPB_MARK_COMPUTE_BEGIN) /* c0 on an idle stream: held until the GEMM is queued */
+        TPB_CHECK_RET(g->v->gate_arm(g));
+    if (phase == TPB_MARK_COMM && g->apart) {
+        /* x1 is the end of the iteration: after its GEMMs too, also where no collective
+         * ordered the comm stream after them (TP 1, emulating or chunked: an x1 before its
+         * c0 was seen) */
+        TPB_CHECK_RET(tpb_gpu_comm_after_gemm(g));
+        return record(g, slot, TPB_GPU_COMM);
+    }
+    TPB_CHECK_RET(tpb_gpu_gemm_after_comm(g)); /* c0 after the collective the GEMM waits for */
+    return record(g, slot, TPB_GPU_GEMM);
+}
+
+/* Marks on the host clock: the GPU's elapsed time from the first anchor, scaled by the
+ * drift of the GPU timer against the host clock between the two anchors. */
+tpb_status_t tpb_gpu_marks_read(tpb_device_t *dev, size_t n, double *us)
+{
+    tpb_gpu_t *g = (tpb_gpu_t *)dev;
+    TPB_CHECK_RET(tpb_gpu_wait(g, 1));
+    TPB_CHECK_RET(take_anchor(g, 1)); /* the streams are idle now */
+    double scale[2];
+    for (int s = 0; s < 2; s++) {
+        float span = 0.0f;
+        TPB_CHECK_RET(g->v->event_elapsed_ms(g->anchor[0][s], g->anchor[1][s], &span));
+        double host = g->anchor_us[1][s] - g->anchor_us[0][s];
+        scale[s] = span > 0.0f && host > 0.0 ? host / (1e3 * (double)span) : 1.0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        float ms = 0.0f;
+        int s = g->event_stream[i];
+        TPB_CHECK_RET(g->v->event_elapsed_ms(g->anchor[0][s], g->ev[s][i], &ms));
+        us[i] = g->anchor_us[0][s] + 1e3 * (double)ms * scale[s];
+    }
+    return TPB_OK;
+}
