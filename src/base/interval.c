@@ -12,6 +12,9 @@
 /* t(0.975) for 1..9 degrees of freedom */
 static const double T975[10] = {0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262};
 
+static double z_of(double conf);
+static double t_of(int df, double conf);
+
 const char *tpb_verdict_name(tpb_verdict_t v)
 {
     static const char *const names[] = {"better", "worse", "draw", "inconclusive", "disturbed"};
@@ -35,7 +38,7 @@ double tpb_interval_lag1(const double *v, size_t n)
     return num / den;
 }
 
-double tpb_interval_batch_half(const double *v, size_t n, int batches)
+static double batch_half_at(const double *v, size_t n, int batches, double conf)
 {
     if (batches < 2 || batches > 10 || n < 4 * (size_t)batches)
         return 0.0;
@@ -51,7 +54,12 @@ double tpb_interval_batch_half(const double *v, size_t n, int batches)
     mean /= batches;
     for (int b = 0; b < batches; b++)
         ss += (logs[b] - mean) * (logs[b] - mean);
-    return tpb_interval_t975(batches - 1) * sqrt(ss / (batches - 1)) / sqrt((double)batches);
+    return t_of(batches - 1, conf) * sqrt(ss / (batches - 1)) / sqrt((double)batches);
+}
+
+double tpb_interval_batch_half(const double *v, size_t n, int batches)
+{
+    return batch_half_at(v, n, batches, 0.95);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -60,7 +68,72 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The normal quantile of two-sided confidence conf, and t's with df degrees of freedom: the
+ * 95 % constants where conf is 0.95 (tpbal_stats.py's figures, bit for bit). */
+static double z_of(double conf)
+{
+    return conf == 0.95 ? Z95 : tpb_interval_z(conf);
+}
+
+static double t_of(int df, double conf)
+{
+    return conf == 0.95 ? tpb_interval_t975(df) : tpb_interval_t(df, conf);
+}
+
+double tpb_interval_z(double conf)
+{
+    if (!(conf > 0.0 && conf < 1.0))
+        return conf >= 1.0 ? INFINITY : 0.0;
+    double lo = 0.0, hi = 40.0; /* erfc(z / sqrt 2) = 1 - conf, decreasing in z */
+    for (int i = 0; i < 200 && hi - lo > 1e-12; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (erfc(mid / sqrt(2.0)) > 1.0 - conf)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+/* P(|T| <= x) for Student's t with df degrees of freedom, in closed form (Abramowitz and
+ * Stegun 26.7.3-4, theta = atan(x / sqrt(df))). */
+static double t_central(int df, double x)
+{
+    const double pi = 3.14159265358979323846;
+    double th = atan(x / sqrt((double)df)), s = sin(th), c = cos(th), c2 = c * c;
+    if (df == 1)
+        return 2.0 * th / pi;
+    double term = df % 2 ? c : 1.0, sum = term;
+    for (int k = df % 2 ? 3 : 2; k <= df - 2; k += 2) {
+        term *= c2 * (double)(k - 1) / (double)k;
+        sum += term;
+    }
+    return df % 2 ? 2.0 / pi * (th + s * sum) : s * sum;
+}
+
+double tpb_interval_t(int df, double conf)
+{
+    if (df < 1 || !(conf > 0.0 && conf < 1.0))
+        return conf > 0.0 ? INFINITY : 0.0;
+    double lo = 0.0, hi = 1.0;
+    while (t_central(df, hi) < conf && hi < 1e6)
+        hi *= 2.0;
+    for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (t_central(df, mid) < conf)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
 double tpb_interval_median_half(const double *v, size_t n)
+{
+    return tpb_interval_median_half_at(v, n, 0.95);
+}
+
+double tpb_interval_median_half_at(const double *v, size_t n, double conf)
 {
     double *s = malloc((n ? n : 1) * sizeof(double));
     if (!s)
@@ -77,13 +150,13 @@ double tpb_interval_median_half(const double *v, size_t n)
     double rho = fmin(fmax(tpb_interval_lag1(v, n), 0.0), 0.95);
     double ne = fmax(3.0, fmin((double)n, (double)n * (1.0 - rho) / (1.0 + rho)));
     /* the interval's ranks at the effective size, mapped back onto the k samples */
-    double d = Z95 * sqrt(ne) / 2.0 * ((double)k / ne);
+    double d = z_of(conf) * sqrt(ne) / 2.0 * ((double)k / ne);
     long l = (long)floor((double)k / 2.0 - d), u = (long)ceil((double)k / 2.0 + d) - 1;
     double lo = s[l < 0 ? 0 : l], hi = s[u > (long)k - 1 ? (long)k - 1 : u];
     double m = tpb_stats_median(s, k);
     double h = fmax(log(m / lo), log(hi / m));
     free(s);
-    return fmax(h, tpb_interval_batch_half(v, n, 5));
+    return fmax(h, batch_half_at(v, n, 5, conf));
 }
 
 /* a and b hold the same values, in any order */
@@ -130,6 +203,12 @@ double tpb_interval_t975(int df)
 
 tpb_ratio_ci_t tpb_interval_paired(const double *a, const double *b, size_t n, int rounds)
 {
+    return tpb_interval_paired_at(a, b, n, rounds, 0.95);
+}
+
+tpb_ratio_ci_t tpb_interval_paired_at(const double *a, const double *b, size_t n, int rounds,
+                                      double conf)
+{
     double ma = tpb_stats_median(a, n), mb = tpb_stats_median(b, n);
     if (!(ma > 0.0) || !(mb > 0.0))
         return (tpb_ratio_ci_t){NAN, NAN, NAN, NAN};
@@ -143,7 +222,7 @@ tpb_ratio_ci_t tpb_interval_paired(const double *a, const double *b, size_t n, i
             q[i] = ok ? b[i] / a[i] : 0.0;
         }
         if (ok)
-            h = tpb_interval_median_half(q, n);
+            h = tpb_interval_median_half_at(q, n, conf);
         free(q);
     }
     return (tpb_ratio_ci_t){r, isfinite(h) ? r * exp(-h) : 0.0, isfinite(h) ? r * exp(h) : INFINITY,

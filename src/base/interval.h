@@ -73,6 +73,22 @@ tpb_ratio_ci_t tpb_interval_paired(const double *a, const double *b, size_t n, i
 /** t(0.975) for df degrees of freedom: the table to 9, a Cornish-Fisher expansion above. */
 double tpb_interval_t975(int df);
 
+/* ---- the same at another confidence (a sequential verdict's looks: sequential.h) ---- */
+
+/** The two-sided normal quantile of confidence conf (1.959964 at 0.95; inf at 1). */
+double tpb_interval_z(double conf);
+
+/** The two-sided t quantile of confidence conf with df degrees of freedom (its distribution
+ *  in closed form, inverted by bisection; 2.776 for 4 at 0.95). */
+double tpb_interval_t(int df, double conf);
+
+/** tpb_interval_median_half at confidence conf (bit for bit the same at 0.95). */
+double tpb_interval_median_half_at(const double *v, size_t n, double conf);
+
+/** tpb_interval_paired at confidence conf (bit for bit the same at 0.95). */
+tpb_ratio_ci_t tpb_interval_paired_at(const double *a, const double *b, size_t n, int rounds,
+                                      double conf);
+
 /**
  * The verdict on a time ratio r = new / old (lower is better) with half-width half at
  * tolerance tol (a fraction): BETTER when the new is faster beyond the tolerance, WORSE
