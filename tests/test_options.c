@@ -387,6 +387,25 @@ START_TEST(gather_modes)
 }
 END_TEST
 
+/* --budget: seconds, with or without a unit; anything else one line naming the flag. */
+START_TEST(budget_seconds)
+{
+    ck_assert_int_eq(parse("--budget 90"), TPB_OK);
+    ck_assert_double_eq(o.budget_s, 90.0);
+    ck_assert_int_eq(parse("--budget 90s"), TPB_OK);
+    ck_assert_double_eq(o.budget_s, 90.0);
+    ck_assert_int_eq(parse("--budget 2m"), TPB_OK);
+    ck_assert_double_eq(o.budget_s, 120.0);
+    ck_assert_int_eq(parse("--budget 1.5h"), TPB_OK);
+    ck_assert_double_eq(o.budget_s, 5400.0);
+    ck_assert_int_eq(parse("--iters 7"), TPB_OK);
+    ck_assert_double_eq(o.budget_s, 0.0); /* off by default */
+    assert_error(parse("--budget 2x"), "--budget '2x': expected seconds");
+    assert_error(parse("--budget -1"), "--budget '-1': expected seconds");
+    assert_error(parse("--budget nan"), "--budget 'nan': expected seconds");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("options");
@@ -404,6 +423,7 @@ static Suite *suite(void)
     tcase_add_test(tc, comm_only_sizes);
     tcase_add_test(tc, cost_profile);
     tcase_add_test(tc, gather_modes);
+    tcase_add_test(tc, budget_seconds);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -61,6 +61,11 @@ const tpb_opt_spec_t tpb_opt_table[] = {
      "their iterations\nin alternating blocks (ABBA), so that a change of\nthe machine's speed "
      "falls on both and the speed-up\ngets a paired interval; off: one after the other\n"
      "(default on)"},
+    {"budget", 0, "SECONDS", OPT_BUDGET, NULL, NULL,
+     "while a policy's speed-up in a set is inconclusive\nafter the planned iterations, "
+     "measure the set again\n(--iters more of each, side by side) as long as\nthis much time "
+     "is left: SECONDS, or 90s, 2m, 1h;\nat most 8 looks a set, each verdict at its look's\n"
+     "sequential level (doc/METRICS.md); default 0: off"},
     {"overlap", 0, "LIST", OPT_OVERLAP, NULL, NULL,
      "none, chunked (default none): chunked cuts M into C\nchunks, each chunk's collective "
      "beside the next\nchunk's GEMM; figures per config (doc/METRICS.md)"},
@@ -291,6 +296,7 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
         o->bind = (tpb_bind_t)u;
         return TPB_OK;
     case OPT_THREADS: return tpb_optset_int(flag, v, 1, TPB_MAX_THREADS, &o->threads);
+    case OPT_BUDGET: return tpb_optset_seconds(flag, v, 0.0, 1e7, &o->budget_s);
     case OPT_TIMEOUT:
         TPB_CHECK_RET(tpb_opt_double(flag, v, &o->timeout_s));
         if (o->timeout_s < 0 || o->timeout_s > 1e7)
@@ -388,13 +394,13 @@ static tpb_status_t unknown(const char *arg)
 /* An option only a sweep uses (--fleet measures on its own schedule: fleet.c). */
 static int sweep_only(int id)
 {
-    static const int ids[] = {OPT_TP,          OPT_SPLIT,       OPT_SEQPAR,        OPT_POLICY,
-                              OPT_ITERS,       OPT_WARMUP,      OPT_SPEEDS,        OPT_CALFILE,
-                              OPT_INTERLEAVE,  OPT_REBALANCE,   OPT_SCHEDULE,      OPT_GATHER,
-                              OPT_TRACE_RANKS, OPT_TRACE_ITERS, OPT_TRACE_PER,     OPT_TIMELINE,
-                              OPT_INJ_DELAY,   OPT_INJ_CLOCK,   OPT_COMM_GAP,      OPT_COMM_SIZES,
-                              OPT_CHUNKS,      OPT_OVERLAP,     OPT_OVERLAP_POLLS, OPT_PLACEMENT,
-                              OPT_GRAN,        OPT_COST_PROFILE};
+    static const int ids[] = {OPT_TP,          OPT_SPLIT,        OPT_SEQPAR,        OPT_POLICY,
+                              OPT_ITERS,       OPT_WARMUP,       OPT_SPEEDS,        OPT_CALFILE,
+                              OPT_INTERLEAVE,  OPT_REBALANCE,    OPT_SCHEDULE,      OPT_GATHER,
+                              OPT_TRACE_RANKS, OPT_TRACE_ITERS,  OPT_TRACE_PER,     OPT_TIMELINE,
+                              OPT_INJ_DELAY,   OPT_INJ_CLOCK,    OPT_COMM_GAP,      OPT_COMM_SIZES,
+                              OPT_CHUNKS,      OPT_OVERLAP,      OPT_OVERLAP_POLLS, OPT_PLACEMENT,
+                              OPT_GRAN,        OPT_COST_PROFILE, OPT_BUDGET};
     for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
         if (ids[i] == id)
             return 1;

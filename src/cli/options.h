@@ -98,6 +98,7 @@ typedef struct {
     double timeout_s;  /**< --timeout: the collective watchdog (both backends), 0 = off */
     int timeline;      /**< record and write timelines (default on) */
     int interleave;    /**< --interleave: policies measured side by side (default on) */
+    double budget_s;   /**< --budget: seconds a sweep may add to sets still open (0: none) */
     int trace_iters;   /**< --trace-iters: iterations per trace file; 0 auto, -1 all */
     int trace_per_run; /**< --trace-per run: one trace.json for the run (0: one per config) */
     int gather;        /**< --gather: TPB_GATHER_AUTO, _FULL or _PARTS */

@@ -2,6 +2,7 @@
 #include "cli/options_set.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,5 +99,25 @@ tpb_status_t tpb_optset_trace_iters(tpb_options_t *o, const char *flag, const ch
                            "%s '%s': expected all, auto or an integer from 1 to %ld", flag, v,
                            TPB_MAX_ITERS);
     o->trace_iters = (int)n;
+    return TPB_OK;
+}
+
+tpb_status_t tpb_optset_seconds(const char *flag, const char *v, double min, double max,
+                                double *out)
+{
+    char *end = NULL;
+    double x = v && *v ? strtod(v, &end) : NAN, unit = 1.0;
+    if (end && *end) {
+        unit = strcmp(end, "s") == 0   ? 1.0
+               : strcmp(end, "m") == 0 ? 60.0
+               : strcmp(end, "h") == 0 ? 3600.0
+                                       : NAN;
+    }
+    x *= unit;
+    if (!isfinite(x) || x < min || x > max)
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "%s '%s': expected seconds from %g to %g (a number, or with s, m or h)",
+                           flag, v ? v : "", min, max);
+    *out = x;
     return TPB_OK;
 }

@@ -9,6 +9,11 @@
 #include "cli/options.h"
 
 tpb_status_t tpb_optset_int(const char *flag, const char *v, long min, long max, int *out);
+
+/** Seconds: a number, or one with the unit s, m or h ("90", "90s", "2m", "1h"), in
+ *  [min, max], else TPB_ERR_INVALID naming the flag. */
+tpb_status_t tpb_optset_seconds(const char *flag, const char *v, double min, double max,
+                                double *out);
 tpb_status_t tpb_optset_tp(tpb_options_t *o, const char *flag, const char *v);
 tpb_status_t tpb_optset_chunks(tpb_options_t *o, const char *flag, const char *v);
 tpb_status_t tpb_optset_gpu_map(tpb_options_t *o, const char *flag, const char *v);

@@ -54,13 +54,16 @@ static void policy_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist
                    tpb_policy_name(h->policy), v.speedup);
     if (isfinite(v.lo))
         tpb_buf_printf(txt, " [%.2f, %.2f]", v.lo, v.hi);
-    if (v.paired)
-        tpb_buf_printf(txt, " (%d paired rounds)", v.rounds); /* even beside it, in turns */
+    tpb_verdict_rounds_text(txt, &v);
     if (isfinite(v.bound))
         tpb_buf_printf(txt, ", at most %.2fx", v.bound);
     if (isfinite(pred))
         tpb_buf_printf(txt, ", predicted %.2fx", pred);
-    tpb_buf_printf(txt, ": %s\n", verdict_text(v.verdict));
+    tpb_buf_printf(txt, ": %s%s\n", verdict_text(v.verdict),
+                   v.looks > 0 && v.verdict == TPB_VERDICT_INCONCLUSIVE
+                       ? " (--budget measured as long as it could: the budget or its looks ran "
+                         "out)"
+                       : "");
     tpb_json_obj_begin(js);
     tpb_config_key_json(js, &h->key, TPB_KEY_CHOICE);
     tpb_json_kv_num(js, "speedup", v.speedup);
@@ -70,6 +73,7 @@ static void policy_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist
     tpb_json_kv_str(js, "verdict", tpb_verdict_name(v.verdict));
     tpb_json_kv_str(js, "paired", v.paired ? "yes" : "no");
     tpb_json_kv_int(js, "rounds", v.rounds);
+    tpb_verdict_looks_json(js, &v);
     tpb_json_kv_num(js, "tolerance", TPB_VERDICT_TOL);
     tpb_json_kv_num(js, "predicted_speedup", pred);
     tpb_json_kv_str(js, "lost", v.verdict == TPB_VERDICT_WORSE ? "yes" : "no");
@@ -455,8 +459,15 @@ void tpb_answer_write(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, 
     if (!any)
         return;
     tpb_buf_t use = TPB_BUF_INIT; /* the use lines close the answer */
-    tpb_buf_puts(txt, "# answer (median steps, as in the table; a speed-up over even with its 95 % "
-                      "interval, from rounds paired side by side with even, and the most "
+    int budget = 0;
+    for (int i = 0; i < n; i++)
+        budget |= hist[i].looks > 0;
+    tpb_buf_puts(txt, budget ? "# answer (median steps, as in the table; a speed-up over even with "
+                               "its interval at its --budget look's level (97.5 % after one "
+                               "look, 99.2 % after two, ...: 95 % over all looks), "
+                             : "# answer (median steps, as in the table; a speed-up over even with "
+                               "its 95 % interval, ");
+    tpb_buf_puts(txt, "from rounds paired side by side with even, and the most "
                       "balancing can buy: better, worse, a draw within 5 %, inconclusive or "
                       "disturbed; a straggler is named when it arrived last in more than "
                       "(1 + 1/tp)/2 of the iterations, by >= 5 % of the step)\n");

@@ -49,8 +49,7 @@ static void policy_lines(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *b, 
         tpb_policy_verdict_t v = tpb_verdict_of(ev, h, TPB_VERDICT_TOL);
         tpb_buf_printf(txt, "#     %s %.2fx over even [%.2f, %.2f]", tpb_policy_name(h->policy),
                        v.speedup, v.lo, v.hi);
-        if (v.paired)
-            tpb_buf_printf(txt, " (%d paired rounds)", v.rounds);
+        tpb_verdict_rounds_text(txt, &v);
         if (isfinite(v.bound))
             tpb_buf_printf(txt, ", at most %.2fx", v.bound);
         tpb_buf_printf(txt, ": %s\n", tpb_verdict_name(v.verdict));
@@ -63,6 +62,7 @@ static void policy_lines(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *b, 
         tpb_json_kv_num(js, "speedup_hi", v.hi);
         tpb_json_kv_num(js, "speedup_bound", v.bound);
         tpb_json_kv_str(js, "verdict", tpb_verdict_name(v.verdict));
+        tpb_verdict_looks_json(js, &v);
         tpb_json_obj_end(js);
     }
 }

@@ -40,6 +40,7 @@
     X(J, "warmup", INT, r->warmup)                                                                 \
     X(J, "interleave_set", INT, r->interleave_set)                                                 \
     X(J, "interleave_rounds", INT, r->interleave_rounds)                                           \
+    X(J, "budget_looks", FN, budget_looks)                                                         \
     X(JC, "block", INT, r->block)                                                                  \
     X(JC, "block_pos", INT, r->block_pos)                                                          \
     X(J, "overlap", FN, overlap)                                                                   \
@@ -119,6 +120,13 @@ static void json_world_ranks(tpb_buf_t *b, const tpb_result_t *r)
     for (int q = 0; q < r->world; q++)
         tpb_json_int(b, tpb_result_world_rank(r, q));
     tpb_json_arr_end(b);
+}
+
+/* --budget: the looks its set took (nothing without a budget). */
+static void json_budget_looks(tpb_buf_t *b, const tpb_result_t *r)
+{
+    if (r->budget_looks > 0)
+        tpb_json_kv_int(b, "budget_looks", r->budget_looks);
 }
 
 static void json_overlap(tpb_buf_t *b, const tpb_result_t *r)

@@ -76,6 +76,18 @@ typedef struct {
     tpb_table_width_t width;       /**< the table's columns (--wide) */
 } tpb_run_info_t;
 
+/** The most looks a set takes under --budget (run/sweep.h's TPB_BUDGET_LOOKS). */
+#define TPB_RECORD_BUDGET_LOOKS 8
+
+/** What --budget spent over the sweep (the summary's "budget" and its answer line). */
+typedef struct {
+    double budget_s, spent_s; /**< the budget and what the sets' later looks took */
+    int sets;                 /**< sets it watched (measured side by side) */
+    int extended;             /**< ... measured more than once */
+    int open_budget;          /**< ... left open when the budget ran out */
+    int open_looks;           /**< ... left open after the most looks a set takes */
+} tpb_record_budget_t;
+
 typedef struct {
     tpb_run_info_t run;
     const tpb_clock_sample_t *sync0; /**< offsets at the start (world entries, borrowed) */
@@ -112,6 +124,7 @@ typedef struct {
     double cpu_others;  /**< the largest share of a machine's CPUs that other processes took
                              during the sweep (base/cpuload.h; NaN: not measured) */
     char cpu_others_host[TPB_HOST_LEN]; /**< ... that machine's (its first rank's host) */
+    tpb_record_budget_t budget;         /**< --budget: what it spent (budget_s 0: none) */
 } tpb_record_t;
 
 /** Start the record of a run; the clock samples are read when written. */

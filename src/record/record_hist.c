@@ -130,6 +130,7 @@ tpb_status_t tpb_record_push_hist(tpb_record_t *s, const tpb_result_t *res)
                                           .nsteps = steps ? res->iters : 0,
                                           .set = res->interleave_set,
                                           .rounds = res->interleave_rounds,
+                                          .looks = res->budget_looks,
                                           .nslow = nb ? res->nslow : 0};
     summary_facts(&s->hist[s->nhist - 1], res);
     return tpb_spill_history(tpb_record_spill(s), &s->hist[s->nhist - 1]); /* whole either way */

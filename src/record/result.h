@@ -98,6 +98,7 @@ typedef struct {
     const double *steps;       /**< every measured iteration's step (NULL with --timeline off) */
     int interleave_set;        /**< --interleave: the set it was measured in (-1: alone) */
     int interleave_rounds;     /**< ... and its rounds (0: alone) */
+    int budget_looks;          /**< --budget: the looks its set took (0: no budget) */
     int block;                 /**< --block: the block it ran in (-1: none) */
     int block_pos;             /**< ... its place in the block's order */
     const tpb_slow_t *slow;    /**< per block and group, the slowest rank (base/detect.h) */
@@ -194,6 +195,7 @@ typedef struct {
     double *steps;    /**< every measured iteration's step, in its order (owned; NULL: none) */
     int nsteps;
     int set, rounds;               /**< interleaved: its set (-1: alone) and the set's rounds */
+    int looks;                     /**< --budget: the looks the set took (0: no budget) */
     void *arr[TPB_HIST_ARRAYS];    /**< its per-position arrays in memory (owned; NULL: none, or
                                         in spill) */
     const struct tpb_spill *spill; /**< the file holding the arrays of `spilled` (NULL: none) */

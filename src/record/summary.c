@@ -250,6 +250,14 @@ static void summary_answer(tpb_record_t *s, tpb_buf_t *js)
                        "(beside its ranks): the timings, and every verdict below, read with "
                        "care\n",
                        100 * s->cpu_others, s->cpu_others_host);
+    const tpb_record_budget_t *b = &s->budget;
+    if (b->budget_s > 0.0)
+        tpb_buf_printf(&txt,
+                       "# budget: %.1f s of --budget %g s spent on more looks of %d of %d sets "
+                       "measured side by side; left open: %d when the budget ran out, %d after "
+                       "%d looks\n",
+                       b->spent_s, b->budget_s, b->extended, b->sets, b->open_budget, b->open_looks,
+                       TPB_RECORD_BUDGET_LOOKS);
     /* a --block run is answered as a block first: one block runs one TP degree and policy,
      * whatever its GEMMs would each prefer, so their lines come after it as its parts */
     tpb_answer_block(&txt, js, s->bhist, s->nbhist);
@@ -309,6 +317,18 @@ void tpb_record_summary(tpb_record_t *s)
         tpb_json_obj_end(&js);
     } else {
         tpb_json_str(&js, NULL);
+    }
+    if (s->budget.budget_s > 0.0) { /* --budget: what it spent, what stayed open and why */
+        tpb_json_key(&js, "budget");
+        tpb_json_obj_begin(&js);
+        tpb_json_kv_num(&js, "seconds", s->budget.budget_s);
+        tpb_json_kv_num(&js, "spent_s", s->budget.spent_s);
+        tpb_json_kv_int(&js, "sets", s->budget.sets);
+        tpb_json_kv_int(&js, "extended", s->budget.extended);
+        tpb_json_kv_int(&js, "open_budget_spent", s->budget.open_budget);
+        tpb_json_kv_int(&js, "open_most_looks", s->budget.open_looks);
+        tpb_json_kv_int(&js, "most_looks", TPB_RECORD_BUDGET_LOOKS);
+        tpb_json_obj_end(&js);
     }
     tpb_json_key(&js, "answer");
     tpb_json_arr_begin(&js);

@@ -47,6 +47,11 @@ static double bound_of(const tpb_history_t *ev, const tpb_history_t *h)
     return b;
 }
 
+double tpb_verdict_conf(int looks)
+{
+    return looks > 0 ? tpb_seq_conf(0.05, looks) : 0.95;
+}
+
 tpb_policy_verdict_t tpb_verdict_of(const tpb_history_t *ev, const tpb_history_t *h, double tol)
 {
     tpb_policy_verdict_t v = {.speedup = ev->step_med / h->step_med,
@@ -57,9 +62,12 @@ tpb_policy_verdict_t tpb_verdict_of(const tpb_history_t *ev, const tpb_history_t
     if (ev->steps && h->steps && ev->nsteps > 0 && h->nsteps > 0) {
         v.paired = ev->set >= 0 && ev->set == h->set && ev->rounds >= 3 && ev->nsteps == h->nsteps;
         v.rounds = v.paired ? ev->rounds : 0;
+        v.looks = v.paired ? ev->looks : 0;
+        v.conf = v.paired ? tpb_verdict_conf(ev->looks) : 0.95;
         tpb_ratio_ci_t ci =
             v.paired
-                ? tpb_interval_paired(ev->steps, h->steps, (size_t)ev->nsteps, ev->rounds)
+                ? tpb_interval_paired_at(ev->steps, h->steps, (size_t)ev->nsteps, ev->rounds,
+                                         tpb_verdict_conf(ev->looks))
                 : tpb_interval_ratio(ev->steps, (size_t)ev->nsteps, h->steps, (size_t)h->nsteps);
         if (ci.ratio > 0.0) { /* ci: T_this / T_even, lower is better */
             v.lo = ci.hi > 0.0 && isfinite(ci.hi) ? 1.0 / ci.hi : 0.0;
@@ -92,4 +100,23 @@ const char *tpb_human_us(char *out, size_t cap, double us)
     else
         snprintf(out, cap, "%.3g s", us / 1e6);
     return out;
+}
+
+void tpb_verdict_rounds_text(tpb_buf_t *txt, const tpb_policy_verdict_t *v)
+{
+    if (!v->paired)
+        return;
+    tpb_buf_printf(txt, " (%d paired rounds", v->rounds); /* even beside it, in turns */
+    if (v->looks > 0)
+        tpb_buf_printf(txt, ", %d look%s of --budget, at %.1f %%", v->looks,
+                       v->looks == 1 ? "" : "s", 100.0 * v->conf);
+    tpb_buf_puts(txt, ")");
+}
+
+void tpb_verdict_looks_json(tpb_buf_t *js, const tpb_policy_verdict_t *v)
+{
+    if (v->looks <= 0)
+        return;
+    tpb_json_kv_int(js, "budget_looks", v->looks);
+    tpb_json_kv_num(js, "confidence", v->conf);
 }

@@ -8,6 +8,7 @@
 #define TPB_VERDICT_H
 
 #include "base/interval.h"
+#include "base/sequential.h"
 #include "record/result.h"
 
 /** The tolerance of a verdict: a speed-up within 5 % either way is a draw. */
@@ -17,9 +18,16 @@ typedef struct {
     double speedup, lo, hi; /**< T_even / T_this (medians) and its 95 % interval */
     double bound;           /**< the most balancing can buy here (NaN: unknown) */
     tpb_verdict_t verdict;
-    int paired; /**< the interval is from interleaved blocks (else unpaired) */
-    int rounds; /**< ... their rounds */
+    int paired;  /**< the interval is from interleaved blocks (else unpaired) */
+    int rounds;  /**< ... their rounds */
+    int looks;   /**< --budget: the looks their set took (0: none; the interval's level is
+                      tpb_verdict_conf's) */
+    double conf; /**< the interval's confidence */
 } tpb_policy_verdict_t;
+
+/** The confidence of a paired interval after `looks` looks of --budget (base/sequential.h:
+ *  97.5 % for one, 99.2 % for two, ...), 95 % without a budget (looks 0). */
+double tpb_verdict_conf(int looks);
 
 /**
  * The most a re-balancing of the even config's work can buy at the rates the ranks showed
@@ -41,6 +49,13 @@ double tpb_balance_bound(double step, const double *compute, const double *work,
  * for reading their per-rank figures back (record/spill.h).
  */
 tpb_policy_verdict_t tpb_verdict_of(const tpb_history_t *ev, const tpb_history_t *h, double tol);
+
+/** " (N paired rounds)" of a paired verdict, with its --budget looks and their level where
+ *  it had a budget; nothing for an unpaired one. */
+void tpb_verdict_rounds_text(tpb_buf_t *txt, const tpb_policy_verdict_t *v);
+
+/** A --budget verdict's "budget_looks" and "confidence" keys (nothing without a budget). */
+void tpb_verdict_looks_json(tpb_buf_t *js, const tpb_policy_verdict_t *v);
 
 /** The even config of h's group and layer among hist[0..n), or NULL. Pure. */
 const tpb_history_t *tpb_verdict_even_of(const tpb_history_t *hist, int n, const tpb_history_t *h);

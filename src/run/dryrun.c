@@ -111,6 +111,11 @@ static void whole_run(const tpb_backend_defaults_t *d, const tpb_topo_t *topo,
             human_s(g, sizeof(g), e.gemm_s), rate, basis, human_s(c, sizeof(c), e.comm_s),
             r.busbw_gbs, human_s(cal, sizeof(cal), e.calib_s), e.calibrations,
             e.calibrations == 1 ? "" : "s", human_s(set, sizeof(set), e.setup_s + e.start_s));
+    if (list->m.budget_s > 0.0) /* the later looks of open sets: at most the budget */
+        fprintf(out,
+                "tpbal: dry run: and up to --budget %s more for sets whose speed-up is still "
+                "open after their first look\n",
+                human_s(all, sizeof(all), list->m.budget_s));
 }
 
 tpb_status_t tpb_dry_run(MPI_Comm world, const tpb_options_t *o, const tpb_topo_t *topo, FILE *out)

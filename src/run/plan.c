@@ -275,6 +275,7 @@ static tpb_measure_t measure_of(const tpb_options_t *o)
                            .warmup = o->warmup,
                            .timeline = o->timeline,
                            .interleave = o->interleave,
+                           .budget_s = o->budget_s,
                            .check = o->check,
                            .rebalance_every = o->rebalance_every,
                            .inject = o->inject_delay,

@@ -29,6 +29,7 @@ typedef struct {
     int iters, warmup;     /**< measured and warm-up iterations of a config */
     int timeline;          /**< per-iteration marks (0: one span around the loop) */
     int interleave;        /**< --interleave: the policies of a block side by side */
+    double budget_s;       /**< --budget: seconds the sweep may add to open sets (0: none) */
     int check;             /**< --check */
     int rebalance_every;   /**< adaptive: measured iterations a round */
     tpb_inject_t inject;   /**< --inject-delay */

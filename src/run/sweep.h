@@ -73,6 +73,19 @@ typedef struct {
     uint64_t machine;            /**< the machine's id (its boot id) */
 } tpb_load_mark_t;
 
+/** Most looks a set takes under --budget (its marks' room: this many times --iters). */
+#define TPB_BUDGET_LOOKS TPB_RECORD_BUDGET_LOOKS
+
+/** What --budget has spent, and on what (sweep_budget.c; rank 0 decides, every rank
+ *  keeps left_us alike). */
+typedef struct {
+    double left_us;  /**< what is left of --budget */
+    int sets;        /**< sets it watched */
+    int extended;    /**< ... measured more than once */
+    int open_budget; /**< ... still open when the budget ran out */
+    int open_looks;  /**< ... still open after TPB_BUDGET_LOOKS looks */
+} tpb_budget_state_t;
+
 /** The measuring context of a run (every rank), and rank 0's recorder. */
 typedef struct {
     /* given by main */
@@ -96,14 +109,15 @@ typedef struct {
     MPI_Comm group;              /**< this rank's TP group of the current (placement, tp) */
     tpb_comm_t *comm;            /**< the backend's communicator of that group */
     int nconfigs, check_failed;
-    int nsets;             /**< interleaved sets measured so far */
-    int nblocks;           /**< --block: blocks measured so far */
-    long iter_base;        /**< iterations (warm-up included) run before this config */
-    int stop_every;        /**< measured iterations between two stop checks (agreed) */
-    double peak_gflops;    /**< this rank's device peak for the run's dtype */
-    int ranks_on_device;   /**< ranks of its node driving its device (> 1: a shared GPU) */
-    tpb_recorder_t *rec;   /**< rank 0 only (NULL elsewhere) */
-    tpb_load_mark_t load0; /**< this rank's CPU time and its machine's at the sweep's start */
+    int nsets;                 /**< interleaved sets measured so far */
+    int nblocks;               /**< --block: blocks measured so far */
+    tpb_budget_state_t budget; /**< --budget: what it has spent (rank 0's figures) */
+    long iter_base;            /**< iterations (warm-up included) run before this config */
+    int stop_every;            /**< measured iterations between two stop checks (agreed) */
+    double peak_gflops;        /**< this rank's device peak for the run's dtype */
+    int ranks_on_device;       /**< ranks of its node driving its device (> 1: a shared GPU) */
+    tpb_recorder_t *rec;       /**< rank 0 only (NULL elsewhere) */
+    tpb_load_mark_t load0;     /**< this rank's CPU time and its machine's at the sweep's start */
     /** A rank failed inside a timed loop and the others may be stuck in it:
      *  main must abort the job rather than finalize. */
     int fatal;
@@ -166,6 +180,10 @@ typedef struct {
     int id;                 /**< its config id, once closed */
     int block;              /**< --block: the block it ran in (-1: none) */
     int block_pos;          /**< ... and its place in the block's order */
+    int cap;                /**< measured iterations it has room for (set before open; 0:
+                                 --iters) */
+    int iters;              /**< measured iterations (--iters, or more under --budget) */
+    int looks;              /**< --budget: the looks its set took (0: no budget) */
 } tpb_config_run_t;
 
 /** A config's layer built and its emulation probed (collective); free with tpb_config_free
@@ -244,6 +262,21 @@ static inline int tpb_interleave_rounds(int iters)
     int r = iters / 4;
     return iters < 6 ? 1 : r < 3 ? 3 : r > 10 ? 10 : r;
 }
+
+/** The measured iterations set c[k * nl] (k units of nl layers) has room for: --iters, or
+ *  TPB_BUDGET_LOOKS times that where --budget may extend it (sweep_budget.c). */
+int tpb_sweep_budget_cap(const tpb_sweep_t *s, const tpb_config_plan_t *const *p, int k, int nl);
+
+/**
+ * After `look` looks of a set measured side by side (k units of nl layers; rank 0's steps[u n
+ * + i]: unit u's step in its measured iteration i, n so far in `rounds` rounds; look_us: the
+ * last look's time):
+ * whether to measure one more look (collective: rank 0 decides and says why on stderr,
+ * every rank learns it in *more and spends the same budget).
+ */
+tpb_status_t tpb_sweep_budget_more(tpb_sweep_t *s, const tpb_config_run_t *c, int k, int nl,
+                                   const double *steps, int n, int rounds, int look, double look_us,
+                                   int *more);
 
 /** A new clock sample per rank where it is about as certain as the start's (collective). */
 tpb_status_t tpb_sweep_resync(tpb_sweep_t *s);

@@ -25,7 +25,7 @@ tpb_status_t tpb_sweep_block(tpb_sweep_t *s, const tpb_config_run_t *c, int nl)
     tpb_status_t st = TPB_OK;
     if (s->rec) {
         const tpb_config_plan_t *p = c[0].plan;
-        int iters = s->plans.m.iters, ids[nl];
+        int iters = c[0].iters, ids[nl];
         const tpb_mark_t *marks[nl];
         double *steps = malloc((size_t)iters * sizeof(double));
         char name[64];

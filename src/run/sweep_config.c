@@ -14,10 +14,9 @@
 
 /* Gather marks (raw NULL: not these) and rank facts to rank 0 (collective), each by its
  * datatype. */
-static tpb_status_t gather(tpb_sweep_t *s, const tpb_mark_t *raw, const tpb_rank_info_t *info,
-                           tpb_mark_t *all, tpb_rank_info_t *infos)
+static tpb_status_t gather(tpb_sweep_t *s, int iters, const tpb_mark_t *raw,
+                           const tpb_rank_info_t *info, tpb_mark_t *all, tpb_rank_info_t *infos)
 {
-    int iters = s->plans.m.iters;
     MPI_Datatype mark, rank_info;
     TPB_CHECK_RET(tpb_wire_type(TPB_WIRE_MARK, &mark));
     tpb_status_t st = tpb_wire_type(TPB_WIRE_RANK_INFO, &rank_info);
@@ -55,9 +54,8 @@ tpb_status_t tpb_sweep_resync(tpb_sweep_t *s)
 
 /* Move every rank's marks onto rank 0's clock (rank 0; marks by position, clock samples by
  * world rank). */
-static void correct_marks(const tpb_sweep_t *s, tpb_mark_t *all)
+static void correct_marks(const tpb_sweep_t *s, tpb_mark_t *all, int iters)
 {
-    int iters = s->plans.m.iters;
     for (int r = 0; r < s->topo->size; r++) {
         int w = s->rank_of[r];
         const tpb_clock_sample_t *a = &s->rec->sync0[w], *b = &s->rec->sync1[w];
@@ -140,14 +138,17 @@ tpb_status_t tpb_config_open(tpb_sweep_t *s, const tpb_config_plan_t *plan, tpb_
 {
     const tpb_measure_t *m = &s->plans.m;
     int size = s->topo->size, root = s->rec != NULL;
+    int cap = c->cap > m->iters ? c->cap : m->iters; /* --budget's room: set by the caller */
     *c = (tpb_config_run_t){.plan = plan,
+                            .cap = cap,
+                            .iters = m->iters,
                             .info = {.max_err = NAN, .speed_spread = NAN, .emulate_achieved = NAN},
                             .first = s->iter_base + m->warmup,
                             .set = -1,
                             .block = -1};
-    c->raw = calloc((size_t)m->iters, sizeof(*c->raw));
+    c->raw = calloc((size_t)cap, sizeof(*c->raw));
     int whole = root && !tpb_sweep_in_parts(s, plan); /* rank 0 holds every mark */
-    c->all = whole ? calloc((size_t)size * m->iters, sizeof(*c->all)) : NULL;
+    c->all = whole ? calloc((size_t)size * (size_t)cap, sizeof(*c->all)) : NULL;
     c->infos = root ? calloc((size_t)size, sizeof(*c->infos)) : NULL;
     tpb_status_t st = (!c->raw || (whole && !c->all) || (root && !c->infos))
                           ? tpb_err_set(TPB_ERR_NOMEM, "no memory for the timelines")
@@ -199,7 +200,7 @@ tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c)
     c->id = s->nconfigs;
     int parts = tpb_sweep_in_parts(s, p);
     tpb_gathered_t g = {.ranks = NULL};
-    TPB_CHECK_GOTO(gather(s, parts ? NULL : c->raw, &c->info, c->all, c->infos), st, out);
+    TPB_CHECK_GOTO(gather(s, c->iters, parts ? NULL : c->raw, &c->info, c->all, c->infos), st, out);
     TPB_CHECK_GOTO(tpb_sweep_resync(s), st, out);
     if (parts)
         TPB_CHECK_GOTO(tpb_sweep_gather_parts(s, p, c, &g), st, out);
@@ -207,6 +208,8 @@ tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c)
         tpb_result_t res;
         double asked[size];
         describe(s, p, c->infos, &res);
+        res.iters = c->iters; /* --budget: more than --iters where its set took more looks */
+        res.budget_looks = c->looks;
         res.emulate_switch_iter = emulate_asked(m, size, c->first, asked);
         res.emulate_asked = asked;
         res.interleave_set = c->set;
@@ -216,12 +219,12 @@ tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c)
         if (parts)
             tpb_gathered_into(&g, &res);
         else
-            correct_marks(s, c->all);
+            correct_marks(s, c->all, c->iters);
         if (p->desc.chunks > 0) {
             tpb_sweep_overlap_clock(s, p, chunk);
             res.polls = p->desc.polls;
             res.chunk_marks = chunk;
-            tpb_overlap_figures(size, p->tp, m->iters, res.chunks, c->all, chunk, alone,
+            tpb_overlap_figures(size, p->tp, c->iters, res.chunks, c->all, chunk, alone,
                                 &res.overlap);
         }
         pthread_mutex_lock(&s->rec->lock);
@@ -254,7 +257,7 @@ void tpb_config_free(tpb_config_run_t *c)
 
 tpb_status_t tpb_sweep_config(tpb_sweep_t *s, const tpb_config_plan_t *plan)
 {
-    tpb_config_run_t c;
+    tpb_config_run_t c = {.cap = 0};
     tpb_status_t st = tpb_config_open(s, plan, &c);
     if (st == TPB_OK)
         st = tpb_sweep_measure(s, plan, &c.moved, &c.l, c.raw);

@@ -52,12 +52,11 @@ static const tpb_mark_t *group_marks(void *ctx, int j)
     return ((group_t *)ctx)->marks;
 }
 
-static tpb_status_t to_leader(tpb_sweep_t *s, const tpb_mark_t *own, double unc, double work,
-                              group_t *g)
+static tpb_status_t to_leader(tpb_sweep_t *s, int iters, const tpb_mark_t *own, double unc,
+                              double work, group_t *g)
 {
     MPI_Datatype mark;
     TPB_CHECK_RET(tpb_wire_type(TPB_WIRE_MARK, &mark));
-    int iters = s->plans.m.iters;
     int rc = MPI_Gather(own, iters, mark, g->marks, iters, mark, 0, s->group);
     if (rc == MPI_SUCCESS)
         rc = MPI_Gather(&unc, 1, MPI_DOUBLE, g->unc, 1, MPI_DOUBLE, 0, s->group);
@@ -73,7 +72,7 @@ static tpb_status_t to_leader(tpb_sweep_t *s, const tpb_mark_t *own, double unc,
 tpb_status_t tpb_sweep_gather_parts(tpb_sweep_t *s, const tpb_config_plan_t *p,
                                     const tpb_config_run_t *c, tpb_gathered_t *out)
 {
-    int iters = s->plans.m.iters, tp = p->tp, pos = s->topo->rank, lead = pos % tp == 0;
+    int iters = c->iters, tp = p->tp, pos = s->topo->rank, lead = pos % tp == 0;
     int nb = tp > 1 && !p->desc.comm_only ? tpb_detect_nblocks(iters, c->rounds) : 0;
     size_t n = (size_t)iters;
     tpb_clock_sample_t mine[2];
@@ -96,8 +95,9 @@ tpb_status_t tpb_sweep_gather_parts(tpb_sweep_t *s, const tpb_config_plan_t *p,
                               .c1 = tpb_clock_correct(&mine[0], &mine[1], c->raw[i].c1),
                               .x1 = tpb_clock_correct(&mine[0], &mine[1], c->raw[i].x1)};
     if (st == TPB_OK)
-        st = tpb_agree(s->world, to_leader(s, own, 0.5 * fmax(mine[0].rtt_us, mine[1].rtt_us),
-                                           c->info.flop, &g));
+        st =
+            tpb_agree(s->world, to_leader(s, iters, own, 0.5 * fmax(mine[0].rtt_us, mine[1].rtt_us),
+                                          c->info.flop, &g));
     if (st == TPB_OK) {
         tpb_iter_sum_init(sums, iters);
         if (lead)

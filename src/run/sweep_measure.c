@@ -194,20 +194,33 @@ static tpb_status_t rebalance(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_co
     return tpb_agree(s->world, st);
 }
 
+/* The slot of measured iteration i of config c of a set of nc configs, n iterations with the
+ * warm-up each: the first --iters as c n + warm-up + i, a --budget's later looks after every
+ * config's first, look by look, config by config (so that the slots read are all recorded). */
+static size_t measured_slot(const tpb_measure_t *ms, int c, int nc, size_t n, size_t i)
+{
+    size_t it = (size_t)ms->iters, look = i / it;
+    if (look == 0)
+        return (size_t)c * n + (size_t)ms->warmup + i;
+    return (size_t)nc * n + ((look - 1) * (size_t)nc + (size_t)c) * it + i % it;
+}
+
 /* Copy the measured iterations' marks out of the backend into raw[c][iters] for the k
- * configs whose slots start at c n (n: iterations with the warm-up) (--timeline off: the
- * one span around the loop, in the first measured iteration's slots, for each). */
-static tpb_status_t read_marks(tpb_sweep_t *s, int rec, tpb_mark_t *const *raw, int k)
+ * configs whose slots start at c n (n: iterations with the warm-up; measured_slot) (--timeline
+ * off: the one span around the loop, in the first measured iteration's slots, for each). */
+static tpb_status_t read_marks(tpb_sweep_t *s, int rec, tpb_mark_t *const *raw, int k, int iters)
 {
     const tpb_measure_t *ms = &s->plans.m;
     size_t n = (size_t)(ms->warmup + ms->iters);
-    size_t nread = tpb_marks_iter(rec ? (size_t)k * n : (size_t)ms->warmup + 1, 0);
+    size_t last =
+        rec ? measured_slot(ms, k - 1, k, n, (size_t)iters - 1) + 1 : (size_t)ms->warmup + 1;
+    size_t nread = tpb_marks_iter(last, 0);
     double *m = malloc(nread * sizeof(double));
     tpb_status_t st = m ? tpb_dev_marks_read(s->dev, nread, m)
                         : tpb_err_set(TPB_ERR_NOMEM, "no memory for %zu marks", nread);
     for (int c = 0; st == TPB_OK && c < k; c++)
-        for (int i = 0; i < ms->iters; i++) {
-            size_t it = (size_t)c * n + (size_t)ms->warmup + (rec ? (size_t)i : 0);
+        for (int i = 0; i < iters; i++) {
+            size_t it = rec ? measured_slot(ms, c, k, n, (size_t)i) : (size_t)ms->warmup;
             raw[c][i] = (tpb_mark_t){.c0 = m[tpb_marks_iter(it, 0)],
                                      .c1 = m[tpb_marks_iter(it, 1)],
                                      .x1 = m[tpb_marks_iter(it, 2)]};
@@ -259,7 +272,7 @@ tpb_status_t tpb_sweep_measure(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_c
     if (!rec)
         st = tpb_dev_mark(s->dev, tpb_marks_iter(span, 2), TPB_MARK_COMM);
     if (st == TPB_OK)
-        st = read_marks(s, rec, &raw, 1);
+        st = read_marks(s, rec, &raw, 1, m->iters);
     s->fatal = st != TPB_OK;
     return st;
 }
@@ -277,40 +290,135 @@ static tpb_status_t block_end(tpb_sweep_t *s, tpb_status_t st)
     return TPB_OK;
 }
 
+/* One look of a set: rounds [r0, r0 + rounds) of the interleaved order, each unit's block of
+ * a round its iterations [lo, hi) of the look, at slot `at` onwards (layer j `stride` after
+ * layer j - 1), each block waited for. */
+static tpb_status_t run_look(tpb_sweep_t *s, tpb_layer_t *const *ls, int k, int nl,
+                             const int *order, int r0, int rounds, const size_t *at, size_t stride)
+{
+    const tpb_measure_t *m = &s->plans.m;
+    tpb_status_t st = TPB_OK;
+    for (int b = 0; b < rounds * k && st == TPB_OK; b++) {
+        int j = b / k, u = order[(size_t)(r0 + j) * (size_t)k + (size_t)(b % k)];
+        size_t lo = (size_t)j * (size_t)m->iters / (size_t)rounds;
+        size_t hi = (size_t)(j + 1) * (size_t)m->iters / (size_t)rounds;
+        st = iterate(s, &ls[u * nl], nl, stride, at[u] + lo, at[u] + hi, 1, s->stop_every);
+        st = block_end(s, st);
+    }
+    return st;
+}
+
+/* --budget: every unit's steps of its n measured iterations so far into steps[k n] on rank
+ * 0, as the record defines a step (base/timeline.h: the largest over the TP groups of the
+ * group's last x1 less its first c0; a unit's first layer's c0 to its last layer's x1), on
+ * the ranks' own clocks (one clock on a node; across nodes the offset, nearly constant over a
+ * set, falls alike on its configs). Collective. */
+static tpb_status_t unit_steps(tpb_sweep_t *s, int k, int nl, int n, double *steps)
+{
+    const tpb_measure_t *m = &s->plans.m;
+    int nc = k * nl;
+    size_t w = (size_t)(m->warmup + m->iters), kn = (size_t)k * (size_t)n;
+    size_t nread = tpb_marks_iter(measured_slot(m, nc - 1, nc, w, (size_t)n - 1) + 1, 0);
+    double *mk = malloc(nread * sizeof(double)), *mine = malloc(2 * kn * sizeof(double));
+    tpb_status_t st = mk && mine ? tpb_dev_marks_read(s->dev, nread, mk)
+                                 : tpb_err_set(TPB_ERR_NOMEM, "no memory for --budget's steps");
+    for (int u = 0; st == TPB_OK && u < k; u++)
+        for (int i = 0; i < n; i++) {
+            size_t a = measured_slot(m, u * nl, nc, w, (size_t)i);
+            size_t b = measured_slot(m, u * nl + nl - 1, nc, w, (size_t)i);
+            mine[(size_t)u * (size_t)n + (size_t)i] = -mk[tpb_marks_iter(a, 0)]; /* max: min c0 */
+            mine[kn + (size_t)u * (size_t)n + (size_t)i] = mk[tpb_marks_iter(b, 2)];
+        }
+    st = tpb_agree(s->world, st);
+    if (st == TPB_OK && MPI_Allreduce(MPI_IN_PLACE, mine, 2 * (int)kn, MPI_DOUBLE, MPI_MAX,
+                                      s->group) != MPI_SUCCESS)
+        st = tpb_err_call(TPB_ERR_MPI, "MPI_Allreduce", "--budget's steps", __FILE__, __LINE__);
+    for (size_t i = 0; st == TPB_OK && i < kn; i++)
+        mine[i] += mine[kn + i]; /* the group's step */
+    if (st == TPB_OK &&
+        MPI_Reduce(mine, steps, (int)kn, MPI_DOUBLE, MPI_MAX, 0, s->world) != MPI_SUCCESS)
+        st = tpb_err_call(TPB_ERR_MPI, "MPI_Reduce", "--budget's steps", __FILE__, __LINE__);
+    free(mk);
+    free(mine);
+    return st;
+}
+
+/* --budget: more looks of the set while rank 0 finds a speed-up open and the budget allows
+ * (sweep_budget.c); *looks counts them, the first included. */
+static tpb_status_t more_looks(tpb_sweep_t *s, tpb_config_run_t *c, tpb_layer_t *const *ls, int k,
+                               int nl, const int *order, int rounds, double look_us, int *looks)
+{
+    const tpb_measure_t *m = &s->plans.m;
+    size_t n = (size_t)(m->warmup + m->iters), at[k];
+    double *steps = malloc((size_t)(k * m->iters * TPB_BUDGET_LOOKS) * sizeof(double));
+    int more = 1;
+    tpb_status_t st =
+        tpb_agree(s->world, steps ? TPB_OK : tpb_err_set(TPB_ERR_NOMEM, "out of memory"));
+    while (st == TPB_OK && more) {
+        int done = m->iters * *looks;
+        st = unit_steps(s, k, nl, done, steps);
+        if (st == TPB_OK)
+            st = tpb_sweep_budget_more(s, c, k, nl, steps, done, rounds * *looks, *looks, look_us,
+                                       &more);
+        if (st != TPB_OK || !more)
+            break;
+        for (int u = 0; u < k; u++) /* measured_slot's layout: this look after the last */
+            at[u] = (size_t)(k * nl) * n +
+                    ((size_t)(*looks - 1) * (size_t)(k * nl) + (size_t)(u * nl)) * (size_t)m->iters;
+        double t0 = tpb_clock_now_us(NULL);
+        st = run_look(s, ls, k, nl, order, rounds * *looks, rounds, at, (size_t)m->iters);
+        look_us = tpb_clock_now_us(NULL) - t0;
+        s->budget.left_us -= look_us;
+        *looks += st == TPB_OK;
+    }
+    free(steps);
+    return st;
+}
+
 tpb_status_t tpb_sweep_measure_set(tpb_sweep_t *s, tpb_config_run_t *c, int k, int nl)
 {
     const tpb_measure_t *m = &s->plans.m;
-    size_t n = (size_t)(m->warmup + m->iters), unit = (size_t)nl * n;
+    size_t n = (size_t)(m->warmup + m->iters), unit = (size_t)nl * n, at[k];
     int rounds = k > 1 && m->interleave ? tpb_interleave_rounds(m->iters) : 1;
-    int order[rounds * k];
+    int budget = c[0].cap > m->iters, nr = rounds * (budget ? TPB_BUDGET_LOOKS : 1), looks = 1;
+    int *order = malloc((size_t)nr * (size_t)k * sizeof(int));
     tpb_layer_t *ls[k * nl];
     for (int i = 0; i < k * nl; i++)
         ls[i] = c[i].l;
-    tpb_status_t st =
-        tpb_dev_marks_prepare(s->dev, (size_t)(k * nl) * tpb_marks_count(&c[0].plan->desc.marks));
-    TPB_CHECK_RET(tpb_agree(s->world, st));
+    size_t slots = (size_t)(k * nl) * tpb_marks_count(&c[0].plan->desc.marks);
+    if (budget) /* the later looks' room (measured_slot) */
+        slots += 3 * (size_t)(k * nl) * (size_t)(c[0].cap - m->iters);
+    tpb_status_t st = !order ? tpb_err_set(TPB_ERR_NOMEM, "no memory for a set's order")
+                             : tpb_dev_marks_prepare(s->dev, slots);
+    st = tpb_agree(s->world, st);
     double t0 = tpb_clock_now_us(NULL);
-    for (int u = 0; u < k && st == TPB_OK; u++) /* every one's warm-up, in the set's order */
-        st = iterate(s, &ls[u * nl], nl, n, (size_t)u * unit, (size_t)u * unit + (size_t)m->warmup,
-                     1, 1);
-    TPB_CHECK_RET(block_end(s, st));
-    TPB_CHECK_RET(agree_stop_every(s, t0, (size_t)(k * m->warmup)));
-    tpb_interval_order(k, rounds, order);
-    for (int b = 0; b < rounds * k && st == TPB_OK; b++) {
-        int u = order[b], j = b / k;
-        size_t lo = (size_t)j * (size_t)m->iters / (size_t)rounds;
-        size_t hi = (size_t)(j + 1) * (size_t)m->iters / (size_t)rounds;
-        size_t at = (size_t)u * unit + (size_t)m->warmup;
-        st = iterate(s, &ls[u * nl], nl, n, at + lo, at + hi, 1, s->stop_every);
+    if (st == TPB_OK) {
+        for (int u = 0; u < k && st == TPB_OK; u++) /* every one's warm-up, in the set's order */
+            st = iterate(s, &ls[u * nl], nl, n, (size_t)u * unit,
+                         (size_t)u * unit + (size_t)m->warmup, 1, 1);
         st = block_end(s, st);
     }
+    if (st == TPB_OK)
+        st = agree_stop_every(s, t0, (size_t)(k * m->warmup));
+    if (st == TPB_OK) {
+        tpb_interval_order(k, nr, order);
+        for (int u = 0; u < k; u++)
+            at[u] = (size_t)u * unit + (size_t)m->warmup;
+        t0 = tpb_clock_now_us(NULL);
+        st = run_look(s, ls, k, nl, order, 0, rounds, at, n);
+    }
+    if (st == TPB_OK && budget)
+        st = more_looks(s, c, ls, k, nl, order, rounds, tpb_clock_now_us(NULL) - t0, &looks);
+    free(order);
     TPB_CHECK_RET(st);
     tpb_mark_t *raw[k * nl];
     for (int i = 0; i < k * nl; i++) {
         raw[i] = c[i].raw;
-        c[i].rounds = rounds > 1 ? rounds : 0;
+        c[i].rounds = rounds > 1 ? rounds * looks : 0;
+        c[i].iters = m->iters * looks;
+        c[i].looks = budget ? looks : 0;
     }
-    st = read_marks(s, 1, raw, k * nl);
+    st = read_marks(s, 1, raw, k * nl, m->iters * looks);
     s->fatal = st != TPB_OK;
     return st;
 }

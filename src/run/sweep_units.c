@@ -111,8 +111,14 @@ static tpb_status_t measure_units(tpb_sweep_t *s, const int *idx, int k, int nl)
     tpb_config_run_t *c = calloc((size_t)n, sizeof(*c));
     tpb_status_t st = tpb_agree(s->world, c ? TPB_OK : tpb_err_set(TPB_ERR_NOMEM, "out of memory"));
     TPB_CHECK_RET(st);
-    for (; open < n && st == TPB_OK; open++)
-        st = tpb_config_open(s, &s->plans.p[idx[open]], &c[open]);
+    const tpb_config_plan_t *ps[n > 0 ? n : 1];
+    for (int j = 0; j < n; j++)
+        ps[j] = &s->plans.p[idx[j]];
+    int cap = tpb_sweep_budget_cap(s, ps, k, nl);
+    for (; open < n && st == TPB_OK; open++) {
+        c[open].cap = cap;
+        st = tpb_config_open(s, ps[open], &c[open]);
+    }
     if (st == TPB_OK)
         st = tpb_sweep_measure_set(s, c, k, nl);
     for (int j = 0; j < n && st == TPB_OK; j++) {

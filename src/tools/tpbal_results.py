@@ -49,6 +49,7 @@ CONFIG_FIELDS = {
     "comm_us": "list", "emulate_asked": "list", "emulate_achieved": "list",
     "step_samples_us": "list", "step_samples": "str",
     "emulate_switch_iter": "num", "interleave_set": "num", "interleave_rounds": "num",
+    "budget_looks": "num",
     "placement": "str", "col_collective": "str", "comm_only": "str", "collective": "str",
     "shape": "str", "check": "str", "speed_source": "str", "sequence_parallel": "str",
     "world_ranks": "ranks", "overlap_figures": "numobj", "chunks": "count", "overlap": "str",

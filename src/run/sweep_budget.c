@@ -1,0 +1,85 @@
+/*
+ * sweep_budget.c - --budget: a set of configs measured side by side is measured
+ * again, look after look, while a speed-up against its even config is still
+ * inconclusive and the sweep's budget allows another look. Rank 0 decides on the
+ * iterations' steps so far (the record's step, on the ranks' own clocks: sweep_measure.c)
+ * with the sequential rule (base/sequential.h), and tells every rank. The verdicts the record
+ * states are the iterations' own, at the level of the look the set stopped at (record/verdict.c):
+ * by the union bound they hold at 95 % whatever made the set stop.
+ */
+#include <stdio.h>
+
+#include "base/sequential.h"
+#include "record/verdict.h"
+#include "run/agree.h"
+#include "run/sweep.h"
+
+int tpb_sweep_budget_cap(const tpb_sweep_t *s, const tpb_config_plan_t *const *p, int k, int nl)
+{
+    const tpb_measure_t *m = &s->plans.m;
+    int on = m->budget_s > 0.0 && k >= 2 && m->interleave && tpb_interleave_rounds(m->iters) >= 3;
+    for (int i = 0; on && i < k * nl; i++)
+        on = p[i]->chunks == 0; /* a chunked config's marks follow its iterations' */
+    return on ? m->iters * TPB_BUDGET_LOOKS : m->iters;
+}
+
+/* The unit the others are compared with: the even policy's, else the first. */
+static int reference_unit(const tpb_config_run_t *c, int k, int nl)
+{
+    for (int u = 0; u < k; u++)
+        if (c[u * nl].plan->policy == TPB_POLICY_EVEN)
+            return u;
+    return 0;
+}
+
+/* Rank 0: the first unit whose speed-up is still open at this look (-1: none), and its
+ * look in *out. */
+static int open_unit(const tpb_config_run_t *c, int k, int nl, const double *steps, int n,
+                     int rounds, int look, tpb_seq_look_t *out)
+{
+    int ref = reference_unit(c, k, nl);
+    for (int u = 0; u < k; u++) {
+        if (u == ref)
+            continue;
+        *out = tpb_seq_paired(steps + (size_t)ref * (size_t)n, steps + (size_t)u * (size_t)n,
+                              (size_t)n, rounds, look, 0.05, TPB_VERDICT_TOL);
+        if (!out->stop)
+            return u;
+    }
+    return -1;
+}
+
+tpb_status_t tpb_sweep_budget_more(tpb_sweep_t *s, const tpb_config_run_t *c, int k, int nl,
+                                   const double *steps, int n, int rounds, int look, double look_us,
+                                   int *more)
+{
+    tpb_budget_state_t *b = &s->budget;
+    int decide[2] = {0, 0}; /* more, and why not: 0 decided, 1 budget, 2 looks */
+    if (s->rec) {
+        tpb_seq_look_t l;
+        int u = open_unit(c, k, nl, steps, n, rounds, look, &l);
+        decide[1] = u < 0 ? 0 : look >= TPB_BUDGET_LOOKS ? 2 : b->left_us < look_us ? 1 : 0;
+        decide[0] = u >= 0 && decide[1] == 0;
+        const tpb_config_plan_t *p = c[u < 0 ? 0 : u * nl].plan;
+        if (u >= 0 && !s->plans.m.quiet)
+            fprintf(stderr,
+                    "tpbal: budget: %s vs %s (tp %d, %s, set %d) open after look %d: %.3fx "
+                    "[%.3f, %.3f] at %.1f %%; %s\n",
+                    tpb_policy_name(p->policy),
+                    tpb_policy_name(c[reference_unit(c, k, nl) * nl].plan->policy), p->tp,
+                    tpb_split_name(p->split), s->nsets, look, 1.0 / l.ci.ratio,
+                    l.ci.hi > 0.0 ? 1.0 / l.ci.hi : 0.0, l.ci.lo > 0.0 ? 1.0 / l.ci.lo : 0.0,
+                    100.0 * l.conf,
+                    decide[0]        ? "measuring the set again"
+                    : decide[1] == 2 ? "stays open: the most looks a set takes"
+                                     : "stays open: the budget is spent");
+    }
+    TPB_MPI_RET(MPI_Bcast(decide, 2, MPI_INT, 0, s->world), "--budget's decision");
+    if (look == 1)
+        b->sets++;
+    b->extended += look == 1 && decide[0];
+    b->open_budget += decide[1] == 1;
+    b->open_looks += decide[1] == 2;
+    *more = decide[0];
+    return TPB_OK;
+}

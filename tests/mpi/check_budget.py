@@ -1,0 +1,45 @@
+"""check_budget.py DIR ITERS [extended] - the records of a --budget run agree with themselves.
+
+Every config of a set measured side by side has budget_looks L >= 1 (the same for the set),
+iters = L x ITERS and interleave_rounds = L x the rounds of one look; the summary's budget
+counts the sets, those measured more than once and those left open; every verdict of the
+answer at the level its looks allow (1 - 0.05 / (L (L + 1))). With `extended`: at least one
+set took a second look (exit 75 otherwise: the test's attempt is retried)."""
+import json
+import sys
+
+d, iters = sys.argv[1], int(sys.argv[2])
+want_ext = len(sys.argv) > 3 and sys.argv[3] == "extended"
+recs = [json.loads(line) for line in open(d + "/results.jsonl")]
+cfgs = [r for r in recs if r.get("type") == "config"]
+summary = [r for r in recs if r.get("type") == "summary"][-1]
+sets = {}
+for c in cfgs:
+    s = c["interleave_set"]
+    if s < 0:
+        assert "budget_looks" not in c, f"config {c['id']} alone has budget_looks"
+        continue
+    looks = c["budget_looks"]
+    assert 1 <= looks <= 8, f"config {c['id']}: {looks} looks"
+    assert c["iters"] == looks * iters, f"config {c['id']}: iters {c['iters']}, {looks} looks"
+    assert c["interleave_rounds"] % looks == 0, f"config {c['id']}: rounds {c['interleave_rounds']}"
+    assert len(c["step_samples_us"]) == min(c["iters"], 1000), f"config {c['id']}: samples"
+    sets.setdefault(s, set()).add(looks)
+for s, looks in sets.items():
+    assert len(looks) == 1, f"set {s}: configs with different looks {looks}"
+b = summary["budget"]
+extended = sum(1 for l in sets.values() if max(l) > 1)
+assert b["sets"] == len(sets), f"summary: {b['sets']} sets, the configs say {len(sets)}"
+assert b["extended"] == extended, f"summary: {b['extended']} extended, configs {extended}"
+assert b["spent_s"] >= 0.0 and b["most_looks"] == 8, b
+open_n = b["open_budget_spent"] + b["open_most_looks"]
+assert open_n <= len(sets), b
+for a in summary["answer"]:
+    if "budget_looks" in a:
+        l = a["budget_looks"]
+        assert abs(a["confidence"] - (1 - 0.05 / (l * (l + 1)))) < 1e-9, a
+print(f"check_budget: {len(cfgs)} configs, {len(sets)} sets, {extended} measured again, "
+      f"{b['spent_s']:.2f} s of {b['seconds']} s")
+if want_ext and extended == 0:
+    print("check_budget: no set took a second look in this attempt")
+    sys.exit(75)
