@@ -79,7 +79,8 @@ typedef struct {
 /** The most looks a set takes under --budget (run/sweep.h's TPB_BUDGET_LOOKS). */
 #define TPB_RECORD_BUDGET_LOOKS 8
 
-/** What --budget spent over the sweep (the summary's "budget" and its answer line). */
+/** What --budget spent over the sweep (the summary's "budget" and its answer line; the
+ *  sweep keeps it as it goes: run/sweep_budget.c). */
 typedef struct {
     double budget_s, spent_s; /**< the budget and what the sets' later looks took */
     int sets;                 /**< sets it watched (measured side by side) */

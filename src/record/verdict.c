@@ -67,7 +67,7 @@ tpb_policy_verdict_t tpb_verdict_of(const tpb_history_t *ev, const tpb_history_t
         tpb_ratio_ci_t ci =
             v.paired
                 ? tpb_interval_paired_at(ev->steps, h->steps, (size_t)ev->nsteps, ev->rounds,
-                                         tpb_verdict_conf(ev->looks))
+                                         v.conf)
                 : tpb_interval_ratio(ev->steps, (size_t)ev->nsteps, h->steps, (size_t)h->nsteps);
         if (ci.ratio > 0.0) { /* ci: T_this / T_even, lower is better */
             v.lo = ci.hi > 0.0 && isfinite(ci.hi) ? 1.0 / ci.hi : 0.0;

@@ -185,7 +185,7 @@ tpb_status_t tpb_sweep_init(tpb_sweep_t *s)
     s->real_world = s->world;
     s->real_topo = s->topo;
     s->group = MPI_COMM_NULL;
-    s->budget = (tpb_budget_state_t){.left_us = s->plans.m.budget_s * 1e6};
+    s->budget = (tpb_record_budget_t){.budget_s = s->plans.m.budget_s};
     TPB_CHECK_RET(check_plans(s));
     s->placement = TPB_PLACE_PACKED;
     s->rank_of = tpb_plans_rank_of(&s->plans, TPB_PLACE_PACKED);
@@ -222,14 +222,7 @@ tpb_status_t tpb_sweep_finish(tpb_sweep_t *s)
     TPB_CHECK_RET(tpb_sweep_resync(s));
     TPB_CHECK_RET(tpb_sweep_load_end(s));
     if (s->rec) {
-        const tpb_budget_state_t *b = &s->budget;
-        double budget_s = s->plans.m.budget_s;
-        s->rec->rec.budget = (tpb_record_budget_t){.budget_s = budget_s,
-                                                   .spent_s = budget_s - b->left_us * 1e-6,
-                                                   .sets = b->sets,
-                                                   .extended = b->extended,
-                                                   .open_budget = b->open_budget,
-                                                   .open_looks = b->open_looks};
+        s->rec->rec.budget = s->budget;
         pthread_mutex_lock(&s->rec->lock);
         tpb_record_summary(&s->rec->rec);
         st = tpb_record_write(&s->rec->rec, TPB_RUN_FINISHED);

@@ -76,16 +76,6 @@ typedef struct {
 /** Most looks a set takes under --budget (its marks' room: this many times --iters). */
 #define TPB_BUDGET_LOOKS TPB_RECORD_BUDGET_LOOKS
 
-/** What --budget has spent, and on what (sweep_budget.c; rank 0 decides, every rank
- *  keeps left_us alike). */
-typedef struct {
-    double left_us;  /**< what is left of --budget */
-    int sets;        /**< sets it watched */
-    int extended;    /**< ... measured more than once */
-    int open_budget; /**< ... still open when the budget ran out */
-    int open_looks;  /**< ... still open after TPB_BUDGET_LOOKS looks */
-} tpb_budget_state_t;
-
 /** The measuring context of a run (every rank), and rank 0's recorder. */
 typedef struct {
     /* given by main */
@@ -109,15 +99,16 @@ typedef struct {
     MPI_Comm group;              /**< this rank's TP group of the current (placement, tp) */
     tpb_comm_t *comm;            /**< the backend's communicator of that group */
     int nconfigs, check_failed;
-    int nsets;                 /**< interleaved sets measured so far */
-    int nblocks;               /**< --block: blocks measured so far */
-    tpb_budget_state_t budget; /**< --budget: what it has spent (rank 0's figures) */
-    long iter_base;            /**< iterations (warm-up included) run before this config */
-    int stop_every;            /**< measured iterations between two stop checks (agreed) */
-    double peak_gflops;        /**< this rank's device peak for the run's dtype */
-    int ranks_on_device;       /**< ranks of its node driving its device (> 1: a shared GPU) */
-    tpb_recorder_t *rec;       /**< rank 0 only (NULL elsewhere) */
-    tpb_load_mark_t load0;     /**< this rank's CPU time and its machine's at the sweep's start */
+    int nsets;                  /**< interleaved sets measured so far */
+    int nblocks;                /**< --block: blocks measured so far */
+    tpb_record_budget_t budget; /**< --budget: what it spent and left open (the record's
+                                     figures; rank 0's decisions, every rank counts them) */
+    long iter_base;             /**< iterations (warm-up included) run before this config */
+    int stop_every;             /**< measured iterations between two stop checks (agreed) */
+    double peak_gflops;         /**< this rank's device peak for the run's dtype */
+    int ranks_on_device;        /**< ranks of its node driving its device (> 1: a shared GPU) */
+    tpb_recorder_t *rec;        /**< rank 0 only (NULL elsewhere) */
+    tpb_load_mark_t load0;      /**< this rank's CPU time and its machine's at the sweep's start */
     /** A rank failed inside a timed loop and the others may be stuck in it:
      *  main must abort the job rather than finalize. */
     int fatal;

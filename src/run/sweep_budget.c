@@ -32,12 +32,11 @@ static int reference_unit(const tpb_config_run_t *c, int k, int nl)
     return 0;
 }
 
-/* Rank 0: the first unit whose speed-up is still open at this look (-1: none), and its
- * look in *out. */
-static int open_unit(const tpb_config_run_t *c, int k, int nl, const double *steps, int n,
-                     int rounds, int look, tpb_seq_look_t *out)
+/* Rank 0: the first unit whose speed-up over unit ref is still open at this look (-1: none),
+ * and its look in *out. */
+static int open_unit(int ref, int k, const double *steps, int n, int rounds, int look,
+                     tpb_seq_look_t *out)
 {
-    int ref = reference_unit(c, k, nl);
     for (int u = 0; u < k; u++) {
         if (u == ref)
             continue;
@@ -53,20 +52,20 @@ tpb_status_t tpb_sweep_budget_more(tpb_sweep_t *s, const tpb_config_run_t *c, in
                                    const double *steps, int n, int rounds, int look, double look_us,
                                    int *more)
 {
-    tpb_budget_state_t *b = &s->budget;
+    tpb_record_budget_t *b = &s->budget;
     int decide[2] = {0, 0}; /* more, and why not: 0 decided, 1 budget, 2 looks */
     if (s->rec) {
         tpb_seq_look_t l;
-        int u = open_unit(c, k, nl, steps, n, rounds, look, &l);
-        decide[1] = u < 0 ? 0 : look >= TPB_BUDGET_LOOKS ? 2 : b->left_us < look_us ? 1 : 0;
+        int ref = reference_unit(c, k, nl), u = open_unit(ref, k, steps, n, rounds, look, &l);
+        double left_us = (b->budget_s - b->spent_s) * 1e6;
+        decide[1] = u < 0 ? 0 : look >= TPB_BUDGET_LOOKS ? 2 : left_us < look_us ? 1 : 0;
         decide[0] = u >= 0 && decide[1] == 0;
         const tpb_config_plan_t *p = c[u < 0 ? 0 : u * nl].plan;
         if (u >= 0 && !s->plans.m.quiet)
             fprintf(stderr,
                     "tpbal: budget: %s vs %s (tp %d, %s, set %d) open after look %d: %.3fx "
                     "[%.3f, %.3f] at %.1f %%; %s\n",
-                    tpb_policy_name(p->policy),
-                    tpb_policy_name(c[reference_unit(c, k, nl) * nl].plan->policy), p->tp,
+                    tpb_policy_name(p->policy), tpb_policy_name(c[ref * nl].plan->policy), p->tp,
                     tpb_split_name(p->split), s->nsets, look, 1.0 / l.ci.ratio,
                     l.ci.hi > 0.0 ? 1.0 / l.ci.hi : 0.0, l.ci.lo > 0.0 ? 1.0 / l.ci.lo : 0.0,
                     100.0 * l.conf,

@@ -368,7 +368,7 @@ static tpb_status_t more_looks(tpb_sweep_t *s, tpb_config_run_t *c, tpb_layer_t 
         double t0 = tpb_clock_now_us(NULL);
         st = run_look(s, ls, k, nl, order, rounds * *looks, rounds, at, (size_t)m->iters);
         look_us = tpb_clock_now_us(NULL) - t0;
-        s->budget.left_us -= look_us;
+        s->budget.spent_s += look_us * 1e-6;
         *looks += st == TPB_OK;
     }
     free(steps);
