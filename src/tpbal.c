@@ -15,6 +15,7 @@
 #include "cli/preset.h"
 #include "record/fleet_out.h"
 #include "record/outfile.h"
+#include "record/repeat.h"
 #include "record/wrap.h"
 #include "run/agree.h"
 #include "run/dryrun.h"
@@ -118,7 +119,7 @@ static tpb_status_t setup_options(MPI_Comm world, const tpb_topo_t *topo, int ar
                          "--out %s holds the fleet.json of an earlier --fleet run: use a new "
                          "directory, or add --force to replace it",
                          o->out_dir);
-    if (st == TPB_OK && (out || dry_out) && !o->force && !o->fleet &&
+    if (st == TPB_OK && (out || dry_out) && !o->force && !o->fleet && o->repeat < 2 &&
         tpb_outdir_has_results(o->out_dir))
         st = tpb_err_set(TPB_ERR_IO,
                          "--out %s holds the results of an earlier run: use a new directory, or "
@@ -129,6 +130,22 @@ static tpb_status_t setup_options(MPI_Comm world, const tpb_topo_t *topo, int ar
         st = tpb_err_set(TPB_ERR_IO,
                          "--out %s holds a sweep's results: a --fleet goes into a directory of "
                          "its own",
+                         o->out_dir);
+    if (st == TPB_OK && (out || dry_out) && o->repeat > 1 && !o->force &&
+        tpb_outdir_has_repeat(o->out_dir))
+        st = tpb_err_set(TPB_ERR_IO,
+                         "--out %s holds the passes of an earlier --repeat run: use a new "
+                         "directory, or add --force to replace them pass by pass",
+                         o->out_dir);
+    if (st == TPB_OK && (out || dry_out) && o->repeat > 1 && tpb_outdir_has_results(o->out_dir))
+        st = tpb_err_set(TPB_ERR_IO,
+                         "--out %s holds a single run's results: a --repeat run goes into a "
+                         "directory of its own",
+                         o->out_dir);
+    if (st == TPB_OK && (out || dry_out) && o->repeat < 2 && tpb_outdir_has_repeat(o->out_dir))
+        st = tpb_err_set(TPB_ERR_IO,
+                         "--out %s holds a --repeat run's passes: a single run goes into a "
+                         "directory of its own",
                          o->out_dir);
     if (st == TPB_OK && (out || dry_out) && !o->fleet && tpb_outdir_has_fleet(o->out_dir))
         st = tpb_err_set(TPB_ERR_IO,
@@ -206,65 +223,107 @@ static void close_out(FILE *out)
         fclose(out); /* the folded lines' last bytes; stdout stays open */
 }
 
-/* --fleet: measure, then rank 0 scores, prints and writes fleet.json. */
-static int run_fleet(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o,
-                     tpb_device_t *dev, const char *cmdline)
+/* Rank 0's folder of pass `pass` of --repeat into dir (--out itself without --repeat, ""
+ * without --out), made where it is missing (agreed). */
+static tpb_status_t pass_dir(MPI_Comm world, int rank, const tpb_options_t *o, int pass, char *dir,
+                             size_t cap)
+{
+    return tpb_agree(world, tpb_outdir_pass(o->out_dir, o->repeat, pass, rank == 0, dir, cap));
+}
+
+/* --fleet: measure, then rank 0 scores, prints and writes fleet.json into dir; the nodes
+ * it excludes go to fp (--repeat). */
+static tpb_status_t fleet_pass(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o,
+                               tpb_device_t *dev, const char *cmdline, FILE *out, const char *dir,
+                               tpb_fleet_passes_t *fp)
 {
     tpb_fleet_data_t d = {.m = o->shapes[0].m,
                           .n = o->shapes[0].n,
                           .k = o->shapes[0].k,
                           .dtype = tpb_dtype_name(o->dtype),
                           .bytes = (double)o->fleet_bytes};
-    fire_ctx_t stop = {.o = o, .rank = topo->rank};
-    if (topo->rank == 0)
-        tpb_signals_on_stop(on_stop, &stop); /* --out's lock given back at once */
     tpb_status_t st = tpb_fleet_measure(dev, world, topo, o, (double)o->fleet_bytes, &d);
     int excluded = 0;
     if (st == TPB_OK) /* a stop in the last phase: nothing printed or written */
         st = tpb_signal_agree(world);
     if (st == TPB_OK && topo->rank == 0) {
-        FILE *out = open_out(topo->rank, o);
-        st = tpb_fleet_report(&d, o->fleet_threshold, cmdline, out, o->out_dir, &excluded);
-        close_out(out);
+        tpb_buf_t ex = TPB_BUF_INIT;
+        st = tpb_fleet_report(&d, o->fleet_threshold, cmdline, out, dir, &excluded, &ex);
+        if (st == TPB_OK && o->repeat > 1)
+            st = tpb_fleet_passes_add(fp, tpb_buf_str(&ex));
+        if (st == TPB_OK && o->repeat > 1 && o->out_dir[0])
+            st = tpb_fleet_passes_write(fp, o->out_dir, cmdline);
+        tpb_buf_free(&ex);
     }
     tpb_fleet_free(&d);
-    st = tpb_agree(world, st);
+    return tpb_agree(world, st);
+}
+
+/* --fleet [--repeat N]: each pass a qualification of its own, then (rank 0) the nodes over
+ * the passes. */
+static int run_fleet(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o,
+                     tpb_device_t *dev, const char *cmdline)
+{
+    fire_ctx_t stop = {.o = o, .rank = topo->rank};
+    if (topo->rank == 0)
+        tpb_signals_on_stop(on_stop, &stop); /* --out's lock given back at once */
+    FILE *out = open_out(topo->rank, o);
+    tpb_fleet_passes_t fp;
+    tpb_fleet_passes_init(&fp, o->repeat);
+    tpb_status_t st = TPB_OK;
+    for (int pass = 1; pass <= o->repeat && st == TPB_OK; pass++) {
+        char dir[sizeof(o->out_dir) + 16];
+        if (o->repeat > 1 && topo->rank == 0)
+            fprintf(out, "# pass %d of %d\n", pass, o->repeat);
+        st = pass_dir(world, topo->rank, o, pass, dir, sizeof(dir));
+        if (st == TPB_OK)
+            st = fleet_pass(world, topo, o, dev, cmdline, out, dir, &fp);
+    }
+    if (st == TPB_OK && o->repeat > 1 && topo->rank == 0)
+        tpb_fleet_passes_print(&fp, out);
+    tpb_fleet_passes_free(&fp);
+    close_out(out);
     if (st == TPB_ERR_INTERRUPTED)
         tpb_err_set(st,
-                    "--fleet interrupted by signal %d (%s): fleet.json is written at the end, "
+                    "--fleet interrupted by signal %d (%s): fleet.json is written at the end%s, "
                     "nothing was",
-                    tpb_signal_received(), strsignal(tpb_signal_received()));
+                    tpb_signal_received(), strsignal(tpb_signal_received()),
+                    o->repeat > 1 ? " of each pass (the passes done are whole)" : "");
     tpb_signals_on_stop(NULL, NULL);
     tpb_dev_close(dev);
     return exit_code(topo->rank, st);
 }
 
-static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o, const char *cmdline,
-               const tpb_slurm_t *slurm)
+/* One pass of the sweep (the whole run without --repeat): measure, record, answer; rank 0
+ * hands the finished record to rep. Returns the exit code. */
+static int run_pass(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o,
+                    const char *cmdline, const tpb_slurm_t *slurm, tpb_device_t *dev,
+                    const tpb_clock_t *clock, FILE *out, int pass, tpb_repeat_t *rep)
 {
-    tpb_clock_t clock = {o->inject_clock.rank == topo->rank ? o->inject_clock.us : 0.0};
-    tpb_device_t *dev = NULL;
-    tpb_status_t st = start_backend(world, topo, o, &clock, &dev);
-    if (st != TPB_OK)
-        return fail(topo->rank, st);
-    if (o->fleet)
-        return run_fleet(world, topo, o, dev, cmdline);
     tpb_sweep_t s;
     memset(&s, 0, sizeof(s));
     s.world = world;
     s.backend = o->backend;
     s.dev = dev;
     s.topo = topo;
-    s.clock = &clock;
+    s.clock = clock;
     s.command_line = cmdline;
     s.slurm = slurm;
-    s.out = open_out(topo->rank, o);
+    s.out = out;
+    char dir[sizeof(o->out_dir) + 16];
     fire_ctx_t fire = {.s = &s, .o = o, .rank = topo->rank};
     tpb_watchdog_on_fire(on_watchdog, &fire);
     if (topo->rank == 0)
         tpb_signals_on_stop(on_stop, &fire);
+    if (o->repeat > 1 && topo->rank == 0) {
+        fprintf(out, "# pass %d of %d\n", pass, o->repeat);
+        fflush(out);
+    }
     /* the options end here: the sweep reads the plans (run/plan.h) */
-    st = tpb_agree(world, tpb_plans_build(o, topo, &s.plans));
+    tpb_status_t st = pass_dir(world, topo->rank, o, pass, dir, sizeof(dir));
+    if (st == TPB_OK)
+        st = tpb_agree(world, tpb_plans_build(o, topo, &s.plans));
+    s.plans.run.out_dir = dir;
     if (st == TPB_OK)
         st = tpb_sweep_init(&s);
     if (st == TPB_OK)
@@ -278,6 +337,8 @@ static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o, c
     }
     if (st == TPB_OK)
         st = tpb_sweep_finish(&s);
+    if (st == TPB_OK && o->repeat > 1) /* rank 0 keeps what the pass said */
+        st = tpb_agree(world, s.rec ? tpb_repeat_add(rep, &s.rec->rec) : TPB_OK);
     if (st != TPB_OK)
         tpb_sweep_close(&s, st);
     int code = exit_code(topo->rank, st);
@@ -289,9 +350,48 @@ static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o, c
     }
     MPI_Bcast(&code, 1, MPI_INT, 0, world);
     tpb_signals_on_stop(NULL, NULL); /* before the sweep it acts on is gone */
+    tpb_watchdog_on_fire(NULL, NULL);
     tpb_sweep_free(&s);
+    return code;
+}
+
+/* --repeat: rank 0's answer over the passes done, and DIR/repeat.json (agreed). */
+static tpb_status_t repeat_answer(MPI_Comm world, int rank, const tpb_options_t *o,
+                                  const tpb_repeat_t *rep, const char *cmdline, FILE *out)
+{
+    return tpb_agree(world, rank == 0 ? tpb_repeat_finish(rep, out, o->out_dir, cmdline) : TPB_OK);
+}
+
+static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o, const char *cmdline,
+               const tpb_slurm_t *slurm)
+{
+    tpb_clock_t clock = {o->inject_clock.rank == topo->rank ? o->inject_clock.us : 0.0};
+    tpb_device_t *dev = NULL;
+    tpb_status_t st = start_backend(world, topo, o, &clock, &dev);
+    if (st != TPB_OK)
+        return fail(topo->rank, st);
+    if (o->fleet)
+        return run_fleet(world, topo, o, dev, cmdline);
+    FILE *out = open_out(topo->rank, o);
+    tpb_repeat_t rep;
+    tpb_repeat_init(&rep, o->repeat);
+    int code = 0;
+    for (int pass = 1; pass <= o->repeat && code == 0; pass++) {
+        code = run_pass(world, topo, o, cmdline, slurm, dev, &clock, out, pass, &rep);
+        if (code == 0 && o->repeat > 1 && pass < o->repeat) { /* what is known so far */
+            st = tpb_agree(world, topo->rank == 0 && o->out_dir[0]
+                                      ? tpb_repeat_write(&rep, o->out_dir, cmdline)
+                                      : TPB_OK);
+            if (st == TPB_OK)
+                st = tpb_signal_agree(world); /* a stop between passes: no next one */
+            code = exit_code(topo->rank, st);
+        }
+    }
+    if (code == 0 && o->repeat > 1)
+        code = exit_code(topo->rank, repeat_answer(world, topo->rank, o, &rep, cmdline, out));
+    tpb_repeat_free(&rep);
     tpb_dev_close(dev);
-    close_out(s.out);
+    close_out(out);
     return code;
 }
 

@@ -2,8 +2,10 @@
  * so that what slows a whole round cancels and a rank slow in every round stands out; the
  * interval over the rounds; the verdicts at the threshold. */
 #include <math.h>
+#include <string.h>
 
 #include "base/fleet.h"
+#include "record/fleet_out.h"
 #include "tpb_test.h"
 
 START_TEST(cohort_rounds)
@@ -56,12 +58,39 @@ START_TEST(noisy_rounds_are_suspect)
 }
 END_TEST
 
+/* --fleet --repeat: a node excluded in more than half of the passes is excluded over them,
+ * one excluded in fewer is transient (left in, named). */
+START_TEST(passes_count_exclusions)
+{
+    tpb_fleet_passes_t p;
+    tpb_fleet_passes_init(&p, 3);
+    ck_assert_int_eq(tpb_fleet_passes_add(&p, "--exclude=n1,n2"), TPB_OK);
+    ck_assert_int_eq(tpb_fleet_passes_add(&p, "--exclude=n1"), TPB_OK);
+    ck_assert_int_eq(tpb_fleet_passes_add(&p, ""), TPB_OK);
+    ck_assert_int_eq(p.done, 3);
+    ck_assert_int_eq(p.n, 2);
+    ck_assert_str_eq(p.host[0], "n1");
+    ck_assert_int_eq(p.count[0], 2);
+    ck_assert_str_eq(p.host[1], "n2");
+    ck_assert_int_eq(p.count[1], 1);
+    tpb_buf_t txt = TPB_BUF_INIT;
+    tpb_fleet_passes_answer(&p, &txt);
+    ck_assert_ptr_nonnull(strstr(tpb_buf_str(&txt), "# over 3 of 3 passes: n1 excluded in 2, n2 "
+                                                    "excluded in 1\n"));
+    ck_assert_ptr_nonnull(strstr(tpb_buf_str(&txt), "left in): n2\n"));
+    ck_assert_ptr_nonnull(strstr(tpb_buf_str(&txt), "# exclude over the passes: --exclude=n1\n"));
+    tpb_buf_free(&txt);
+    tpb_fleet_passes_free(&p);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("fleet");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, cohort_rounds);
     tcase_add_test(tc, noisy_rounds_are_suspect);
+    tcase_add_test(tc, passes_count_exclusions);
     suite_add_tcase(s, tc);
     return s;
 }

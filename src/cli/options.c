@@ -2,6 +2,7 @@
 #include "cli/optparse.h"
 #include "cli/options_set.h"
 #include "cli/options_table.h"
+#include "base/passes.h"
 #include "base/suggest.h"
 
 #include <limits.h>
@@ -24,6 +25,7 @@ void tpb_options_init(tpb_options_t *o)
     o->rebalance_every = 5;
     o->fleet_threshold = TPB_FLEET_THRESHOLD;
     o->fleet_bytes = 16L << 20;
+    o->repeat = 1;
 }
 
 void tpb_options_free(tpb_options_t *o)
@@ -66,6 +68,12 @@ const tpb_opt_spec_t tpb_opt_table[] = {
      "measure the set again\n(--iters more of each, side by side) as long as\nthis much time "
      "is left: SECONDS, or 90s, 2m, 1h;\nat most 8 looks a set, each verdict at its look's\n"
      "sequential level (doc/METRICS.md); default 0: off"},
+    {"repeat", 0, "N", OPT_REPEAT, NULL, NULL,
+     "N passes of the whole sweep in one launch (1 to 64,\ndefault 1), each with its own "
+     "calibration, clock\nsync and --budget, into DIR/pass-1 .. DIR/pass-N;\nthe answer "
+     "over the passes (run-to-run spread,\nverdicts, stragglers that persist over them) "
+     "ends\nthe run and goes to DIR/repeat.json; with --fleet,\nthe nodes excluded in more "
+     "than half of the passes"},
     {"overlap", 0, "LIST", OPT_OVERLAP, NULL, NULL,
      "none, chunked (default none): chunked cuts M into C\nchunks, each chunk's collective "
      "beside the next\nchunk's GEMM; figures per config (doc/METRICS.md)"},
@@ -297,6 +305,7 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
         return TPB_OK;
     case OPT_THREADS: return tpb_optset_int(flag, v, 1, TPB_MAX_THREADS, &o->threads);
     case OPT_BUDGET: return tpb_optset_seconds(flag, v, 0.0, 1e7, &o->budget_s);
+    case OPT_REPEAT: return tpb_optset_int(flag, v, 1, TPB_PASSES_MAX, &o->repeat);
     case OPT_TIMEOUT:
         TPB_CHECK_RET(tpb_opt_double(flag, v, &o->timeout_s));
         if (o->timeout_s < 0 || o->timeout_s > 1e7)

@@ -99,6 +99,7 @@ typedef struct {
     int timeline;      /**< record and write timelines (default on) */
     int interleave;    /**< --interleave: policies measured side by side (default on) */
     double budget_s;   /**< --budget: seconds a sweep may add to sets still open (0: none) */
+    int repeat;        /**< --repeat: passes of the whole sweep (1: one, as without it) */
     int trace_iters;   /**< --trace-iters: iterations per trace file; 0 auto, -1 all */
     int trace_per_run; /**< --trace-per run: one trace.json for the run (0: one per config) */
     int gather;        /**< --gather: TPB_GATHER_AUTO, _FULL or _PARTS */

@@ -89,82 +89,6 @@ static int recommendable(const tpb_history_t *hist, int n, const tpb_history_t *
            tpb_verdict_of(ev, h, TPB_VERDICT_TOL).verdict == TPB_VERDICT_BETTER;
 }
 
-/* 1 if h's blocks count toward the persistent straggler at tp (of a world of `world`, 0:
- * any). */
-static int blocks_at(const tpb_history_t *h, int tp, int world)
-{
-    return h->tp == tp && !h->comm_only && h->nslow && (!world || h->world == world);
-}
-
-/* Pass `pass` over the slowest ranks of every block of the configs at tp, config by config
- * (each read back on its own: rank 0 never holds the run's at once): 0 counts them per rank
- * into c and *known; 1 finds the rank slowest most often (the first in the blocks' order
- * on a tie); 2 gathers its deficits into d and its log rates against the others' into x. */
-static int slow_pass(const tpb_history_t *hist, int n, int tp, int world, int pass, int *c,
-                     int *known, int *best, int *count, double *d, int *k, double *x, int *m)
-{
-    for (int i = 0; i < n; i++) {
-        const tpb_history_t *h = &hist[i];
-        if (!blocks_at(h, tp, world))
-            continue;
-        tpb_slow_t *sl = tpb_history_dup(h, TPB_HIST_SLOW);
-        if (!sl)
-            return -1;
-        for (int e = 0; e < h->nslow; e++) {
-            int r = sl[e].rank;
-            if (r < 0 || r >= world)
-                continue;
-            if (pass == 0)
-                c[r]++, (*known)++;
-            else if (pass == 1 && c[r] > *count)
-                *best = r, *count = c[r];
-            else if (pass == 2 && r == *best)
-                d[(*k)++] = sl[e].deficit;
-        }
-        free(sl);
-        for (int b = 0; pass == 2 && b < h->nslow / (world / tp); b++) {
-            double v = NAN;
-            if (tpb_history_load(h, TPB_HIST_DEV, (size_t)b * world + *best, 1, &v) != TPB_OK)
-                return -1;
-            if (isfinite(v))
-                x[(*m)++] = v;
-        }
-    }
-    return 0;
-}
-
-/* Over the run's configs at TP degree tp: who was the slowest of its group in how many
- * blocks, and whether that persists (base/detect.h), their blocks read back one config at
- * a time. */
-static tpb_persistent_t persistent_at(const tpb_history_t *hist, int n, int tp)
-{
-    int nb = 0, world = 0, known = 0, best = -1, count = 0, k = 0, m = 0;
-    for (int i = 0; i < n; i++)
-        if (blocks_at(&hist[i], tp, 0))
-            world = hist[i].world;
-    for (int i = 0; i < n; i++)
-        if (blocks_at(&hist[i], tp, world))
-            nb += hist[i].nslow / (world / tp);
-    tpb_persistent_t p = {.rank = -1, .deficit = NAN, .detectable = NAN};
-    int *c = calloc((size_t)(world > 0 ? world : 1), sizeof(*c));
-    double *x = malloc((size_t)(nb > 0 ? nb : 1) * sizeof(*x)), *d = NULL;
-    int ok = c && x &&
-             slow_pass(hist, n, tp, world, 0, c, &known, &best, &count, d, &k, x, &m) == 0 &&
-             slow_pass(hist, n, tp, world, 1, c, &known, &best, &count, d, &k, x, &m) == 0;
-    if (ok && best >= 0) {
-        d = malloc((size_t)count * sizeof(*d));
-        ok = d && slow_pass(hist, n, tp, world, 2, c, &known, &best, &count, d, &k, x, &m) == 0;
-    }
-    if (ok)
-        p = tpb_detect_persistent_of(best, count, known, d, k, x, m, tp);
-    else
-        tpb_err_clear(); /* unknown, as without the blocks */
-    free(c);
-    free(x);
-    free(d);
-    return p;
-}
-
 /* Whether the run's blocks could have named a persistent straggler at all: enough of them
  * for some rank to be the slowest in the number the test needs. */
 static int decidable(const tpb_persistent_t *p)
@@ -249,7 +173,7 @@ static void run_stragglers(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *h
             seen = hist[j].tp == hist[i].tp && !hist[j].comm_only && hist[j].nslow;
         if (seen)
             continue;
-        tpb_persistent_t p = persistent_at(hist, n, hist[i].tp);
+        tpb_persistent_t p = tpb_answer_persistent(hist, n, hist[i].tp);
         const char *host = host_of(hosts, p.rank);
         if (p.persistent)
             tpb_buf_printf(txt,
@@ -334,7 +258,7 @@ static const tpb_history_t *group_answer(tpb_buf_t *txt, tpb_buf_t *js, const tp
     tpb_json_arr_begin(js);
     int named = 0;
     tpb_persistent_t run =
-        g->tp > 1 ? persistent_at(hist, n, g->tp) : (tpb_persistent_t){.rank = -1};
+        g->tp > 1 ? tpb_answer_persistent(hist, n, g->tp) : (tpb_persistent_t){.rank = -1};
     char advice[96];
     decide_advice(advice, sizeof(advice), hist, n, g->tp);
     for (int i = first; i < n; i++)

@@ -10,6 +10,7 @@
 #define TPB_ANSWER_H
 
 #include "base/buf.h"
+#include "base/detect.h"
 #include "record/result.h"
 
 /** A weighted split "lost" when it ran below this fraction of the even split's speed;
@@ -25,6 +26,11 @@
  */
 void tpb_answer_write(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, int n,
                       const char *const *hosts, double target_spread);
+
+/** Over the configs hist[n] at TP degree tp (their blocks, comm-only configs left out):
+ *  who was the slowest of its group in how many blocks, and whether that persists
+ *  (base/detect.h); rank -1 when no config at tp has blocks (answer_persist.c). */
+tpb_persistent_t tpb_answer_persistent(const tpb_history_t *hist, int n, int tp);
 
 /** Overlap beyond this speed-up over serial pays; below it, it does not (a draw is noise). */
 #define TPB_ANSWER_OVERLAP_PAYS 1.02

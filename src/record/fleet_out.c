@@ -218,7 +218,7 @@ static void fleet_table(FILE *f, const tpb_fleet_data_t *d, double thr,
 }
 
 tpb_status_t tpb_fleet_report(const tpb_fleet_data_t *d, double thr, const char *cmd, FILE *table,
-                              const char *out_dir, int *excluded)
+                              const char *out_dir, int *excluded, tpb_buf_t *exclude)
 {
     tpb_fleet_score_t *ranks = calloc((size_t)d->world, sizeof(*ranks));
     tpb_fleet_node_t *nodes = calloc((size_t)d->nnodes, sizeof(*nodes));
@@ -236,6 +236,8 @@ tpb_status_t tpb_fleet_report(const tpb_fleet_data_t *d, double thr, const char 
                            (*excluded)++ ? "," : "--exclude=", d->hosts[nodes[j].slowest]);
     fleet_table(table, d, thr, ranks, nodes, tpb_buf_str(&ex));
     fleet_json(&js, d, thr, cmd, ranks, nodes, tpb_buf_str(&ex));
+    if (exclude)
+        tpb_buf_puts(exclude, tpb_buf_str(&ex));
     if (!tpb_buf_ok(&js) || !tpb_buf_ok(&ex))
         st = tpb_err_set(TPB_ERR_NOMEM, "--fleet: out of memory for fleet.json");
     else if (out_dir[0])

@@ -9,6 +9,8 @@
 #include <stdio.h>
 
 #include "base/fleet.h"
+#include "base/buf.h"
+#include "base/topo.h"
 #include "base/tpb_status.h"
 
 /** fleet.json's "schema". */
@@ -31,8 +33,32 @@ void tpb_fleet_judge_nodes(const tpb_fleet_data_t *d, double thr, tpb_fleet_scor
                            tpb_fleet_node_t *nodes);
 
 /** Print the table and the exclude line on table, write out_dir/fleet.json (none when
- *  out_dir is ""); *excluded receives the nodes to exclude. */
+ *  out_dir is ""); *excluded receives the nodes to exclude, and exclude (NULL: not wanted)
+ *  the "--exclude=a,b" list ("" for none). */
 tpb_status_t tpb_fleet_report(const tpb_fleet_data_t *d, double thr, const char *cmd, FILE *table,
-                              const char *out_dir, int *excluded);
+                              const char *out_dir, int *excluded, tpb_buf_t *exclude);
+
+/** --fleet --repeat N (rank 0, fleet_repeat.c): how often each node was excluded. */
+typedef struct {
+    char (*host)[TPB_HOST_LEN];
+    int *count; /**< passes that excluded it */
+    int n, cap, passes, done;
+} tpb_fleet_passes_t;
+
+void tpb_fleet_passes_init(tpb_fleet_passes_t *p, int passes);
+void tpb_fleet_passes_free(tpb_fleet_passes_t *p);
+
+/** The next pass's "--exclude=a,b" list ("": none). */
+tpb_status_t tpb_fleet_passes_add(tpb_fleet_passes_t *p, const char *exclude);
+
+/** '#' lines over the passes done: each node excluded and how often, the transient ones
+ *  (excluded in half of the passes or fewer: left in), the --exclude list over them. */
+void tpb_fleet_passes_answer(const tpb_fleet_passes_t *p, tpb_buf_t *txt);
+
+/** The same, printed on out. */
+void tpb_fleet_passes_print(const tpb_fleet_passes_t *p, FILE *out);
+
+/** dir/repeat.json of the passes done (kind "fleet"). */
+tpb_status_t tpb_fleet_passes_write(const tpb_fleet_passes_t *p, const char *dir, const char *cmd);
 
 #endif /* TPB_FLEET_OUT_H */

@@ -170,6 +170,24 @@ int tpb_outdir_has_results(const char *dir)
     return has_file(dir, "results.jsonl");
 }
 
+tpb_status_t tpb_outdir_pass(const char *out, int passes, int pass, int make, char *dir, size_t cap)
+{
+    if (passes < 2 || !out[0]) {
+        snprintf(dir, cap, "%s", out);
+        return TPB_OK;
+    }
+    if ((size_t)snprintf(dir, cap, "%s/pass-%d", out, pass) >= cap)
+        return tpb_err_set(TPB_ERR_INVALID, "--out %s: too long for its passes' folders", out);
+    int above = 0;
+    char top[1024];
+    return make ? tpb_outdir_prepare(dir, &above, top, sizeof(top)) : TPB_OK;
+}
+
+int tpb_outdir_has_repeat(const char *dir)
+{
+    return has_file(dir, "repeat.json") || has_file(dir, "pass-1");
+}
+
 int tpb_outdir_has_fleet(const char *dir)
 {
     return has_file(dir, "fleet.json");

@@ -62,6 +62,14 @@ int tpb_outdir_has_results(const char *dir);
 /** Whether dir holds the fleet.json of an earlier --fleet run: 1 if so. */
 int tpb_outdir_has_fleet(const char *dir);
 
+/** Pass `pass` (from 1) of `passes` of --repeat into dir[cap]: out/pass-K, made (where make)
+ *  as tpb_outdir_prepare makes a folder; out itself with one pass or without --out (""). */
+tpb_status_t tpb_outdir_pass(const char *out, int passes, int pass, int make, char *dir,
+                             size_t cap);
+
+/** 1 if dir holds a --repeat run's repeat.json or its first pass's folder. */
+int tpb_outdir_has_repeat(const char *dir);
+
 /**
  * Remove names[n] from dir where each is a regular file (a link, a directory or anything
  * else is left; a name that is gone is fine). The files an earlier run wrote, which --force

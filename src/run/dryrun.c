@@ -170,6 +170,11 @@ tpb_status_t tpb_dry_run(MPI_Comm world, const tpb_options_t *o, const tpb_topo_
         whole_run(&o->backend->defaults, topo, &list, rate, basis, out);
     else if (out && !isfinite(rate))
         fprintf(out, "tpbal: dry run: no time estimate (%s)\n", basis);
+    if (out && o->repeat > 1)
+        fprintf(out,
+                "tpbal: dry run: --repeat %d: all of the above %d times, each pass with its own "
+                "calibration%s, into --out's pass-1 .. pass-%d\n",
+                o->repeat, o->repeat, o->budget_s > 0.0 ? " and --budget" : "", o->repeat);
     tpb_plans_free(&list);
     return TPB_OK;
 }

@@ -47,7 +47,6 @@ in A at most 0.05 above B's) is listed and does not fail it, so a run compared w
 itself holds.
 """
 import math
-import os
 import statistics
 import sys
 
@@ -56,6 +55,7 @@ import tpbal_text as tt
 from tpbal_results import BadInput, clean
 import tpbal_stats as st
 import tpbal_compare_io as io_
+from tpbal_compare_run import Run, entry, metric_value  # noqa: F401 (the sides)
 
 METRICS = io_.METRICS
 KEY_FIELDS = tr.KEY_FIELDS
@@ -66,73 +66,6 @@ EPILOG = """exit status: 0 every config holds, 1 a regression, a failed --requir
 that became suspect (one as slow in A is listed, not failed), 2 bad input (unreadable file, different schema versions, nothing in common, a
 --require that matches no config, a tolerance that is not a fraction of 1, bad flag),
 3 no regression but some config inconclusive."""
-
-
-def metric_value(c, m):
-    if m == "step_us":
-        return tr.num(c["step_us"].get("median"))
-    if m == "overlap_efficiency":  # --overlap chunked: the share of the communication hidden
-        return tr.num((c.get("overlap_figures") or {}).get("efficiency"))
-    return tr.num(c.get(m))
-
-
-class Run:
-    """One side of a comparison: configs by key, each with its metrics and step samples."""
-
-    def __init__(self, path):
-        self.path = path
-        self.configs = {}  # key -> config entry (see entry())
-        self.schema = None
-        self.ranks_csv = None
-        self.emulated = set()  # world ranks slowed on purpose (emulated or delayed)
-        self.conditions = None  # io_.conditions of a tpbal run (None: baseline, nccl-tests)
-        self.cal_spread = None  # its calibrations' worst speed spread (None: none recorded)
-        self.busy = None  # (share, host): other processes' CPU share on its busiest machine
-        jsonl = os.path.join(path, "results.jsonl") if os.path.isdir(path) else path
-        if not os.path.exists(jsonl):
-            raise BadInput("cannot read %s: no such file or directory" % clean(jsonl))
-        text = tr.read_text(jsonl, "the results", tr.MAX_JSONL)
-        try:  # a baseline or an nccl-tests output is one JSON document
-            doc = tr.json_loads(text)
-        except (ValueError, RecursionError):
-            doc = None
-        if isinstance(doc, dict) and doc.get("type") == "baseline":
-            self.schema, self.configs, self.nccl_tests = io_.load_baseline(jsonl, doc)
-        elif isinstance(doc, dict) and isinstance(doc.get("results"), list):
-            self.schema, self.configs = io_.load_nccl_tests(jsonl, doc)
-            self.nccl_tests = True
-        else:
-            self._load_results(path)
-
-    nccl_tests = False
-
-    def _load_results(self, path):
-        res = tr.load(path)
-        self.schema, self.ranks_csv = res.schema, res.ranks_csv
-        self.conditions = io_.conditions(res.run)
-        inj = res.run.get("inject_delay_rank")
-        if isinstance(inj, int) and not isinstance(inj, bool) and inj >= 0:
-            self.emulated.add(inj)  # a delay injected on purpose
-        spread = [s for c in res.configs for s in (c.get("speed_spread") or []) if tr.finite(s)]
-        self.cal_spread = max(spread) if spread else None
-        load = res.summary.get("cpu_others") if isinstance(res.summary, dict) else None
-        if isinstance(load, dict) and tr.finite(load.get("share")):
-            self.busy = (float(load["share"]), tr.clean(str(load.get("host", "?")), 60))
-        for c in res.configs:
-            self.configs[tr.config_key(c)] = entry(c)
-            asked, ranks = c.get("emulate_asked") or [], c.get("world_ranks") or []
-            for w, f in zip(ranks, asked):
-                if isinstance(w, int) and tr.finite(f) and f < 1.0:
-                    self.emulated.add(w)
-
-
-def entry(c):
-    """What a comparison needs of one config record."""
-    key = tr.config_key(c)
-    samples = [x for x in c.get("step_samples_us") or [] if tr.finite(x) and x > 0]
-    return {"metrics": {m: metric_value(c, m) for m in METRICS}, "label": tr.key_label(key),
-            "samples": samples or None, "ordered": c.get("step_samples") == "all",
-            "spread": 0.0, "runs": 1, "record": c}
 
 
 def parse_tolerance(s):
@@ -209,6 +142,12 @@ def step_verdict(ca, cb, tol, run_spread=0.0):
     b = cb["samples"] or cb["metrics"]["step_us"]
     if a is None or b is None:
         return None
+    if ca["runs"] > 1 and cb["runs"] > 1:  # a run (a pass) as the unit on both sides
+        s = st.compare_samples(a, b, tol, ca["ordered"], cb["ordered"], 0.0, 0.0)
+        r = st.compare_runs(ca.get("medians") or [], cb.get("medians") or [], tol,
+                            s["half"] if s else 0.0)
+        if r:
+            return r
     sa, sb = spreads(ca, cb, run_spread)
     return st.compare_samples(a, b, tol, ca["ordered"], cb["ordered"], sa, sb)
 
@@ -217,6 +156,11 @@ def covers(A, B, run_spread):
     """What the intervals account for, in words."""
     pooled = [n for n, r in (("A", A), ("B", B))
               if any(c["runs"] > 1 for c in r.configs.values())]
+    if len(pooled) == 2:
+        return ("the spread between the runs (passes) of A and of B: a run as the unit, a Welch "
+                "t interval on their medians' logs (%s)" % ", ".join(
+                    "%s %d" % (n, max(c["runs"] for c in r.configs.values()))
+                    for n, r in (("A", A), ("B", B))))
     if pooled:
         return ("the iterations and the measured spread between the runs of %s (one more run's "
                 "prediction interval)" % " and ".join(pooled))
@@ -399,6 +343,23 @@ def noise(A, B):
         " and ".join(said + busy), ", ".join(why))) if said or busy else ""
 
 
+def blind(A, B, rows, run_spread):
+    """Single runs on both sides: the smallest change the comparison could have called a
+    regression (the median over its configs), said plainly, and how to see smaller ones.
+    "" where a side has several runs or nothing was decided on samples."""
+    if A.nccl_tests or any(c["runs"] > 1 for r in (A, B) for c in r.configs.values()):
+        return ""
+    d = sorted(r["step"]["detectable"] for r in rows
+               if r["step"] and math.isfinite(r["step"]["detectable"]))
+    if not d:
+        return ""
+    return ("; single runs on both sides: a change below %.0f %% cannot be told from run-to-run "
+            "noise here (%s); tpbal --repeat 3 on both sides, or a baseline of runs, measures "
+            "that spread" % (100 * d[len(d) // 2],
+                             "an assumed %.0f %% between runs" % (100 * run_spread)
+                             if run_spread > 0 else "the iterations alone"))
+
+
 def main(argv):
     o = parse_args(argv)
     if o.fleet:
@@ -459,7 +420,8 @@ def main(argv):
           % (verdict, len(rows), count["regression"], count["improved"], count["ok"],
              count["inconclusive"], len(only_a), len(only_b), len(failed), len(sus),
              len(sus) - len(new_sus),
-             "; A and B differ in: " + ", ".join(diff) if diff else "", noise(A, B)),
+             "; A and B differ in: " + ", ".join(diff) if diff else "", noise(A, B)) +
+          blind(A, B, rows, o.run_spread),
            o.wide, sys.stderr)
     return status
 

@@ -40,7 +40,7 @@ def load_baseline(path, doc):
                             "label": nccl_label(key) if nccl else tr.key_label(key),
                             "samples": samples or None,
                             "ordered": False, "spread": st.spread_halfwidth(medians),
-                            "runs": len(medians) or 1, "record": None}
+                            "runs": len(medians) or 1, "medians": medians, "record": None}
     except (ValueError, KeyError, TypeError, AttributeError):
         raise BadInput("%s: not a tpbal baseline (written by --baseline-out)" % clean(path))
     return schema, configs, nccl
@@ -58,44 +58,51 @@ def thin(v, n):
     return [v[int(i * len(v) / n)] for i in range(n)]
 
 
-def write_baseline(runs, paths, out):
+def pooled(runs, paths, what="a baseline"):
+    """The baseline document of runs (the paths they came from): per config in all of them,
+    the median of each metric, their step samples pooled and each run's step median."""
     nccl = {r.nccl_tests for r in runs}
     if len(nccl) != 1:
-        raise BadInput("the runs mix nccl-tests outputs and tpbal results: build a baseline "
-                       "of one kind")
+        raise BadInput("the runs mix nccl-tests outputs and tpbal results: build %s "
+                       "of one kind" % what)
     nccl = nccl.pop()
     schemas = {str(r.schema) for r in runs}
     if len(schemas) != 1:
-        raise BadInput("the runs have different schema versions (%s): build a baseline from "
-                       "runs of one tpbal version" % clean(", ".join(sorted(schemas))))
+        raise BadInput("the runs have different schema versions (%s): build %s from "
+                       "runs of one tpbal version" % (clean(", ".join(sorted(schemas))), what))
     keys = [k for k in runs[0].configs if all(k in r.configs for r in runs)]
     if not keys:
-        raise BadInput("the runs have no config in common: nothing to build a baseline of")
+        raise BadInput("the runs have no config in common: nothing to build %s of" % what)
     configs = []
     for k in keys:
-        metrics, pooled, medians = {}, [], []
+        metrics, pool, medians = {}, [], []
         for m in METRICS:
             vals = [r.configs[k]["metrics"].get(m) for r in runs]
             vals = [v for v in vals if v is not None]
             metrics[m] = sorted(vals)[len(vals) // 2] if vals else None
         for r in runs:
             s = r.configs[k]["samples"]
-            pooled += s or []
+            pool += s or []
             if s:
                 medians.append(st.median(s))
         configs.append({"key": dict(zip(NCCL_KEY if nccl else KEY_FIELDS, k)),
                         "metrics": metrics,
-                        "samples": thin(sorted(pooled), BASELINE_SAMPLES),
+                        "samples": thin(sorted(pool), BASELINE_SAMPLES),
                         "run_medians": medians, "runs": len(runs)})
     doc = {"type": "baseline", "version": 2, "schema": runs[0].schema, "runs": paths,
            "configs": configs}
     if nccl:  # keyed as nccl-tests' results are: matched to B's comm-only configs
         doc["from"] = "nccl-tests"
+    return doc
+
+
+def write_baseline(runs, paths, out):
+    doc = pooled(runs, paths)
     inputs = []
     for p in paths:
         inputs += [p, os.path.join(p, "results.jsonl"), os.path.join(p, "ranks.csv")]
     tr.write_atomic(out, tr.json_dumps(doc, indent=1) + "\n", inputs)
-    return len(configs), len(runs)
+    return len(doc["configs"]), len(runs)
 
 
 def load_nccl_tests(path, doc):

@@ -255,6 +255,11 @@ def load(path):
     """The results at path (a directory or a results.jsonl)."""
     if not os.path.exists(path):
         raise BadInput("cannot read %s: no such file or directory" % clean(path))
+    if (os.path.isdir(path) and os.path.exists(os.path.join(path, "repeat.json")) and
+            not os.path.exists(os.path.join(path, "results.jsonl"))):
+        raise BadInput("%s is a tpbal --repeat run: each pass is a run of its own (%s/pass-1, "
+                       "...): give one of them; its answer over the passes is in repeat.json, "
+                       "and tpbal-compare reads the whole run" % (clean(path), clean(path)))
     return Results(path)
 
 

@@ -122,6 +122,34 @@ def spread_halfwidth(medians):
     return tq * sd * math.sqrt(1.0 + 1.0 / k)
 
 
+def compare_runs(ma, mb, tol, floor=0.0):
+    """Two sides of several runs each (--repeat passes, or baselines): their runs' medians
+    ma and mb, a run as the unit: the ratio of their geometric means with a Welch t
+    interval on the logs (never narrower than floor, what the iterations alone say; none
+    at all for the same runs on both sides). None when a side has fewer than 2 medians > 0."""
+    la = [math.log(x) for x in ma if x > 0]
+    lb = [math.log(x) for x in mb if x > 0]
+    if len(la) < 2 or len(lb) < 2:
+        return None
+    def mv(v):
+        m = sum(v) / len(v)
+        return m, sum((x - m) ** 2 for x in v) / (len(v) - 1)
+    (mua, va), (mub, vb) = mv(la), mv(lb)
+    sa, sb = va / len(la), vb / len(lb)
+    se2 = sa + sb
+    if se2 > 0:  # Welch-Satterthwaite degrees of freedom
+        df = se2 ** 2 / ((sa ** 2 / (len(la) - 1) if sa else 0) + (sb ** 2 / (len(lb) - 1) if sb else 0))
+    else:
+        df = len(la) + len(lb) - 2
+    h = max(t975(max(1, int(df))) * math.sqrt(se2), floor)
+    if sorted(la) == sorted(lb):
+        h = 0.0  # the same runs: a run against itself, whatever their spread
+    r = math.exp(mub - mua)
+    return {"ratio": r, "lo": r * math.exp(-h), "hi": r * math.exp(h), "half": h,
+            "verdict": decide(r, h, tol), "detectable": detectable(h, tol),
+            "runs": [len(la), len(lb)]}
+
+
 def paired(a, b, rounds):
     """Two series measured in interleaved blocks (round j: iterations [j n / rounds,
     (j + 1) n / rounds) of each, side by side, so that a[i] and b[i] ran one block apart):

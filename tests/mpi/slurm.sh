@@ -121,6 +121,26 @@ done
 cat "$WORK/job/tpbal-$job.out"
 check_results "$WORK/job/results/slurm-$job" fields
 check_results "$WORK/job/results/slurm-$job" slurm 2 "$host"
+base="$WORK/job/results/slurm-$job"
+# ... the CI recipe: --repeat and --budget, compared with that run as the baseline; the job's
+# exit is the comparison's (0, 1 or 3 on this noise: only that it ran and said so is asked)
+mkdir -p "$WORK/rjob"
+job=$(TPBAL="$TPBAL" TPBAL_BASELINE="$base" TPBAL_COMPARE="${TPBAL_COMPARE:?}" \
+    TPBAL_ARGS="--tp 2 --shape 64x128x128 --policy even --iters 3 --repeat 2 --budget 5" \
+    sbatch --parsable --nodes=1 --ntasks-per-node=2 --chdir="$WORK/rjob" \
+    "$top/scripts/slurm/tpbal-cpu.sbatch") || fail "sbatch refused the template (--repeat)"
+for _ in $(seq 300); do
+    [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break
+    sleep 0.5
+done
+[ -z "$(squeue -h -j "$job" 2>/dev/null)" ] || fail "job $job (--repeat) did not finish in 150 s"
+cat "$WORK/rjob/tpbal-$job.out"
+for p in 1 2; do
+    check_results "$WORK/rjob/results/slurm-$job/pass-$p" slurm 2 "$host"
+done
+grep -q '"passes_done": *2' "$WORK/rjob/results/slurm-$job/repeat.json" || fail "no repeat.json"
+grep -q "^tpbal: tpbal-compare .* exited [013]$" "$WORK/rjob/tpbal-$job.out" ||
+    fail "the template did not compare with its baseline"
 
 # ---- the fleet template (its GPU and 8-CPU lines dropped, as a CPU site would): the fleet
 # step, then the training step on the nodes that passed

@@ -103,6 +103,45 @@ class Compare(unittest.TestCase):
         self.assertEqual(e.exception.code, 0)
         self.assertIn("default 8%", out.getvalue())
 
+    def repeat_of(self, name, centres):
+        """A --repeat run: one pass folder per centre, repeat.json naming them."""
+        d = os.path.join(self.d, name)
+        for i, c in enumerate(centres):
+            self.dir_of(os.path.join(name, "pass-%d" % (i + 1)),
+                        [fx.config(0, step_samples_us=fx.samples(c, 60, 0.002))])
+        with open(os.path.join(d, "repeat.json"), "w") as fh:
+            json.dump({"type": "repeat", "pass_dirs": ["pass-%d" % (i + 1)
+                                                       for i in range(len(centres))]}, fh)
+        return d
+
+    def test_repeat_runs_take_a_pass_as_the_unit(self):
+        """Two --repeat runs of 3 passes: the ratio of the passes' geometric means with a
+        Welch t interval on their logs (known answer: equal spreads, 4 df, t 2.776); a run
+        against itself holds; a pass folder is a run of its own; a single-run pair says
+        what it cannot see."""
+        import math
+        a = self.repeat_of("ra", [100.0, 102.0, 98.0])
+        b = self.repeat_of("rb", [110.0, 112.2, 107.8])
+        rc, out, _ = run_tool(["--format", "json", a, b])
+        doc = json.loads(out)
+        step = doc["rows"][0]["step"]
+        la = [math.log(x) for x in (100.0, 102.0, 98.0)]
+        lb = [math.log(x) for x in (110.0, 112.2, 107.8)]
+        ma, mb = sum(la) / 3, sum(lb) / 3
+        va = sum((x - ma) ** 2 for x in la) / 2
+        vb = sum((x - mb) ** 2 for x in lb) / 2
+        df = (va / 3 + vb / 3) ** 2 / ((va / 3) ** 2 / 2 + (vb / 3) ** 2 / 2)
+        self.assertEqual(int(df), 4)
+        half = 2.776 * math.sqrt(va / 3 + vb / 3)
+        self.assertAlmostEqual(step["ratio"], math.exp(mb - ma), places=4)
+        self.assertAlmostEqual(step["half"], half, places=3)
+        self.assertEqual(rc, 1)  # 10 % slower, the interval [1.06, 1.14] beyond 5 %
+        self.assertIn("a run as the unit", doc["intervals_cover"])
+        self.assertEqual(run_tool([a, a])[0], 0)
+        self.assertEqual(run_tool([os.path.join(a, "pass-1"), os.path.join(b, "pass-1")])[0], 3)
+        _, _, err = run_tool(["--wide", os.path.join(a, "pass-1"), os.path.join(b, "pass-1")])
+        self.assertIn("single runs on both sides: a change below", err)
+
     def test_derived_ratios_only_where_their_references_hold(self):
         # E of the TP-2 config: its TP-1 reference changed -4.5 % in B (the step of TP 2
         # did not): E is not judged, nor shown as a change

@@ -1,0 +1,61 @@
+/*
+ * repeat.h - --repeat N, kept by rank 0: what each pass's record says of every config (its
+ * median step), of every policy over even (its verdict, record/verdict.h) and of every TP
+ * degree's straggler (record/answer.h), and what the passes say together (base/passes.h):
+ * the answer's lines over the passes and DIR/repeat.json. Each pass is a whole run of its
+ * own in DIR/pass-K (its results, its answer); this adds what only several passes can say:
+ * how much a config moves from pass to pass, a verdict that holds over them, and a
+ * straggler that persists over them (doc/METRICS.md, "Repeated passes").
+ */
+#ifndef TPB_REPEAT_H
+#define TPB_REPEAT_H
+
+#include "base/buf.h"
+#include "base/passes.h"
+#include "record/record.h"
+#include "record/verdict.h"
+
+/** One config over the passes (a --block's block is one too). */
+typedef struct {
+    tpb_config_key_t key;
+    int block;                              /**< 1: a --block's block */
+    double step[TPB_PASSES_MAX];            /**< its median step per pass, us (NaN: none) */
+    tpb_policy_verdict_t v[TPB_PASSES_MAX]; /**< over even per pass (has_v; NaN: none) */
+    int has_v;                              /**< a policy other than even, with an even */
+} tpb_repeat_cfg_t;
+
+/** One TP degree's straggler over the passes. */
+typedef struct {
+    int tp;
+    tpb_persistent_t p[TPB_PASSES_MAX]; /**< per pass (rank -1, of 0: no blocks there) */
+} tpb_repeat_tp_t;
+
+#define TPB_REPEAT_TPS 32
+
+typedef struct {
+    int passes, done;
+    tpb_repeat_cfg_t *c;
+    int nc, cap;
+    tpb_repeat_tp_t t[TPB_REPEAT_TPS];
+    int nt;
+} tpb_repeat_t;
+
+void tpb_repeat_init(tpb_repeat_t *r, int passes);
+void tpb_repeat_free(tpb_repeat_t *r);
+
+/** The next pass's finished record (its configs, blocks and straggler blocks). */
+tpb_status_t tpb_repeat_add(tpb_repeat_t *r, const tpb_record_t *rec);
+
+/** The answer over the passes done: '#' lines into txt and the JSON members (configs,
+ *  verdicts, stragglers, run_to_run) into the open object js. */
+void tpb_repeat_answer(const tpb_repeat_t *r, tpb_buf_t *txt, tpb_buf_t *js);
+
+/** The answer over the passes done printed on out, and DIR/repeat.json written (dir "":
+ *  none). */
+tpb_status_t tpb_repeat_finish(const tpb_repeat_t *r, FILE *out, const char *dir,
+                               const char *command_line);
+
+/** DIR/repeat.json of the passes done so far (replaced whole: record/outfile.h). */
+tpb_status_t tpb_repeat_write(const tpb_repeat_t *r, const char *dir, const char *command_line);
+
+#endif /* TPB_REPEAT_H */
