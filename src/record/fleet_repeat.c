@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "record/fleet_out.h"
-#include "record/outfile.h"
+#include "record/repeat.h"
 
 void tpb_fleet_passes_init(tpb_fleet_passes_t *p, int passes)
 {
@@ -100,21 +100,7 @@ tpb_status_t tpb_fleet_passes_write(const tpb_fleet_passes_t *p, const char *dir
 {
     tpb_buf_t js = TPB_BUF_INIT, ex = TPB_BUF_INIT;
     list(&ex, p, 1, ",");
-    tpb_json_obj_begin(&js);
-    tpb_json_kv_str(&js, "type", "repeat");
-    tpb_json_kv_str(&js, "kind", "fleet");
-    tpb_json_kv_str(&js, "command_line", cmd);
-    tpb_json_kv_int(&js, "passes", p->passes);
-    tpb_json_kv_int(&js, "passes_done", p->done);
-    tpb_json_kv_str(&js, "status", p->done == p->passes ? "finished" : "running");
-    tpb_json_key(&js, "pass_dirs");
-    tpb_json_arr_begin(&js);
-    for (int i = 0; i < p->done; i++) {
-        char name[32];
-        snprintf(name, sizeof(name), "pass-%d", i + 1);
-        tpb_json_str(&js, name);
-    }
-    tpb_json_arr_end(&js);
+    tpb_repeat_json_head(&js, "fleet", cmd, p->passes, p->done);
     tpb_json_key(&js, "nodes");
     tpb_json_arr_begin(&js);
     for (int i = 0; i < p->n; i++) {
@@ -135,11 +121,7 @@ tpb_status_t tpb_fleet_passes_write(const tpb_fleet_passes_t *p, const char *dir
     tpb_buf_printf(&opt, "--exclude=%s", tpb_buf_str(&ex));
     tpb_json_kv_str(&js, "slurm_exclude", ex.len ? tpb_buf_str(&opt) : NULL);
     tpb_buf_free(&opt);
-    tpb_json_obj_end(&js);
-    tpb_buf_puts(&js, "\n");
-    tpb_status_t st = tpb_buf_ok(&js) ? tpb_outfile_replace(dir, "repeat.json", js.data, js.len)
-                                      : tpb_err_set(TPB_ERR_NOMEM, "out of memory for repeat.json");
-    tpb_buf_free(&js);
+    tpb_status_t st = tpb_repeat_json_save(&js, dir);
     tpb_buf_free(&ex);
     return st;
 }

@@ -309,30 +309,43 @@ void tpb_repeat_answer(const tpb_repeat_t *r, tpb_buf_t *txt, tpb_buf_t *js)
     tpb_json_arr_end(js);
 }
 
+void tpb_repeat_json_head(tpb_buf_t *js, const char *kind, const char *command_line, int passes,
+                          int done)
+{
+    tpb_json_obj_begin(js);
+    tpb_json_kv_str(js, "type", "repeat");
+    tpb_json_kv_str(js, "kind", kind);
+    tpb_json_kv_int(js, "schema", TPB_SCHEMA_VERSION);
+    tpb_json_kv_str(js, "command_line", command_line);
+    tpb_json_kv_int(js, "passes", passes);
+    tpb_json_kv_int(js, "passes_done", done);
+    tpb_json_kv_str(js, "status", done == passes ? "finished" : "running");
+    tpb_json_key(js, "pass_dirs");
+    tpb_json_arr_begin(js);
+    for (int p = 0; p < done; p++) {
+        char name[32];
+        snprintf(name, sizeof(name), "pass-%d", p + 1);
+        tpb_json_str(js, name);
+    }
+    tpb_json_arr_end(js);
+}
+
+tpb_status_t tpb_repeat_json_save(tpb_buf_t *js, const char *dir)
+{
+    tpb_json_obj_end(js);
+    tpb_buf_puts(js, "\n");
+    tpb_status_t st = tpb_buf_ok(js) ? tpb_outfile_replace(dir, "repeat.json", js->data, js->len)
+                                     : tpb_err_set(TPB_ERR_NOMEM, "out of memory for repeat.json");
+    tpb_buf_free(js);
+    return st;
+}
+
 tpb_status_t tpb_repeat_write(const tpb_repeat_t *r, const char *dir, const char *command_line)
 {
     tpb_buf_t js = TPB_BUF_INIT, txt = TPB_BUF_INIT;
-    tpb_json_obj_begin(&js);
-    tpb_json_kv_str(&js, "type", "repeat");
-    tpb_json_kv_int(&js, "schema", TPB_SCHEMA_VERSION);
-    tpb_json_kv_str(&js, "command_line", command_line);
-    tpb_json_kv_int(&js, "passes", r->passes);
-    tpb_json_kv_int(&js, "passes_done", r->done);
-    tpb_json_kv_str(&js, "status", r->done == r->passes ? "finished" : "running");
-    tpb_json_key(&js, "pass_dirs");
-    tpb_json_arr_begin(&js);
-    for (int p = 0; p < r->done; p++) {
-        char name[32];
-        snprintf(name, sizeof(name), "pass-%d", p + 1);
-        tpb_json_str(&js, name);
-    }
-    tpb_json_arr_end(&js);
+    tpb_repeat_json_head(&js, "sweep", command_line, r->passes, r->done);
     tpb_repeat_answer(r, &txt, &js);
-    tpb_json_obj_end(&js);
-    tpb_buf_puts(&js, "\n");
-    tpb_status_t st = tpb_buf_ok(&js) ? tpb_outfile_replace(dir, "repeat.json", js.data, js.len)
-                                      : tpb_err_set(TPB_ERR_NOMEM, "out of memory for repeat.json");
-    tpb_buf_free(&js);
+    tpb_status_t st = tpb_repeat_json_save(&js, dir);
     tpb_buf_free(&txt);
     return st;
 }

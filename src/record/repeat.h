@@ -55,6 +55,14 @@ void tpb_repeat_answer(const tpb_repeat_t *r, tpb_buf_t *txt, tpb_buf_t *js);
 tpb_status_t tpb_repeat_finish(const tpb_repeat_t *r, FILE *out, const char *dir,
                                const char *command_line);
 
+/** repeat.json's object opened in js with what every kind ("sweep", "fleet") has: type,
+ *  kind, schema, command line, passes, passes done, status, the passes' folders. */
+void tpb_repeat_json_head(tpb_buf_t *js, const char *kind, const char *command_line, int passes,
+                          int done);
+
+/** js's object closed and written whole to dir/repeat.json; js freed. */
+tpb_status_t tpb_repeat_json_save(tpb_buf_t *js, const char *dir);
+
 /** DIR/repeat.json of the passes done so far (replaced whole: record/outfile.h). */
 tpb_status_t tpb_repeat_write(const tpb_repeat_t *r, const char *dir, const char *command_line);
 

@@ -59,6 +59,9 @@ class Run:
         verdicts need of the run (conditions, ranks, noise) from its passes."""
         doc = tr.json_loads(tr.read_text(os.path.join(path, "repeat.json"), "repeat.json",
                                          tr.MAX_JSONL))
+        if isinstance(doc, dict) and doc.get("kind") == "fleet":
+            raise BadInput("%s is a --fleet --repeat run: compare its passes' fleet.json with "
+                           "--fleet (%s/pass-1 ...)" % (clean(path), clean(path)))
         dirs = doc.get("pass_dirs") if isinstance(doc, dict) else None
         if not isinstance(dirs, list) or not all(isinstance(d, str) and d.startswith("pass-")
                                                  and "/" not in d for d in dirs) or not dirs:

@@ -108,16 +108,21 @@ srun_tpbal_auto 2 --tp 2 --shape 64x128x128 --policy even --iters 3 --out "$WORK
 expect_rc 0
 check_results "$WORK/st" threads auto -
 
+# wait_job JOB: until Slurm no longer lists it (150 s at most)
+wait_job() {
+    for _ in $(seq 300); do
+        [ -z "$(squeue -h -j "$1" 2>/dev/null)" ] && return 0
+        sleep 0.5
+    done
+    fail "job $1 did not finish in 150 s"
+}
+
 # ---- sbatch with the template; results in results/slurm-JOBID under the job's directory
 mkdir -p "$WORK/job"
 job=$(TPBAL="$TPBAL" TPBAL_ARGS="--tp 2 --shape 64x128x128 --policy even --iters 3" \
     sbatch --parsable --nodes=1 --ntasks-per-node=2 --chdir="$WORK/job" \
     "$top/scripts/slurm/tpbal-cpu.sbatch") || fail "sbatch refused the template"
-for _ in $(seq 300); do
-    [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break
-    sleep 0.5
-done
-[ -z "$(squeue -h -j "$job" 2>/dev/null)" ] || fail "job $job did not finish in 150 s"
+wait_job "$job"
 cat "$WORK/job/tpbal-$job.out"
 check_results "$WORK/job/results/slurm-$job" fields
 check_results "$WORK/job/results/slurm-$job" slurm 2 "$host"
@@ -129,11 +134,7 @@ job=$(TPBAL="$TPBAL" TPBAL_BASELINE="$base" TPBAL_COMPARE="${TPBAL_COMPARE:?}" \
     TPBAL_ARGS="--tp 2 --shape 64x128x128 --policy even --iters 3 --repeat 2 --budget 5" \
     sbatch --parsable --nodes=1 --ntasks-per-node=2 --chdir="$WORK/rjob" \
     "$top/scripts/slurm/tpbal-cpu.sbatch") || fail "sbatch refused the template (--repeat)"
-for _ in $(seq 300); do
-    [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break
-    sleep 0.5
-done
-[ -z "$(squeue -h -j "$job" 2>/dev/null)" ] || fail "job $job (--repeat) did not finish in 150 s"
+wait_job "$job"
 cat "$WORK/rjob/tpbal-$job.out"
 for p in 1 2; do
     check_results "$WORK/rjob/results/slurm-$job/pass-$p" slurm 2 "$host"
