@@ -187,8 +187,12 @@ static void verdict_over(const tpb_repeat_t *r, const tpb_repeat_cfg_t *c, tpb_b
                  "%d passes pooled: they agree within their intervals "
                  "(Q %.1f on %d df)",
                  pr.n, pr.q, pr.n - 1);
-    tpb_buf_printf(txt, "#   %s over even: %.3gx [%.3g, %.3g] %s, %s", l, s, lo, hi,
-                   tpb_verdict_name(verdict), rule);
+    if (pr.n > 0)
+        tpb_buf_printf(txt, "#   %s over even: %.3gx [%.3g, %.3g] %s, %s", l, s, lo, hi,
+                       tpb_verdict_name(verdict), rule);
+    else /* every pass disturbed, or none measured it */
+        tpb_buf_printf(txt, "#   %s over even: %s, no pass with an interval", l,
+                       tpb_verdict_name(verdict));
     if (disturbed)
         tpb_buf_printf(txt, "; %d of %d passes disturbed, left out", disturbed, measured);
     tpb_buf_puts(txt, "\n");
