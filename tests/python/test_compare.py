@@ -141,6 +141,13 @@ class Compare(unittest.TestCase):
         self.assertEqual(run_tool([os.path.join(a, "pass-1"), os.path.join(b, "pass-1")])[0], 3)
         _, _, err = run_tool(["--wide", os.path.join(a, "pass-1"), os.path.join(b, "pass-1")])
         self.assertIn("single runs on both sides: a change below", err)
+        for bad in ("{", '{"type": "repeat", "pass_dirs": ["../x"]}',
+                    '{"type": "repeat", "kind": "fleet", "pass_dirs": ["pass-1"]}'):
+            with open(os.path.join(b, "repeat.json"), "w") as fh:
+                fh.write(bad)
+            rc, _, err = run_tool([a, b])
+            self.assertEqual(rc, 2, bad)  # one line, no traceback
+            self.assertIn("repeat", err)
 
     def test_derived_ratios_only_where_their_references_hold(self):
         # E of the TP-2 config: its TP-1 reference changed -4.5 % in B (the step of TP 2
