@@ -47,7 +47,7 @@ tpb_passes_ratio_t tpb_passes_ratio(const double *ratio, const double *half, con
         double sw = 0.0, swy = 0.0, q = 0.0;
         for (int i = 0; i < r.n; i++)
             sw += w[i], swy += w[i] * y[i];
-        ymw = swy / sw;
+        ymw = r.n == 1 ? y[0] : swy / sw; /* one pass: its own mean, Q exactly 0 */
         for (int i = 0; i < r.n; i++)
             q += w[i] * (y[i] - ymw) * (y[i] - ymw);
         r.q = q;

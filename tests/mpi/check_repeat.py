@@ -71,7 +71,8 @@ for v in rep["verdicts"]:
     assert v["passes_used"] == n and v["disturbed"] == disturbed, v
     if n == 0:
         continue
-    ymw = sum(w * y for w, y in zip(ws, ys)) / sum(ws)
+    # one pass is its own mean (w y / w can round an ulp off y: a Q above 0 = n - 1)
+    ymw = ys[0] if n == 1 else sum(w * y for w, y in zip(ws, ys)) / sum(ws)
     q = sum(w * (y - ymw) ** 2 for w, y in zip(ws, ys))
     pooled_half = z95 / math.sqrt(sum(ws))
     if q <= n - 1:
