@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/stats.h"
 #include "record/answer.h"
 
 void tpb_repeat_init(tpb_repeat_t *r, int passes)
@@ -111,12 +112,6 @@ static void label(char *out, size_t cap, const tpb_repeat_cfg_t *c)
                  tpb_config_key_label(&c->key));
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The configs' pass-to-pass spreads: the line and the JSON member. */
 static void run_to_run(const tpb_repeat_t *r, tpb_buf_t *txt, tpb_buf_t *js)
 {
@@ -130,10 +125,8 @@ static void run_to_run(const tpb_repeat_t *r, tpb_buf_t *txt, tpb_buf_t *js)
         if (!(v <= worst))
             worst = v, at = i;
     }
-    double mid = NAN;
+    double mid = s ? tpb_stats_median(s, (size_t)k) : NAN;
     if (k) {
-        qsort(s, (size_t)k, sizeof(*s), cmp_double);
-        mid = k % 2 ? s[k / 2] : 0.5 * (s[k / 2 - 1] + s[k / 2]);
         char l[160];
         label(l, sizeof(l), &r->c[at]);
         tpb_buf_printf(txt,
@@ -344,27 +337,33 @@ tpb_status_t tpb_repeat_json_save(tpb_buf_t *js, const char *dir)
     return st;
 }
 
-tpb_status_t tpb_repeat_write(const tpb_repeat_t *r, const char *dir, const char *command_line)
+/* The answer over the passes done: on out (where given) and in dir/repeat.json (where a
+ * directory is given), built once. */
+static tpb_status_t answer_to(const tpb_repeat_t *r, FILE *out, const char *dir,
+                              const char *command_line)
 {
     tpb_buf_t js = TPB_BUF_INIT, txt = TPB_BUF_INIT;
     tpb_repeat_json_head(&js, "sweep", command_line, r->passes, r->done);
     tpb_repeat_answer(r, &txt, &js);
-    tpb_status_t st = tpb_repeat_json_save(&js, dir);
+    if (out) {
+        fputs(tpb_buf_str(&txt), out);
+        fflush(out);
+    }
     tpb_buf_free(&txt);
-    return st;
+    if (!dir[0]) {
+        tpb_buf_free(&js);
+        return TPB_OK;
+    }
+    return tpb_repeat_json_save(&js, dir);
+}
+
+tpb_status_t tpb_repeat_write(const tpb_repeat_t *r, const char *dir, const char *command_line)
+{
+    return answer_to(r, NULL, dir, command_line);
 }
 
 tpb_status_t tpb_repeat_finish(const tpb_repeat_t *r, FILE *out, const char *dir,
                                const char *command_line)
 {
-    if (r->done < 1)
-        return TPB_OK;
-    tpb_buf_t txt = TPB_BUF_INIT, js = TPB_BUF_INIT;
-    tpb_json_obj_begin(&js);
-    tpb_repeat_answer(r, &txt, &js);
-    fputs(tpb_buf_str(&txt), out);
-    fflush(out);
-    tpb_buf_free(&txt);
-    tpb_buf_free(&js);
-    return dir[0] ? tpb_repeat_write(r, dir, command_line) : TPB_OK;
+    return r->done < 1 ? TPB_OK : answer_to(r, out, dir, command_line);
 }

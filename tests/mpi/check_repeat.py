@@ -42,6 +42,14 @@ for c in rep["configs"]:
     sd = statistics.stdev(logs) if len(logs) > 1 else 0.0
     assert abs(c["spread"] - sd) < 1e-9, (c["spread"], sd)
 
+# the run-to-run line: the median and the most of every config's (and block's) spread
+spreads = [c["spread"] for c in rep["configs"] if c["spread"] is not None]
+rr = rep["run_to_run"]
+assert rr["configs"] == len(spreads), (rr, spreads)
+if spreads:
+    assert abs(rr["median_spread"] - statistics.median(spreads)) < 1e-12, (rr, spreads)
+    assert rr["max_spread"] == max(spreads), (rr, spreads)
+
 # every policy verdict: its passes' own, then the combination recomputed
 z95 = statistics.NormalDist().inv_cdf(0.975)
 checked = 0
