@@ -57,12 +57,8 @@ class Run:
         """A --repeat run: its passes (repeat.json's pass_dirs, each a run of its own) as a
         baseline of runs: per config the pooled samples and each pass's median; what the
         verdicts need of the run (conditions, ranks, noise) from its passes."""
-        try:
-            doc = tr.json_loads(tr.read_text(os.path.join(path, "repeat.json"), "repeat.json",
-                                             tr.MAX_JSONL))
-        except (ValueError, RecursionError):
-            raise BadInput("%s/repeat.json is not JSON: is it a tpbal --repeat run?"
-                           % clean(path))
+        doc = tr.load_json(os.path.join(path, "repeat.json"), "repeat.json", tr.MAX_JSONL,
+                           "%s/repeat.json is not JSON: is it a tpbal --repeat run?" % clean(path))
         if isinstance(doc, dict) and doc.get("kind") == "fleet":
             raise BadInput("%s is a --fleet --repeat run: compare its passes' fleet.json with "
                            "--fleet (%s/pass-1 ...)" % (clean(path), clean(path)))

@@ -29,10 +29,8 @@ def load(path):
     if not os.path.exists(f):
         raise BadInput("cannot read %s: no fleet.json (tpbal --fleet --out DIR writes one)"
                        % clean(f))
-    try:
-        doc = tr.json_loads(tr.read_text(f, "the fleet", MAX_FLEET))
-    except (ValueError, RecursionError):
-        raise BadInput("%s is not JSON: is it a tpbal fleet.json?" % clean(f))
+    doc = tr.load_json(f, "the fleet", MAX_FLEET,
+                       "%s is not JSON: is it a tpbal fleet.json?" % clean(f))
     ok = isinstance(doc, dict) and doc.get("schema") == SCHEMA and \
         isinstance(doc.get("ranks"), list) and isinstance(doc.get("nodes"), list) and \
         isinstance(doc.get("links"), list) and finite(doc.get("threshold"))

@@ -107,6 +107,16 @@ def json_loads(text):
     return json.loads(text, parse_constant=_no_constant, parse_int=_int, object_pairs_hook=_object)
 
 
+def load_json(path, what, limit, not_json):
+    """One strict JSON document (json_loads) from path, read as read_text reads `what` (at
+    most limit bytes); BadInput(not_json) where it does not parse."""
+    text = read_text(path, what, limit)
+    try:
+        return json_loads(text)
+    except (ValueError, RecursionError):
+        raise BadInput(not_json)
+
+
 def _check_kind(rec, key, kind, where):
     v = rec[key]
     ok = {"int": lambda x: isinstance(x, int) and not isinstance(x, bool) and abs(x) < 2 ** 62,
@@ -285,11 +295,7 @@ def read_trace(path, config=None):
     is cut to one config's view: its entry of otherData.configs, the names and that
     config's spans and arrows, with each rank's tid mapped from its world rank to its
     position in the config (as a config's own trace has it)."""
-    text = read_text(path, "the trace", MAX_TRACE)
-    try:
-        tr = json_loads(text)
-    except (ValueError, RecursionError):
-        raise BadInput("the trace %s is not JSON" % clean(path))
+    tr = load_json(path, "the trace", MAX_TRACE, "the trace %s is not JSON" % clean(path))
     if not isinstance(tr, dict) or not isinstance(tr.get("traceEvents"), list):
         raise BadInput("the trace %s is not a tpbal trace (an object with traceEvents)"
                        % clean(path))
