@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/fleet.h"
+#include "base/sequential.h"
 #include "record/fleet_out.h"
 #include "tpb_test.h"
 
@@ -58,6 +59,64 @@ START_TEST(noisy_rounds_are_suspect)
 }
 END_TEST
 
+/* --budget with --fleet: a rank at 0.84 of the others in a pattern of five rounds (0.80 0.95
+ * 0.84 0.78 0.86) is suspect at 0.9 after look 1 (its interval at 97.5 % reaches 0.95) and
+ * through look 5; with the pattern six times over (look 6, 99.88 %) its interval lies below
+ * 0.9 and the node is decided (excluded). Computed by hand from base/interval.c's rule: the
+ * median's order statistics at the effective size, no wider than 5 batches' t-interval. */
+START_TEST(budget_looks_decide)
+{
+    enum { N = 4, RMAX = 30 };
+    static const double f[5] = {0.80, 0.95, 0.84, 0.78, 0.86};
+    double v[N * RMAX];
+    int node_of[N] = {0, 0, 1, 1}, first = -2;
+    tpb_fleet_score_t s[N];
+    for (int look = 1; look <= 6; look++) {
+        int R = 5 * look;
+        for (int i = 0; i < N; i++)
+            for (int j = 0; j < R; j++)
+                v[i * R + j] = i == 3 ? 100.0 * f[j % 5] : 100.0;
+        tpb_fleet_scores_at(v, NULL, N, R, tpb_seq_conf(0.05, look), s);
+        ck_assert_double_eq_tol(s[3].score, 0.84, 1e-12);
+        int open = tpb_fleet_gemm_open(s, node_of, N, 2, 0.9, &first);
+        ck_assert_int_eq(open, look < 6);
+        ck_assert_int_eq(first, look < 6 ? 3 : -1);
+        ck_assert_int_eq(tpb_fleet_judge(s[3], 0.9),
+                         look < 6 ? TPB_FLEET_SUSPECT : TPB_FLEET_EXCLUDE);
+    }
+    /* at 0.95 the same as tpb_fleet_scores, bit for bit; at a higher level no narrower */
+    tpb_fleet_score_t a[N], b[N];
+    tpb_fleet_scores(v, NULL, N, 5, a);
+    tpb_fleet_scores_at(v, NULL, N, 5, 0.95, b);
+    ck_assert_mem_eq(a, b, sizeof(a));
+    tpb_fleet_scores_at(v, NULL, N, 5, tpb_seq_conf(0.05, 2), b);
+    ck_assert(b[3].lo <= a[3].lo && b[3].hi >= a[3].hi);
+}
+END_TEST
+
+/* A node's slowest rank: the lowest score, the first of a tie, a known score before an unknown
+ * one; only a node whose slowest rank is suspect is open (a suspect rank beside an excluded
+ * one is not: the node is decided). */
+START_TEST(slowest_and_open)
+{
+    enum { N = 6 };
+    int node_of[N] = {0, 0, 1, 1, 2, 2}, slowest[3], first = -2;
+    tpb_fleet_score_t s[N] = {
+        {NAN, NAN, NAN},   {0.95, 0.9, 1.0}, /* node 0: the known one */
+        {0.85, 0.8, 0.95}, {0.7, 0.6, 0.78}, /* node 1: excluded, its suspect rank aside */
+        {0.88, 0.8, 0.95}, {0.88, 0.7, 0.99} /* node 2: a tie, the first; suspect */
+    };
+    tpb_fleet_slowest(s, node_of, N, 3, slowest);
+    ck_assert_int_eq(slowest[0], 1);
+    ck_assert_int_eq(slowest[1], 3);
+    ck_assert_int_eq(slowest[2], 4);
+    ck_assert_int_eq(tpb_fleet_gemm_open(s, node_of, N, 3, 0.9, &first), 1);
+    ck_assert_int_eq(first, 4);
+    ck_assert_int_eq(tpb_fleet_gemm_open(s, node_of, N, 3, 0.8, &first), 0);
+    ck_assert_int_eq(first, -1);
+}
+END_TEST
+
 /* --fleet --repeat: a node excluded in more than half of the passes is excluded over them,
  * one excluded in fewer is transient (left in, named). */
 START_TEST(passes_count_exclusions)
@@ -91,6 +150,8 @@ static Suite *suite(void)
     tcase_add_test(tc, cohort_rounds);
     tcase_add_test(tc, noisy_rounds_are_suspect);
     tcase_add_test(tc, passes_count_exclusions);
+    tcase_add_test(tc, budget_looks_decide);
+    tcase_add_test(tc, slowest_and_open);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -129,6 +129,7 @@ START_TEST(bad_input)
     assert_error(parse_resolve("--fleet --gather parts", 2), "--gather has no effect there");
     assert_error(parse_resolve("--fleet --shape 8x8x8,16x16x16", 2), "2 shapes were given");
     ck_assert_int_eq(parse_resolve("--fleet --shape 8x8x8 --dtype fp32 --timeout 9", 2), TPB_OK);
+    ck_assert_int_eq(parse_resolve("--fleet --budget 2m", 2), TPB_OK); /* more GEMM rounds */
     /* --trace-ranks where every mark reaches rank 0 anyway */
     assert_error(parse_resolve("--trace-ranks 1 --gather full", 2), "with --gather full");
     assert_error(parse_resolve("--trace-ranks all --timeline off", 2), "with --timeline off");

@@ -26,6 +26,12 @@ double tpb_fleet_median_of(const double *v, int n)
 
 void tpb_fleet_scores(const double *v, const int *cohort, int n, int rounds, tpb_fleet_score_t *out)
 {
+    tpb_fleet_scores_at(v, cohort, n, rounds, 0.95, out);
+}
+
+void tpb_fleet_scores_at(const double *v, const int *cohort, int n, int rounds, double conf,
+                         tpb_fleet_score_t *out)
+{
     int ncoh = 1;
     for (int i = 0; cohort && i < n; i++)
         ncoh = cohort[i] >= ncoh ? cohort[i] + 1 : ncoh;
@@ -55,7 +61,7 @@ void tpb_fleet_scores(const double *v, const int *cohort, int n, int rounds, tpb
         if (!k)
             continue;
         double s = 1.0 / tpb_stats_median(inv, (size_t)k),
-               h = tpb_interval_median_half(inv, (size_t)k);
+               h = tpb_interval_median_half_at(inv, (size_t)k, conf);
         out[i] = (tpb_fleet_score_t){s, s * exp(-h), s * exp(h)};
     }
 out:
@@ -80,4 +86,34 @@ tpb_fleet_verdict_t tpb_fleet_judge(tpb_fleet_score_t s, double threshold)
     if (!isfinite(s.score) || s.score >= threshold)
         return TPB_FLEET_OK;
     return s.hi < threshold ? TPB_FLEET_EXCLUDE : TPB_FLEET_SUSPECT;
+}
+
+void tpb_fleet_slowest(const tpb_fleet_score_t *ranks, const int *node_of, int world, int nnodes,
+                       int *slowest)
+{
+    for (int j = 0; j < nnodes; j++)
+        slowest[j] = -1;
+    for (int r = 0; r < world; r++) {
+        int *s = &slowest[node_of[r]];
+        if (*s < 0 || (isfinite(ranks[r].score) &&
+                       !(isfinite(ranks[*s].score) && ranks[r].score >= ranks[*s].score)))
+            *s = r;
+    }
+}
+
+int tpb_fleet_gemm_open(const tpb_fleet_score_t *ranks, const int *node_of, int world, int nnodes,
+                        double threshold, int *first)
+{
+    int *slowest = malloc((size_t)(nnodes > 0 ? nnodes : 1) * sizeof(int)), open = 0;
+    *first = -1;
+    if (!slowest)
+        return 0;
+    tpb_fleet_slowest(ranks, node_of, world, nnodes, slowest);
+    for (int j = 0; j < nnodes; j++)
+        if (slowest[j] >= 0 && tpb_fleet_judge(ranks[slowest[j]], threshold) == TPB_FLEET_SUSPECT) {
+            if (!open++)
+                *first = slowest[j];
+        }
+    free(slowest);
+    return open;
 }

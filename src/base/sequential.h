@@ -23,6 +23,9 @@
 
 #include "base/interval.h"
 
+/** The most looks --budget takes of anything it extends (a set, a fleet's GEMM rounds). */
+#define TPB_SEQ_LOOKS 8
+
 /** alpha / (look (look + 1)): the error look (>= 1) may spend; 0 for look < 1. */
 double tpb_seq_spend(double alpha, int look);
 

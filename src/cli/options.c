@@ -67,7 +67,8 @@ const tpb_opt_spec_t tpb_opt_table[] = {
      "while a policy's speed-up in a set is inconclusive\nafter the planned iterations, "
      "measure the set again\n(--iters more of each, side by side) as long as\nthis much time "
      "is left: SECONDS, or 90s, 2m, 1h;\nat most 8 looks a set, each verdict at its look's\n"
-     "sequential level (doc/METRICS.md); default 0: off"},
+     "sequential level (doc/METRICS.md); with --fleet,\n5 more rounds of every rank's GEMM "
+     "while a node\nis suspect; default 0: off"},
     {"repeat", 0, "N", OPT_REPEAT, NULL, NULL,
      "N passes of the whole sweep in one launch (1 to 64,\ndefault 1), each with its own "
      "calibration, clock\nsync and --budget, into DIR/pass-1 .. DIR/pass-N;\nthe answer "
@@ -403,13 +404,13 @@ static tpb_status_t unknown(const char *arg)
 /* An option only a sweep uses (--fleet measures on its own schedule: fleet.c). */
 static int sweep_only(int id)
 {
-    static const int ids[] = {OPT_TP,          OPT_SPLIT,        OPT_SEQPAR,        OPT_POLICY,
-                              OPT_ITERS,       OPT_WARMUP,       OPT_SPEEDS,        OPT_CALFILE,
-                              OPT_INTERLEAVE,  OPT_REBALANCE,    OPT_SCHEDULE,      OPT_GATHER,
-                              OPT_TRACE_RANKS, OPT_TRACE_ITERS,  OPT_TRACE_PER,     OPT_TIMELINE,
-                              OPT_INJ_DELAY,   OPT_INJ_CLOCK,    OPT_COMM_GAP,      OPT_COMM_SIZES,
-                              OPT_CHUNKS,      OPT_OVERLAP,      OPT_OVERLAP_POLLS, OPT_PLACEMENT,
-                              OPT_GRAN,        OPT_COST_PROFILE, OPT_BUDGET};
+    static const int ids[] = {OPT_TP,          OPT_SPLIT,       OPT_SEQPAR,        OPT_POLICY,
+                              OPT_ITERS,       OPT_WARMUP,      OPT_SPEEDS,        OPT_CALFILE,
+                              OPT_INTERLEAVE,  OPT_REBALANCE,   OPT_SCHEDULE,      OPT_GATHER,
+                              OPT_TRACE_RANKS, OPT_TRACE_ITERS, OPT_TRACE_PER,     OPT_TIMELINE,
+                              OPT_INJ_DELAY,   OPT_INJ_CLOCK,   OPT_COMM_GAP,      OPT_COMM_SIZES,
+                              OPT_CHUNKS,      OPT_OVERLAP,     OPT_OVERLAP_POLLS, OPT_PLACEMENT,
+                              OPT_GRAN,        OPT_COST_PROFILE};
     for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
         if (ids[i] == id)
             return 1;

@@ -35,22 +35,23 @@ void tpb_fleet_judge_nodes(const tpb_fleet_data_t *d, double thr, tpb_fleet_scor
     int nl = d->nnodes > 1 ? d->nnodes - 1 : 0;
     tpb_fleet_score_t *coll = malloc((size_t)d->nnodes * sizeof(*coll));
     tpb_fleet_score_t *link = malloc((size_t)(nl ? nl : 1) * sizeof(*link));
+    int *slowest = malloc((size_t)d->nnodes * sizeof(int));
     double p = tpb_fleet_median_of(d->peak, d->world);
     tpb_fleet_score_t none = {NAN, NAN, NAN};
-    tpb_fleet_scores(d->gemm, d->cohort, d->world, d->rounds, ranks);
+    tpb_fleet_scores_at(d->gemm, d->cohort, d->world, d->gemm_rounds, d->gemm_conf, ranks);
     if (coll)
         tpb_fleet_scores(d->coll, NULL, d->nnodes, d->rounds, coll);
     if (link)
         tpb_fleet_scores(d->link, NULL, nl, d->rounds, link);
-    for (int j = 0; j < d->nnodes; j++)
-        nodes[j] =
-            (tpb_fleet_node_t){none, coll ? coll[j] : none, none, none, TPB_FLEET_OK, -1, ""};
+    if (slowest)
+        tpb_fleet_slowest(ranks, d->node_of, d->world, d->nnodes, slowest);
+    for (int j = 0; j < d->nnodes; j++) {
+        int s = slowest ? slowest[j] : -1;
+        nodes[j] = (tpb_fleet_node_t){
+            s >= 0 ? ranks[s] : none, coll ? coll[j] : none, none, none, TPB_FLEET_OK, s, ""};
+    }
     for (int r = 0; r < d->world; r++) {
         tpb_fleet_node_t *n = &nodes[d->node_of[r]];
-        if (n->slowest < 0 || (isfinite(ranks[r].score) &&
-                               !(isfinite(n->gemm.score) && ranks[r].score >= n->gemm.score)))
-            n->slowest = r; /* the lowest score, the first rank of a tie */
-        n->gemm = worse(n->gemm, ranks[r]);
         if (d->peak[r] > 0 && p > 0) /* no interval: below the threshold, suspect at most */
             n->clock =
                 worse(n->clock, (tpb_fleet_score_t){d->peak[r] / p, d->peak[r] / p, INFINITY});
@@ -68,6 +69,16 @@ void tpb_fleet_judge_nodes(const tpb_fleet_data_t *d, double thr, tpb_fleet_scor
     }
     free(coll);
     free(link);
+    free(slowest);
+}
+
+/* Why --budget's GEMM rounds stopped. */
+static const char *budget_why(const tpb_fleet_budget_t *b)
+{
+    return b->why == 1   ? "budget spent"
+           : b->why == 2 ? "the most looks"
+           : b->open     ? "open"
+                         : "decided";
 }
 
 static void kv_score(tpb_buf_t *b, const char *key, tpb_fleet_score_t s)
@@ -101,7 +112,19 @@ static void fleet_json(tpb_buf_t *b, const tpb_fleet_data_t *d, double thr, cons
     tpb_json_kv_int(b, "k", d->k);
     tpb_json_kv_str(b, "dtype", d->dtype);
     tpb_json_kv_str(b, "turns", d->turns ? "yes" : "no");
+    tpb_json_kv_int(b, "rounds", d->gemm_rounds);
+    tpb_json_kv_num(b, "level", d->gemm_conf);
     tpb_json_obj_end(b);
+    if (d->budget.budget_s > 0.0) {
+        tpb_json_key(b, "budget");
+        tpb_json_obj_begin(b);
+        tpb_json_kv_num(b, "seconds", d->budget.budget_s);
+        tpb_json_kv_num(b, "spent_s", d->budget.spent_s);
+        tpb_json_kv_int(b, "looks", d->budget.looks);
+        tpb_json_kv_int(b, "open", d->budget.open);
+        tpb_json_kv_str(b, "stopped", budget_why(&d->budget));
+        tpb_json_obj_end(b);
+    }
     tpb_json_kv_num(b, "message_bytes", d->bytes);
     tpb_json_key(b, "ranks");
     tpb_json_arr_begin(b);
@@ -110,10 +133,11 @@ static void fleet_json(tpb_buf_t *b, const tpb_fleet_data_t *d, double thr, cons
         tpb_json_kv_int(b, "rank", r);
         tpb_json_kv_str(b, "host", d->hosts[r]);
         double med, half;
-        tpb_fleet_figure(d->gemm + (size_t)r * d->rounds, d->rounds, &med, &half);
+        const double *g = d->gemm + (size_t)r * d->gemm_rounds;
+        tpb_fleet_figure(g, d->gemm_rounds, &med, &half);
         tpb_json_kv_num(b, "gflops", med);
         tpb_json_kv_num(b, "gflops_half", half);
-        tpb_json_kv_nums(b, "gflops_rounds", d->gemm + (size_t)r * d->rounds, (size_t)d->rounds);
+        tpb_json_kv_nums(b, "gflops_rounds", g, (size_t)d->gemm_rounds);
         tpb_json_kv_int(b, "cohort", d->cohort[r]);
         tpb_json_kv_num(b, "peak_gflops", d->peak[r] > 0 ? d->peak[r] : NAN);
         kv_score(b, "score", ranks[r]);
@@ -186,14 +210,26 @@ static void fleet_table(FILE *f, const tpb_fleet_data_t *d, double thr,
     char a[5][32];
     fprintf(f,
             "# fleet: %d ranks on %d node%s; GEMM %ldx%ldx%ld %s%s; all-reduce of %.0f bytes; "
-            "scores against the fleet's median with 95 %% intervals; threshold %.2f\n",
+            "scores against the fleet's median with 95 %% intervals (GEMM: %.4g %% over %d "
+            "rounds); threshold %.2f\n",
             d->world, d->nnodes, d->nnodes == 1 ? "" : "s", d->m, d->n, d->k, d->dtype,
-            d->turns ? " (a node's ranks in turns: they share cores or a GPU)" : "", d->bytes, thr);
-    fprintf(f, "#  rank host             GFLOP/s   score [95 %%]\n");
+            d->turns ? " (a node's ranks in turns: they share cores or a GPU)" : "", d->bytes,
+            100.0 * d->gemm_conf, d->gemm_rounds, thr);
+    if (d->budget.budget_s > 0.0)
+        fprintf(f,
+                "# budget: %.1f s of --budget %g s spent on %d more look%s of every rank's GEMM "
+                "(%d rounds a look); %s%d node%s left suspect for its GEMM%s\n",
+                d->budget.spent_s, d->budget.budget_s, d->budget.looks - 1,
+                d->budget.looks == 2 ? "" : "s", d->rounds,
+                d->budget.open ? "" : "decided: ", d->budget.open, d->budget.open == 1 ? "" : "s",
+                d->budget.why == 1   ? " when the budget ran out"
+                : d->budget.why == 2 ? " after the most looks"
+                                     : "");
+    fprintf(f, "#  rank host             GFLOP/s   score [%.4g %%]\n", 100.0 * d->gemm_conf);
     for (int r = 0; r < d->world; r++)
         fprintf(f, "  %5d %-16.16s %8.1f   %.2f [%.2f, %.2f]\n", r, d->hosts[r],
-                tpb_fleet_median_of(d->gemm + (size_t)r * d->rounds, d->rounds), ranks[r].score,
-                ranks[r].lo, ranks[r].hi);
+                tpb_fleet_median_of(d->gemm + (size_t)r * d->gemm_rounds, d->gemm_rounds),
+                ranks[r].score, ranks[r].lo, ranks[r].hi);
     fprintf(f, "#  node host              GEMM  all-reduce GB/s  link to next GB/s  alpha us  "
                "verdict\n");
     for (int j = 0; j < d->nnodes; j++) {

@@ -16,6 +16,7 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/costprofile.h"
+#include "base/sequential.h"
 #include "base/slurm.h"
 #include "base/topo.h"
 #include "record/outappend.h"
@@ -77,7 +78,7 @@ typedef struct {
 } tpb_run_info_t;
 
 /** The most looks a set takes under --budget (run/sweep.h's TPB_BUDGET_LOOKS). */
-#define TPB_RECORD_BUDGET_LOOKS 8
+#define TPB_RECORD_BUDGET_LOOKS TPB_SEQ_LOOKS
 
 /** What --budget spent over the sweep (the summary's "budget" and its answer line; the
  *  sweep keeps it as it goes: run/sweep_budget.c). */

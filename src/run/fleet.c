@@ -2,7 +2,8 @@
  * fleet.c - --fleet: a short qualification of every rank, node and link (collective):
  *   1. every rank's GEMM rate at one shape in 5 rounds of a short calibration (its
  *      lock-step loop, every rank at once; the ranks of a node take turns where they share
- *      cores or a GPU);
+ *      cores or a GPU); under --budget, 5 more rounds a look while a node's slowest rank is
+ *      suspect and the budget allows (fleet_budget.c);
  *   2. every node's all-reduce over its own ranks (all nodes at once, or in turns where
  *      ranks share cores), bus bandwidth, in 5 rounds;
  *   3. every pair of neighbouring nodes (first-seen host order) over one rank each, a
@@ -20,6 +21,7 @@
 
 #include "base/interval.h"
 #include "base/partition.h"
+#include "base/sequential.h"
 #include "base/stats.h"
 #include "run/agree.h"
 #include "run/calibrate.h"
@@ -203,7 +205,8 @@ static tpb_status_t coll_round(tpb_device_t *dev, MPI_Comm world, const tpb_topo
     return TPB_OK;
 }
 
-/* The collective rounds over communicators opened once: the node's and the two links'. */
+/* The collective rounds over communicators opened once: the node's and the two links':
+ * mine[3 R] (the node's all-reduce, the link's bandwidth, its 8-byte time, R each). */
 static tpb_status_t coll_rounds(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
                                 const tpb_options_t *o, double bytes, int turns, double *mine)
 {
@@ -218,9 +221,9 @@ static tpb_status_t coll_rounds(tpb_device_t *dev, MPI_Comm world, const tpb_top
     for (int i = 0; i < R && st == TPB_OK; i++) {
         st = coll_round(dev, world, topo, o, &node, bytes, turns, &coll);
         if (st == TPB_OK && topo->local_rank == 0)
-            mine[R + i] = coll;
+            mine[i] = coll;
         if (st == TPB_OK)
-            st = link_round(dev, world, topo, o, links, bytes, &mine[2 * R + i], &mine[3 * R + i]);
+            st = link_round(dev, world, topo, o, links, bytes, &mine[R + i], &mine[2 * R + i]);
     }
     fleet_comm_close(&links[1]);
     fleet_comm_close(&links[0]);
@@ -228,10 +231,35 @@ static tpb_status_t coll_rounds(tpb_device_t *dev, MPI_Comm world, const tpb_top
     return st;
 }
 
-/* Per rank: its rounds' GEMM rates, node all-reduce (node-local rank 0 only), link
- * bandwidths and 8-byte times (the lower node's first rank), then the device's peak and the
- * rank's cohort. */
-#define FLEET_FIGS (4 * FLEET_ROUNDS + 2)
+/* Per rank: its g rounds' GEMM rates, then R rounds' node all-reduce (node-local rank 0
+ * only), link bandwidths and 8-byte times (the lower node's first rank), then the device's
+ * peak and the rank's cohort. */
+#define FLEET_FIGS(g) ((g) + 3 * FLEET_ROUNDS + 2)
+
+/* 1. Every rank's GEMM rounds: the planned R, then under --budget R more a look while rank 0
+ * finds a node suspect for its GEMM and the budget allows (fleet_budget.c). rate[R x the
+ * most looks]; *rounds: the rounds done. */
+static tpb_status_t gemm_rounds(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
+                                const tpb_options_t *o, int phases, int cohort, double *rate,
+                                int *rounds, tpb_fleet_budget_t *b)
+{
+    enum { R = FLEET_ROUNDS };
+    int more = 1;
+    for (*rounds = 0, b->looks = 0; more; b->looks++) {
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < R; i++)
+            TPB_CHECK_RET(gemm_round(dev, world, topo, o, phases, &rate[*rounds + i]));
+        *rounds += R;
+        double took = MPI_Wtime() - t0;
+        if (b->looks > 0)
+            b->spent_s += took;
+        more = 0;
+        if (b->budget_s > 0.0)
+            TPB_CHECK_RET(tpb_fleet_budget_more(world, topo, o, rate, *rounds, cohort, b->looks + 1,
+                                                took, b, &more));
+    }
+    return TPB_OK;
+}
 
 /* The fleet's buffers fit on every rank (collective), before anything is measured: the GEMM's
  * operands, and the all-reduce's send and receive buffers with room for a staging copy. */
@@ -263,37 +291,42 @@ tpb_status_t tpb_fleet_measure(tpb_device_t *dev, MPI_Comm world, const tpb_topo
     if (share)
         TPB_MPI_RET(MPI_Allreduce(&topo->local_size, &phases, 1, MPI_INT, MPI_MAX, world),
                     "--fleet");
-    double mine[FLEET_FIGS];
-    for (int i = 0; i < FLEET_FIGS; i++)
+    int cohort = share ? topo->local_rank : 0, g = 0;
+    double mine[FLEET_FIGS(R * TPB_SEQ_LOOKS)];
+    for (size_t i = 0; i < sizeof(mine) / sizeof(mine[0]); i++)
         mine[i] = NAN;
-    for (int i = 0; i < R; i++) /* the GEMM rounds, then the collectives' */
-        TPB_CHECK_RET(gemm_round(dev, world, topo, o, phases, &mine[i]));
-    TPB_CHECK_RET(coll_rounds(dev, world, topo, o, bytes, share, mine));
-    mine[4 * R] = info.peak_gflops;
-    mine[4 * R + 1] = share ? topo->local_rank : 0;
-    double *all = topo->rank == 0 ? malloc((size_t)topo->size * FLEET_FIGS * sizeof(double)) : NULL;
+    d->budget = (tpb_fleet_budget_t){.budget_s = o->budget_s};
+    TPB_CHECK_RET(gemm_rounds(dev, world, topo, o, phases, cohort, mine, &g, &d->budget));
+    TPB_CHECK_RET(coll_rounds(dev, world, topo, o, bytes, share, mine + g));
+    mine[g + 3 * R] = info.peak_gflops;
+    mine[g + 3 * R + 1] = cohort;
+    double *all =
+        topo->rank == 0 ? malloc((size_t)topo->size * FLEET_FIGS(g) * sizeof(double)) : NULL;
     tpb_status_t st =
         topo->rank == 0 && !all ? tpb_err_set(TPB_ERR_NOMEM, "--fleet: out of memory") : TPB_OK;
     TPB_CHECK_RET(tpb_agree(world, st));
-    TPB_MPI_RET(MPI_Gather(mine, FLEET_FIGS, MPI_DOUBLE, all, FLEET_FIGS, MPI_DOUBLE, 0, world),
-                "--fleet");
+    TPB_MPI_RET(
+        MPI_Gather(mine, FLEET_FIGS(g), MPI_DOUBLE, all, FLEET_FIGS(g), MPI_DOUBLE, 0, world),
+        "--fleet");
     if (topo->rank == 0)
-        st = tpb_fleet_fill(topo, all, d);
+        st = tpb_fleet_fill(topo, all, g, d);
     free(all);
     d->turns = share;
+    d->gemm_conf = o->budget_s > 0.0 ? tpb_seq_conf(0.05, d->budget.looks) : 0.95;
     return tpb_agree(world, st);
 }
 
-tpb_status_t tpb_fleet_fill(const tpb_topo_t *topo, const double *all, tpb_fleet_data_t *d)
+tpb_status_t tpb_fleet_fill(const tpb_topo_t *topo, const double *all, int g, tpb_fleet_data_t *d)
 {
     enum { R = FLEET_ROUNDS };
     int w = topo->size, h = topo->nhosts, nl = h > 1 ? h - 1 : 1;
     d->world = w;
     d->nnodes = h;
     d->rounds = R;
+    d->gemm_rounds = g;
     d->hosts = (const char(*)[72])topo->hosts;
     d->node_of = topo->host_index;
-    d->gemm = malloc((size_t)w * R * sizeof(double));
+    d->gemm = malloc((size_t)w * (size_t)g * sizeof(double));
     d->cohort = calloc((size_t)w, sizeof(int));
     d->peak = calloc((size_t)w, sizeof(double));
     d->coll = malloc((size_t)h * R * sizeof(double));
@@ -308,17 +341,17 @@ tpb_status_t tpb_fleet_fill(const tpb_topo_t *topo, const double *all, tpb_fleet
     for (int j = 0; j < nl; j++)
         d->link_alpha_us[j] = NAN;
     for (int r = 0; r < w; r++) {
-        const double *v = all + (size_t)r * FLEET_FIGS;
+        const double *v = all + (size_t)r * FLEET_FIGS(g), *c = v + g;
         int node = topo->host_index[r];
-        memcpy(d->gemm + (size_t)r * R, v, R * sizeof(double));
-        if (isfinite(v[R]))
-            memcpy(d->coll + (size_t)node * R, v + R, R * sizeof(double));
-        if (isfinite(v[2 * R]) && node + 1 < h) {
-            memcpy(d->link + (size_t)node * R, v + 2 * R, R * sizeof(double));
-            d->link_alpha_us[node] = tpb_fleet_median_of(v + 3 * R, R);
+        memcpy(d->gemm + (size_t)r * g, v, (size_t)g * sizeof(double));
+        if (isfinite(c[0]))
+            memcpy(d->coll + (size_t)node * R, c, R * sizeof(double));
+        if (isfinite(c[R]) && node + 1 < h) {
+            memcpy(d->link + (size_t)node * R, c + R, R * sizeof(double));
+            d->link_alpha_us[node] = tpb_fleet_median_of(c + 2 * R, R);
         }
-        d->peak[r] = v[4 * R];
-        d->cohort[r] = (int)v[4 * R + 1];
+        d->peak[r] = c[3 * R];
+        d->cohort[r] = (int)c[3 * R + 1];
     }
     return TPB_OK;
 }

@@ -5,7 +5,10 @@ rank's, its all-reduce score the same over the nodes' all-reduces, its link scor
 of its links' over the links'; a node is excluded exactly when one of its scores has its whole
 interval below the threshold (never for its clock: a peak has no interval), suspect when a
 score is below with the interval reaching above; the exclude list and the --exclude= line are
-those nodes' hosts. EXCLUDED (comma-separated hosts, or
+those nodes' hosts. The GEMM's rounds and level: 5 at 95 % without --budget; with it, 5 a look
+at look k's level 1 - 0.05 / (k (k + 1)), and the looks consistent with why they stopped
+(decided: no node suspect for its GEMM; budget spent or the most looks: the nodes left
+suspect counted). EXCLUDED (comma-separated hosts, or
 "none"): the nodes that must be excluded, with GEMM among the reasons."""
 import json
 import statistics
@@ -40,6 +43,25 @@ def judge(sc, thr):
         return "ok"
     assert lo is not None and lo <= s and (hi is None or s <= hi), sc
     return "exclude" if hi is not None and hi < thr else "suspect"
+
+
+def check_budget(d, nodes, thr):
+    """The GEMM's rounds and level against --budget's looks (see the module's text)."""
+    g, b = d["gemm"], d.get("budget")
+    looks = b["looks"] if b else 1
+    assert all(len(r["gflops_rounds"]) == g["rounds"] for r in d["ranks"]), g
+    assert g["rounds"] == 5 * looks, (g, b)
+    level = 1.0 - 0.05 / (looks * (looks + 1)) if b else 0.95
+    assert close(g["level"], level), (g, b)
+    if not b:
+        return 1
+    gemm_suspect = sum(judge(n["gemm"], thr) == "suspect" for n in nodes)
+    assert 1 <= looks <= 8 and b["open"] == gemm_suspect, (b, gemm_suspect)
+    assert b["stopped"] == ("decided" if not gemm_suspect else b["stopped"]), b
+    assert b["stopped"] in ("decided", "budget spent", "the most looks"), b
+    assert b["stopped"] != "the most looks" or looks == 8, b
+    assert (b["spent_s"] > 0) == (looks > 1) and b["spent_s"] <= b["seconds"] * 1.5 + 1, b
+    return looks
 
 
 def main():
@@ -79,8 +101,9 @@ def main():
             excl.append(hosts[j])
     assert d["exclude"] == excl, (d["exclude"], excl)
     assert d["slurm_exclude"] == ("--exclude=" + ",".join(excl) if excl else None)
-    print("fleet: %d ranks on %d nodes, excluded: %s" % (len(ranks), len(nodes),
-                                                         ",".join(excl) or "none"))
+    looks = check_budget(d, nodes, thr)
+    print("fleet: %d ranks on %d nodes, excluded: %s; GEMM in %d look%s" % (
+        len(ranks), len(nodes), ",".join(excl) or "none", looks, "" if looks == 1 else "s"))
     if len(sys.argv) > 2:
         want = [] if sys.argv[2] == "none" else sys.argv[2].split(",")
         if excl != want:

@@ -144,11 +144,11 @@ grep -q "^tpbal: tpbal-compare .* exited [013]$" "$WORK/rjob/tpbal-$job.out" ||
     fail "the template did not compare with its baseline"
 
 # ---- the fleet template (its GPU and 8-CPU lines dropped, as a CPU site would): the fleet
-# step, then the training step on the nodes that passed
+# step (with --budget), then the training step on the nodes that passed
 mkdir -p "$WORK/fjob"
 sed '/--gpus-per-node/d; /--cpus-per-task/d' "$top/scripts/slurm/tpbal-fleet.sbatch" \
     >"$WORK/fleet.sbatch"
-job=$(TPBAL="$TPBAL" TPBAL_BIND=none TPBAL_FLEET_ARGS="--shape 128x128x128 --fleet-bytes 256K" \
+job=$(TPBAL="$TPBAL" TPBAL_BIND=none TPBAL_FLEET_ARGS="--shape 128x128x128 --fleet-bytes 256K --budget 20" \
     TRAIN="echo training-step-on" sbatch --parsable --nodes=1 --ntasks-per-node=2 \
     --chdir="$WORK/fjob" "$WORK/fleet.sbatch") || fail "sbatch refused the fleet template"
 for _ in $(seq 300); do
@@ -159,6 +159,8 @@ done
     { squeue -j "$job"; cat "$WORK/fjob/tpbal-fleet-$job.out"; fail "fleet job $job did not finish in 150 s"; }
 cat "$WORK/fjob/tpbal-fleet-$job.out"
 [ -s "$WORK/fjob/results/fleet-$job/fleet.json" ] || fail "the fleet step wrote no fleet.json"
+"$PY" "$HERE/check_fleet.py" "$WORK/fjob/results/fleet-$job" || fail "check_fleet.py (the fleet job)"
+grep -q '"budget": *{' "$WORK/fjob/results/fleet-$job/fleet.json" || fail "the fleet job's --budget left no trace"
 # one node: it passes (the training step on its 2 tasks) or, when a rank of this noisy
 # machine happened to run slow throughout, it is excluded and nothing is left to train on
 if grep -q "^tpbal-fleet: excluded: none" "$WORK/fjob/tpbal-fleet-$job.out"; then
