@@ -134,6 +134,36 @@ START_TEST(answer_lines)
     ck_assert(has(&js, "\"question\":\"throughput\""));
     ck_assert(has(&js, "\"verdict\":\"better\""));
     ck_assert(has(&js, "\"lost\":\"yes\""));
+    ck_assert(has(&js, "\"false_alarm\":0.01,"));
+    /* --budget: the set with the blocks took 3 looks (2 later ones, the set counted once):
+     * the straggler test is held to 1 % spent over them, 0.01 / (3 x 4) */
+    int budget = 0;
+    h[1].looks = h[2].looks = 3;
+    ck_assert_int_eq(tpb_answer_extensions(h, 5, 2, &budget), 2);
+    ck_assert_int_eq(budget, 1);
+    ck_assert_int_eq(tpb_answer_extensions(h, 5, 1, &budget), 0); /* no blocks at tp 1 */
+    tpb_persistent_t p = tpb_answer_persistent(h, 5, 2);
+    ck_assert(p.persistent && fabs(p.alpha - 0.01 / 12.0) < 1e-15);
+    ck_assert_int_eq(p.need, tpb_detect_need(28, 2, 0.01 / 12.0));
+    ck_assert_int_gt(p.need, 22);
+    /* a second config where rank 1 is only 2 % slower (configs differ in how much: a smaller
+     * shard, another shape): its blocks after the first's are a level, not dependence in
+     * time; each config centred, the 56 blocks count as 56 (end to end they read as a lag-1
+     * correlation near 1: a few blocks' worth, and no straggler) */
+    tpb_slow_t blocks3[28];
+    double dev3[28 * 2];
+    for (int b = 0; b < 28; b++) {
+        blocks3[b] = (tpb_slow_t){.rank = 1, .deficit = 0.02};
+        dev3[b * 2 + 1] = log(0.98) + 0.002 * (b % 3), dev3[b * 2] = -dev3[b * 2 + 1];
+    }
+    h[3].arr[TPB_HIST_SLOW] = blocks3, h[3].arr[TPB_HIST_DEV] = dev3, h[3].nslow = 28;
+    h[1].looks = h[2].looks = 0;
+    p = tpb_answer_persistent(h, 5, 2);
+    ck_assert(p.persistent && p.slowest == 56 && p.of == 56);
+    ck_assert_int_eq(p.effective, 56);
+    double x[4] = {1.0, NAN, 3.0, 2.0};
+    tpb_detect_center(x, 4); /* around the median of the finite ones */
+    ck_assert(x[0] == -1.0 && isnan(x[1]) && x[2] == 1.0 && x[3] == 0.0);
     tpb_buf_free(&txt);
     tpb_buf_free(&js);
 }

@@ -26,6 +26,10 @@ typedef struct {
     double deficit; /**< 1 - its rate / the median of the others' rates in the group */
 } tpb_slow_t;
 
+/** --budget measures a set again while its blocks could still miss a persistent straggler
+ *  this much slower (10 %): neither named one nor could have named one of this size. */
+#define TPB_DETECT_BUDGET_TARGET 0.10
+
 /** Blocks of a config of `iters` iterations measured in `rounds` interleaved rounds
  *  (0: alone): its rounds, else 5 (fewer with fewer than 10 iterations: iters / 2). */
 int tpb_detect_nblocks(int iters, int rounds);
@@ -39,6 +43,20 @@ int tpb_detect_nblocks(int iters, int rounds);
 void tpb_detect_blocks(const tpb_mark_t *marks, const double *work, int world, int tp, int iters,
                        int blocks, tpb_slow_t *out, double *dev);
 
+/**
+ * rate[blocks * world] (a position's rate in a block, e.g. FLOPs over its median compute;
+ * NaN or <= 0: unknown) of groups of tp consecutive positions: the slowest of every block
+ * and group into out[b * (world / tp) + g] and every position's log rate over the median of
+ * the others' in its group into dev[b * world + r] (NaN: unknown), as tpb_detect_blocks.
+ * Pure.
+ */
+void tpb_detect_rate_blocks(const double *rate, int world, int tp, int blocks, tpb_slow_t *out,
+                            double *dev);
+
+/** A block's rate: work over the median of comp[n] (a rank's compute times in the block);
+ *  NaN where either is unknown. Pure. */
+double tpb_detect_block_rate(const double *comp, int n, double work);
+
 /** What a run's blocks say of one rank. */
 typedef struct {
     int rank;          /**< the rank most often slowest (-1: none) */
@@ -48,6 +66,7 @@ typedef struct {
     int need;          /**< blocks a rank must be slowest in to be persistent */
     int effective;     /**< the blocks' worth of independent evidence (AR(1)) */
     double detectable; /**< the smallest slowdown these blocks would call persistent */
+    double alpha;      /**< the false-alarm rate the test was held to */
 } tpb_persistent_t;
 
 /**
@@ -62,12 +81,32 @@ typedef struct {
 tpb_persistent_t tpb_detect_persistent(const tpb_slow_t *s, const double *dev, int nb, int world,
                                        int tp);
 
+/** x[n] less the median of its finite values (the log rates of one config's blocks around
+ *  their level, before configs are put end to end for tpb_detect_persistent_of: their
+ *  lag-1 correlation and spread are then the blocks' own, not the configs' differences; a
+ *  slowdown's size is its deficits', which this leaves alone). Pure. */
+void tpb_detect_center(double *x, int n);
+
+/** tpb_detect_persistent with the test held to alpha. Pure. */
+tpb_persistent_t tpb_detect_persistent_at(const tpb_slow_t *s, const double *dev, int nb, int world,
+                                          int tp, double alpha);
+
 /** tpb_detect_persistent's verdict from what it gathers of the blocks (for a caller that
  *  streams them: record/answer.c): the rank best (-1: none) slowest in count of the known
  *  blocks that named one, its deficits d[k] in them (NULL: unknown) and its log rate
- *  against the others' x[m] in every block, in time order. Pure. */
+ *  against the others' x[m] in every block, in time order (several configs' end to end,
+ *  each centred first: tpb_detect_center). Pure. */
 tpb_persistent_t tpb_detect_persistent_of(int best, int count, int known, const double *d, int k,
                                           const double *x, int m, int tp);
+
+/** tpb_detect_persistent_of with the test held to alpha (a --budget look's share of
+ *  TPB_DETECT_ALPHA, base/sequential.h) instead of TPB_DETECT_ALPHA. Pure. */
+tpb_persistent_t tpb_detect_persistent_of_at(int best, int count, int known, const double *d, int k,
+                                             const double *x, int m, int tp, double alpha);
+
+/** 1 where p leaves the straggler open for --budget: not persistent, and its blocks could
+ *  not have named a slowdown of TPB_DETECT_BUDGET_TARGET (or any: too few). Pure. */
+int tpb_detect_open(const tpb_persistent_t *p);
 
 /** Blocks a rank must be slowest in, of n, to be more than chance (1/tp each) at alpha
  *  over tp ranks: the least k with tp P(Bin(n, 1/tp) >= k) <= alpha (n + 1: never). */

@@ -178,10 +178,11 @@ static void run_stragglers(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *h
         if (p.persistent)
             tpb_buf_printf(txt,
                            "#   straggler at tp %d: rank %d%s%s%s, the slowest of its group in "
-                           "%d of %d blocks over the run (%d needed for 1 %% false alarms, "
+                           "%d of %d blocks over the run (%d needed for %.2g %% false alarms, "
                            "the blocks worth %d independent ones), %.1f %% slower\n",
                            hist[i].tp, p.rank, host ? " (" : "", host ? host : "", host ? ")" : "",
-                           p.slowest, p.of, p.need, p.effective, 100.0 * p.deficit);
+                           p.slowest, p.of, p.need, 100.0 * p.alpha, p.effective,
+                           100.0 * p.deficit);
         else if (isfinite(p.detectable))
             tpb_buf_printf(txt,
                            "#   no persistent straggler at tp %d (most often the slowest: rank %d, "
@@ -210,7 +211,7 @@ static void run_stragglers(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *h
         tpb_json_kv_int(js, "blocks", p.of);
         tpb_json_kv_int(js, "blocks_needed", p.need);
         tpb_json_kv_int(js, "effective_blocks", p.effective);
-        tpb_json_kv_num(js, "false_alarm", TPB_DETECT_ALPHA);
+        tpb_json_kv_num(js, "false_alarm", p.alpha);
         tpb_json_kv_num(js, "deficit", p.deficit);
         tpb_json_kv_num(js, "detectable", p.detectable);
         tpb_json_obj_end(js);

@@ -29,8 +29,17 @@ void tpb_answer_write(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, 
 
 /** Over the configs hist[n] at TP degree tp (their blocks, comm-only configs left out):
  *  who was the slowest of its group in how many blocks, and whether that persists
- *  (base/detect.h); rank -1 when no config at tp has blocks (answer_persist.c). */
+ *  (base/detect.h); rank -1 when no config at tp has blocks (answer_persist.c). Under
+ *  --budget (a config with looks) the test is held to TPB_DETECT_ALPHA spent over the
+ *  extensions at tp (base/sequential.h): look 1 + tpb_answer_extensions' share. */
 tpb_persistent_t tpb_answer_persistent(const tpb_history_t *hist, int n, int tp);
+
+/** tpb_answer_persistent with the test held to alpha. */
+tpb_persistent_t tpb_answer_persistent_at(const tpb_history_t *hist, int n, int tp, double alpha);
+
+/** The later looks --budget took of the sets at tp with blocks (each set once); *budget: 1
+ *  where any config of hist took looks (--budget was on). */
+int tpb_answer_extensions(const tpb_history_t *hist, int n, int tp, int *budget);
 
 /** Overlap beyond this speed-up over serial pays; below it, it does not (a draw is noise). */
 #define TPB_ANSWER_OVERLAP_PAYS 1.02

@@ -16,6 +16,7 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/costprofile.h"
+#include "base/detect.h"
 #include "base/sequential.h"
 #include "base/slurm.h"
 #include "base/topo.h"
@@ -86,6 +87,7 @@ typedef struct {
     double budget_s, spent_s; /**< the budget and what the sets' later looks took */
     int sets;                 /**< sets it watched (measured side by side) */
     int extended;             /**< ... measured more than once */
+    int for_straggler;        /**< ... of them for the persistent straggler alone */
     int open_budget;          /**< ... left open when the budget ran out */
     int open_looks;           /**< ... left open after the most looks a set takes */
 } tpb_record_budget_t;
@@ -190,5 +192,13 @@ tpb_status_t tpb_record_stop(tpb_record_t *r);
 
 /** Print and record T(N) = T_comp/N + T_comm + T_idle per TP degree and the fitted comm model. */
 void tpb_record_summary(tpb_record_t *r);
+
+/** --budget: the later looks the sets recorded so far at TP degree tp took (each set once:
+ *  record/answer.h's tpb_answer_extensions), for a look's share of the straggler test. */
+int tpb_record_extensions_at(const tpb_record_t *r, int tp);
+
+/** --budget: the persistent straggler over the configs recorded so far at tp, the test held
+ *  to alpha (record/answer.h: tpb_answer_persistent_at); rank -1 where none has blocks. */
+tpb_persistent_t tpb_record_persistent_at(const tpb_record_t *r, int tp, double alpha);
 
 #endif /* TPB_RECORD_H */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/answer.h"
 #include "record/record_impl.h"
 #include "record/spill.h"
 
@@ -134,4 +135,15 @@ tpb_status_t tpb_record_push_hist(tpb_record_t *s, const tpb_result_t *res)
                                           .nslow = nb ? res->nslow : 0};
     summary_facts(&s->hist[s->nhist - 1], res);
     return tpb_spill_history(tpb_record_spill(s), &s->hist[s->nhist - 1]); /* whole either way */
+}
+
+int tpb_record_extensions_at(const tpb_record_t *s, int tp)
+{
+    int budget = 0;
+    return tpb_answer_extensions(s->hist, s->nhist, tp, &budget);
+}
+
+tpb_persistent_t tpb_record_persistent_at(const tpb_record_t *s, int tp, double alpha)
+{
+    return tpb_answer_persistent_at(s->hist, s->nhist, tp, alpha);
 }

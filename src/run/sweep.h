@@ -23,6 +23,7 @@
 
 #include "backend/backend.h"
 #include "base/clock.h"
+#include "base/detect.h"
 #include "base/slurm.h"
 #include "base/topo.h"
 #include "cli/options.h"
@@ -267,7 +268,18 @@ int tpb_sweep_budget_cap(const tpb_sweep_t *s, const tpb_config_plan_t *const *p
  */
 tpb_status_t tpb_sweep_budget_more(tpb_sweep_t *s, const tpb_config_run_t *c, int k, int nl,
                                    const double *steps, int n, int rounds, int look, double look_us,
-                                   int *more);
+                                   const double *rate, int *more);
+
+/**
+ * --budget after look `look` of set c (collective, sweep_straggle.c): rate[nb] this rank's
+ * rate in every block of the set's nc configs so far (config by config, nb / nc each, a
+ * block an interleaved round); rank 0 receives in *p the test of the persistent straggler over
+ * these blocks at the look's share of 1 % (its rank a world rank) and in *open whether it is still
+ * open (base/detect.h: tpb_detect_open); 0 where the set has no blocks (TP 1, comm-only).
+ */
+tpb_status_t tpb_sweep_straggler_look(tpb_sweep_t *s, const tpb_config_run_t *c, int nc,
+                                      const double *rate, int nb, int look, int *open,
+                                      tpb_persistent_t *p);
 
 /** A new clock sample per rank where it is about as certain as the start's (collective). */
 tpb_status_t tpb_sweep_resync(tpb_sweep_t *s);

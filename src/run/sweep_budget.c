@@ -7,6 +7,7 @@
  * states are the iterations' own, at the level of the look the set stopped at (record/verdict.c):
  * by the union bound they hold at 95 % whatever made the set stop.
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "base/sequential.h"
@@ -48,35 +49,65 @@ static int open_unit(int ref, int k, const double *steps, int n, int rounds, int
     return -1;
 }
 
+/* Rank 0: what is open after this look, on stderr (unless --quiet): a speed-up (unit u
+ * against ref, its look l) and the persistent straggler (sp, open: sopen). */
+static void say_open(const tpb_sweep_t *s, const tpb_config_run_t *c, int nl, int ref, int u,
+                     const tpb_seq_look_t *l, int sopen, const tpb_persistent_t *sp, int look,
+                     const int *decide)
+{
+    const char *then = decide[0]        ? "measuring the set again"
+                       : decide[1] == 2 ? "stays open: the most looks a set takes"
+                                        : "stays open: the budget is spent";
+    const tpb_config_plan_t *p = c[u < 0 ? 0 : u * nl].plan;
+    if (s->plans.m.quiet)
+        return;
+    if (u >= 0)
+        fprintf(stderr,
+                "tpbal: budget: %s vs %s (tp %d, %s, set %d) open after look %d: %.3fx "
+                "[%.3f, %.3f] at %.1f %%; %s\n",
+                tpb_policy_name(p->policy), tpb_policy_name(c[ref * nl].plan->policy), p->tp,
+                tpb_split_name(p->split), s->nsets, look, 1.0 / l->ci.ratio,
+                l->ci.hi > 0.0 ? 1.0 / l->ci.hi : 0.0, l->ci.lo > 0.0 ? 1.0 / l->ci.lo : 0.0,
+                100.0 * l->conf, then);
+    char could[64];
+    if (isfinite(sp->detectable))
+        snprintf(could, sizeof(could), "the smallest slowdown they could name %.1f %%",
+                 100.0 * sp->detectable);
+    else
+        snprintf(could, sizeof(could), "too few to name one");
+    if (sopen)
+        fprintf(stderr,
+                "tpbal: budget: the persistent straggler (tp %d, %s, set %d) open after look %d: "
+                "rank %d the slowest in %d of %d blocks, %d needed at %.2g %% false alarms; "
+                "%s; %s\n",
+                p->tp, tpb_split_name(p->split), s->nsets, look, sp->rank, sp->slowest, sp->of,
+                sp->need, 100.0 * sp->alpha, could, then);
+}
+
 tpb_status_t tpb_sweep_budget_more(tpb_sweep_t *s, const tpb_config_run_t *c, int k, int nl,
                                    const double *steps, int n, int rounds, int look, double look_us,
-                                   int *more)
+                                   const double *rate, int *more)
 {
     tpb_record_budget_t *b = &s->budget;
-    int decide[2] = {0, 0}; /* more, and why not: 0 decided, 1 budget, 2 looks */
+    int decide[3] = {0, 0, 0}; /* more; why not: 0 decided, 1 budget, 2 looks; the straggler's */
+    int sopen = 0;
+    tpb_persistent_t sp;
+    TPB_CHECK_RET(tpb_sweep_straggler_look(s, c, k * nl, rate, k * nl * rounds, look, &sopen, &sp));
     if (s->rec) {
-        tpb_seq_look_t l;
+        tpb_seq_look_t l = {0};
         int ref = reference_unit(c, k, nl), u = open_unit(ref, k, steps, n, rounds, look, &l);
         double left_us = (b->budget_s - b->spent_s) * 1e6;
-        decide[1] = u < 0 ? 0 : look >= TPB_BUDGET_LOOKS ? 2 : left_us < look_us ? 1 : 0;
-        decide[0] = u >= 0 && decide[1] == 0;
-        const tpb_config_plan_t *p = c[u < 0 ? 0 : u * nl].plan;
-        if (u >= 0 && !s->plans.m.quiet)
-            fprintf(stderr,
-                    "tpbal: budget: %s vs %s (tp %d, %s, set %d) open after look %d: %.3fx "
-                    "[%.3f, %.3f] at %.1f %%; %s\n",
-                    tpb_policy_name(p->policy), tpb_policy_name(c[ref * nl].plan->policy), p->tp,
-                    tpb_split_name(p->split), s->nsets, look, 1.0 / l.ci.ratio,
-                    l.ci.hi > 0.0 ? 1.0 / l.ci.hi : 0.0, l.ci.lo > 0.0 ? 1.0 / l.ci.lo : 0.0,
-                    100.0 * l.conf,
-                    decide[0]        ? "measuring the set again"
-                    : decide[1] == 2 ? "stays open: the most looks a set takes"
-                                     : "stays open: the budget is spent");
+        int open = u >= 0 || sopen;
+        decide[1] = !open ? 0 : look >= TPB_BUDGET_LOOKS ? 2 : left_us < look_us ? 1 : 0;
+        decide[0] = open && decide[1] == 0;
+        decide[2] = sopen && u < 0; /* extended (or left open) for the straggler alone */
+        say_open(s, c, nl, ref, u, &l, sopen, &sp, look, decide);
     }
-    TPB_MPI_RET(MPI_Bcast(decide, 2, MPI_INT, 0, s->world), "--budget's decision");
+    TPB_MPI_RET(MPI_Bcast(decide, 3, MPI_INT, 0, s->world), "--budget's decision");
     if (look == 1)
         b->sets++;
     b->extended += look == 1 && decide[0];
+    b->for_straggler += look == 1 && decide[0] && decide[2];
     b->open_budget += decide[1] == 1;
     b->open_looks += decide[1] == 2;
     *more = decide[0];

@@ -343,23 +343,55 @@ static tpb_status_t unit_steps(tpb_sweep_t *s, int k, int nl, int n, double *ste
     return st;
 }
 
-/* --budget: more looks of the set while rank 0 finds a speed-up open and the budget allows
- * (sweep_budget.c); *looks counts them, the first included. */
+/* --budget: this rank's rate in every block of the set's nc configs so far (n measured
+ * iterations each in `rounds` rounds: a block a round, as the record cuts them,
+ * tpb_detect_nblocks) into rate[nc rounds], config by config: its FLOPs over the block's
+ * median compute (c1 - c0), NaN where unknown. */
+static tpb_status_t unit_rates(tpb_sweep_t *s, const tpb_config_run_t *c, int nc, int n, int rounds,
+                               double *rate)
+{
+    const tpb_measure_t *m = &s->plans.m;
+    size_t w = (size_t)(m->warmup + m->iters);
+    size_t nread = tpb_marks_iter(measured_slot(m, nc - 1, nc, w, (size_t)n - 1) + 1, 0);
+    double *mk = malloc(nread * sizeof(double)), *comp = malloc((size_t)n * sizeof(double));
+    tpb_status_t st = mk && comp ? tpb_dev_marks_read(s->dev, nread, mk)
+                                 : tpb_err_set(TPB_ERR_NOMEM, "no memory for --budget's blocks");
+    for (int i = 0; st == TPB_OK && i < nc; i++) {
+        double work = tpb_layer_rank_flop(&c[i].plan->desc);
+        for (int b = 0; b < rounds; b++) {
+            int lo = b * n / rounds, hi = (b + 1) * n / rounds;
+            for (int it = lo; it < hi; it++) {
+                size_t a = measured_slot(m, i, nc, w, (size_t)it);
+                comp[it - lo] = mk[tpb_marks_iter(a, 1)] - mk[tpb_marks_iter(a, 0)];
+            }
+            rate[(size_t)i * rounds + b] = tpb_detect_block_rate(comp, hi - lo, work);
+        }
+    }
+    free(mk);
+    free(comp);
+    return tpb_agree(s->world, st);
+}
+
+/* --budget: more looks of the set while rank 0 finds a speed-up or the persistent straggler
+ * open and the budget allows (sweep_budget.c); *looks counts them, the first included. */
 static tpb_status_t more_looks(tpb_sweep_t *s, tpb_config_run_t *c, tpb_layer_t *const *ls, int k,
                                int nl, const int *order, int rounds, double look_us, int *looks)
 {
     const tpb_measure_t *m = &s->plans.m;
     size_t n = (size_t)(m->warmup + m->iters), at[k];
     double *steps = malloc((size_t)(k * m->iters * TPB_BUDGET_LOOKS) * sizeof(double));
+    double *rate = malloc((size_t)(k * nl * rounds * TPB_BUDGET_LOOKS) * sizeof(double));
     int more = 1;
     tpb_status_t st =
-        tpb_agree(s->world, steps ? TPB_OK : tpb_err_set(TPB_ERR_NOMEM, "out of memory"));
+        tpb_agree(s->world, steps && rate ? TPB_OK : tpb_err_set(TPB_ERR_NOMEM, "out of memory"));
     while (st == TPB_OK && more) {
         int done = m->iters * *looks;
         st = unit_steps(s, k, nl, done, steps);
         if (st == TPB_OK)
+            st = unit_rates(s, c, k * nl, done, rounds * *looks, rate);
+        if (st == TPB_OK)
             st = tpb_sweep_budget_more(s, c, k, nl, steps, done, rounds * *looks, *looks, look_us,
-                                       &more);
+                                       rate, &more);
         if (st != TPB_OK || !more)
             break;
         for (int u = 0; u < k; u++) /* measured_slot's layout: this look after the last */
@@ -372,6 +404,7 @@ static tpb_status_t more_looks(tpb_sweep_t *s, tpb_config_run_t *c, tpb_layer_t 
         *looks += st == TPB_OK;
     }
     free(steps);
+    free(rate);
     return st;
 }
 

@@ -1,5 +1,5 @@
 # budget.sh - --budget (issue 42): a set of policies measured side by side takes more looks
-# while its speed-up is open, and the records say so consistently (check_budget.py: looks,
+# while its speed-up or its persistent straggler is open, and the records say so consistently (check_budget.py: looks,
 # iterations, rounds, the summary's counts, each verdict's level); --budget with --block; the
 # CUDA path on the stand-in (marks read between looks, more recorded after them); a bad value
 # refused in one line; without --budget no budget key is written.
@@ -31,6 +31,19 @@ host_case() {
     grep -q "look.* of --budget, at " "$WORK/out" || fail "no verdict with its looks"
 }
 attempts "host: a second look" host_case 3
+
+# the persistent straggler keeps a set open: 12 iterations in 3 rounds give each config 3
+# blocks, 6 in the set, fewer than the 7 the test needs at look 1's share of 1 % (0.5 %) even
+# where rank 1 is the slowest in all of them, so the set takes a second look whatever its
+# speed-up says (no timing in this: the count of blocks decides); every straggler test of the
+# answer is held to 1 % spent over the looks (check_budget.py recomputes the share)
+tpbal 2 --tp 2 --split row --shape 256x512x512 --iters 12 --warmup 2 --budget 30 \
+    --emulate-speed 1,0.5 --wide --out "$WORK/s"
+expect_rc 0
+grep -q "^tpbal: budget: the persistent straggler (tp 2, row, set 0) open after look 1: rank [01] the slowest in [0-9]* of [0-9]* blocks, 7 needed at 0.5 % false alarms; too few to name one; measuring the set again$" "$WORK/err" ||
+    fail "the straggler did not keep the set open: $(grep budget "$WORK/err")"
+"$PY" "$HERE/check_budget.py" "$WORK/s" 12 extended || fail "check_budget.py (the straggler's look)"
+grep -q "^# budget: .* (\([01]\) for the persistent straggler alone)" "$WORK/out" || fail "no budget line"
 
 # a block's GEMMs as one unit of the set: every GEMM of a block takes the block's looks
 tpbal 2 --tp 2 --block --split row --shape 128x256x256,128x256x512 --iters 12 --warmup 2 --budget 30 \

@@ -2,8 +2,10 @@
 
 Every config of a set measured side by side has budget_looks L >= 1 (the same for the set),
 iters = L x ITERS and interleave_rounds = L x the rounds of one look; the summary's budget
-counts the sets, those measured more than once and those left open; every verdict of the
-answer at the level its looks allow (1 - 0.05 / (L (L + 1))). With `extended`: at least one
+counts the sets, those measured more than once (for the persistent straggler alone among
+them) and those left open; every verdict of the answer at the level its looks allow (1 - 0.05 /
+(L (L + 1))); every TP degree's straggler test held to 1 % spent over the extensions at that
+degree, 0.01 / (J (J + 1)) with J = 1 + the later looks of its sets (each set once). With `extended`: at least one
 set took a second look (exit 75 otherwise: the test's attempt is retried)."""
 import json
 import sys
@@ -27,14 +29,26 @@ for c in cfgs:
     sets.setdefault(s, set()).add(looks)
 for s, looks in sets.items():
     assert len(looks) == 1, f"set {s}: configs with different looks {looks}"
+ext_at = {}  # TP degree -> the later looks of its sets with blocks, each set once
+seen = set()
+for c in cfgs:
+    if c["tp"] > 1 and c.get("comm_only") != "yes" and c["interleave_set"] >= 0 and \
+            c["interleave_set"] not in seen:
+        seen.add(c["interleave_set"])
+        ext_at[c["tp"]] = ext_at.get(c["tp"], 0) + c["budget_looks"] - 1
 b = summary["budget"]
 extended = sum(1 for l in sets.values() if max(l) > 1)
 assert b["sets"] == len(sets), f"summary: {b['sets']} sets, the configs say {len(sets)}"
 assert b["extended"] == extended, f"summary: {b['extended']} extended, configs {extended}"
 assert b["spent_s"] >= 0.0 and b["most_looks"] == 8, b
+assert 0 <= b["for_straggler"] <= b["extended"], b
 open_n = b["open_budget_spent"] + b["open_most_looks"]
 assert open_n <= len(sets), b
 for a in summary["answer"]:
+    if a.get("kind") == "stragglers":  # 1 % where no set took looks (--budget had nothing)
+        j = 1 + ext_at.get(a["tp"], 0)
+        want = 0.01 / (j * (j + 1)) if sets else 0.01
+        assert abs(a["false_alarm"] - want) < 1e-12, (a, j)
     if "budget_looks" in a:
         l = a["budget_looks"]
         assert abs(a["confidence"] - (1 - 0.05 / (l * (l + 1)))) < 1e-9, a
