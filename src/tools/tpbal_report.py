@@ -285,6 +285,22 @@ def report_dir(o, top=None):
     return outdir
 
 
+def fleet_gemm_level(doc):
+    """The GEMM scores' level and rounds, and what --budget spent on them (fleet.json's gemm
+    and budget; an older fleet.json has neither: 95 %)."""
+    g = doc.get("gemm") if isinstance(doc.get("gemm"), dict) else {}
+    b = doc.get("budget") if isinstance(doc.get("budget"), dict) else {}
+    level = g.get("level") if tr.finite(g.get("level")) else 0.95
+    txt = "GEMM at %.4g %%" % (100.0 * level)
+    if isinstance(g.get("rounds"), int):
+        txt += " over %d rounds" % g["rounds"]
+    if all(tr.finite(b.get(k)) for k in ("seconds", "spent_s", "looks", "open")):
+        txt += "; --budget %g s: %.1f s spent on %d more look%s, %d node%s left suspect" % (
+            b["seconds"], b["spent_s"], b["looks"] - 1, "" if b["looks"] == 2 else "s",
+            b["open"], "" if b["open"] == 1 else "s")
+    return html.escape(txt)
+
+
 def fleet_report(o, plots, outdir):
     """DIR holds a fleet.json (tpbal --fleet): the fleet view, the nodes' table."""
     import tpbal_fleet as tf
@@ -303,8 +319,9 @@ def fleet_report(o, plots, outdir):
              clean(str(n.get("reason") or "-"))) for n in doc["nodes"]]
     parts = ["<!doctype html><html><head><meta charset='utf-8'><title>tpbal fleet</title>",
              STYLE, "</head><body>", "<h1>tpbal fleet</h1>",
-             "<p>%d ranks; scores against the fleet's median with 95 %% intervals; threshold "
-             "%.2f; exclude: %s</p>" % (len(doc["ranks"]), doc["threshold"], html.escape(
+             "<p>%d ranks; scores against the fleet's median with 95 %% intervals (%s); "
+             "threshold %.2f; exclude: %s</p>" % (len(doc["ranks"]), fleet_gemm_level(doc),
+                                                  doc["threshold"], html.escape(
                  clean(str(doc.get("slurm_exclude") or "none")))),
              table(head, body)]
     for name in made:

@@ -58,6 +58,11 @@ budget_case() {
         fail "no progress line: $(cat "$WORK/err")"
 }
 attempts "fleet --budget: a second look" budget_case 16
+if [ -n "${TPBAL_REPORT:-}" ] && [ -n "${TPB_PYTHON_MPL:-}" ]; then # the page says it too
+    "$TPBAL_REPORT" "$WORK/fb" >"$WORK/rep" 2>&1 || fail "tpbal-report fleet --budget"
+    grep -q "GEMM at [0-9.]* % over [0-9]* rounds; --budget 20 s: [0-9.]* s spent on [0-9]* more look" \
+        "$WORK/fb/report/index.html" || fail "the fleet page says nothing of --budget"
+fi
 
 # ---- the emulated two-node cluster
 if [ "$(id -u)" != 0 ]; then
