@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "base/rng.h"
+#include "seqsim_model.h"
 
 #define FLEETSIM_RANKS 8
 
@@ -26,18 +27,13 @@ typedef struct {
     double sigma, rho, drift, slow;
 } fleetsim_scenario_t;
 
-static inline double fleetsim_uniform(uint64_t seed, uint32_t id, uint64_t i, uint64_t j)
-{
-    return 0.5 * erfc(-tpb_rng_normal(seed, id, i, j) / sqrt(2.0)) * 0.999999999;
-}
-
 /* v[FLEETSIM_RANKS x rounds]: run r of sc, rounds of the horizon's (its first rounds are the
  * same whatever the horizon beyond them). */
 static inline void fleetsim_fill(const fleetsim_scenario_t *sc, uint64_t r, int rounds, int horizon,
                                  double *v)
 {
-    double s0 = horizon * fleetsim_uniform(17, 1, r, 0), len = 0.3 * horizon;
-    int stretch = fleetsim_uniform(17, 2, r, 0) < 0.5;
+    double s0 = horizon * seqsim_uniform(17, 1, r, 0), len = 0.3 * horizon;
+    int stretch = seqsim_uniform(17, 2, r, 0) < 0.5;
     for (int q = 0; q < FLEETSIM_RANKS; q++) {
         double e = 0.0, speed = q == 0 ? sc->speed : 1.0;
         for (int j = 0; j < rounds; j++) {
@@ -46,8 +42,7 @@ static inline void fleetsim_fill(const fleetsim_scenario_t *sc, uint64_t r, int 
             double m = 1.0 + sc->drift * j / (double)horizon;
             if (stretch && j >= s0 && j < s0 + len)
                 m *= sc->slow;
-            double spike =
-                fleetsim_uniform(23, (uint32_t)(q + 1), r, (uint64_t)j) < 0.02 ? 1.5 : 1.0;
+            double spike = seqsim_uniform(23, (uint32_t)(q + 1), r, (uint64_t)j) < 0.02 ? 1.5 : 1.0;
             v[(size_t)q * rounds + j] = 100.0 * speed / (m * exp(e) * spike);
         }
     }

@@ -21,6 +21,7 @@
 #include "base/detect.h"
 #include "base/rng.h"
 #include "base/sequential.h"
+#include "seqsim_model.h"
 
 enum { TP = 2, SETS = 2, K = 2, R = 10, LOOKS = 8, NB = SETS * K * R * LOOKS };
 
@@ -31,25 +32,20 @@ typedef struct {
     int stretches;     /* 1: a 30 % slow stretch of one rank in half the runs */
 } scenario_t;
 
-static double uniform(uint64_t seed, uint32_t id, uint64_t i, uint64_t j)
-{
-    return 0.5 * erfc(-tpb_rng_normal(seed, id, i, j) / sqrt(2.0)) * 0.999999999;
-}
-
 /* rate[t * TP + q]: rank q's rate in time slot t of run r (slots: every block the run could
  * take, in time order) */
 static void fill(const scenario_t *sc, uint64_t r, double *rate)
 {
-    int slow_rank = uniform(31, 1, r, 0) < 0.5,
-        stretch = sc->stretches && uniform(31, 2, r, 0) < 0.5;
-    double s0 = 0.7 * NB * uniform(31, 3, r, 0);
+    int slow_rank = seqsim_uniform(31, 1, r, 0) < 0.5,
+        stretch = sc->stretches && seqsim_uniform(31, 2, r, 0) < 0.5;
+    double s0 = 0.7 * NB * seqsim_uniform(31, 3, r, 0);
     for (int q = 0; q < TP; q++) {
         double e = 0.0;
         for (int t = 0; t < NB; t++) {
             double z = tpb_rng_normal(37, (uint32_t)q + 1, r, (uint64_t)t);
             e = t ? sc->rho * e + sqrt(1.0 - sc->rho * sc->rho) * sc->sigma * z : sc->sigma * z;
             double v = (q == 1 ? sc->slow : 1.0) * exp(e);
-            if (uniform(41, (uint32_t)q + 1, r, (uint64_t)t) < 0.05 / TP)
+            if (seqsim_uniform(41, (uint32_t)q + 1, r, (uint64_t)t) < 0.05 / TP)
                 v *= 0.7;
             if (stretch && q == slow_rank && t >= s0 && t < s0 + 0.3 * NB)
                 v /= 1.3;

@@ -75,10 +75,7 @@ void tpb_fleet_judge_nodes(const tpb_fleet_data_t *d, double thr, tpb_fleet_scor
 /* Why --budget's GEMM rounds stopped. */
 static const char *budget_why(const tpb_fleet_budget_t *b)
 {
-    return b->why == 1   ? "budget spent"
-           : b->why == 2 ? "the most looks"
-           : b->open     ? "open"
-                         : "decided";
+    return b->why == 1 ? "budget spent" : b->why == 2 ? "the most looks" : "decided";
 }
 
 static void kv_score(tpb_buf_t *b, const char *key, tpb_fleet_score_t s)

@@ -312,16 +312,15 @@ static tpb_status_t run_look(tpb_sweep_t *s, tpb_layer_t *const *ls, int k, int 
  * 0, as the record defines a step (base/timeline.h: the largest over the TP groups of the
  * group's last x1 less its first c0; a unit's first layer's c0 to its last layer's x1), on
  * the ranks' own clocks (one clock on a node; across nodes the offset, nearly constant over a
- * set, falls alike on its configs). Collective. */
-static tpb_status_t unit_steps(tpb_sweep_t *s, int k, int nl, int n, double *steps)
+ * set, falls alike on its configs), from this rank's marks mk (look_marks). Collective. */
+static tpb_status_t unit_steps(tpb_sweep_t *s, const double *mk, int k, int nl, int n,
+                               double *steps)
 {
     const tpb_measure_t *m = &s->plans.m;
     int nc = k * nl;
     size_t w = (size_t)(m->warmup + m->iters), kn = (size_t)k * (size_t)n;
-    size_t nread = tpb_marks_iter(measured_slot(m, nc - 1, nc, w, (size_t)n - 1) + 1, 0);
-    double *mk = malloc(nread * sizeof(double)), *mine = malloc(2 * kn * sizeof(double));
-    tpb_status_t st = mk && mine ? tpb_dev_marks_read(s->dev, nread, mk)
-                                 : tpb_err_set(TPB_ERR_NOMEM, "no memory for --budget's steps");
+    double *mine = malloc(2 * kn * sizeof(double));
+    tpb_status_t st = mine ? TPB_OK : tpb_err_set(TPB_ERR_NOMEM, "no memory for --budget's steps");
     for (int u = 0; st == TPB_OK && u < k; u++)
         for (int i = 0; i < n; i++) {
             size_t a = measured_slot(m, u * nl, nc, w, (size_t)i);
@@ -338,7 +337,6 @@ static tpb_status_t unit_steps(tpb_sweep_t *s, int k, int nl, int n, double *ste
     if (st == TPB_OK &&
         MPI_Reduce(mine, steps, (int)kn, MPI_DOUBLE, MPI_MAX, 0, s->world) != MPI_SUCCESS)
         st = tpb_err_call(TPB_ERR_MPI, "MPI_Reduce", "--budget's steps", __FILE__, __LINE__);
-    free(mk);
     free(mine);
     return st;
 }
@@ -346,16 +344,14 @@ static tpb_status_t unit_steps(tpb_sweep_t *s, int k, int nl, int n, double *ste
 /* --budget: this rank's rate in every block of the set's nc configs so far (n measured
  * iterations each in `rounds` rounds: a block a round, as the record cuts them,
  * tpb_detect_nblocks) into rate[nc rounds], config by config: its FLOPs over the block's
- * median compute (c1 - c0), NaN where unknown. */
-static tpb_status_t unit_rates(tpb_sweep_t *s, const tpb_config_run_t *c, int nc, int n, int rounds,
-                               double *rate)
+ * median compute (c1 - c0) in its marks mk (look_marks), NaN where unknown. */
+static tpb_status_t unit_rates(const tpb_sweep_t *s, const double *mk, const tpb_config_run_t *c,
+                               int nc, int n, int rounds, double *rate)
 {
     const tpb_measure_t *m = &s->plans.m;
     size_t w = (size_t)(m->warmup + m->iters);
-    size_t nread = tpb_marks_iter(measured_slot(m, nc - 1, nc, w, (size_t)n - 1) + 1, 0);
-    double *mk = malloc(nread * sizeof(double)), *comp = malloc((size_t)n * sizeof(double));
-    tpb_status_t st = mk && comp ? tpb_dev_marks_read(s->dev, nread, mk)
-                                 : tpb_err_set(TPB_ERR_NOMEM, "no memory for --budget's blocks");
+    double *comp = malloc((size_t)n * sizeof(double));
+    tpb_status_t st = comp ? TPB_OK : tpb_err_set(TPB_ERR_NOMEM, "no memory for --budget's blocks");
     for (int i = 0; st == TPB_OK && i < nc; i++) {
         double work = tpb_layer_rank_flop(&c[i].plan->desc);
         for (int b = 0; b < rounds; b++) {
@@ -367,8 +363,20 @@ static tpb_status_t unit_rates(tpb_sweep_t *s, const tpb_config_run_t *c, int nc
             rate[(size_t)i * rounds + b] = tpb_detect_block_rate(comp, hi - lo, work);
         }
     }
-    free(mk);
     free(comp);
+    return tpb_agree(s->world, st);
+}
+
+/* --budget: this rank's marks of the set's nc configs' first n measured iterations, read
+ * once a look for unit_steps and unit_rates into *mk (the caller frees it). */
+static tpb_status_t look_marks(tpb_sweep_t *s, int nc, int n, double **mk)
+{
+    const tpb_measure_t *m = &s->plans.m;
+    size_t w = (size_t)(m->warmup + m->iters);
+    size_t nread = tpb_marks_iter(measured_slot(m, nc - 1, nc, w, (size_t)n - 1) + 1, 0);
+    *mk = malloc(nread * sizeof(double));
+    tpb_status_t st = *mk ? tpb_dev_marks_read(s->dev, nread, *mk)
+                          : tpb_err_set(TPB_ERR_NOMEM, "no memory for --budget's marks");
     return tpb_agree(s->world, st);
 }
 
@@ -386,9 +394,13 @@ static tpb_status_t more_looks(tpb_sweep_t *s, tpb_config_run_t *c, tpb_layer_t 
         tpb_agree(s->world, steps && rate ? TPB_OK : tpb_err_set(TPB_ERR_NOMEM, "out of memory"));
     while (st == TPB_OK && more) {
         int done = m->iters * *looks;
-        st = unit_steps(s, k, nl, done, steps);
+        double *mk = NULL;
+        st = look_marks(s, k * nl, done, &mk);
         if (st == TPB_OK)
-            st = unit_rates(s, c, k * nl, done, rounds * *looks, rate);
+            st = unit_steps(s, mk, k, nl, done, steps);
+        if (st == TPB_OK)
+            st = unit_rates(s, mk, c, k * nl, done, rounds * *looks, rate);
+        free(mk);
         if (st == TPB_OK)
             st = tpb_sweep_budget_more(s, c, k, nl, steps, done, rounds * *looks, *looks, look_us,
                                        rate, &more);
