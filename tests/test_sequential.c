@@ -45,6 +45,11 @@ START_TEST(levels)
     tpb_ratio_ci_t p = tpb_interval_paired(a, b, 80, 20),
                    q = tpb_interval_paired_at(a, b, 80, 20, 0.95);
     ck_assert(p.half == q.half && p.ratio == q.ratio);
+    tpb_ratio_ci_t u = tpb_interval_ratio(a, 80, b, 80),
+                   v = tpb_interval_ratio_at(a, 80, b, 80, 0.95),
+                   w = tpb_interval_ratio_at(a, 80, b, 80, 0.9875);
+    ck_assert(u.half == v.half && u.ratio == v.ratio && u.lo == v.lo && u.hi == v.hi);
+    ck_assert(w.ratio == u.ratio && w.half > u.half && isfinite(w.half));
     tpb_seq_look_t l1 = tpb_seq_paired(a, b, 80, 20, 1, 0.05, 0.05);
     tpb_seq_look_t l3 = tpb_seq_paired(a, b, 80, 20, 3, 0.05, 0.05);
     ck_assert(l1.ci.half > p.half && l3.ci.half > l1.ci.half);

@@ -178,12 +178,19 @@ static int same_samples(const double *a, size_t na, const double *b, size_t nb)
 
 tpb_ratio_ci_t tpb_interval_ratio(const double *a, size_t na, const double *b, size_t nb)
 {
+    return tpb_interval_ratio_at(a, na, b, nb, 0.95);
+}
+
+tpb_ratio_ci_t tpb_interval_ratio_at(const double *a, size_t na, const double *b, size_t nb,
+                                     double conf)
+{
     double ma = tpb_stats_median(a, na), mb = tpb_stats_median(b, nb);
     if (!(ma > 0.0) || !(mb > 0.0))
         return (tpb_ratio_ci_t){NAN, NAN, NAN, NAN};
     double h = 0.0;
     if (!same_samples(a, na, b, nb)) {
-        double ha = tpb_interval_median_half(a, na), hb = tpb_interval_median_half(b, nb);
+        double ha = tpb_interval_median_half_at(a, na, conf),
+               hb = tpb_interval_median_half_at(b, nb, conf);
         h = sqrt(ha * ha + hb * hb);
     }
     double r = mb / ma;

@@ -85,6 +85,10 @@ double tpb_interval_t(int df, double conf);
 /** tpb_interval_median_half at confidence conf (bit for bit the same at 0.95). */
 double tpb_interval_median_half_at(const double *v, size_t n, double conf);
 
+/** tpb_interval_ratio at confidence conf (bit for bit the same at 0.95). */
+tpb_ratio_ci_t tpb_interval_ratio_at(const double *a, size_t na, const double *b, size_t nb,
+                                     double conf);
+
 /** tpb_interval_paired at confidence conf (bit for bit the same at 0.95). */
 tpb_ratio_ci_t tpb_interval_paired_at(const double *a, const double *b, size_t n, int rounds,
                                       double conf);

@@ -64,11 +64,12 @@ const tpb_opt_spec_t tpb_opt_table[] = {
      "falls on both and the speed-up\ngets a paired interval; off: one after the other\n"
      "(default on)"},
     {"budget", 0, "SECONDS", OPT_BUDGET, NULL, NULL,
-     "while a policy's speed-up in a set, or its\npersistent straggler, is inconclusive "
-     "after the\nplanned iterations, measure the set again (--iters\nmore of each, side by "
-     "side) as long as this much\ntime is left: SECONDS, or 90s, 2m, 1h; at most 8\nlooks "
-     "a set, each verdict at its look's sequential\nlevel (doc/METRICS.md); with --fleet, 5 "
-     "more\nrounds of every rank's GEMM while a node is\nsuspect; default 0: off"},
+     "while a policy's speed-up in a set, its persistent\nstraggler, or with --block the "
+     "block's TP ranking\n(or its step's precision, +-2.5 %) is inconclusive\nafter the "
+     "planned iterations, measure the set again\n(--iters more of each, side by side) as "
+     "long as\nthis much time is left: SECONDS, or 90s, 2m, 1h; at\nmost 8 looks a set, "
+     "each verdict at its look's\nsequential level (doc/METRICS.md); with --fleet, 5\nmore "
+     "rounds of every rank's GEMM while a node is\nsuspect; default 0: off"},
     {"repeat", 0, "N", OPT_REPEAT, NULL, NULL,
      "N passes of the whole sweep in one launch (1 to 64,\ndefault 1), each with its own "
      "calibration, clock\nsync and --budget, into DIR/pass-1 .. DIR/pass-N;\nthe answer "

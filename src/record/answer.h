@@ -12,6 +12,7 @@
 #include "base/buf.h"
 #include "base/detect.h"
 #include "record/result.h"
+#include "record/verdict.h"
 
 /** A weighted split "lost" when it ran below this fraction of the even split's speed;
  *  between it and 1 it is a draw (the run-to-run noise of one config on a quiet node). */
@@ -62,8 +63,54 @@ void tpb_answer_overlap(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *ohis
  * even is better) with its step and tokens/s per rank, the other policies' verdicts over
  * even, the TP degrees ranked by tokens/s per rank, and two use lines (throughput:
  * tokens/s per rank; latency: the step), each against the runner-up TP degree with the
- * 95 % interval and verdict of the ratio (answer_block.c). Nothing without blocks.
+ * interval and verdict of the ratio (tpb_block_verdict) (answer_block.c). Nothing without
+ * blocks.
  */
 void tpb_answer_block(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *blocks, int n);
+
+/**
+ * Block a against block b (different TP degrees) by throughput (thr 1: tokens/s per rank,
+ * higher is better) or latency (0: the step): a's advantage as a factor (speedup) with its
+ * interval [lo, hi] and the verdict at the 5 % tolerance. Unpaired (measured in different
+ * sets); the level is the later set's (the larger id): 95 %, or under --budget that of the
+ * look it stopped at (tpb_verdict_conf), in conf and its looks in looks. The set measured
+ * first is taken as it is: its own looks, which --budget took for its own questions or for
+ * its precision, are not spent again (bench/ranksim measures the false verdicts this
+ * gives, doc/METRICS.md). Pure.
+ */
+tpb_policy_verdict_t tpb_block_verdict(const tpb_history_t *a, const tpb_history_t *b, int thr);
+
+/** The half-width (log) a block's own step interval keeps to under --budget where its TP
+ *  degree is ranked against another: half the 5 % tolerance, so that two such blocks
+ *  (their halves in quadrature, 3.4 %) decide a ratio beyond 1.087 or within 1.014. */
+#define TPB_BLOCK_HALF (0.5 * 0.04879016416943205) /* log(1.05) / 2 */
+
+/** What tpb_answer_block_open finds: a use line's question left open (thr: 1 throughput, 0
+ *  latency; -1 none), its best TP degree and the runner-up, the best's advantage with its
+ *  interval at the level conf; futile: the degree measured before keeps it open alone (its
+ *  own interval at this ratio is inconclusive), so that more of the set cannot decide it;
+ *  half: the widest of the set's own block intervals (log, each at its look's level), and
+ *  imprecise: wider than TPB_BLOCK_HALF where the block has more than one TP degree. */
+typedef struct {
+    int thr, futile, tp, other_tp, imprecise;
+    double speedup, lo, hi, conf, half;
+} tpb_block_open_t;
+
+/**
+ * --budget, a block's set after a look: cur[k] are its units so far (one per policy, at one
+ * TP degree, each with its steps, rounds and looks), blocks[n] the blocks recorded before,
+ * degrees the TP degrees the block is measured at in the run. Returns 1 where measuring the
+ * set longer may decide the block's TP ranking:
+ *  - a use line of tpb_answer_block over both (throughput first, then latency) compares the
+ *    set's TP degree with another and is inconclusive at its level (tpb_block_verdict; cur
+ *    has the larger ids: measured later), unless futile (the other degree's own interval keeps it
+ * open at the ratio measured);
+ *  - or, with degrees > 1, a unit's own interval is wider than TPB_BLOCK_HALF (a degree
+ *    measured first has nothing to be ranked against yet, and a later one is ranked against
+ *    it: its precision is what more of it buys).
+ * 0 otherwise (and where memory runs out). *out says which. Pure.
+ */
+int tpb_answer_block_open(const tpb_history_t *blocks, int n, const tpb_history_t *cur, int k,
+                          int degrees, tpb_block_open_t *out);
 
 #endif /* TPB_ANSWER_H */

@@ -4,6 +4,8 @@
  * runner-up with its 95 % interval. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "record/answer.h"
 #include "record/verdict.h"
@@ -67,21 +69,45 @@ static void policy_lines(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *b, 
     }
 }
 
-/* a over b by throughput (tokens/s per rank, higher is better) or latency (the step):
- * a's advantage as a factor with its interval, and the verdict on it. */
-static tpb_policy_verdict_t against(const tpb_history_t *a, const tpb_history_t *b, int thr)
+tpb_policy_verdict_t tpb_block_verdict(const tpb_history_t *a, const tpb_history_t *b, int thr)
 {
+    const tpb_history_t *later = a->id > b->id ? a : b;
+    double conf = tpb_verdict_conf(later->looks);
     tpb_ratio_ci_t ci =
-        tpb_interval_ratio(b->steps, (size_t)b->nsteps, a->steps, (size_t)a->nsteps);
+        tpb_interval_ratio_at(b->steps, (size_t)b->nsteps, a->steps, (size_t)a->nsteps, conf);
     double scale = thr ? (double)a->tp / (double)b->tp : 1.0; /* a's cost per token over b's */
     double r = ci.ratio * scale;
-    tpb_policy_verdict_t v = {.speedup = 1.0 / r, .lo = NAN, .hi = NAN, .bound = NAN};
+    tpb_policy_verdict_t v = {.speedup = 1.0 / r, .lo = NAN, .hi = NAN, .bound = NAN, .conf = conf};
+    v.looks = later->looks;
     v.verdict = tpb_interval_decide(r, ci.half, TPB_VERDICT_TOL);
     if (isfinite(ci.half)) {
         v.lo = v.speedup * exp(-ci.half);
         v.hi = v.speedup * exp(ci.half);
     }
     return v;
+}
+
+/* What the use line says of its verdict against the runner-up. */
+static const char *use_verdict_text(const tpb_policy_verdict_t *v)
+{
+    if (v->verdict == TPB_VERDICT_BETTER)
+        return "sure";
+    if (v->verdict == TPB_VERDICT_DRAW)
+        return "a draw within 5 %, either will do";
+    return v->looks > 0 ? "not sure: --budget measured as long as it could (the budget or its "
+                          "looks ran out)"
+                        : "not sure: measure longer (--iters, or --budget)";
+}
+
+/* Of two blocks, the one measured later (its set after the other's) and the other. */
+static const tpb_history_t *later_of(const tpb_history_t *a, const tpb_history_t *b)
+{
+    return a->id > b->id ? a : b;
+}
+
+static const tpb_history_t *earlier_of(const tpb_history_t *a, const tpb_history_t *b)
+{
+    return a->id > b->id ? b : a;
 }
 
 /* "use for block NAME, QUESTION: POLICY at tp T (FIGURE; X.XXx the runner-up's [lo, hi]: verdict)"
@@ -99,11 +125,13 @@ static void use_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *best,
         tpb_buf_printf(txt, "%s a step", tpb_human_us(step, sizeof(step), best->step_med));
     tpb_policy_verdict_t v = {.speedup = NAN, .lo = NAN, .hi = NAN};
     if (next) {
-        v = against(best, next, thr);
-        tpb_buf_printf(txt, "; %.2fx tp %d's [%.2f, %.2f]: %s", v.speedup, next->tp, v.lo, v.hi,
-                       v.verdict == TPB_VERDICT_BETTER ? "sure"
-                       : v.verdict == TPB_VERDICT_DRAW ? "a draw within 5 %, either will do"
-                                                       : "not sure: measure longer (--iters)");
+        v = tpb_block_verdict(best, next, thr);
+        tpb_buf_printf(txt, "; %.2fx tp %d's [%.2f, %.2f]", v.speedup, next->tp, v.lo, v.hi);
+        if (v.looks > 0)
+            tpb_buf_printf(txt, " at %.2f %% (--budget: %d look%s of tp %d, measured after tp %d)",
+                           100.0 * v.conf, v.looks, v.looks == 1 ? "" : "s",
+                           later_of(best, next)->tp, earlier_of(best, next)->tp);
+        tpb_buf_printf(txt, ": %s", use_verdict_text(&v));
     }
     tpb_buf_puts(txt, ")\n");
     tpb_json_obj_begin(js);
@@ -118,6 +146,11 @@ static void use_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *best,
     tpb_json_kv_num(js, "over_runner_up_lo", v.lo);
     tpb_json_kv_num(js, "over_runner_up_hi", v.hi);
     tpb_json_kv_str(js, "verdict", next ? tpb_verdict_name(v.verdict) : NULL);
+    if (next && v.looks > 0) {
+        tpb_json_kv_num(js, "confidence", v.conf);
+        tpb_json_kv_int(js, "budget_looks", v.looks);
+        tpb_json_kv_int(js, "measured_after_tp", earlier_of(best, next)->tp);
+    }
     tpb_json_obj_end(js);
 }
 
@@ -139,6 +172,22 @@ static int ranked(const tpb_history_t *b, int n, const tpb_history_t *g, const t
         pick[at] = p;
     }
     return k;
+}
+
+/* The picks (pick[k], k >= 1) with the shortest step and the runner-up by step (*next; NULL
+ * with one pick). */
+static const tpb_history_t *latency_pair(const tpb_history_t *const *pick, int k,
+                                         const tpb_history_t **next)
+{
+    const tpb_history_t *lat = pick[0];
+    for (int j = 1; j < k; j++)
+        if (pick[j]->step_med < lat->step_med)
+            lat = pick[j];
+    *next = NULL;
+    for (int j = 0; j < k; j++)
+        if (pick[j] != lat && (!*next || pick[j]->step_med < (*next)->step_med))
+            *next = pick[j];
+    return lat;
 }
 
 /* One block: per TP degree its figures, the ranking, and the two use lines. */
@@ -167,13 +216,7 @@ static void block_answer(tpb_buf_t *txt, tpb_buf_t *use, tpb_buf_t *js, const tp
     if (!k)
         return;
     use_line(use, js, pick[0], k > 1 ? pick[1] : NULL, 1);
-    const tpb_history_t *lat = pick[0], *lat2 = NULL;
-    for (int j = 1; j < k; j++)
-        if (pick[j]->step_med < lat->step_med)
-            lat = pick[j];
-    for (int j = 0; j < k; j++)
-        if (pick[j] != lat && (!lat2 || pick[j]->step_med < lat2->step_med))
-            lat2 = pick[j];
+    const tpb_history_t *lat2 = NULL, *lat = latency_pair(pick, k, &lat2);
     use_line(use, js, lat, lat2, 0);
 }
 
@@ -184,7 +227,8 @@ void tpb_answer_block(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *blocks
     tpb_buf_t use = TPB_BUF_INIT;
     tpb_buf_puts(txt, "# blocks (--block: the GEMMs back to back as one step; tokens/s per rank "
                       "= M / (tp x median step), each group turning M tokens a step; a policy "
-                      "over even with its 95 % interval, the use lines against the runner-up)\n");
+                      "over even with its 95 % interval, the use lines against the runner-up; "
+                      "under --budget each at the level its looks allow)\n");
     for (int i = 0; i < n; i++) {
         int seen = 0;
         for (int j = 0; j < i && !seen; j++)
@@ -194,4 +238,56 @@ void tpb_answer_block(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *blocks
     }
     tpb_buf_puts(txt, tpb_buf_str(&use));
     tpb_buf_free(&use);
+}
+
+/* The widest half-width (log) of the units' own block steps, each at its look's level. */
+static double widest_half(const tpb_history_t *cur, int k)
+{
+    double w = 0.0;
+    for (int u = 0; u < k; u++)
+        w = fmax(w, tpb_interval_median_half_at(cur[u].steps, (size_t)cur[u].nsteps,
+                                                tpb_verdict_conf(cur[u].looks)));
+    return w;
+}
+
+int tpb_answer_block_open(const tpb_history_t *blocks, int n, const tpb_history_t *cur, int k,
+                          int degrees, tpb_block_open_t *out)
+{
+    *out = (tpb_block_open_t){.thr = -1};
+    tpb_history_t *all = malloc((size_t)(n + k) * sizeof(*all));
+    const tpb_history_t **pick = malloc((size_t)(n + k) * sizeof(*pick));
+    if (!all || !pick || k < 1) { /* no memory: nothing decided, nothing asked for */
+        free(all);
+        free(pick);
+        return 0;
+    }
+    memcpy(all, blocks, (size_t)n * sizeof(*all));
+    memcpy(all + n, cur, (size_t)k * sizeof(*all));
+    const tpb_history_t *g = &all[n];
+    int np = ranked(all, n + k, g, pick);
+    for (int thr = 1; thr >= 0 && np > 1 && out->thr < 0; thr--) {
+        const tpb_history_t *next = pick[1], *best = thr ? pick[0] : latency_pair(pick, np, &next);
+        tpb_policy_verdict_t v = tpb_block_verdict(best, next, thr);
+        if (v.verdict != TPB_VERDICT_INCONCLUSIVE || (best->tp != g->tp && next->tp != g->tp))
+            continue; /* decided, or the set's degree not in it: more of it changes nothing */
+        /* the degree measured before, alone at this ratio: still inconclusive, more of this
+         * set cannot decide it (its interval's half is the floor of the pair's) */
+        const tpb_history_t *before = best->tp == g->tp ? next : best;
+        double h = tpb_interval_median_half_at(before->steps, (size_t)before->nsteps, v.conf);
+        *out =
+            (tpb_block_open_t){.thr = thr,
+                               .futile = tpb_interval_decide(1.0 / v.speedup, h, TPB_VERDICT_TOL) ==
+                                         TPB_VERDICT_INCONCLUSIVE,
+                               .tp = best->tp,
+                               .other_tp = next->tp,
+                               .speedup = v.speedup,
+                               .lo = v.lo,
+                               .hi = v.hi,
+                               .conf = v.conf};
+    }
+    free(all);
+    free(pick);
+    out->half = widest_half(cur, k);
+    out->imprecise = degrees > 1 && !(out->half <= TPB_BLOCK_HALF);
+    return (out->thr >= 0 && !out->futile) || out->imprecise;
 }

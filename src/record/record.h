@@ -88,6 +88,7 @@ typedef struct {
     int sets;                 /**< sets it watched (measured side by side) */
     int extended;             /**< ... measured more than once */
     int for_straggler;        /**< ... of them for the persistent straggler alone */
+    int for_ranking;          /**< ... for a --block's TP ranking alone */
     int open_budget;          /**< ... left open when the budget ran out */
     int open_looks;           /**< ... left open after the most looks a set takes */
 } tpb_record_budget_t;

@@ -21,6 +21,22 @@ static const tpb_history_t *config_of(const tpb_record_t *s, int id)
     return NULL;
 }
 
+void tpb_block_history(const tpb_block_result_t *b, double step_med, tpb_history_t *h)
+{
+    *h = (tpb_history_t){.key = {.m = b->tokens},
+                         .id = b->id,
+                         .world = b->world,
+                         .step_med = step_med,
+                         .steps = (double *)b->steps,
+                         .nsteps = b->iters,
+                         .set = b->set,
+                         .rounds = b->rounds,
+                         .looks = b->looks,
+                         .straggler_world = -1};
+    tpb_config_key_take(&h->key, &b->key, TPB_KEY_BLOCK); /* its shape: tokens, name */
+    snprintf(h->shape_name, sizeof(h->shape_name), "%s", b->name);
+}
+
 /* What the answer keeps of block b: its identity, steps and every rank's compute and work
  * summed over its GEMMs (the balance bound of a weighted block). */
 static tpb_status_t push_block(tpb_record_t *s, const tpb_block_result_t *b,
@@ -55,18 +71,10 @@ static tpb_status_t push_block(tpb_record_t *s, const tpb_block_result_t *b,
         free(w);
     }
     tpb_history_t *h = &s->bhist[s->nbhist++];
-    *h = (tpb_history_t){.key = {.m = b->tokens},
-                         .id = b->id,
-                         .world = b->world,
-                         .step_med = step_med,
-                         .arr = {[TPB_HIST_COMPUTE] = comp, [TPB_HIST_WORK] = work},
-                         .steps = steps,
-                         .nsteps = b->iters,
-                         .set = b->set,
-                         .rounds = b->rounds,
-                         .straggler_world = -1};
-    tpb_config_key_take(&h->key, &b->key, TPB_KEY_BLOCK); /* its shape: tokens, name */
-    snprintf(h->shape_name, sizeof(h->shape_name), "%s", b->name);
+    tpb_block_history(b, step_med, h);
+    h->steps = steps;
+    h->arr[TPB_HIST_COMPUTE] = comp;
+    h->arr[TPB_HIST_WORK] = work;
     tpb_status_t st = tpb_spill_history(tpb_record_spill(s), h);
     if (st != TPB_OK) /* not kept: as if it had not been measured */
         tpb_history_free(&s->bhist[--s->nbhist]);
@@ -96,6 +104,8 @@ static void block_json(tpb_buf_t *j, const tpb_block_result_t *b, const tpb_hist
     tpb_json_kv_int(j, "iters", b->iters);
     tpb_json_kv_int(j, "interleave_set", b->set);
     tpb_json_kv_int(j, "interleave_rounds", b->rounds);
+    if (b->looks > 0)
+        tpb_json_kv_int(j, "budget_looks", b->looks);
     tpb_json_key(j, "step_us");
     tpb_json_obj_begin(j);
     tpb_json_kv_num(j, "median", q[0]);

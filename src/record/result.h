@@ -169,6 +169,7 @@ typedef struct {
     const int *configs;  /**< their config ids, in the block's order (borrowed) */
     const double *steps; /**< the block's step of every measured iteration (borrowed) */
     int set, rounds;     /**< interleaved: its set (-1: alone) and the set's rounds */
+    int looks;           /**< --budget: the looks its set took (0: no budget) */
 } tpb_block_result_t;
 
 /** The per-position arrays a finished config keeps (tpb_history_t.arr): read them with
@@ -214,6 +215,10 @@ typedef struct {
 
 /** Free what h owns. */
 void tpb_history_free(tpb_history_t *h);
+
+/** What the answer reads of block b (its identity, steps, set, rounds and looks) into *h,
+ *  its step's median step_med; h borrows b's steps. Pure. */
+void tpb_block_history(const tpb_block_result_t *b, double step_med, tpb_history_t *h);
 
 /** 1 if a and b measured the same shape (and layer name). Pure. */
 static inline int tpb_history_same_shape(const tpb_history_t *a, const tpb_history_t *b)

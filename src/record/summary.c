@@ -254,10 +254,11 @@ static void summary_answer(tpb_record_t *s, tpb_buf_t *js)
     if (b->budget_s > 0.0)
         tpb_buf_printf(&txt,
                        "# budget: %.1f s of --budget %g s spent on more looks of %d of %d sets "
-                       "measured side by side (%d for the persistent straggler alone); left "
-                       "open: %d when the budget ran out, %d after %d looks\n",
+                       "measured side by side (%d for the persistent straggler alone, %d for a "
+                       "block's TP ranking alone); left open: %d when the budget ran out, %d "
+                       "after %d looks\n",
                        b->spent_s, b->budget_s, b->extended, b->sets, b->for_straggler,
-                       b->open_budget, b->open_looks, TPB_RECORD_BUDGET_LOOKS);
+                       b->for_ranking, b->open_budget, b->open_looks, TPB_RECORD_BUDGET_LOOKS);
     /* a --block run is answered as a block first: one block runs one TP degree and policy,
      * whatever its GEMMs would each prefer, so their lines come after it as its parts */
     tpb_answer_block(&txt, js, s->bhist, s->nbhist);
@@ -326,6 +327,7 @@ void tpb_record_summary(tpb_record_t *s)
         tpb_json_kv_int(&js, "sets", s->budget.sets);
         tpb_json_kv_int(&js, "extended", s->budget.extended);
         tpb_json_kv_int(&js, "for_straggler", s->budget.for_straggler);
+        tpb_json_kv_int(&js, "for_ranking", s->budget.for_ranking);
         tpb_json_kv_int(&js, "open_budget_spent", s->budget.open_budget);
         tpb_json_kv_int(&js, "open_most_looks", s->budget.open_looks);
         tpb_json_kv_int(&js, "most_looks", TPB_RECORD_BUDGET_LOOKS);

@@ -27,6 +27,7 @@
 #include "base/slurm.h"
 #include "base/topo.h"
 #include "cli/options.h"
+#include "record/answer.h"
 #include "record/record.h"
 #include "run/calibrate.h"
 #include "run/gather.h"
@@ -221,6 +222,17 @@ tpb_status_t tpb_sweep_measure_set(tpb_sweep_t *s, tpb_config_run_t *c, int k, i
  * per rank, recorded as the block s->nblocks + (its unit).
  */
 tpb_status_t tpb_sweep_block(tpb_sweep_t *s, const tpb_config_run_t *c, int nl);
+
+/**
+ * --block --budget, rank 0 after look `look` of a block's set (k units of nl GEMMs, one per
+ * policy; steps[u n + i] unit u's block step in its measured iteration i, n so far in
+ * `rounds` rounds): 1 where more of the set may decide the block's TP ranking: a ranking
+ * against the blocks recorded before open and involving the set's degree, or a unit's own
+ * interval too wide to rank it where the block has another degree (tpb_answer_block_open,
+ * *out says which); 0 elsewhere, on the other ranks and without --block.
+ */
+int tpb_sweep_block_open(const tpb_sweep_t *s, const tpb_config_run_t *c, int k, int nl,
+                         const double *steps, int n, int rounds, int look, tpb_block_open_t *out);
 
 /** Work of plan p for the ETA (progress.c): its iterations' FLOPs on a rank plus 64 a byte
  *  of its buffers; 0 for a skipped entry. Only ratios matter. Pure. */

@@ -1,10 +1,14 @@
 /* sweep_block.c - a --block's own figures once its GEMMs' configs are recorded: its step
- * per iteration from their gathered marks (base/block.h), handed to rank 0's record. */
+ * per iteration from their gathered marks (base/block.h), handed to rank 0's record; and
+ * under --budget, after each look of a block's set, whether the block's TP ranking is still
+ * open (record/answer.h: tpb_answer_block_open). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/block.h"
+#include "base/stats.h"
+#include "record/answer.h"
 #include "run/agree.h"
 #include "run/sweep.h"
 
@@ -48,7 +52,8 @@ tpb_status_t tpb_sweep_block(tpb_sweep_t *s, const tpb_config_run_t *c, int nl)
                                     .configs = ids,
                                     .steps = steps,
                                     .set = c[0].set,
-                                    .rounds = c[0].rounds};
+                                    .rounds = c[0].rounds,
+                                    .looks = c[0].looks};
             pthread_mutex_lock(&s->rec->lock);
             st = tpb_record_block(&s->rec->rec, &b);
             pthread_mutex_unlock(&s->rec->lock);
@@ -56,4 +61,49 @@ tpb_status_t tpb_sweep_block(tpb_sweep_t *s, const tpb_config_run_t *c, int nl)
         free(steps);
     }
     return tpb_agree(s->world, st);
+}
+
+/* The TP degrees of plan p's block in the run, counted to two: 1, or 2 where a plan of its
+ * placement and sequence parallelism at another degree is planned. */
+static int block_degrees(const tpb_sweep_t *s, const tpb_config_plan_t *p)
+{
+    for (int i = 0; i < s->plans.n; i++) {
+        const tpb_config_plan_t *q = &s->plans.p[i];
+        if (!q->skip[0] && q->tp != p->tp &&
+            tpb_config_key_same(&q->key, &p->key, TPB_KEY_PLACEMENT | TPB_KEY_VARIANT))
+            return 2;
+    }
+    return 1;
+}
+
+int tpb_sweep_block_open(const tpb_sweep_t *s, const tpb_config_run_t *c, int k, int nl,
+                         const double *steps, int n, int rounds, int look, tpb_block_open_t *out)
+{
+    tpb_history_t cur[k > 0 ? k : 1];
+    char name[64];
+    *out = (tpb_block_open_t){.thr = -1};
+    if (!s->rec || !s->plans.m.block || k < 1)
+        return 0;
+    block_name(s->plans.m.preset, name, sizeof(name));
+    for (int u = 0; u < k; u++) {
+        const tpb_config_plan_t *p = c[u * nl].plan;
+        const double *mine = steps + (size_t)u * (size_t)n;
+        tpb_block_result_t b = {.key = p->key,
+                                .id = s->nblocks + u, /* after every one recorded */
+                                .name = name,
+                                .world = s->topo->size,
+                                .iters = n,
+                                .tokens = p->shape->m,
+                                .ngemm = nl,
+                                .steps = mine,
+                                .set = s->nsets,
+                                .rounds = rounds,
+                                .looks = look};
+        tpb_block_history(&b, tpb_stats_median(mine, (size_t)n), &cur[u]);
+    }
+    pthread_mutex_lock(&s->rec->lock);
+    int open = tpb_answer_block_open(s->rec->rec.bhist, s->rec->rec.nbhist, cur, k,
+                                     block_degrees(s, c[0].plan), out);
+    pthread_mutex_unlock(&s->rec->lock);
+    return open;
 }

@@ -1,7 +1,8 @@
 /*
  * sweep_budget.c - --budget: a set of configs measured side by side is measured
- * again, look after look, while a speed-up against its even config is still
- * inconclusive and the sweep's budget allows another look. Rank 0 decides on the
+ * again, look after look, while a speed-up against its even config, the persistent
+ * straggler, or (--block) the block's TP ranking against the degrees measured before is
+ * still inconclusive and the sweep's budget allows another look. Rank 0 decides on the
  * iterations' steps so far (the record's step, on the ranks' own clocks: sweep_measure.c)
  * with the sequential rule (base/sequential.h), and tells every rank. The verdicts the record
  * states are the iterations' own, at the level of the look the set stopped at (record/verdict.c):
@@ -18,7 +19,9 @@
 int tpb_sweep_budget_cap(const tpb_sweep_t *s, const tpb_config_plan_t *const *p, int k, int nl)
 {
     const tpb_measure_t *m = &s->plans.m;
-    int on = m->budget_s > 0.0 && k >= 2 && m->interleave && tpb_interleave_rounds(m->iters) >= 3;
+    /* a block of one policy too: its TP ranking */
+    int on = m->budget_s > 0.0 && (k >= 2 || m->block) && m->interleave &&
+             tpb_interleave_rounds(m->iters) >= 3;
     for (int i = 0; on && i < k * nl; i++)
         on = p[i]->chunks == 0; /* a chunked config's marks follow its iterations' */
     return on ? m->iters * TPB_BUDGET_LOOKS : m->iters;
@@ -53,7 +56,7 @@ static int open_unit(int ref, int k, const double *steps, int n, int rounds, int
  * against ref, its look l) and the persistent straggler (sp, open: sopen). */
 static void say_open(const tpb_sweep_t *s, const tpb_config_run_t *c, int nl, int ref, int u,
                      const tpb_seq_look_t *l, int sopen, const tpb_persistent_t *sp, int look,
-                     const int *decide)
+                     const int *decide, const tpb_block_open_t *bo)
 {
     const char *then = decide[0]        ? "measuring the set again"
                        : decide[1] == 2 ? "stays open: the most looks a set takes"
@@ -82,6 +85,22 @@ static void say_open(const tpb_sweep_t *s, const tpb_config_run_t *c, int nl, in
                 "%s; %s\n",
                 p->tp, tpb_split_name(p->split), s->nsets, look, sp->rank, sp->slowest, sp->of,
                 sp->need, 100.0 * sp->alpha, could, then);
+    if (bo->thr >= 0)
+        fprintf(stderr,
+                "tpbal: budget: the block's TP ranking (%s, set %d at tp %d) open after look %d: "
+                "tp %d %.3fx tp %d's [%.3f, %.3f] at %.2f %%; %s\n",
+                bo->thr ? "throughput" : "latency", s->nsets, p->tp, look, bo->tp, bo->speedup,
+                bo->other_tp, bo->lo, bo->hi, 100.0 * bo->conf,
+                bo->futile ? "not measured again for it: the degree measured before keeps it "
+                             "open alone at this ratio (a larger --iters decides it)"
+                           : then);
+    if (bo->imprecise)
+        fprintf(stderr,
+                "tpbal: budget: the block at tp %d (set %d) after look %d: its step known to "
+                "+-%.1f %% at %.2f %%, wider than the +-%.1f %% that ranking its TP degrees "
+                "within 5 %% needs; %s\n",
+                p->tp, s->nsets, look, 100.0 * (exp(bo->half) - 1.0),
+                100.0 * tpb_seq_conf(0.05, look), 100.0 * (exp(TPB_BLOCK_HALF) - 1.0), then);
 }
 
 tpb_status_t tpb_sweep_budget_more(tpb_sweep_t *s, const tpb_config_run_t *c, int k, int nl,
@@ -89,7 +108,8 @@ tpb_status_t tpb_sweep_budget_more(tpb_sweep_t *s, const tpb_config_run_t *c, in
                                    const double *rate, int *more)
 {
     tpb_record_budget_t *b = &s->budget;
-    int decide[3] = {0, 0, 0}; /* more; why not: 0 decided, 1 budget, 2 looks; the straggler's */
+    /* more; why not: 0 decided, 1 budget, 2 looks; for the straggler alone; for the ranking */
+    int decide[4] = {0, 0, 0, 0};
     int sopen = 0;
     tpb_persistent_t sp;
     TPB_CHECK_RET(tpb_sweep_straggler_look(s, c, k * nl, rate, k * nl * rounds, look, &sopen, &sp));
@@ -97,17 +117,21 @@ tpb_status_t tpb_sweep_budget_more(tpb_sweep_t *s, const tpb_config_run_t *c, in
         tpb_seq_look_t l = {0};
         int ref = reference_unit(c, k, nl), u = open_unit(ref, k, steps, n, rounds, look, &l);
         double left_us = (b->budget_s - b->spent_s) * 1e6;
-        int open = u >= 0 || sopen;
+        tpb_block_open_t bo;
+        int ropen = tpb_sweep_block_open(s, c, k, nl, steps, n, rounds, look, &bo);
+        int open = u >= 0 || sopen || ropen;
         decide[1] = !open ? 0 : look >= TPB_BUDGET_LOOKS ? 2 : left_us < look_us ? 1 : 0;
         decide[0] = open && decide[1] == 0;
-        decide[2] = sopen && u < 0; /* extended (or left open) for the straggler alone */
-        say_open(s, c, nl, ref, u, &l, sopen, &sp, look, decide);
+        decide[2] = sopen && u < 0 && !ropen; /* extended (or left open) for one reason alone */
+        decide[3] = ropen && u < 0 && !sopen;
+        say_open(s, c, nl, ref, u, &l, sopen, &sp, look, decide, &bo);
     }
-    TPB_MPI_RET(MPI_Bcast(decide, 3, MPI_INT, 0, s->world), "--budget's decision");
+    TPB_MPI_RET(MPI_Bcast(decide, 4, MPI_INT, 0, s->world), "--budget's decision");
     if (look == 1)
         b->sets++;
     b->extended += look == 1 && decide[0];
     b->for_straggler += look == 1 && decide[0] && decide[2];
+    b->for_ranking += look == 1 && decide[0] && decide[3];
     b->open_budget += decide[1] == 1;
     b->open_looks += decide[1] == 2;
     *more = decide[0];

@@ -424,8 +424,9 @@ tpb_status_t tpb_sweep_measure_set(tpb_sweep_t *s, tpb_config_run_t *c, int k, i
 {
     const tpb_measure_t *m = &s->plans.m;
     size_t n = (size_t)(m->warmup + m->iters), unit = (size_t)nl * n, at[k];
-    int rounds = k > 1 && m->interleave ? tpb_interleave_rounds(m->iters) : 1;
-    int budget = c[0].cap > m->iters, nr = rounds * (budget ? TPB_BUDGET_LOOKS : 1), looks = 1;
+    int budget = c[0].cap > m->iters, looks = 1; /* one unit too: a block's, in rounds */
+    int rounds = (k > 1 || budget) && m->interleave ? tpb_interleave_rounds(m->iters) : 1;
+    int nr = rounds * (budget ? TPB_BUDGET_LOOKS : 1);
     int *order = malloc((size_t)nr * (size_t)k * sizeof(int));
     tpb_layer_t *ls[k * nl];
     for (int i = 0; i < k * nl; i++)

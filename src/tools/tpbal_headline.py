@@ -34,15 +34,46 @@ def block_answers(summ):
         thr = a.get("question") == "throughput"
         tps = tr.num(a.get("tokens_per_s_rank"))
         items.append(("use", "Use TP %s %s%s for the block %s: %s a step, %s tokens/s per rank "
-                             "(%s)." % (
+                             "(%s)%s." % (
                                  a.get("tp"), clean(a.get("policy")),
                                  " (spread)" if a.get("placement") == "spread" else "",
                                  clean(a.get("block"), 48),
                                  human_us(tr.num(a.get("step_us"))),
                                  "%.0f" % tps if tps is not None else "?",
                                  "the highest tokens/s per rank (throughput)" if thr
-                                 else "the shortest step (latency)")))
+                                 else "the shortest step (latency)", runner_up(a))))
     return items
+
+
+def runner_up(a):
+    """"; 1.17x TP 1 [1.05, 1.31] at 99.93 %: sure" of a block use line, "" without one."""
+    x, lo, hi = (tr.num(a.get(k)) for k in ("over_runner_up", "over_runner_up_lo",
+                                           "over_runner_up_hi"))
+    if x is None or not isinstance(a.get("runner_up_tp"), (int, float)):
+        return ""
+    conf = tr.num(a.get("confidence"))
+    said = {"better": "sure", "draw": "a draw within 5 %, either will do"}.get(
+        a.get("verdict"), "not sure")
+    return "; %.2fx TP %d%s%s: %s" % (
+        x, a["runner_up_tp"], " [%.2f, %.2f]" % (lo, hi) if lo is not None and hi is not None
+        else "", " at %.2f %% after %s look(s) of --budget" % (100 * conf, a.get("budget_looks"))
+        if conf is not None else "", said)
+
+
+def budget_note(summ):
+    """What --budget spent and what stayed open (the summary's budget), one note."""
+    b = summ.get("budget") if isinstance(summ, dict) else None
+    if not isinstance(b, dict) or not finite(b.get("seconds")):
+        return []
+    n = {k: b.get(k) if isinstance(b.get(k), int) else 0 for k in (
+        "sets", "extended", "for_straggler", "for_ranking", "open_budget_spent",
+        "open_most_looks")}
+    return [("note", "--budget %g s: %.1f s spent on more looks of %d of %d sets measured side "
+                     "by side (%d for the persistent straggler alone, %d for a block's TP ranking "
+                     "alone); left open: %d when the budget ran out, %d after the most looks." % (
+                         b["seconds"], tr.num(b.get("spent_s")) or 0.0, n["extended"],
+                         n["sets"], n["for_straggler"], n["for_ranking"],
+                         n["open_budget_spent"], n["open_most_looks"]))]
 
 
 def answers(summ, run):
@@ -206,7 +237,7 @@ def trust(run, cfgs):
 def headline(res):
     """The headline's items, answers first."""
     items = answers(res.summary, res.run) + comm_fits(res.summary) + calibration(res.configs) + \
-        machine_load(res.summary) + \
+        machine_load(res.summary) + budget_note(res.summary) + \
         on_purpose(res.run, res.configs) + trust(res.run, res.configs)
     order = {"use": 0, "warning": 1, "answer": 2, "note": 3}
     return sorted(items, key=lambda it: order[it[0]])

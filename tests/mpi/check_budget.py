@@ -4,7 +4,8 @@ Every config of a set measured side by side has budget_looks L >= 1 (the same fo
 iters = L x ITERS and interleave_rounds = L x the rounds of one look; the summary's budget
 counts the sets, those measured more than once (for the persistent straggler alone among
 them) and those left open; every verdict of the answer at the level its looks allow (1 - 0.05 /
-(L (L + 1))); every TP degree's straggler test held to 1 % spent over the extensions at that
+(L (L + 1))); a --block's blocks take their set's looks, and each use line's interval is at
+the level of the looks of the block measured later; every TP degree's straggler test held to 1 % spent over the extensions at that
 degree, 0.01 / (J (J + 1)) with J = 1 + the later looks of its sets (each set once). With `extended`: at least one
 set took a second look (exit 75 otherwise: the test's attempt is retried)."""
 import json
@@ -36,12 +37,38 @@ for c in cfgs:
             c["interleave_set"] not in seen:
         seen.add(c["interleave_set"])
         ext_at[c["tp"]] = ext_at.get(c["tp"], 0) + c["budget_looks"] - 1
+cfg_by = {c["id"]: c for c in cfgs}
+blocks = [r for r in recs if r.get("type") == "block"]
+looks_of = {}  # (tp, policy) -> its block's looks, 0 without
+for blk in blocks:
+    gl = {cfg_by[i].get("budget_looks", 0) for i in blk["configs"]}
+    assert gl == {blk.get("budget_looks", 0)}, f"block {blk['id']}: looks {blk.get('budget_looks')}, its GEMMs {gl}"
+    assert blk["iters"] == max(1, blk.get("budget_looks", 0)) * iters, blk["id"]
+    assert len(blk["steps_us"]) == blk["iters"], blk["id"]
+    looks_of[(blk["tp"], blk["policy"])] = blk.get("budget_looks", 0)
+
+
+for a in summary["answer"]:  # the level is the later block's (its set measured after)
+    if a.get("kind") != "block_use" or a.get("runner_up_tp") is None:
+        continue
+    lb = {l for (t, _), l in looks_of.items() if t == a["runner_up_tp"]}
+    assert len(lb) == 1, (a, lb)  # a degree's blocks: one set, one count of looks
+    later = max(a["tp"], a["runner_up_tp"], key=lambda t: min(
+        blk["id"] for blk in blocks if blk["tp"] == t))
+    lw = looks_of[(a["tp"], a["policy"])] if later == a["tp"] else lb.pop()
+    if lw == 0:
+        assert "confidence" not in a, a  # 95 %, said nowhere
+        continue
+    assert (a["budget_looks"], a["measured_after_tp"]) == (
+        lw, a["runner_up_tp"] if later == a["tp"] else a["tp"]), (a, lw)
 b = summary["budget"]
 extended = sum(1 for l in sets.values() if max(l) > 1)
 assert b["sets"] == len(sets), f"summary: {b['sets']} sets, the configs say {len(sets)}"
 assert b["extended"] == extended, f"summary: {b['extended']} extended, configs {extended}"
 assert b["spent_s"] >= 0.0 and b["most_looks"] == 8, b
-assert 0 <= b["for_straggler"] <= b["extended"], b
+assert 0 <= b["for_straggler"] and 0 <= b["for_ranking"], b
+assert b["for_straggler"] + b["for_ranking"] <= b["extended"], b
+assert b["for_ranking"] == 0 or blocks, b
 open_n = b["open_budget_spent"] + b["open_most_looks"]
 assert open_n <= len(sets), b
 for a in summary["answer"]:

@@ -27,6 +27,32 @@ class Headline(unittest.TestCase):
         self.assertEqual(len(parts), 2)
         self.assertIn("qkv_proj alone: col even at TP 2", parts[0])
 
+    def test_block_use_says_its_runner_up_and_level(self):
+        a = {"kind": "block_use", "question": "throughput", "block": "tiny", "tp": 1,
+             "policy": "even", "step_us": 2370.0, "tokens_per_s_rank": 54102.0,
+             "runner_up_tp": 2, "over_runner_up": 1.17, "over_runner_up_lo": 1.05,
+             "over_runner_up_hi": 1.31, "verdict": "better", "confidence": 0.99931,
+             "budget_looks": 8, "measured_after_tp": 1}
+        items = hl.answers({"answer": [a]}, {"ranks": []})
+        self.assertIn("; 1.17x TP 2 [1.05, 1.31] at 99.93 % after 8 look(s) of --budget: sure.",
+                      items[0][1])
+        del a["confidence"]
+        a["verdict"] = "inconclusive"
+        self.assertIn("; 1.17x TP 2 [1.05, 1.31]: not sure.", hl.answers(
+            {"answer": [a]}, {"ranks": []})[0][1])
+
+    def test_budget_note(self):
+        summ = {"budget": {"seconds": 60, "spent_s": 12.5, "sets": 4, "extended": 3,
+                           "for_straggler": 1, "for_ranking": 1, "open_budget_spent": 0,
+                           "open_most_looks": 2}}
+        (kind, text), = hl.budget_note(summ)
+        self.assertEqual(kind, "note")
+        self.assertIn("--budget 60 s: 12.5 s spent on more looks of 3 of 4 sets", text)
+        self.assertIn("1 for a block's TP ranking alone); left open: 0 when the budget ran out, "
+                      "2 after the most looks.", text)
+        self.assertEqual(hl.budget_note({}), [])
+        self.assertEqual(hl.budget_note({"budget": {"seconds": "x"}}), [])
+
     def test_layers_without_a_block_are_answers(self):
         items = hl.answers({"answer": [use("qkv_proj", "col", 2, 11100.0)]}, {"ranks": []})
         self.assertEqual([k for k, _ in items], ["use"])
