@@ -182,7 +182,7 @@ START_TEST(ranking_open)
     ck_assert(tpb_answer_block_open(two, 0, &cur, 1, 1, &o) == 0);
     tpb_history_t wide = noisy(1, 2, 30900.0, 0.20, 1);
     ck_assert(tpb_answer_block_open(two, 0, &wide, 1, 1, &o) == 0);
-    ck_assert(tpb_answer_block_open(two, 0, &wide, 1, 2, &o) == 1);
+    ck_assert(tpb_answer_block_open(NULL, 0, &wide, 1, 2, &o) == 1); /* none recorded yet */
     ck_assert(o.imprecise && o.thr == -1 && o.half > TPB_BLOCK_HALF);
     ck_assert(tpb_answer_block_open(two, 0, &f1, 1, 2, &o) == 0);
     ck_assert(!o.imprecise && o.half > 0.0 && o.half <= TPB_BLOCK_HALF);

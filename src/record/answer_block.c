@@ -261,7 +261,8 @@ int tpb_answer_block_open(const tpb_history_t *blocks, int n, const tpb_history_
         free(pick);
         return 0;
     }
-    memcpy(all, blocks, (size_t)n * sizeof(*all));
+    if (n > 0) /* blocks may be NULL before the first */
+        memcpy(all, blocks, (size_t)n * sizeof(*all));
     memcpy(all + n, cur, (size_t)k * sizeof(*all));
     const tpb_history_t *g = &all[n];
     int np = ranked(all, n + k, g, pick);
