@@ -45,7 +45,7 @@ START_TEST(tokens_per_second)
 END_TEST
 
 #define N 40
-static double st[12][N];
+static double st[16][N];
 
 static tpb_history_t blk(int i, int tp, tpb_policy_t pol, double step)
 {
@@ -177,6 +177,12 @@ START_TEST(ranking_open)
     tpb_history_t two[2] = {noisy(9, 1, 60000.0, 0.08, 1), noisy(10, 2, 30900.0, 0.08, 1)};
     tpb_history_t t4 = noisy(11, 4, 59000.0, 0.01, 1);
     ck_assert(tpb_answer_block_open(two, 2, &t4, 1, 1, &o) == 0);
+    /* three degrees: throughput tp 1 (noisy) against tp 2 now, 3 % apart: futile; latency
+     * tp 4 (steady, 30 ms) against tp 2 now (30.9 ms at +-8 %): open, and that is said */
+    tpb_history_t three[2] = {noisy(12, 1, 60000.0, 0.08, 1), noisy(13, 4, 30000.0, 0.01, 1)};
+    tpb_history_t now = noisy(14, 2, 30900.0, 0.08, 1);
+    ck_assert(tpb_answer_block_open(three, 2, &now, 1, 1, &o) == 1);
+    ck_assert(o.thr == 0 && !o.futile && o.tp == 4 && o.other_tp == 2);
     /* the first degree measured has no ranking yet; where the block has another degree,
      * its own interval is kept to +-2.4 % (at +-20 % not, at +-1 % it is) */
     ck_assert(tpb_answer_block_open(two, 0, &cur, 1, 1, &o) == 0);

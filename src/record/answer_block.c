@@ -1,7 +1,8 @@
 /* answer_block.c - the closing answer for --block: per block and TP degree the fastest
  * policy with a weighted block's verdict over even, the TP degrees ranked by tokens per
  * second per rank, and what to use for throughput and for latency, each against the
- * runner-up with its 95 % interval. */
+ * runner-up with its interval (95 %, or under --budget the later block's look level); and
+ * under --budget whether a block's set after a look may still decide the ranking. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -266,7 +267,7 @@ int tpb_answer_block_open(const tpb_history_t *blocks, int n, const tpb_history_
     memcpy(all + n, cur, (size_t)k * sizeof(*all));
     const tpb_history_t *g = &all[n];
     int np = ranked(all, n + k, g, pick);
-    for (int thr = 1; thr >= 0 && np > 1 && out->thr < 0; thr--) {
+    for (int thr = 1; thr >= 0 && np > 1 && (out->thr < 0 || out->futile); thr--) {
         const tpb_history_t *next = pick[1], *best = thr ? pick[0] : latency_pair(pick, np, &next);
         tpb_policy_verdict_t v = tpb_block_verdict(best, next, thr);
         if (v.verdict != TPB_VERDICT_INCONCLUSIVE || (best->tp != g->tp && next->tp != g->tp))
@@ -275,16 +276,18 @@ int tpb_answer_block_open(const tpb_history_t *blocks, int n, const tpb_history_
          * set cannot decide it (its interval's half is the floor of the pair's) */
         const tpb_history_t *before = best->tp == g->tp ? next : best;
         double h = tpb_interval_median_half_at(before->steps, (size_t)before->nsteps, v.conf);
-        *out =
-            (tpb_block_open_t){.thr = thr,
-                               .futile = tpb_interval_decide(1.0 / v.speedup, h, TPB_VERDICT_TOL) ==
-                                         TPB_VERDICT_INCONCLUSIVE,
-                               .tp = best->tp,
-                               .other_tp = next->tp,
-                               .speedup = v.speedup,
-                               .lo = v.lo,
-                               .hi = v.hi,
-                               .conf = v.conf};
+        int futile =
+            tpb_interval_decide(1.0 / v.speedup, h, TPB_VERDICT_TOL) == TPB_VERDICT_INCONCLUSIVE;
+        if (out->thr >= 0 && futile)
+            continue; /* a futile one found already: the first is said */
+        *out = (tpb_block_open_t){.thr = thr,
+                                  .futile = futile,
+                                  .tp = best->tp,
+                                  .other_tp = next->tp,
+                                  .speedup = v.speedup,
+                                  .lo = v.lo,
+                                  .hi = v.hi,
+                                  .conf = v.conf};
     }
     free(all);
     free(pick);
