@@ -86,26 +86,18 @@ static void run(const scenario_t *sc, uint64_t r, int rule, const double *m, tal
     int la = 1, lb = 1, cnt = rule >= 2; /* looks counted for the level (else 95 %) */
     tpb_block_open_t o;
     tpb_history_t ha, hb;
-    for (;; la++) { /* A: 1 000 us a step at tp 1 */
+    for (;; la++) { /* A: 1 000 us a step at tp 1; naive: while imprecise at 95 % */
         for (int i = (la - 1) * PER; i < la * PER; i++)
             a[i] = 1000.0 * m[i];
-        ha = block(0, 1, a, la * PER, rule && cnt ? la : 0);
-        if (rule < 2 || la == LOOKS)
-            break;
-        if (rule == 2 || !tpb_answer_block_open(NULL, 0, &ha, 1, 2, &o))
+        ha = block(0, 1, a, la * PER, cnt ? la : 0);
+        if (rule == 0 || rule == 2 || la == LOOKS || !tpb_answer_block_open(NULL, 0, &ha, 1, 2, &o))
             break;
     }
-    if (rule == 1) /* naive: A while imprecise at 95 % */
-        for (; la < LOOKS && tpb_answer_block_open(NULL, 0, &ha, 1, 2, &o); la++) {
-            for (int i = la * PER; i < (la + 1) * PER; i++)
-                a[i] = 1000.0 * m[i];
-            ha = block(0, 1, a, (la + 1) * PER, 0);
-        }
     int t0 = la * PER;
     for (;; lb++) { /* B at tp 2: half A's step over `ahead` */
         for (int i = (lb - 1) * PER; i < lb * PER; i++)
             b[i] = 500.0 / sc->ahead * m[t0 + i];
-        hb = block(1, 2, b, lb * PER, rule ? (cnt ? lb : 0) : 0);
+        hb = block(1, 2, b, lb * PER, cnt ? lb : 0);
         if (rule == 0 || lb == LOOKS ||
             !tpb_answer_block_open(&ha, 1, &hb, 1, rule == 2 ? 1 : 2, &o))
             break;

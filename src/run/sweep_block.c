@@ -24,6 +24,25 @@ static void block_name(const char *preset, char *out, size_t cap)
         out[len - 7] = '\0';
 }
 
+/* The block of the unit c[nl] (its GEMMs' configs) with its steps[iters] (borrowed), as its
+ * closed configs say: its first GEMM's key, id, set, rounds and looks. */
+static tpb_block_result_t unit_block(const tpb_sweep_t *s, const tpb_config_run_t *c, int nl,
+                                     const char *name, const double *steps, int iters)
+{
+    const tpb_config_plan_t *p = c[0].plan;
+    return (tpb_block_result_t){.key = p->key,
+                                .id = c[0].block,
+                                .name = name,
+                                .world = s->topo->size,
+                                .iters = iters,
+                                .tokens = p->shape->m,
+                                .ngemm = nl,
+                                .steps = steps,
+                                .set = c[0].set,
+                                .rounds = c[0].rounds,
+                                .looks = c[0].looks};
+}
+
 tpb_status_t tpb_sweep_block(tpb_sweep_t *s, const tpb_config_run_t *c, int nl)
 {
     tpb_status_t st = TPB_OK;
@@ -42,18 +61,8 @@ tpb_status_t tpb_sweep_block(tpb_sweep_t *s, const tpb_config_run_t *c, int nl)
             st = tpb_err_set(TPB_ERR_NOMEM, "out of memory for the block's steps");
         } else {
             tpb_block_steps(marks, nl, s->topo->size, p->tp, iters, steps);
-            tpb_block_result_t b = {.key = p->key,
-                                    .id = c[0].block,
-                                    .name = name,
-                                    .world = s->topo->size,
-                                    .iters = iters,
-                                    .tokens = p->shape->m,
-                                    .ngemm = nl,
-                                    .configs = ids,
-                                    .steps = steps,
-                                    .set = c[0].set,
-                                    .rounds = c[0].rounds,
-                                    .looks = c[0].looks};
+            tpb_block_result_t b = unit_block(s, c, nl, name, steps, iters);
+            b.configs = ids;
             pthread_mutex_lock(&s->rec->lock);
             st = tpb_record_block(&s->rec->rec, &b);
             pthread_mutex_unlock(&s->rec->lock);
@@ -86,19 +95,12 @@ int tpb_sweep_block_open(const tpb_sweep_t *s, const tpb_config_run_t *c, int k,
         return 0;
     block_name(s->plans.m.preset, name, sizeof(name));
     for (int u = 0; u < k; u++) {
-        const tpb_config_plan_t *p = c[u * nl].plan;
         const double *mine = steps + (size_t)u * (size_t)n;
-        tpb_block_result_t b = {.key = p->key,
-                                .id = s->nblocks + u, /* after every one recorded */
-                                .name = name,
-                                .world = s->topo->size,
-                                .iters = n,
-                                .tokens = p->shape->m,
-                                .ngemm = nl,
-                                .steps = mine,
-                                .set = s->nsets,
-                                .rounds = rounds,
-                                .looks = look};
+        tpb_block_result_t b = unit_block(s, &c[u * nl], nl, name, mine, n);
+        b.id = s->nblocks + u; /* after every one recorded; its set not closed yet */
+        b.set = s->nsets;
+        b.rounds = rounds;
+        b.looks = look;
         tpb_block_history(&b, tpb_stats_median(mine, (size_t)n), &cur[u]);
     }
     pthread_mutex_lock(&s->rec->lock);

@@ -5,9 +5,10 @@ iters = L x ITERS and interleave_rounds = L x the rounds of one look; the summar
 counts the sets, those measured more than once (for the persistent straggler alone among
 them) and those left open; every verdict of the answer at the level its looks allow (1 - 0.05 /
 (L (L + 1))); a --block's blocks take their set's looks, and each use line's interval is at
-the level of the looks of the block measured later; every TP degree's straggler test held to 1 % spent over the extensions at that
-degree, 0.01 / (J (J + 1)) with J = 1 + the later looks of its sets (each set once). With `extended`: at least one
-set took a second look (exit 75 otherwise: the test's attempt is retried)."""
+the level of the looks of the block measured later; every TP degree's straggler test held to
+1 % spent over the extensions at that degree, 0.01 / (J (J + 1)) with J = 1 + the later looks
+of its sets (each set once). With `extended`: at least one set took a second look (exit 75
+otherwise: the test's attempt is retried)."""
 import json
 import sys
 
@@ -42,12 +43,11 @@ blocks = [r for r in recs if r.get("type") == "block"]
 looks_of = {}  # (tp, policy) -> its block's looks, 0 without
 for blk in blocks:
     gl = {cfg_by[i].get("budget_looks", 0) for i in blk["configs"]}
-    assert gl == {blk.get("budget_looks", 0)}, f"block {blk['id']}: looks {blk.get('budget_looks')}, its GEMMs {gl}"
+    assert gl == {blk.get("budget_looks", 0)}, \
+        f"block {blk['id']}: looks {blk.get('budget_looks')}, its GEMMs {gl}"
     assert blk["iters"] == max(1, blk.get("budget_looks", 0)) * iters, blk["id"]
     assert len(blk["steps_us"]) == blk["iters"], blk["id"]
     looks_of[(blk["tp"], blk["policy"])] = blk.get("budget_looks", 0)
-
-
 for a in summary["answer"]:  # the level is the later block's (its set measured after)
     if a.get("kind") != "block_use" or a.get("runner_up_tp") is None:
         continue
