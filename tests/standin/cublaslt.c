@@ -421,6 +421,18 @@ static uint64_t signature(const mdesc_t *x, const layout_t *a, const layout_t *c
            (uint64_t)x->transa << 24 | (uint64_t)x->transb << 28;
 }
 
+/* The kernel a problem runs: cuBLASLt picks kernels by types, transposes and shape, so a
+ * problem not seen before may need one that is not loaded yet (lazy loading). */
+static unsigned long long kernel_key(const mdesc_t *x, const layout_t *a, const layout_t *c, long m,
+                                     long n, long k)
+{
+    unsigned long long h = signature(x, a, c);
+    const long dims[3] = {m, n, k};
+    for (int i = 0; i < 3; i++)
+        h = (h ^ (unsigned long long)dims[i]) * 0x100000001b3ULL;
+    return h;
+}
+
 cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t h, cublasLtMatmulDesc_t op,
                                               cublasLtMatrixLayout_t ad, cublasLtMatrixLayout_t bd,
                                               cublasLtMatrixLayout_t cd, cublasLtMatrixLayout_t dd,
@@ -443,6 +455,10 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t h, cublasLtMatmul
     long m, n, k;
     if (check(x, a, b, c, d, &m, &n, &k))
         return CUBLAS_STATUS_NOT_SUPPORTED;
+    /* the heuristic queries the kernels it ranks: their first use loads them */
+    if (tpbsi_kernel_load(tpbsi_current_device(), kernel_key(x, a, c, m, n, k),
+                          "cublasLtMatmulAlgoGetHeuristic") != 0)
+        return CUBLAS_STATUS_EXECUTION_FAILED;
     for (int i = 0; i < 4; i++)
         if (p->align[i] < type_size(i < 2 ? a->type : c->type))
             return CUBLAS_STATUS_NOT_SUPPORTED; /* below an element: nothing runs */
@@ -547,6 +563,8 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t op, const
     tpbsi_stream_t *s = tpbsi_stream(stream, "cublasLtMatmul");
     if (!s)
         return CUBLAS_STATUS_INVALID_VALUE;
+    if (tpbsi_kernel_load(tpbsi_stream_device(s), kernel_key(x, a, c, m, n, k), "cublasLtMatmul"))
+        return CUBLAS_STATUS_EXECUTION_FAILED;
     if (ws && !tpbsi_resolve(workspace, ws, TPBSI_DEVICE, "cublasLtMatmul workspace", NULL))
         return CUBLAS_STATUS_INVALID_VALUE;
     gemm_op_t *o = calloc(1, sizeof(*o));

@@ -182,6 +182,12 @@ static void wait_value_done(tpbsi_op_t *op)
     free(op);
 }
 
+static int wait_value_parked(const tpbsi_op_t *op)
+{
+    const wait_value_t *w = (const wait_value_t *)op;
+    return !reached(__atomic_load_n(w->addr, __ATOMIC_ACQUIRE), w->value, w->flags);
+}
+
 static CUresult wait_value32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned flags)
 {
     tpbsi_stream_t *s = tpbsi_stream(stream, "cuStreamWaitValue32");
@@ -196,6 +202,7 @@ static CUresult wait_value32(CUstream stream, CUdeviceptr addr, cuuint32_t value
         return CUDA_ERROR_INVALID_VALUE;
     w->op.run = wait_value_run;
     w->op.done = wait_value_done;
+    w->op.parked = wait_value_parked;
     w->addr = p;
     w->value = value;
     w->flags = flags;

@@ -98,6 +98,9 @@ typedef struct tpbsi_stream tpbsi_stream_t;
 typedef struct tpbsi_op {
     void (*run)(struct tpbsi_op *op, tpbsi_stream_t *s);
     void (*done)(struct tpbsi_op *op); /**< frees the op (after run, or if never run) */
+    /** NULL, or 1 while the op waits for a value that host code must write (an unmet
+     *  cuStreamWaitValue32): the stream is parked there until then */
+    int (*parked)(const struct tpbsi_op *op);
     struct tpbsi_op *next;
 } tpbsi_op_t;
 
@@ -121,6 +124,17 @@ void tpbsi_engine_unlock(int device);
 /** The device current on this thread (cudaSetDevice), its PCI bus id and UUID bytes. */
 int tpbsi_current_device(void);
 void tpbsi_device_bus_id(int device, char *out, size_t cap);
+
+/**
+ * Lazy module loading (CUDA Programming Guide, "Lazy Loading", on by default since CUDA 12.2
+ * on Linux; CUDA_MODULE_LOADING=EAGER turns it off): the first use of a kernel loads it, and a
+ * load waits until the device's streams are idle. A stream parked on an unmet
+ * cuStreamWaitValue32 is never idle while the only thread that could write the value waits
+ * here: that is the deadlock a GPU shows, so it is reported (a complaint naming `what` and the
+ * parked stream) and -1 returned instead of waiting for ever. 0: loaded (after the wait), or
+ * loaded before (key: the kernel's identity on the device).
+ */
+int tpbsi_kernel_load(int device, unsigned long long key, const char *what);
 
 /** Wake every thread waiting on stream progress (after a shared-memory flag changes). */
 void tpbsi_progress_signal(void);

@@ -31,6 +31,7 @@ struct tpbsi_stream {
     int destroyed;
     pthread_cond_t work;
     tpbsi_op_t *head, *tail;
+    tpbsi_op_t *running; /* the op the worker runs now (under mu), or NULL */
     unsigned long long enq, done;
     struct tpbsi_stream *next; /* every stream ever made: handles are checked against it */
 };
@@ -80,8 +81,12 @@ static void *worker(void *arg)
         s->head = op->next;
         if (!s->head)
             s->tail = NULL;
+        s->running = op;
         pthread_mutex_unlock(&mu);
         op->run(op, s);
+        pthread_mutex_lock(&mu);
+        s->running = NULL;
+        pthread_mutex_unlock(&mu);
         op->done(op);
         pthread_mutex_lock(&mu);
         __atomic_store_n(&s->done, s->done + 1, __ATOMIC_RELEASE);
@@ -223,6 +228,73 @@ void tpbsi_device_sync(int device)
             pthread_cond_wait(&progress, &mu);
     }
     pthread_mutex_unlock(&mu);
+}
+
+/* A stream of device that is parked on an unmet wait for a host-written value, now or
+ * behind what it runs (under mu), or NULL. */
+static tpbsi_stream_t *parked_stream(int device)
+{
+    for (tpbsi_stream_t *t = streams; t; t = t->next) {
+        if (t->ctx->device != device || t->done >= t->enq)
+            continue;
+        if (t->running && t->running->parked && t->running->parked(t->running))
+            return t;
+        for (tpbsi_op_t *op = t->head; op; op = op->next)
+            if (op->parked && op->parked(op))
+                return t;
+    }
+    return NULL;
+}
+
+/* The kernels loaded so far in this process: (device, key) pairs. */
+static struct {
+    int device;
+    unsigned long long key;
+} *loaded;
+static size_t nloaded, caploaded;
+
+static int is_loaded(int device, unsigned long long key)
+{
+    for (size_t i = 0; i < nloaded; i++)
+        if (loaded[i].device == device && loaded[i].key == key)
+            return 1;
+    return 0;
+}
+
+int tpbsi_kernel_load(int device, unsigned long long key, const char *what)
+{
+    const char *mode = getenv("CUDA_MODULE_LOADING");
+    if (mode && strcmp(mode, "EAGER") == 0)
+        return 0; /* every kernel loaded at start */
+    pthread_mutex_lock(&mu);
+    if (is_loaded(device, key)) {
+        pthread_mutex_unlock(&mu);
+        return 0;
+    }
+    tpbsi_stream_t *p = parked_stream(device);
+    pthread_mutex_unlock(&mu);
+    if (p) {
+        tpbsi_complain("deadlock: %s loads a kernel (lazy loading), which waits until the "
+                       "streams of device %d are idle, but stream %p (%s context) is parked on "
+                       "an unmet cuStreamWaitValue32 that only this thread could release: "
+                       "release the wait before the first use of a kernel",
+                       what, device, (void *)p, p->ctx->green ? "a green" : "the primary");
+        return -1;
+    }
+    tpbsi_device_sync(device);
+    pthread_mutex_lock(&mu);
+    if (nloaded == caploaded) {
+        size_t cap = caploaded ? 2 * caploaded : 64;
+        void *n = realloc(loaded, cap * sizeof(*loaded));
+        if (!n)
+            abort();
+        loaded = n;
+        caploaded = cap;
+    }
+    loaded[nloaded].device = device;
+    loaded[nloaded++].key = key;
+    pthread_mutex_unlock(&mu);
+    return 0;
 }
 
 tpbsi_stream_t *tpbsi_stream(void *h, const char *what)
