@@ -12,6 +12,7 @@
 #include "backend/backend.h"
 #include "backend/mpi_watch.h"
 #include "base/slurm.h"
+#include "base/stamp.h"
 #include "cli/preset.h"
 #include "record/fleet_out.h"
 #include "record/outfile.h"
@@ -321,6 +322,7 @@ static int run_pass(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t 
     }
     /* the options end here: the sweep reads the plans (run/plan.h) */
     tpb_status_t st = pass_dir(world, topo->rank, o, pass, dir, sizeof(dir));
+    tpb_stamp(TPB_PHASE_PLAN);
     if (st == TPB_OK)
         st = tpb_agree(world, tpb_plans_build(o, topo, &s.plans));
     s.plans.run.out_dir = dir;
@@ -434,6 +436,7 @@ int main(int argc, char **argv)
     tpb_signals_block();             /* before MPI starts threads: they inherit the mask */
     int threads = MPI_THREAD_SINGLE; /* the watchdog's thread makes no MPI call */
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &threads);
+    tpb_stamp(TPB_PHASE_START); /* the watchdog's first stamp (base/stamp.h) */
     if (tpb_signals_start() != TPB_OK) {
         fprintf(stderr, "tpbal: error: %s\n", tpb_err_msg());
         MPI_Abort(MPI_COMM_WORLD, 1);

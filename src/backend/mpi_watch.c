@@ -1,5 +1,6 @@
 /* mpi_watch.c - a watchdog for non-blocking collectives over a side communicator. */
 #include "backend/mpi_watch.h"
+#include "base/stamp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,7 +129,7 @@ static tpb_status_t timed_out(tpb_watch_t *w, const int *arrived, const char *wh
                        n == 1 ? "" : "s", n ? list : "(unknown)", w->timeout_us * 1e-6);
 }
 
-tpb_status_t tpb_watch_wait(tpb_watch_t *w, MPI_Request *req, const char *what)
+static tpb_status_t wait_polled(tpb_watch_t *w, MPI_Request *req, const char *what)
 {
     int done = 0;
     double start = 0.0;
@@ -150,4 +151,12 @@ tpb_status_t tpb_watch_wait(tpb_watch_t *w, MPI_Request *req, const char *what)
         }
     }
     return TPB_OK;
+}
+
+tpb_status_t tpb_watch_wait(tpb_watch_t *w, MPI_Request *req, const char *what)
+{
+    tpb_stamp_peers(1); /* the progress watchdog: a wait for the group, its own limit first */
+    tpb_status_t st = wait_polled(w, req, what);
+    tpb_stamp_peers(0);
+    return st;
 }

@@ -39,11 +39,14 @@ typedef struct {
 } tpb_watch_t;
 
 /**
- * Start the process's watchdog of blocking collectives (collective over world:
- * the node-shared slots): a thread that checks every 1/4 of timeout_s (at most
- * 1 s) and fires once a collective has been waited in for timeout_s. No thread
- * with timeout_s = 0. MPI must have been initialised with at least
- * MPI_THREAD_FUNNELED.
+ * Start the process's watchdog (collective over world: the node-shared slots): a thread
+ * that checks every 1/4 of timeout_s (at most 1 s) and fires once a blocking collective has
+ * been waited in for timeout_s, or once a rank has made no progress (base/stamp.h) for
+ * timeout_s + 2 s: this rank stuck anywhere (a cuBLASLt call, a device synchronize, NCCL,
+ * an MPI wait for a rank that is stuck), a rank of its node stuck (world rank 0 then names
+ * it and seals the record), or every rank of its node waiting that long for a rank
+ * elsewhere. Every backend starts it, whatever --comm. No thread with timeout_s = 0. MPI
+ * must have been initialised with at least MPI_THREAD_FUNNELED.
  */
 tpb_status_t tpb_watchdog_start(MPI_Comm world, double timeout_s);
 
@@ -52,9 +55,11 @@ void tpb_watchdog_stop(void);
 
 /**
  * The action when the watchdog fires (in its thread, while this rank is blocked
- * in MPI): fn(msg, ctx) with the one-line message; it should write what must not
- * be lost and end the process. Without one (or if it returns), the message is
- * printed and the process exits with code 4.
+ * in MPI or stuck elsewhere): fn(msg, ctx) with the one-line message; it should write what
+ * must not be lost and end the process. Without one (or if it returns), the message is
+ * printed and the process exits with code 4. A rank other than world rank 0 that fires for
+ * want of progress prints its message and waits 2.5 s before it exits, so that rank 0 (which
+ * sees the stuck ranks of its node) seals the record "timeout" first.
  */
 void tpb_watchdog_on_fire(void (*fn)(const char *msg, void *ctx), void *ctx);
 

@@ -13,6 +13,7 @@
 
 #include "backend/mpi_watch.h"
 #include "base/clock.h"
+#include "base/stamp.h"
 
 /* A rank's slot: how far it has got, (group generation << 32) | collectives entered in
  * that group, and when its watchdog thread last ran (a stopped or dead rank's stops). */
@@ -21,6 +22,11 @@
 typedef struct {
     _Atomic uint64_t token;
     _Atomic uint64_t alive_us; /* this node's clock, as tpb_clock_now_us */
+    /* its progress stamp (base/stamp.h), copied by its own watchdog thread each period */
+    _Atomic uint64_t stamp_us;
+    atomic_int phase, peers, config, world;
+    _Atomic long iter;
+    char call[48]; /* the library call it is inside ("" none): read as a copy, NUL forced */
 } slot_t;
 
 static struct {
@@ -41,7 +47,18 @@ static struct {
     void (*fire)(const char *msg, void *ctx);
     void *ctx;
     unsigned gen;
+    int world_rank;
+    char host[TPB_WATCH_HOST_LEN];
 } wd = {.node = MPI_COMM_NULL, .win = MPI_WIN_NULL};
+
+/* Progress: a rank whose stamp is this much older than --timeout is stuck; the grace lets a
+ * wait's own --timeout (a GPU wait, a non-blocking collective) end it first, with its own
+ * message. The watchdog checks every period (<= 1 s): a stuck rank ends within --timeout +
+ * TPB_PROGRESS_GRACE_US + 1 s, and a rank waiting for it within 1 s more. */
+#define TPB_PROGRESS_GRACE_US 2e6
+/* a rank that is not world rank 0 lets rank 0 seal the record first (rank 0 notices a stuck
+ * rank of its node within a period) */
+#define TPB_FIRE_WAIT_US 2.5e6
 
 void tpb_watchdog_on_fire(void (*fn)(const char *msg, void *ctx), void *ctx)
 {
@@ -64,6 +81,7 @@ unsigned tpb_watchdog_next_gen(void)
 
 void tpb_watch_enter(tpb_watch_t *w, const char *what)
 {
+    tpb_stamp_peers(1);
     uint64_t t = TOKEN(w->gen, ++w->seq);
     if (wd.slots)
         atomic_store_explicit(&wd.slots[wd.node_rank].token, t, memory_order_relaxed);
@@ -75,6 +93,7 @@ void tpb_watch_enter(tpb_watch_t *w, const char *what)
 void tpb_watch_leave(tpb_watch_t *w)
 {
     atomic_store_explicit(&wd.waiting, 0, memory_order_release);
+    tpb_stamp_peers(0);
 }
 
 /* "R (host), ..." of the group ranks of w on this node that have not entered the
@@ -111,6 +130,21 @@ static int missing(const tpb_watch_t *w, uint64_t t, char *out, size_t cap, int 
     return n;
 }
 
+/* End the process after the message (rank 0 seals the record first through wd.fire). */
+static void end_process(const char *msg, int let_rank0_seal)
+{
+    if (wd.fire && !let_rank0_seal)
+        wd.fire(msg, wd.ctx); /* rank 0 seals the record and gives --out back; no return */
+    fprintf(stderr, "tpbal: error on rank %d: %s\n", wd.world_rank, msg);
+    fflush(stderr);
+    if (let_rank0_seal) {
+        struct timespec ts = {(time_t)(TPB_FIRE_WAIT_US / 1e6),
+                              (long)(TPB_FIRE_WAIT_US * 1e3) % 1000000000L};
+        nanosleep(&ts, NULL);
+    }
+    _exit(4);
+}
+
 static void fire(uint64_t t)
 {
     tpb_watch_t *w = atomic_load(&wd.current);
@@ -131,14 +165,97 @@ static void fire(uint64_t t)
                         unseen, unseen == 1 ? "" : "s", unseen == 1 ? "is" : "are");
     snprintf(msg + len, sizeof(msg) - (size_t)len,
              " (--timeout %.0f s): look at that rank's process or node", wd.timeout_us * 1e-6);
-    if (wd.fire)
-        wd.fire(msg, wd.ctx);
-    fprintf(stderr, "tpbal: error on rank %d: %s\n", w->world_ranks[w->rank], msg);
-    fflush(stderr);
-    _exit(4);
+    end_process(msg, 0);
 }
 
-/* The thread: a wait with the same token for timeout_us fires. No MPI call. */
+/* This rank's stamp into its node slot (its own thread, each period). */
+static void publish(const tpb_stamp_t *me)
+{
+    slot_t *sl = &wd.slots[wd.node_rank];
+    atomic_store(&sl->phase, (int)me->phase);
+    atomic_store(&sl->peers, me->peers);
+    atomic_store(&sl->config, me->config);
+    atomic_store(&sl->iter, me->iter);
+    atomic_store(&sl->world, wd.world_rank);
+    snprintf(sl->call, sizeof(sl->call), "%s", me->call ? me->call : "");
+    atomic_store(&sl->stamp_us, (uint64_t)me->at_us);
+}
+
+/* Node slot i's stamp, copied. */
+static tpb_stamp_t slot_stamp(int i, char *call, size_t cap)
+{
+    slot_t *sl = &wd.slots[i];
+    memcpy(call, sl->call, cap < sizeof(sl->call) ? cap : sizeof(sl->call));
+    call[cap - 1] = '\0';
+    return (tpb_stamp_t){.at_us = (double)atomic_load(&sl->stamp_us),
+                         .phase = (tpb_phase_t)atomic_load(&sl->phase),
+                         .peers = atomic_load(&sl->peers),
+                         .config = atomic_load(&sl->config),
+                         .iter = atomic_load(&sl->iter),
+                         .call = call[0] ? call : NULL};
+}
+
+/* Stale: no progress for --timeout + the grace. Stuck: stale and not waiting for others. */
+static int stale(const tpb_stamp_t *s, double now)
+{
+    return s->at_us > 0.0 && now - s->at_us >= wd.timeout_us + TPB_PROGRESS_GRACE_US;
+}
+
+/* "rank 1 (host) made no progress for 33 s in ..." for each stuck rank of this node into
+ * out[cap] (all stale ones where none is stuck: the node waits for a rank elsewhere). The
+ * number listed. */
+static int stuck_ranks(double now, int all_stale, char *out, size_t cap)
+{
+    size_t len = 0;
+    int n = 0;
+    out[0] = '\0';
+    for (int i = 0; i < wd.node_size; i++) {
+        char call[48], where[256];
+        tpb_stamp_t s = slot_stamp(i, call, sizeof(call));
+        if (!stale(&s, now) || (s.peers && !all_stale))
+            continue;
+        tpb_stamp_describe(&s, where, sizeof(where));
+        if (len + 64 < cap)
+            len += (size_t)snprintf(
+                out + len, cap - len, "%srank %d (%s) made no progress for %.0f s in %s",
+                n ? "; " : "", wd.node_world[i], wd.host, (now - s.at_us) * 1e-6, where);
+        n++;
+    }
+    return n;
+}
+
+/* The progress check, each period: a rank stuck on this node (its own thread sees it first;
+ * world rank 0's sees every rank of its node, and seals the record), or every rank of this
+ * node stale (they wait for a rank elsewhere, which no thread here can see). */
+static void check_progress(double now)
+{
+    tpb_stamp_t me;
+    tpb_stamp_read(&me);
+    publish(&me);
+    int stuck = 0, nstale = 0;
+    for (int i = 0; i < wd.node_size; i++) {
+        char call[48];
+        tpb_stamp_t s = slot_stamp(i, call, sizeof(call));
+        nstale += stale(&s, now);
+        stuck += stale(&s, now) && !s.peers;
+    }
+    int me_stuck = stale(&me, now) && !me.peers, all = nstale == wd.node_size;
+    if (!me_stuck && !(wd.world_rank == 0 && stuck) && !all)
+        return;
+    char list[1200], msg[2048];
+    stuck_ranks(now, !stuck, list, sizeof(list));
+    const char *first = tpb_stamp_error();
+    snprintf(msg, sizeof(msg), "%s%s (--timeout %.0f s): look at that rank's process or device%s%s",
+             list,
+             stuck ? ""
+                   : ": every rank of this node waits for a rank on another node (their own "
+                     "watchdogs name it)",
+             wd.timeout_us * 1e-6, first[0] ? "; it was cleaning up after: " : "", first);
+    end_process(msg, wd.world_rank != 0);
+}
+
+/* The thread: a blocking collective waited in with the same token for timeout_us fires, and
+ * so does a rank without progress (check_progress). No MPI call. */
 static void *watch_loop(void *arg)
 {
     uint64_t last = 0;
@@ -165,6 +282,7 @@ static void *watch_loop(void *arg)
         } else if (t && now - since >= wd.timeout_us) {
             fire(t);
         }
+        check_progress(now);
     }
     return arg;
 }
@@ -174,6 +292,10 @@ static tpb_status_t node_slots(MPI_Comm world)
 {
     int me;
     MPI_Comm_rank(world, &me);
+    wd.world_rank = me;
+    if (gethostname(wd.host, sizeof(wd.host)) != 0)
+        snprintf(wd.host, sizeof(wd.host), "?");
+    wd.host[sizeof(wd.host) - 1] = '\0';
     if (MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &wd.node) !=
         MPI_SUCCESS)
         return tpb_err_call(TPB_ERR_MPI, "MPI_Comm_split_type", "watchdog", __FILE__, __LINE__);

@@ -193,7 +193,8 @@ const tpb_opt_spec_t tpb_opt_table[] = {
      "(ranks allowed on\nthe same cores split them: 2 unbound ranks on 2\ncores run 1 "
      "each), or OPENBLAS_NUM_THREADS if set"},
     {"timeout", 0, "SECONDS", OPT_TIMEOUT, NULL, NULL,
-     "end a hung collective after this long (default 300)"},
+     "end a rank that makes no progress for this long:\na hung collective, a stuck GPU call, a "
+     "wait for a\nstuck rank (default 300; 0: never)"},
     {"collectives", 0, "blocking|nonblocking", OPT_COLLECTIVES, NULL, NULL,
      "MPI collectives: the blocking call, as OSU and IMB\ntime it, watched by a thread that "
      "names the late\nranks of its node (default); or the non-blocking\ncall polled, which "

@@ -130,6 +130,7 @@ typedef struct {
                              during the sweep (base/cpuload.h; NaN: not measured) */
     char cpu_others_host[TPB_HOST_LEN]; /**< ... that machine's (its first rank's host) */
     tpb_record_budget_t budget;         /**< --budget: what it spent (budget_s 0: none) */
+    char stop_reason[1024]; /**< why a run that did not finish ended (its one-line error) */
 } tpb_record_t;
 
 /** Start the record of a run; the clock samples are read when written. */

@@ -298,6 +298,8 @@ void tpb_record_run_json(const tpb_record_t *s, tpb_buf_t *b, tpb_run_status_t s
     for (int i = 0; i < s->nfiles; i++)
         tpb_json_str(b, s->files[i]);
     tpb_json_arr_end(b);
+    if (status != TPB_RUN_RUNNING && status != TPB_RUN_FINISHED && s->stop_reason[0])
+        tpb_json_kv_str(b, "stop_reason", s->stop_reason); /* a timeout names rank and phase */
     tpb_json_kv_str(b, "status", tpb_run_status_name(status));
     /* room to seal the status in place on a full disk (record.c: seal_in_place) */
     tpb_buf_printf(b, "%*s", TPB_RUN_STATUS_WIDTH - (int)strlen(tpb_run_status_name(status)), "");

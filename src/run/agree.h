@@ -9,6 +9,7 @@
 
 #include <mpi.h>
 
+#include "base/stamp.h"
 #include "base/tpb_status.h"
 
 /**
@@ -25,7 +26,10 @@ tpb_status_t tpb_agree(MPI_Comm comm, tpb_status_t local);
  */
 #define TPB_MPI_RET(call, what)                                                                    \
     do {                                                                                           \
-        if ((call) != MPI_SUCCESS)                                                                 \
+        tpb_stamp_peers(1); /* a wait for the other ranks (the watchdog's stamp) */                \
+        int tpb_mpi_rc_ = (call);                                                                  \
+        tpb_stamp_peers(0);                                                                        \
+        if (tpb_mpi_rc_ != MPI_SUCCESS)                                                            \
             return tpb_err_call(TPB_ERR_MPI, #call, what, __FILE__, __LINE__);                     \
     } while (0)
 

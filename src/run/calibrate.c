@@ -7,6 +7,7 @@
 
 #include "base/metrics.h"
 #include "base/sizes.h"
+#include "base/stamp.h"
 #include "run/agree.h"
 
 /* Relative interquartile range of v[n]: (q75 - q25) / median. */
@@ -44,10 +45,21 @@ static tpb_status_t time_batch(tpb_device_t *dev, const tpb_gemm_t *g, int batch
 static tpb_status_t all_done(MPI_Comm comm, int stable, int exhausted, int failed, int *done)
 {
     int v[3] = {stable, -exhausted, -failed};
-    if (MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
-        return tpb_err_call(TPB_ERR_MPI, "MPI_Allreduce", "calibration", __FILE__, __LINE__);
+    TPB_MPI_RET(MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_INT, MPI_MIN, comm), "calibration");
     *done = v[0] || v[1] || v[2];
     return TPB_OK;
+}
+
+/* The GEMM's plan built and its kernels loaded outside the marks: one untimed GEMM, waited
+ * for by every rank whatever its own status (a GPU backend pairs the ranks' waits). Inside
+ * the marks a plan's first build would run behind the start gate (a GPU backend holds its
+ * GEMM stream at c0 until the GEMM is queued), where a lazily loaded kernel waits for that
+ * stream: a deadlock on a GPU. */
+static tpb_status_t warm(tpb_device_t *dev, const tpb_gemm_t *g)
+{
+    tpb_status_t st = tpb_dev_gemm(dev, g);
+    tpb_status_t done = tpb_dev_sync(dev);
+    return st != TPB_OK ? st : done;
 }
 
 /* The sampling loop: every rank times GEMMs in lock-step rounds until all are stable. */
@@ -55,14 +67,18 @@ static tpb_status_t sample(tpb_device_t *dev, MPI_Comm comm, const tpb_gemm_t *g
                            const tpb_cal_policy_t *p, double *dur, int *n)
 {
     double marks[2 * TPB_CAL_BATCH];
-    tpb_status_t st = time_batch(dev, g, 1, marks, dur); /* warm-up, not kept */
-    if (MPI_Barrier(comm) != MPI_SUCCESS)
-        return tpb_err_call(TPB_ERR_MPI, "MPI_Barrier", "calibration", __FILE__, __LINE__);
+    tpb_status_t st = warm(dev, g);
+    if (st == TPB_OK)
+        st = time_batch(dev, g, 1, marks, dur); /* warm-up, not kept */
+    else
+        (void)tpb_dev_sync(dev); /* where the others read their marks */
+    TPB_MPI_RET(MPI_Barrier(comm), "calibration");
     double t0 = tpb_clock_now_us(NULL);
     int done = 0;
     *n = 0;
     while (!done) {
         int batch = *n + TPB_CAL_BATCH <= p->max_samples ? TPB_CAL_BATCH : p->max_samples - *n;
+        tpb_stamp_iter(*n); /* progress: a round of the calibration */
         if (st == TPB_OK && (st = time_batch(dev, g, batch, marks, dur + *n)) == TPB_OK)
             *n += batch;
         else if (st != TPB_OK) /* failed earlier: still wait where the others read their marks */
@@ -85,6 +101,7 @@ tpb_status_t tpb_calibrate_gemm(tpb_device_t *dev, MPI_Comm comm, const tpb_gemm
     long m = sh->m, n = sh->n, k = sh->k;
     size_t in = tpb_dtype_in_size(sh->dtype), outsz = tpb_dtype_out_size(sh->dtype);
     tpb_status_t st = TPB_OK;
+    tpb_stamp(TPB_PHASE_CALIBRATE);
     if (!(dur = malloc((size_t)p->max_samples * sizeof(*dur))))
         st = tpb_err_set(TPB_ERR_NOMEM, "calibration: no memory for %d samples", p->max_samples);
     TPB_CHECK_GOTO(st, st, agree);

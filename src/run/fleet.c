@@ -23,6 +23,7 @@
 #include "base/partition.h"
 #include "base/sequential.h"
 #include "base/stats.h"
+#include "base/stamp.h"
 #include "run/agree.h"
 #include "run/calibrate.h"
 #include "run/coll.h"
@@ -283,6 +284,7 @@ tpb_status_t tpb_fleet_measure(tpb_device_t *dev, MPI_Comm world, const tpb_topo
                                const tpb_options_t *o, double bytes, tpb_fleet_data_t *d)
 {
     enum { R = FLEET_ROUNDS };
+    tpb_stamp(TPB_PHASE_FLEET);
     TPB_CHECK_RET(fits(dev, world, topo, o, bytes));
     tpb_device_info_t info;
     tpb_dev_info(dev, &info);

@@ -9,6 +9,7 @@
 #include "base/partition.h"
 #include "base/clock.h"
 #include "base/rng.h"
+#include "base/stamp.h"
 
 int tpb_layer_checks(const tpb_layer_desc_t *d)
 {
@@ -164,7 +165,9 @@ tpb_status_t tpb_layer_create(tpb_device_t *dev, tpb_comm_t *comm, const tpb_lay
     l->d.shards = l->shards;
     plan_blocks(l);
     TPB_CHECK_GOTO(alloc_buffers(l), st, err);
+    tpb_stamp(TPB_PHASE_INPUTS);
     TPB_CHECK_GOTO(setup_shard(l), st, err);
+    tpb_stamp(TPB_PHASE_SETUP);
     if (!d->comm_only && d->coll->gathers_x)
         TPB_CHECK_GOTO(gather_x(l), st, err);
     /* one untimed GEMM: a backend's per-shape set-up (cuBLASLt's heuristic) and

@@ -241,6 +241,7 @@ void tpb_sweep_close(tpb_sweep_t *s, tpb_status_t why)
     char msg[1024];
     snprintf(msg, sizeof(msg), "%s", tpb_err_msg()); /* writing must not lose the message */
     pthread_mutex_lock(&s->rec->lock);
+    snprintf(s->rec->rec.stop_reason, sizeof(s->rec->rec.stop_reason), "%s", msg);
     tpb_record_write(&s->rec->rec, rs);
     pthread_mutex_unlock(&s->rec->lock);
     tpb_err_set(why, "%s", msg);

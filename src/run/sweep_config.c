@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/partition.h"
+#include "base/stamp.h"
 #include "run/agree.h"
 #include "run/clocksync.h"
 #include "run/signals.h"
@@ -24,9 +25,11 @@ static tpb_status_t gather(tpb_sweep_t *s, int iters, const tpb_mark_t *raw,
         MPI_Type_free(&mark);
         return st;
     }
+    tpb_stamp_peers(1);
     int rc = raw ? MPI_Gather(raw, iters, mark, all, iters, mark, 0, s->world) : MPI_SUCCESS;
     if (rc == MPI_SUCCESS)
         rc = MPI_Gather(info, 1, rank_info, infos, 1, rank_info, 0, s->world);
+    tpb_stamp_peers(0);
     MPI_Type_free(&mark);
     MPI_Type_free(&rank_info);
     if (rc != MPI_SUCCESS)
@@ -156,8 +159,11 @@ tpb_status_t tpb_config_open(tpb_sweep_t *s, const tpb_config_plan_t *plan, tpb_
     TPB_CHECK_RET(tpb_agree(s->world, st));
     /* a stop request is honoured between configs, on every rank alike */
     TPB_CHECK_RET(tpb_signal_agree(s->world));
+    tpb_stamp_config(s->nconfigs);
+    tpb_stamp(TPB_PHASE_SETUP);
     TPB_CHECK_RET(build_layer(s, plan, &c->l));
     if (!plan->desc.comm_only) {
+        tpb_stamp(TPB_PHASE_PROBE);
         st = tpb_dev_emulation_probe(s->dev, tpb_layer_gemm(c->l), &c->info.emulate_achieved);
         TPB_CHECK_RET(tpb_agree(s->world, st));
     }
@@ -191,6 +197,7 @@ tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c)
     const tpb_config_plan_t *p = c->moved.shards ? &c->moved : c->plan;
     double *chunk = NULL, *alone = NULL;
     tpb_status_t st = TPB_OK;
+    tpb_stamp(TPB_PHASE_CHECK);
     if (m->check)
         st = check_y(s, p, c);
     TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
@@ -199,6 +206,7 @@ tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c)
     rank_facts(s, p, &c->info);
     c->id = s->nconfigs;
     int parts = tpb_sweep_in_parts(s, p);
+    tpb_stamp(TPB_PHASE_GATHER);
     tpb_gathered_t g = {.ranks = NULL};
     TPB_CHECK_GOTO(gather(s, c->iters, parts ? NULL : c->raw, &c->info, c->all, c->infos), st, out);
     TPB_CHECK_GOTO(tpb_sweep_resync(s), st, out);
@@ -227,6 +235,7 @@ tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c)
             tpb_overlap_figures(size, p->tp, c->iters, res.chunks, c->all, chunk, alone,
                                 &res.overlap);
         }
+        tpb_stamp(TPB_PHASE_RECORD);
         pthread_mutex_lock(&s->rec->lock);
         st = tpb_record_config(&s->rec->rec, &res, parts ? g.marks : c->all);
         s->check_failed = s->rec->rec.check_failed;
@@ -263,6 +272,8 @@ tpb_status_t tpb_sweep_config(tpb_sweep_t *s, const tpb_config_plan_t *plan)
         st = tpb_sweep_measure(s, plan, &c.moved, &c.l, c.raw);
     if (st == TPB_OK)
         st = tpb_config_close(s, &c);
+    if (st != TPB_OK)
+        tpb_stamp_failed(tpb_err_msg()); /* a free behind a wedged device: said with this */
     tpb_config_free(&c);
     return st;
 }

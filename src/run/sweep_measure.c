@@ -16,6 +16,7 @@
 #include "base/metrics.h"
 #include "base/partition.h"
 #include "base/clock.h"
+#include "base/stamp.h"
 #include "run/agree.h"
 #include "run/orient.h"
 #include "run/signals.h"
@@ -47,6 +48,7 @@ static tpb_status_t iterate(tpb_sweep_t *s, tpb_layer_t *const *ls, int nl, size
     tpb_status_t st = TPB_OK;
     for (size_t i = from; i < to && st == TPB_OK; i++) {
         long it = s->iter_base++;
+        tpb_stamp_iter(it);
         if (m->sched && it == m->sched_iter)
             st = tpb_dev_set_emulation(s->dev, m->sched[rank]);
         for (int j = 0; j < nl && st == TPB_OK; j++) /* --comm-gap: a comm-only rank's
@@ -243,6 +245,7 @@ tpb_status_t tpb_sweep_measure(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_c
     tpb_status_t st = tpb_dev_marks_prepare(s->dev, tpb_marks_count(&p->desc.marks));
     TPB_CHECK_RET(tpb_agree(s->world, st));
     double t0 = tpb_clock_now_us(NULL);
+    tpb_stamp(TPB_PHASE_WARMUP);
     st = iterate(s, l, 1, 0, 0, (size_t)m->warmup, 1, 1); /* untimed: a check every one */
     if (st == TPB_OK || st == TPB_ERR_INTERRUPTED) {
         tpb_status_t done = tpb_dev_sync(s->dev); /* nothing in flight when the layer goes */
@@ -252,6 +255,7 @@ tpb_status_t tpb_sweep_measure(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_c
     TPB_CHECK_RET(st);
     TPB_CHECK_RET(agree_stop_every(s, t0, (size_t)m->warmup));
     TPB_MPI_RET(MPI_Barrier(s->world), "start of the measured iterations");
+    tpb_stamp(TPB_PHASE_MEASURE);
     if (!rec) {
         TPB_CHECK_RET(tpb_dev_mark(s->dev, tpb_marks_iter(span, 0), TPB_MARK_COMPUTE_BEGIN));
         TPB_CHECK_RET(tpb_dev_mark(s->dev, tpb_marks_iter(span, 1), TPB_MARK_COMPUTE_END));
@@ -438,6 +442,7 @@ tpb_status_t tpb_sweep_measure_set(tpb_sweep_t *s, tpb_config_run_t *c, int k, i
                              : tpb_dev_marks_prepare(s->dev, slots);
     st = tpb_agree(s->world, st);
     double t0 = tpb_clock_now_us(NULL);
+    tpb_stamp(TPB_PHASE_WARMUP);
     if (st == TPB_OK) {
         for (int u = 0; u < k && st == TPB_OK; u++) /* every one's warm-up, in the set's order */
             st = iterate(s, &ls[u * nl], nl, n, (size_t)u * unit,
@@ -448,6 +453,7 @@ tpb_status_t tpb_sweep_measure_set(tpb_sweep_t *s, tpb_config_run_t *c, int k, i
         st = agree_stop_every(s, t0, (size_t)(k * m->warmup));
     if (st == TPB_OK) {
         tpb_interval_order(k, nr, order);
+        tpb_stamp(TPB_PHASE_MEASURE);
         for (int u = 0; u < k; u++)
             at[u] = (size_t)u * unit + (size_t)m->warmup;
         t0 = tpb_clock_now_us(NULL);

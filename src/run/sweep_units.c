@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/stamp.h"
 #include "run/agree.h"
 #include "run/signals.h"
 #include "run/sweep_impl.h"
@@ -132,6 +133,8 @@ static tpb_status_t measure_units(tpb_sweep_t *s, const int *idx, int k, int nl)
         st = tpb_sweep_block(s, &c[u * nl], nl);
     s->nblocks += s->plans.m.block && st == TPB_OK ? k : 0;
     s->nsets += st == TPB_OK && c[0].rounds;
+    if (st != TPB_OK)
+        tpb_stamp_failed(tpb_err_msg()); /* a free behind a wedged device: said with this */
     for (int j = 0; j < open; j++)
         tpb_config_free(&c[j]);
     free(c);

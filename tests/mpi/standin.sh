@@ -208,6 +208,41 @@ fault 4 TPBAL_STANDIN_NCCL_HANG=13 TPBAL_STANDIN_FAULT_RANK=1 -- $Q --out "$WORK
 [ $(($(date +%s) - t0)) -le 30 ] || fail "a hung collective was not ended by --timeout 5"
 grep -q "did not complete within --timeout 5 s" "$WORK/err" || fail "hang: the line"
 grep -q '"status":"timeout"' "$WORK/r/results.jsonl" || fail "hang: the record not sealed"
+# the progress watchdog (issue 55, item 2): a rank stuck where no wait of tpbal's is polled
+# (inside the cuBLASLt heuristic, inside a host synchronization) is ended under NCCL and MPI
+# within --timeout + 5 s of its last progress (the watchdog's own figure, in the message),
+# rank 0 names the rank and the phase in the record it seals "timeout", --out is free again
+# (on the H200 such a rank hung for ever: no watchdog thread under NCCL, none outside a
+# staged collective under MPI)
+watched() { # WHAT: the checks after a planted stall
+    local secs
+    secs=$(grep -o '"stop_reason":"rank 1 ([^)]*) made no progress for [0-9]* s' \
+        "$WORK/r/results.jsonl" | grep -o '[0-9]* s$' | cut -d' ' -f1)
+    echo "$1: ended after ${secs:-?} s without progress (--timeout 5)"
+    [ -n "$secs" ] && [ "$secs" -le 10 ] || fail "$1: no stop reason naming rank 1 within 10 s"
+    grep -q '"status":"timeout"' "$WORK/r/results.jsonl" || fail "$1: the record not sealed"
+    [ ! -e "$WORK/r/.tpbal.lock" ] || fail "$1: the lock on --out was left"
+    grep -q "^tpbal: error on rank 0: rank 1 (" "$WORK/err" || fail "$1: rank 0's line"
+}
+for comm in nccl mpi; do
+    fault 4 TPBAL_STANDIN_HEURISTIC_STALL=1 TPBAL_STANDIN_FAULT_RANK=1 -- $Q --comm "$comm" \
+        --dtype fp32 --out "$WORK/r"
+    watched "heuristic stall, --comm $comm"
+    grep -q "inside cublasLtMatmulAlgoGetHeuristic" "$WORK/r/results.jsonl" ||
+        fail "heuristic stall: the call not named"
+    fault 4 TPBAL_STANDIN_SYNC_STALL=3 TPBAL_STANDIN_FAULT_RANK=1 -- $Q --comm "$comm" \
+        --dtype fp32 --out "$WORK/r"
+    watched "synchronize stall, --comm $comm"
+done
+# a TP-1 config whose GEMM outlasts --timeout (no communicator watched: the wait read the
+# first watched group and segfaulted both ranks, the record left "running" and the lock)
+fault 4 TPBAL_STANDIN_GFLOPS=0.02 -- --backend cuda --tp 1 --shape 256x512x512 --iters 3 \
+    --warmup 1 --timeout 3 --out "$WORK/r"
+grep -q "the GPU did not finish this rank's work within --timeout 3 s" "$WORK/err" ||
+    fail "TP 1 past --timeout: $(grep -m1 '^tpbal: error' "$WORK/err")"
+grep -q '"status":"timeout"' "$WORK/r/results.jsonl" || fail "TP 1 past --timeout: not sealed"
+[ ! -e "$WORK/r/.tpbal.lock" ] || fail "TP 1 past --timeout: the lock on --out was left"
+if grep -qi "segmentation\|signal 11" "$WORK/err"; then fail "TP 1 past --timeout: a crash"; fi
 # a rank that never reaches its wait is named by its world rank, also in a spread group: two
 # emulated nodes (each pair of ranks under its own host name, a UTS namespace), groups {0,2}
 # and {1,3}; rank 2 stalls in a collective call (rank 0 named rank 1 before the fix)

@@ -143,6 +143,8 @@ static void load(void)
     cfg.nccl_stall = nth("TPBAL_STANDIN_NCCL_STALL", 0);
     cfg.nccl_corrupt = nth("TPBAL_STANDIN_NCCL_CORRUPT", 1);
     cfg.no_algo = nth("TPBAL_STANDIN_NO_ALGO", 1);
+    cfg.heuristic_stall = nth("TPBAL_STANDIN_HEURISTIC_STALL", 0);
+    cfg.sync_stall = nth("TPBAL_STANDIN_SYNC_STALL", 0);
     cfg.nccl_in_progress = (int)number("TPBAL_STANDIN_NCCL_INPROGRESS", 0, 0, 1);
     cfg.dir = getenv("TPBAL_STANDIN_DIR");
     cfg.run = getenv("TPBAL_STANDIN_RUN");

@@ -35,6 +35,9 @@ typedef struct {
     long nccl_stall;      /**< TPBAL_STANDIN_NCCL_STALL: the Nth collective call never returns */
     long nccl_corrupt;    /**< TPBAL_STANDIN_NCCL_CORRUPT: the Nth (-1: every) result is wrong */
     long no_algo;         /**< TPBAL_STANDIN_NO_ALGO: the Nth heuristic finds none (-1 all) */
+    long heuristic_stall; /**< TPBAL_STANDIN_HEURISTIC_STALL: the Nth heuristic never returns */
+    long sync_stall;      /**< TPBAL_STANDIN_SYNC_STALL: the Nth host synchronization (stream, event
+                               or device) never returns */
     int nccl_in_progress; /**< TPBAL_STANDIN_NCCL_INPROGRESS: every non-blocking call returns
                                ncclInProgress (else only init and finalize do) */
     const char *dir;      /**< TPBAL_STANDIN_DIR: the node's lock files (set by run) */

@@ -250,7 +250,7 @@ static tpbsi_stream_t *parked_stream(int device)
 static struct {
     int device;
     unsigned long long key;
-} *loaded;
+} * loaded;
 static size_t nloaded, caploaded;
 
 static int is_loaded(int device, unsigned long long key)
@@ -397,8 +397,20 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream)
     return cudaSuccess;
 }
 
+/* TPBAL_STANDIN_SYNC_STALL: the Nth host synchronization of the process never returns, as a
+ * wedged device or driver leaves it. */
+static void sync_planted(void)
+{
+    static long syncs;
+    const tpbsi_config_t *cf = tpbsi_config();
+    long nth = __atomic_add_fetch(&syncs, 1, __ATOMIC_SEQ_CST);
+    while (cf->faulty && cf->sync_stall == nth)
+        pause();
+}
+
 cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
+    sync_planted();
     tpbsi_stream_t *s = tpbsi_stream(stream, "cudaStreamSynchronize");
     if (!s)
         return tpbsi_ret(cudaErrorInvalidResourceHandle);
@@ -424,6 +436,7 @@ cudaError_t cudaDeviceSynchronize(void)
 {
     if (tls_callback)
         return tpbsi_ret(cudaErrorNotPermitted);
+    sync_planted();
     tpbsi_device_sync(tpbsi_current_device());
     return cudaSuccess;
 }
@@ -634,6 +647,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
     if (tls_callback)
         return tpbsi_ret(cudaErrorNotPermitted);
+    sync_planted();
     event_t *e = event_of(event, "cudaEventSynchronize");
     if (!e)
         return tpbsi_ret(cudaErrorInvalidResourceHandle);

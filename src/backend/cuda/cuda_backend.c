@@ -14,6 +14,7 @@
 #include "backend/cuda/cuda_defaults.h"
 #include "backend/cuda/cuda_internal.h"
 #include "backend/cuda/cuda_plan.h"
+#include "base/stamp.h"
 
 /* Before a device is chosen: every dtype of the table is a GPU dtype; what the dtype
  * needs of the collectives' path and the host-only features are known without one. */
@@ -82,16 +83,13 @@ static tpb_status_t cuda_open(const tpb_backend_args_t *args, tpb_device_t **out
         st = tpb_bind_apply(o->bind, args->local_rank, args->local_size);
     if (st == TPB_OK)
         st = setup_streams(be);
-    int watched = o->comm == TPB_COMM_MPI;
-    if (watched) { /* collective over the world: every rank, whatever st */
-        tpb_status_t ws = tpb_watchdog_start(
-            args->world, o->collectives == TPB_COLLS_BLOCKING ? o->timeout_s : 0.0);
-        st = st == TPB_OK ? ws : st;
-    }
+    /* the watchdog, for every --comm (a rank stuck in cuBLASLt, a synchronize or NCCL is
+     * ended too): collective over the world, every rank whatever st */
+    tpb_status_t ws = tpb_watchdog_start(args->world, o->timeout_s);
+    st = st == TPB_OK ? ws : st;
     st = tpb_backend_agree(args->world, st); /* one that failed: every rank ends, nothing kept */
     if (st != TPB_OK) {
-        if (watched)
-            tpb_watchdog_stop();
+        tpb_watchdog_stop();
         if (be)
             release(be);
         return st;
@@ -133,10 +131,9 @@ static void release(tpb_cuda_t *be)
 
 static void cuda_finalize(tpb_device_t *dev)
 {
-    tpb_cuda_t *be = (tpb_cuda_t *)dev;
-    if (be->gpu.args.cfg.comm == TPB_COMM_MPI)
-        tpb_watchdog_stop();
-    release(be);
+    tpb_stamp(TPB_PHASE_CLOSE);
+    release((tpb_cuda_t *)dev); /* its synchronizes still watched */
+    tpb_watchdog_stop();
 }
 
 static void cuda_info(tpb_device_t *dev, tpb_device_info_t *info)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "backend/cuda/cuda_internal.h"
+#include "base/stamp.h"
 #include "backend/cuda/cuda_plan.h"
 
 #define NCCL_OF(c) ((ncclComm_t)(c)->ccl)
@@ -150,7 +151,7 @@ static tpb_status_t nccl_reduce_scatter(tpb_gpu_comm_t *c, const tpb_coll_desc_t
                      "ncclReduceScatter");
 }
 
-tpb_status_t tpb_cuda_ccl_post(tpb_gpu_comm_t *c, const tpb_coll_desc_t *d)
+static tpb_status_t post(tpb_gpu_comm_t *c, const tpb_coll_desc_t *d)
 {
     switch (d->kind) { /* no default: a new kind fails the build until it has its call */
     case TPB_COLL_ALLREDUCE:
@@ -164,17 +165,40 @@ tpb_status_t tpb_cuda_ccl_post(tpb_gpu_comm_t *c, const tpb_coll_desc_t *d)
     return tpb_err_set(TPB_ERR_UNSUPPORTED, "collective kind %d", (int)d->kind);
 }
 
+tpb_status_t tpb_cuda_ccl_post(tpb_gpu_comm_t *c, const tpb_coll_desc_t *d)
+{
+    tpb_stamp_call("an NCCL call"); /* an enqueue can block the host (the watchdog sees it) */
+    tpb_status_t st = post(c, d);
+    tpb_stamp_call(NULL);
+    return st;
+}
+
+/* The comm stream's work done, polled under --timeout (a collective that never ends must not
+ * hang the close: cudaStreamSynchronize would). 0 if it finished. */
+static int comm_stream_settle(tpb_gpu_comm_t *c)
+{
+    double start = tpb_clock_now_us(NULL), limit = c->gpu->args.cfg.timeout_s * 1e6;
+    cudaStream_t s = tpb_cuda_of(c->gpu)->comm_stream;
+    cudaError_t e;
+    tpb_stamp_call("closing NCCL: a wait for its stream");
+    while ((e = cudaStreamQuery(s)) == cudaErrorNotReady &&
+           (limit <= 0 || tpb_clock_now_us(NULL) - start <= limit))
+        usleep(50);
+    tpb_stamp_call(NULL);
+    return e != cudaSuccess;
+}
+
 /* A clean-up: a broken communicator is aborted; a sound non-blocking one is finalized
  * (polled, under --timeout) first. The error that ended the run keeps its message. */
 void tpb_cuda_ccl_close(tpb_gpu_comm_t *c)
 {
     char saved[1024];
     snprintf(saved, sizeof(saved), "%s", tpb_err_msg());
-    cudaStreamSynchronize(tpb_cuda_of(c->gpu)->comm_stream);
+    int unfinished = comm_stream_settle(c);
     ncclResult_t async = ncclSuccess;
     ncclCommGetAsyncError(NCCL_OF(c), &async);
-    if (async != ncclSuccess && async != ncclInProgress)
-        ncclCommAbort(NCCL_OF(c));
+    if (unfinished || (async != ncclSuccess && async != ncclInProgress))
+        ncclCommAbort(NCCL_OF(c)); /* its operations in flight end */
     else if (nccl_call(c, ncclCommFinalize(NCCL_OF(c)), "ncclCommFinalize") == TPB_OK)
         ncclCommDestroy(NCCL_OF(c));
     else if (c->ccl) /* NULL when the finalize timed out: aborted there */

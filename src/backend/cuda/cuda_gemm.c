@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "backend/cuda/cuda_internal.h"
+#include "base/stamp.h"
 
 typedef struct {
     cudaDataType_t in, out, scale;
@@ -103,9 +104,11 @@ static tpb_status_t plan_build(tpb_cuda_t *be, const tpb_gemm_t *g, int sm_targe
         uint32_t v = (uint32_t)key.align[i];
         s = cublasLtMatmulPreferenceSetAttribute(pref, apref[i], &v, sizeof(v));
     }
+    tpb_stamp_call("cublasLtMatmulAlgoGetHeuristic"); /* may load kernels: may block */
     if (s == CUBLAS_STATUS_SUCCESS)
         s = cublasLtMatmulAlgoGetHeuristic(be->lt, p->op, p->a, p->b, p->c, p->c, pref, 1, &res,
                                            &found);
+    tpb_stamp_call(NULL);
     cublasLtMatmulPreferenceDestroy(pref);
     if (s != CUBLAS_STATUS_SUCCESS || found == 0)
         return tpb_err_set(TPB_ERR_INVALID, /* at the layer's untimed GEMM: the config is skipped */
@@ -118,10 +121,14 @@ static tpb_status_t plan_build(tpb_cuda_t *be, const tpb_gemm_t *g, int sm_targe
     return TPB_OK;
 }
 
-/* The plan of g for sm_target SMs (0: the whole device), from the cache or built. A new
- * plan's first launch may load its kernels (lazy module loading), which can wait for the
- * context while the GEMM stream waits for the gate: the gate is released first and the new
- * plan launched once on the stream given, so that the timed launches find it loaded. */
+/* The plan of g for sm_target SMs (0: the whole device), from the cache or built. Building
+ * a plan (the heuristic) and its first launch may load kernels (lazy module loading), and a
+ * load waits until the device's streams are idle: a GEMM stream held by the start gate never
+ * is, while this thread, the only one that lets the gate go, waits in the load (the first
+ * H200 run's weighted configs hung so). So the gate is let go before anything is built, and
+ * the new plan is launched once on the stream given, so that timed launches find it loaded.
+ * Callers warm their plans outside the marks (the layer's untimed GEMM, the calibration's):
+ * this is the fallback that keeps a plan first met inside them from hanging. */
 static tpb_status_t plan_get(tpb_cuda_t *be, const tpb_gemm_t *g, int sm_target,
                              cudaStream_t stream, tpb_cuda_plan_t **out)
 {
@@ -131,11 +138,10 @@ static tpb_status_t plan_get(tpb_cuda_t *be, const tpb_gemm_t *g, int sm_target,
     void *slot = NULL;
     TPB_CHECK_RET(tpb_gpu_plans_reserve(&be->gpu.plans, &slot));
     tpb_cuda_plan_t *p = slot;
+    tpb_cuda_gate_release(be); /* never build or load a kernel behind a held gate */
     tpb_status_t st = plan_build(be, g, sm_target, p);
-    if (st == TPB_OK) {
-        tpb_cuda_gate_release(be);
+    if (st == TPB_OK)
         st = launch(be, g, p, stream, 1); /* the first launch, ungated, Y kept */
-    }
     if (st != TPB_OK) {
         tpb_cuda_plan_destroy(p);
         return st;
@@ -185,12 +191,17 @@ static tpb_status_t one_timed(tpb_cuda_t *be, const tpb_gemm_t *g, int emulated)
 {
     if (!emulated) {
         TPB_CHECK_RET(run_one_on(be, g, 0, be->comm_stream));
-        TPB_CUDA_RET(cudaStreamSynchronize(be->comm_stream));
-        return TPB_OK;
+        tpb_stamp_call("cudaStreamSynchronize");
+        cudaError_t e = cudaStreamSynchronize(be->comm_stream);
+        tpb_stamp_call(NULL);
+        return e == cudaSuccess ? TPB_OK
+                                : tpb_cuda_err(e, "cudaStreamSynchronize", __FILE__, __LINE__);
     }
     tpb_cuda_green_enter(be);
     tpb_status_t st = tpb_cuda_gemm(be, g);
+    tpb_stamp_call("cudaStreamSynchronize");
     cudaError_t e = cudaStreamSynchronize(be->gemm_stream);
+    tpb_stamp_call(NULL);
     tpb_cuda_green_leave(be);
     TPB_CHECK_RET(st);
     if (e != cudaSuccess)
@@ -222,9 +233,15 @@ tpb_status_t tpb_cuda_emulation_probe(tpb_cuda_t *be, const tpb_gemm_t *g, doubl
         return TPB_OK;
     }
     tpb_cuda_gate_release(be);
-    TPB_CUDA_RET(cudaDeviceSynchronize()); /* the primary context; the green stream: below */
+    tpb_stamp_call("cudaDeviceSynchronize");
+    cudaError_t e = cudaDeviceSynchronize(); /* the primary context; the green stream: below */
+    tpb_stamp_call(NULL);
+    if (e != cudaSuccess)
+        return tpb_cuda_err(e, "cudaDeviceSynchronize", __FILE__, __LINE__);
     tpb_cuda_green_enter(be);
-    cudaError_t e = cudaStreamSynchronize(be->gemm_stream);
+    tpb_stamp_call("cudaStreamSynchronize");
+    e = cudaStreamSynchronize(be->gemm_stream);
+    tpb_stamp_call(NULL);
     tpb_cuda_green_leave(be);
     if (e != cudaSuccess)
         return tpb_cuda_err(e, "cudaStreamSynchronize", __FILE__, __LINE__);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "backend/gpu/gpu.h"
+#include "base/stamp.h"
 
 tpb_status_t tpb_gpu_init(tpb_gpu_t *g)
 {
@@ -72,8 +73,10 @@ static tpb_status_t take_anchor(tpb_gpu_t *g, int a)
         g->v->enter(g, s);
         double before = tpb_clock_now_us(g->args.clock);
         tpb_status_t st = g->v->event_record(g, g->anchor[a][s], s);
+        tpb_stamp_call("an event synchronize (an anchor on an idle stream)");
         if (st == TPB_OK)
             st = g->v->event_sync(g->anchor[a][s]);
+        tpb_stamp_call(NULL);
         double after = tpb_clock_now_us(g->args.clock);
         g->v->leave(g, s);
         TPB_CHECK_RET(st);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "backend/gpu/gpu.h"
+#include "base/stamp.h"
 
 #define TPB_TAG_ARRIVE 7300
 
@@ -86,9 +87,18 @@ static int world_rank_of(MPI_Comm c, int p)
     return w;
 }
 
-static tpb_status_t timed_out(tpb_gpu_t *g, arrivals_t *a)
+/* The wait outlasted --timeout: the communicators aborted, and a message naming the ranks of
+ * the first watched group that never arrived; with no group watched (TP 1, a set-up wait),
+ * the device's own work is what did not end. */
+static tpb_status_t timed_out(tpb_gpu_t *g, arrivals_t *a, int done_gpu)
 {
     char missing[256] = "";
+    if (!g->nwatch)
+        return tpb_err_set(TPB_ERR_TIMEOUT,
+                           "the GPU did not finish this rank's work within --timeout %g s on "
+                           "rank %d (no collective in flight: a GEMM, a copy or the device "
+                           "itself): look at that rank's GPU",
+                           g->args.cfg.timeout_s, g->args.world_rank);
     MPI_Comm grp = g->watch[0]->mpi;
     int rank, world_rank = g->args.world_rank;
     MPI_Comm_rank(grp, &rank);
@@ -109,6 +119,8 @@ static tpb_status_t timed_out(tpb_gpu_t *g, arrivals_t *a)
         g->watch[i]->ccl = NULL;
     }
     g->nwatch = 0;
+    if (done_gpu && !missing[0]) /* the GPU is idle and every peer arrived: the library */
+        snprintf(missing, sizeof(missing), "none (%s's work did not end)", g->v->name);
     return tpb_err_set(TPB_ERR_TIMEOUT,
                        "a collective did not complete within --timeout %g s on rank %d; ranks "
                        "that did not arrive: %s",
@@ -132,9 +144,8 @@ static tpb_status_t poll_once(tpb_gpu_t *g, arrivals_t *a, int *done_gpu, int *d
     return TPB_OK;
 }
 
-tpb_status_t tpb_gpu_wait(tpb_gpu_t *g, int collective)
+static tpb_status_t wait_polled(tpb_gpu_t *g, int collective)
 {
-    g->v->gate_release(g); /* never wait on a stream held by the gate */
     arrivals_t a = {.nreq = 0, .npeer = 0};
     if (collective) {
         g->wait_seq++;
@@ -149,9 +160,19 @@ tpb_status_t tpb_gpu_wait(tpb_gpu_t *g, int collective)
             return st;
         }
         if (limit > 0 && tpb_clock_now_us(NULL) - start > limit)
-            return timed_out(g, &a);
+            return timed_out(g, &a, done_gpu);
         if (!done_gpu || !done_mpi)
             usleep(20);
     }
     return TPB_OK;
+}
+
+tpb_status_t tpb_gpu_wait(tpb_gpu_t *g, int collective)
+{
+    g->v->gate_release(g); /* never wait on a stream held by the gate */
+    /* progress now (the watchdog's stamp): this wait's own --timeout ends it first */
+    tpb_stamp_call(collective ? "a wait for the GPU and the TP group" : "a wait for the GPU");
+    tpb_status_t st = wait_polled(g, collective);
+    tpb_stamp_call(NULL);
+    return st;
 }

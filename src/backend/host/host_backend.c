@@ -21,6 +21,7 @@
 #include "backend/host/host_peak.h"
 #include "base/metrics.h"
 #include "base/partition.h"
+#include "base/stamp.h"
 #include "backend/host/host_internal.h"
 
 static int host_device_count(void)
@@ -67,8 +68,7 @@ static tpb_status_t host_open(const tpb_backend_args_t *args, tpb_device_t **dev
     /* the watchdog's start, the share of cores and the agreement are collective over the
      * world: every rank calls each, whatever failed before on some ranks only (binding);
      * a rank that failed ends its watchdog's thread before MPI ends (its slots go then) */
-    tpb_status_t st = tpb_watchdog_start(
-        args->world, args->cfg.collectives == TPB_COLLS_BLOCKING ? args->cfg.timeout_s : 0.0);
+    tpb_status_t st = tpb_watchdog_start(args->world, args->cfg.timeout_s);
     tpb_status_t bound = tpb_bind_apply(args->cfg.bind, args->local_rank, args->local_size);
     tpb_core_share_t share;
     tpb_status_t shared = tpb_bind_share(args->world, &share);
@@ -93,6 +93,7 @@ static tpb_status_t host_open(const tpb_backend_args_t *args, tpb_device_t **dev
 static void host_finalize(tpb_device_t *dev)
 {
     tpb_host_t *h = (tpb_host_t *)dev;
+    tpb_stamp(TPB_PHASE_CLOSE);
     tpb_watchdog_stop();
     free(h->marks);
     free(h);
