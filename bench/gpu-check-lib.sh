@@ -1,9 +1,14 @@
 # bench/gpu-check-lib.sh - the step machinery of bench/gpu-check.sh (sourced; its test,
 # tests/mpi/gpucheck.sh, plants failing and timing-out steps through it): every step under
-# a budget and the check's deadline, its verdict said in summary.txt and counted in FAILED
+# a budget and the check's deadline, in a session of its own and marked in its environment so
+# that everything it started is killed at its end (a hung mpirun in a process group of its
+# own outlived its step on the H200 and disturbed every timed step after it), its verdict -
+# its exit status and its figures (gpu_summary.py) - said in summary.txt and counted in FAILED
 # in this shell (never inside a command substitution, where it would be lost), and at exit
 # the details packed into one tarball beside summary.txt and commands.txt.
-# Uses OUTDIR, DEADLINE, DRY and T (the tpbal a dry run resolves); sets RUN, SUM, FAILED, RC.
+# Uses OUTDIR, DEADLINE, DRY and T (the tpbal a dry run resolves), NVIDIA_SMI (default
+# nvidia-smi), GPU_CHECK_PLANT (the rehearsal's planted bad figures: plant_env); sets RUN,
+# SUM, FAILED, RC.
 
 check_start() {
     # the folder is the check's own: new, empty, or marked by an earlier check (.tpbal-gpu-check);
@@ -42,9 +47,52 @@ fail_step() {
     say "$1: FAIL${2:+: $2}"
 }
 
+# kill_step MARK: every process whose environment holds TPB_CHECK_STEP=MARK (a step's, and
+# all it started, whatever process group or session they moved to), killed
+kill_step() {
+    local p
+    for p in /proc/[0-9]*; do
+        grep -qxzs "TPB_CHECK_STEP=$1" "$p/environ" && kill -KILL "${p#/proc/}" 2>/dev/null
+    done
+    return 0
+}
+
+# plant_env NAME: the environment the rehearsal's planted bad figures give step NAME
+# (GPU_CHECK_PLANT="kind:step,...", --standin only): ratio:X the bare loop of X on devices at
+# half speed (tpbal/bare 2), disturbed:X every other GEMM of X twice as long, emulation:X
+# no padding in X's emulation (the partition alone misses); holder:X is said by gpu_free
+plant_env() {
+    local p plants=${GPU_CHECK_PLANT:-}
+    for p in ${plants//,/ }; do
+        case $p in
+        "ratio:${1#bare-}") [[ $1 == bare-* ]] && echo TPBAL_STANDIN_SPEEDS=0.5,0.5 ;;
+        "disturbed:$1") echo TPBAL_STANDIN_ALTERNATE=2 ;;
+        "emulation:$1") echo TPBAL_TEST_FAULT=no-padding ;;
+        esac
+    done
+}
+
+# gpu_free NAME: 0 if no other process holds the GPU before timed step NAME, else the step
+# fails (another process's kernels would share the GPU with it: two modes of step)
+gpu_free() {
+    local held plants=${GPU_CHECK_PLANT:-}
+    [[ $DRY == 1 ]] && return 0
+    if [[ " ${plants//,/ } " == *" holder:$1 "* ]]; then
+        held="4242, python3, 1024 MiB (planted)"
+    else
+        held=$(${NVIDIA_SMI:-nvidia-smi} --query-compute-apps=pid,process_name,used_memory \
+            --format=csv,noheader 2>/dev/null | tr '\n' ';')
+    fi
+    [[ -z "$held" ]] && return 0
+    fail_step "$1" "another process holds the GPU before this timed step: ${held%;}"
+    RC=1
+    return 1
+}
+
 # step NAME BUDGET CMD...: run a command under min(BUDGET, time left), killed 5 s after its
-# TERM if it does not stop; sets RC. In a dry run a tpbal command is resolved with --dry-run
-# (a refusal fails the check); others are only listed.
+# TERM if it does not stop, in a session of its own; whatever it started is killed at its end
+# (kill_step); sets RC. In a dry run a tpbal command is resolved with --dry-run (a refusal
+# fails the check); others are only listed.
 step() {
     local name=$1 budget=$2
     shift 2
@@ -64,9 +112,14 @@ step() {
         return
     fi
     [[ $budget -gt $left ]] && budget=$left
-    local t0=$SECONDS
-    timeout -k 5 "$budget" "$@" >"$RUN/$name.txt" 2>&1
+    local t0=$SECONDS mark="$name.$$.$RANDOM" plant
+    plant=$(plant_env "$name")
+    [[ -n "$plant" ]] && echo "# [$name] planted: $plant" >>"$OUTDIR/commands.txt"
+    # shellcheck disable=SC2086
+    TPB_CHECK_STEP=$mark timeout -k 5 "$budget" setsid --wait env $plant "$@" \
+        >"$RUN/$name.txt" 2>&1 </dev/null
     RC=$?
+    kill_step "$mark"
     [[ $RC -eq 124 || $RC -eq 137 ]] && say "$name: TIMEOUT after $budget s"
     echo "# [$name] rc $RC in $((SECONDS - t0)) s" >>"$OUTDIR/commands.txt"
 }
@@ -80,16 +133,34 @@ verdict() {
     fi
 }
 
-# summary NAME DIR [BARE]: verdict and the named fields of a result directory (dry: what
+# judged NAME ARGS...: the step's verdict from its exit status (RC) and gpu_summary.py ARGS's
+# figures and their verdict, in one line whose words agree: "NAME: pass (figures)", "NAME:
+# FAIL: rc N (figures)" or "NAME: FAIL: figures: why (figures)"
+judged() {
+    local name=$1 out figs why
+    shift
+    out=$(python3 "$TOP/bench/gpu_summary.py" "$@" 2>&1)
+    figs=$(echo "$out" | grep -v '^verdict ' | tail -1)
+    why=$(echo "$out" | sed -n 's/^verdict FAIL: //p' | tail -1)
+    if [[ $RC -ne 0 ]]; then
+        fail_step "$name" "rc $RC${why:+; figures: $why} ($figs)"
+    elif [[ -n "$why" ]] || ! echo "$out" | grep -q '^verdict pass$'; then
+        fail_step "$name" "figures: ${why:-unreadable} ($figs)"
+    else
+        say "$name: pass ($figs)"
+    fi
+}
+
+# summary NAME DIR [GPU_SUMMARY ARGS...]: the verdict of a result directory's step (dry: what
 # tpbal --dry-run resolved)
 summary() {
-    local name=$1 dir=$2 bare=${3:-} fields
+    local name=$1 dir=$2
+    shift 2
     if [[ $DRY == 1 ]]; then
         [[ $RC -eq 0 ]] && say "$name: resolved: $(grep -m1 '^tpbal: dry run' "$RUN/$name.txt")"
         return
     fi
-    fields=$(python3 "$TOP/bench/gpu_summary.py" "$dir" $bare 2>&1 | tail -1)
-    verdict "$name" "($fields)"
+    judged "$name" "$dir" "$@"
 }
 
 # at exit: the logger stopped, the details packed (summary.txt and commands.txt stay apart),

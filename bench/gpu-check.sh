@@ -13,12 +13,15 @@
 #              GPU or with a driver too old for CUDA 13)
 #   build      configure --with-cuda, make; tests: the CUDA unit tests and tests/mpi/gpu.sh
 #   check-DT   --check at TP 1, 2048^3, for fp32 tf32 fp16 bf16 fp8
-#   timed-DT   bf16 and fp8 at 8192^3 against a bare cuBLASLt loop on the same data (goal
-#              >= 0.97) and against the datasheet peak; gate-bf16 the same at 1024^3 (the
-#              start gate's share of a short GEMM)
+#   timed-DT   bf16 and fp8 at 8192^3 against a bare cuBLASLt loop on the same data, both
+#              timed the same way (per-GEMM event pairs, medians): fails outside [0.97, 1.10],
+#              or when a config is disturbed (steps bimodal or spiky), or when another process
+#              holds the GPU before it (nvidia-smi --query-compute-apps); and against the
+#              datasheet peak; gate-bf16 the same at 1024^3 (the start gate's share of a short
+#              GEMM)
 #   emulate-F  green-context emulation on one rank at 0.25, 0.5, 0.75 and work mode 0.5:
 #              SMs granted / SM count, the probe's achieved factor, and the factor measured
-#              against timed-bf16's compute
+#              against timed-bf16's compute: fails when it misses the one asked by > 10 %
 #   shared-*   TP 2 on one shared GPU (--comm mpi --dtype fp32), even and weighted with
 #              --check, and the col split with --col-collective allreduce; nccl-refused: NCCL
 #              refuses a shared GPU in one line; comm: --comm-only on the shared GPU
@@ -34,7 +37,10 @@
 # (tests/standin; the bundle's tests/standin/) with two stand-in devices, the steps for one shared
 # GPU on one, and shapes 4-16x smaller in each dimension (said in the summary): it proves the
 # commands, the step machinery and the CUDA path run; the figures are the stand-in's model,
-# not a GPU's.
+# not a GPU's. There, GPU_CHECK_PLANT="kind:step,..." plants a bad figure of each kind the check
+# must catch (ratio, disturbed, emulation, holder: gpu-check-lib.sh), and GPU_CHECK_ONLY="step
+# ..." runs only those steps (tests/mpi/gpucheck.sh).
+# Every step runs in a session of its own, and what it started is killed at its end.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 usage() {
@@ -79,13 +85,23 @@ fi
 # the shapes: a GPU's, or the stand-in's (a CPU runs its GEMMs at a few GFLOP/s)
 S_CHECK=2048x2048x2048 S_TIMED=8192x8192x8192 S_GATE=1024x1024x1024 S_SHARED=2048x4096x4096
 S_NCCL=8192x8192x8192 COMM_SIZES=64K:64M:4 BARE_BYTES=$((8192 * 8192 * 2)) PRESET=llama3-8b
-ONE=() # the steps that share one GPU: on the stand-in, one device
+ONE=()   # the steps that share one GPU: on the stand-in, one device
+TIMED=() # the timed steps: on the stand-in, its time model alone (no host arithmetic to
+# outrun it) at 10x the rate: deterministic figures, and GEMMs short enough for the budgets
+if [[ -n "${GPU_CHECK_PLANT:-}${GPU_CHECK_ONLY:-}" && $STANDIN != 1 ]]; then
+    echo "gpu-check: GPU_CHECK_PLANT and GPU_CHECK_ONLY are for the rehearsal (--standin) only" >&2
+    exit 2
+fi
+# wanted NAME: the step runs (GPU_CHECK_ONLY unset, or names it; a bare loop with its step)
+wanted() { [[ -z "${GPU_CHECK_ONLY:-}" || " $GPU_CHECK_ONLY " == *" ${1#bare-} "* ]]; }
 if [[ $STANDIN == 1 ]]; then
     [[ -x "$SI" ]] || { echo "gpu-check: no stand-in at $SI (make check builds it in a CUDA build)" >&2; exit 2; }
+    NVIDIA_SMI=${NVIDIA_SMI:-true} # no GPU to hold: no other process holds it
     export TPBAL_STANDIN_DEVICES=2
     MPIRUN=("$SI" "${MPIRUN[@]}")
     BARE=("$SI" "${BARE[@]}")
     ONE=(env TPBAL_STANDIN_DEVICES=1)
+    TIMED=(env TPBAL_STANDIN_NO_MATH=1 TPBAL_STANDIN_GFLOPS=40)
     S_CHECK=256x256x256 S_TIMED=512x512x512 S_GATE=256x256x256 S_SHARED=256x512x512
     S_NCCL=512x512x512 COMM_SIZES=64K:4M:4 BARE_BYTES=$((4 << 20)) PRESET=tiny
 fi
@@ -143,7 +159,7 @@ else
     "${MPIRUN[@]}" -np 2 "$T" --backend host --tp 2 --shape 64x64x64 --emulate-speed 1,0.5 --check \
         --iters 3 --out "$RUN/dry-host" >"$RUN/dry-host.txt" 2>&1 ||
         { say "dry-host: FAIL: $(tail -1 "$RUN/dry-host.txt")"; exit 1; }
-    say "dry-host: the summary of a host result: $(python3 "$TOP/bench/gpu_summary.py" "$RUN/dry-host" 2>&1 | tail -1)"
+    say "dry-host: the summary of a host result: $(python3 "$TOP/bench/gpu_summary.py" "$RUN/dry-host" 2>&1 | grep -v '^verdict ' | tail -1)"
     if ! "$T" --version 2>/dev/null | grep -q "^backend cuda: built"; then
         say "dry-run: SKIP: $T was built without CUDA: its commands cannot be resolved"
         DRY=2
@@ -175,13 +191,15 @@ if [[ $DRY == 0 ]]; then
     else
         say "build: none (bundle $(cat "$TOP/VERSION" 2>/dev/null)); $("$T" --version | tr '\n' ' ')"
     fi
-    if [[ $STANDIN == 1 ]]; then # the same tests, all under one stand-in, shapes scaled down
+    if ! wanted tests; then
+        :
+    elif [[ $STANDIN == 1 ]]; then # the same tests, all under one stand-in, shapes scaled down
         step tests "${BUDGET[tests]}" env TPB_GPU_SHAPES=small TPBAL_STANDIN_DEVICES=1 "MPIRUN=mpirun --bind-to none" \
             "$SI" bash -c "$TESTS_CMD"
     else
         step tests "${BUDGET[tests]}" bash -c "$TESTS_CMD"
     fi
-    verdict tests "$(grep -E '^(PASS|FAIL|SKIP|ERROR):|^gpu: ok|^[0-9]+%: Checks' "$RUN/tests.txt" | tr '\n' ' ')"
+    wanted tests && verdict tests "$(grep -E '^(PASS|FAIL|SKIP|ERROR):|^gpu: ok|^[0-9]+%: Checks' "$RUN/tests.txt" | tr '\n' ' ')"
 else
     say "build: DRY-RUN: $([[ $BUNDLE == 1 ]] && echo "none (a bundle)" || echo "configure --with-cuda && make (using $BUILD)")"
     say "tests: DRY-RUN: $TESTS_CMD"
@@ -189,6 +207,7 @@ fi
 
 # ---- --check at 2048^3 for every dtype
 for dt in fp32 tf32 fp16 bf16 fp8; do
+    wanted "check-$dt" || continue
     step "check-$dt" "${BUDGET[check]}" "${MPIRUN[@]}" -np 1 "$T" --backend cuda --tp 1 \
         --shape "$S_CHECK" --dtype "$dt" --check --timeout 30 --iters 5 --warmup 2 \
         --out "$RUN/check-$dt"
@@ -199,12 +218,15 @@ done
 timed() { # NAME SHAPE DTYPE BUDGET_BARE BUDGET_TPBAL
     local name=$1 shape=$2 dt=$3
     local m=${shape%%x*} rest=${shape#*x}
-    step "bare-$name" "$4" "${BARE[@]}" gemm "$m" "${rest%%x*}" "${rest#*x}" "$dt" 50
+    wanted "$name" || return 0
+    gpu_free "bare-$name" || return 0
+    step "bare-$name" "$4" "${TIMED[@]}" "${BARE[@]}" gemm "$m" "${rest%%x*}" "${rest#*x}" "$dt" 50
     bare=$([[ $DRY == 1 ]] && echo 1.0 || sed -n 's/^bare_tflops //p' "$RUN/bare-$name.txt")
     [[ $DRY == 1 ]] || verdict "bare-$name" "(bare_tflops ${bare:-?})"
-    step "$name" "$5" "${MPIRUN[@]}" -np 1 "$T" --backend cuda --tp 1 --shape "$shape" --dtype "$dt" \
+    gpu_free "$name" || return 0
+    step "$name" "$5" "${TIMED[@]}" "${MPIRUN[@]}" -np 1 "$T" --backend cuda --tp 1 --shape "$shape" --dtype "$dt" \
         $COMMON --out "$RUN/$name"
-    summary "$name" "$RUN/$name" "${bare:-}"
+    summary "$name" "$RUN/$name" --timed ${bare:+--bare "$bare"}
 }
 timed timed-bf16 "$S_TIMED" bf16 "${BUDGET[bare]}" "${BUDGET[timed]}"
 timed timed-fp8 "$S_TIMED" fp8 "${BUDGET[bare]}" "${BUDGET[timed]}"
@@ -215,16 +237,19 @@ for f in 0.25 0.5 0.75 work-0.5; do
     mode="time"
     [[ $f == work-* ]] && mode=work f=${f#work-}
     name="emulate-$mode-$f"
-    step "$name" "${BUDGET[emulate]}" "${MPIRUN[@]}" -np 1 "$T" --backend cuda --tp 1 \
+    wanted "$name" || continue
+    gpu_free "$name" || continue
+    step "$name" "${BUDGET[emulate]}" "${TIMED[@]}" "${MPIRUN[@]}" -np 1 "$T" --backend cuda --tp 1 \
         --shape "$S_TIMED" --split row --dtype bf16 --emulate-speed "$f" --emulate-mode "$mode" \
         $COMMON --out "$RUN/$name"
-    summary "$name" "$RUN/$name"
-    [[ $DRY == 1 ]] || say "$name: $(python3 "$TOP/bench/gpu_summary.py" --versus \
-        "$RUN/timed-bf16" "$RUN/$name" 2>&1 | tail -1)"
+    summary "$name" "$RUN/$name" --timed
+    [[ $DRY == 1 || ! -d "$RUN/timed-bf16" ]] || judged "$name-factor" --versus "$RUN/timed-bf16" "$RUN/$name"
 done
 
 # ---- two ranks on one GPU: --comm mpi with fp32, NCCL's refusal, comm-only
-if [[ $SHARED_OK == 1 ]]; then
+if [[ -n "${GPU_CHECK_ONLY:-}" ]]; then
+    : # a rehearsal of named steps: none of these
+elif [[ $SHARED_OK == 1 ]]; then
     step shared-tp2 "${BUDGET[shared]}" "${ONE[@]}" "${MPIRUN[@]}" -np 2 "$T" --backend cuda --comm mpi --dtype fp32 \
         --tp 2 --policy even,weighted --shape "$S_SHARED" --check $COMMON \
         --out "$RUN/shared-tp2"
@@ -265,7 +290,9 @@ fi
 # ---- several GPUs: NCCL against bare loops
 NP_MULTI=$NGPU
 [[ $DRY == 1 ]] && NP_MULTI=2 # resolved at the rank count they would run with
-if [[ $NGPU -ge 2 || $DRY == 1 ]]; then
+if [[ -n "${GPU_CHECK_ONLY:-}" ]]; then
+    : # a rehearsal of named steps: none of these
+elif [[ $NGPU -ge 2 || $DRY == 1 ]]; then
     for op in allreduce allgather bcastgroup; do
         step "nccl-bare-$op" 20 "${MPIRUN[@]}" -np "$NP_MULTI" "${BARE[@]}" "$op" "$BARE_BYTES" 50
         [[ $DRY == 1 ]] || verdict "nccl-bare-$op" "($(tail -1 "$RUN/nccl-bare-$op.txt"))"
@@ -283,9 +310,11 @@ else
 fi
 
 # ---- a short whole sweep with --check
-step sweep "${BUDGET[sweep]}" "${MPIRUN[@]}" -np "$NGPU" "$T" --backend cuda --preset "$PRESET" --check \
-    --timeout 30 --iters 5 --warmup 2 --out "$RUN/sweep"
-summary sweep "$RUN/sweep"
+if wanted sweep; then
+    step sweep "${BUDGET[sweep]}" "${MPIRUN[@]}" -np "$NGPU" "$T" --backend cuda --preset "$PRESET" --check \
+        --timeout 30 --iters 5 --warmup 2 --out "$RUN/sweep"
+    summary sweep "$RUN/sweep"
+fi
 if [[ $FAILED == 0 ]]; then
     say "# done in ${SECONDS} s (plan $planned s): every step passed; details in $OUTDIR/details.tar.gz"
 else

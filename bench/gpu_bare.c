@@ -2,7 +2,10 @@
  * gpu_bare.c - bare loops of the calls tpbal makes on a GPU, with no tpbal code
  * in the timed part, to compare with tpbal in the same run (bench/gpu-check.sh):
  *   gpu_bare gemm M N K DTYPE [ITERS]     cuBLASLt, the same TN layout and the same
- *                                         seeded random inputs as tpbal's compute phase
+ *                                         seeded random inputs as tpbal's compute phase,
+ *                                         each GEMM between a pair of events and the
+ *                                         median taken, as tpbal's compute phase is timed
+ *                                         (the GEMMs queued back to back, all events too)
  *   mpirun -np G gpu_bare OP BYTES [ITERS]   a collective of fp32 on G GPUs, OP one of
  *       allreduce   ncclAllReduce (the row split's)
  *       allgather   ncclAllGather (what an even all-gather could use: NVLS on H100/H200)
@@ -21,6 +24,7 @@
 
 #include "base/dtype.h"
 #include "base/rng.h"
+#include "base/stats.h"
 
 #define CHECK(x)                                                                                   \
     do {                                                                                           \
@@ -99,22 +103,38 @@ static int gemm(long m, long n, long k, tpb_dtype_t dt, int iters)
         return 1;
     }
     float one = 1.0f, zero = 0.0f;
-    cudaEvent_t e0, e1;
-    CHECK(cudaEventCreate(&e0));
-    CHECK(cudaEventCreate(&e1));
-    for (int i = -5; i < iters; i++) {
-        if (i == 0)
-            CHECK(cudaEventRecord(e0, 0));
+    cudaEvent_t *e0 = calloc((size_t)iters, sizeof(*e0)), *e1 = calloc((size_t)iters, sizeof(*e1));
+    double *t = calloc((size_t)iters, sizeof(*t));
+    if (!e0 || !e1 || !t || iters < 1) {
+        fprintf(stderr, "gpu_bare: out of memory\n");
+        return 1;
+    }
+    for (int i = 0; i < iters; i++) {
+        CHECK(cudaEventCreate(&e0[i]));
+        CHECK(cudaEventCreate(&e1[i]));
+    }
+    for (int i = -5; i < iters; i++) { /* five untimed, then each between its events */
+        if (i >= 0)
+            CHECK(cudaEventRecord(e0[i], 0));
         CHECK(
             cublasLtMatmul(lt, op, &one, b, la, a, lb, &zero, c, lc, c, lc, &res.algo, ws, wsb, 0));
+        if (i >= 0)
+            CHECK(cudaEventRecord(e1[i], 0));
     }
-    CHECK(cudaEventRecord(e1, 0));
-    CHECK(cudaEventSynchronize(e1));
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    double us = 1e3 * ms / iters;
-    printf("gpu_bare: gemm %ldx%ldx%ld %s %.1f us/GEMM\n", m, n, k, tpb_dtype_name(dt), us);
+    CHECK(cudaEventSynchronize(e1[iters - 1]));
+    for (int i = 0; i < iters; i++) {
+        float ms;
+        CHECK(cudaEventElapsedTime(&ms, e0[i], e1[i]));
+        t[i] = 1e3 * ms;
+    }
+    double us = tpb_stats_median(t, (size_t)iters);
+    printf("gpu_bare: gemm %ldx%ldx%ld %s %.1f us/GEMM (median of %d event pairs)\n", m, n, k,
+           tpb_dtype_name(dt), us, iters);
+    printf("bare_us %.3f\n", us);
     printf("bare_tflops %.3f\n", 2.0 * m * n * k / (us * 1e6));
+    free(e0);
+    free(e1);
+    free(t);
     return 0;
 }
 

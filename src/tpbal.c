@@ -21,6 +21,7 @@
 #include "run/agree.h"
 #include "run/dryrun.h"
 #include "run/fleet.h"
+#include "run/inputs.h"
 #include "run/plan.h"
 #include "run/signals.h"
 #include "run/sweep.h"
@@ -377,6 +378,7 @@ static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o, c
     FILE *out = open_out(topo->rank, o);
     tpb_repeat_t rep;
     tpb_repeat_init(&rep, o->repeat);
+    tpb_inputs_share(topo->local_size); /* the node's ranks share its memory for inputs */
     int code = 0;
     for (int pass = 1; pass <= o->repeat && code == 0; pass++) {
         code = run_pass(world, topo, o, cmdline, slurm, dev, &clock, out, pass, &rep);
@@ -392,6 +394,7 @@ static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o, c
     if (code == 0 && o->repeat > 1)
         code = exit_code(topo->rank, repeat_answer(world, topo->rank, o, &rep, cmdline, out));
     tpb_repeat_free(&rep);
+    tpb_inputs_free(); /* the seeded matrices kept for the configs' shards */
     tpb_dev_close(dev);
     close_out(out);
     return code;

@@ -45,7 +45,9 @@ END_TEST
 
 START_TEST(sm_request_and_repeat)
 {
-    ck_assert_int_eq(tpb_cuda_sm_request(132, 0.5, 8, 8), 64);
+    ck_assert_int_eq(tpb_cuda_sm_request(132, 0.5, 8, 8), 72); /* 66 rounded up to 8 */
+    ck_assert_int_eq(tpb_cuda_sm_request(132, 0.75, 8, 8), 104);
+    ck_assert_int_eq(tpb_cuda_sm_request(128, 0.25, 8, 8), 32); /* exact: not one step more */
     ck_assert_int_eq(tpb_cuda_sm_request(132, 1.0, 8, 8), 132);
     ck_assert_int_eq(tpb_cuda_sm_request(132, 0.01, 8, 8), 8);
     ck_assert_int_eq(tpb_cuda_sm_request(100, 0.33, 2, 2), 34);

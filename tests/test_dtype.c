@@ -100,6 +100,58 @@ START_TEST(encode_decode_and_rng)
 }
 END_TEST
 
+/* The generator's values as they were before its row form and threads (issue 55): pinned. */
+START_TEST(rng_golden)
+{
+    ck_assert(tpb_rng_normal(42, 1, 3, 4) == -0x1.91da5d6c5b708p+0);
+    ck_assert(tpb_rng_normal(42, 1, 1003, 81) == -0x1.87fcc39be2e3dp-1);
+    ck_assert(tpb_rng_normal(7, 2, 1003, 81) == 0x1.1bdebe2c313b1p+0);
+    ck_assert(tpb_rng_normal(0x9e3779b97f4a7c15ULL, 3, 3, 4) == -0x1.7b88757454c13p+0);
+}
+END_TEST
+
+/* The threaded, encoded fill and the row list: bit for bit the element generator, every dtype,
+ * an odd block at odd offsets, 1 and 3 threads (rows split unevenly). */
+START_TEST(rng_threads_bit_for_bit)
+{
+    enum { R = 37, C = 29 };
+    double ref[R * C], rows[5 * C];
+    unsigned char want[R * C * 8], got[R * C * 8];
+    tpb_rng_fill(ref, R, C, C, 11, 7, 99, 2, 0.25);
+    for (int dt = 0; dt < TPB_DTYPE_COUNT; dt++) {
+        size_t bytes = (size_t)R * C * tpb_dtype_in_size((tpb_dtype_t)dt);
+        tpb_dtype_encode((tpb_dtype_t)dt, ref, want, (size_t)R * C);
+        for (int threads = 1; threads <= 3; threads += 2) {
+            memset(got, 0xab, sizeof(got));
+            ck_assert_int_eq(
+                tpb_rng_encode(got, R, C, 11, 7, 99, 2, 0.25, (tpb_dtype_t)dt, threads), TPB_OK);
+            ck_assert(memcmp(got, want, bytes) == 0);
+        }
+    }
+    /* a big block takes every thread it is given (rows split at 1/3 and 2/3) */
+    static double big_ref[300 * 400];
+    static float big[300 * 400], big_want[300 * 400];
+    tpb_rng_fill(big_ref, 300, 400, 400, 0, 5, 3, 1, 1.0);
+    tpb_dtype_encode(TPB_DTYPE_FP32, big_ref, big_want, 300 * 400);
+    ck_assert_int_eq(tpb_rng_encode(big, 300, 400, 0, 5, 3, 1, 1.0, TPB_DTYPE_FP32, 3), TPB_OK);
+    ck_assert(memcmp(big, big_want, sizeof(big)) == 0);
+    const long pick[5] = {36, 0, 12, 12, 5};
+    tpb_rng_rows(rows, pick, 5, C, 99, 2, 0.25, 3);
+    for (int r = 0; r < 5; r++)
+        for (int c = 0; c < C; c++)
+            ck_assert(rows[r * C + c] ==
+                      0.25 * tpb_rng_normal(99, 2, (uint64_t)pick[r], (uint64_t)c));
+    /* the cheap fill: in [-1, 1), a function of (seed, index) */
+    float u[1000], u2[1000];
+    tpb_rng_uniform_encode(u, 1000, 5, TPB_DTYPE_FP32);
+    tpb_rng_uniform_encode(u2, 1000, 5, TPB_DTYPE_FP32);
+    ck_assert(memcmp(u, u2, sizeof(u)) == 0);
+    for (int i = 0; i < 1000; i++)
+        ck_assert(u[i] >= -1.0f && u[i] < 1.0f);
+    ck_assert(tpb_rng_cpus() >= 1);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("dtype");
@@ -109,6 +161,8 @@ static Suite *suite(void)
     tcase_add_test(tc, bf16);
     tcase_add_test(tc, e4m3);
     tcase_add_test(tc, encode_decode_and_rng);
+    tcase_add_test(tc, rng_golden);
+    tcase_add_test(tc, rng_threads_bit_for_bit);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/disturb.h"
 #include "base/metrics.h"
 #include "record/result.h"
 #include "tpb_test.h"
@@ -237,6 +238,43 @@ START_TEST(quantile_matches_sorting)
 }
 END_TEST
 
+/* A config's steps judged one figure or not (base/disturb.h): two modes taking turns (the
+ * H200 with another process on the GPU: 1401 / 2737 us), a spiky series, a steady one, and
+ * too few steps to tell. */
+START_TEST(disturbed_steps)
+{
+    double alt[20], steady[20], spiky[20];
+    for (int i = 0; i < 20; i++) {
+        double wiggle = 1.0 + 0.01 * ((i * 7) % 5 - 2); /* +-2 %, deterministic */
+        alt[i] = (i % 2 ? 2737.0 : 1401.0) * wiggle;
+        steady[i] = 1000.0 * wiggle;
+        spiky[i] = i % 10 == 3 ? 1900.0 : 1000.0 * wiggle; /* 2 of 20 at 1.9x: p95 above */
+    }
+    tpb_disturb_t d = tpb_disturb_judge(alt, 20);
+    ck_assert_int_eq(d.verdict, TPB_DISTURBED);
+    ck_assert(d.bimodal);
+    ck_assert_double_eq_tol(d.low_us, 1401.0, 30.0);
+    ck_assert_double_eq_tol(d.high_us, 2737.0, 60.0);
+    ck_assert_double_eq_tol(d.high_share, 0.5, 1e-12);
+    char why[160];
+    tpb_disturb_describe(&d, why, sizeof(why));
+    ck_assert_ptr_nonnull(strstr(why, "steps bimodal: 14"));
+    ck_assert_ptr_nonnull(strstr(why, " us in 50 %, 27"));
+    d = tpb_disturb_judge(steady, 20);
+    ck_assert_int_eq(d.verdict, TPB_STEADY);
+    ck_assert(!d.bimodal && !d.spiky && isnan(d.low_us));
+    tpb_disturb_describe(&d, why, sizeof(why));
+    ck_assert_str_eq(why, "");
+    d = tpb_disturb_judge(spiky, 20);
+    ck_assert_int_eq(d.verdict, TPB_DISTURBED);
+    ck_assert(d.spiky && d.p95_ratio > 1.2);
+    ck_assert_int_eq(tpb_disturb_judge(alt, 9).verdict, TPB_UNDECIDED); /* < 10 steps */
+    ck_assert_str_eq(tpb_disturb_name(TPB_UNDECIDED), "not enough data");
+    alt[4] = NAN; /* a missing step is left out, not judged */
+    ck_assert_int_eq(tpb_disturb_judge(alt, 20).verdict, TPB_DISTURBED);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("metrics");
@@ -251,6 +289,7 @@ static Suite *suite(void)
     tcase_add_test(tc, quantile_matches_sorting);
     tcase_add_test(tc, scores_and_decomposition);
     tcase_add_test(tc, result_derive);
+    tcase_add_test(tc, disturbed_steps);
     suite_add_tcase(s, tc);
     return s;
 }

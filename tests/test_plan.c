@@ -1,11 +1,14 @@
 /* test_plan.c - one plan per config (run/plan.h) and the split table's collectives. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/options.h"
 #include "run/plan.h"
 #include "run/coll.h"
 #include "run/estimate.h"
+#include "run/layer.h"
+#include "base/rng.h"
 #include "run/orient.h"
 #include "tpb_test.h"
 
@@ -259,6 +262,71 @@ START_TEST(estimate_by_hand)
 }
 END_TEST
 
+static int has(const long *v, int n, long x)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i] == x)
+            return 1;
+    return 0;
+}
+
+/* --check's samples (run/layer_check.c) hold every boundary where a wrong offset shows: each
+ * col shard's first and last column, each chunk's first and last row, and where a collective
+ * cuts M by rank each rank's block's; sorted, once each; the same for the same seed; and the
+ * reference at them is the generator's product. */
+START_TEST(check_samples_hold_every_boundary)
+{
+    long shards[3] = {64, 128, 64};
+    tpb_layer_desc_t d = {.orient = tpb_orient_of(TPB_SPLIT_COL),
+                          .coll = tpb_coll_of(TPB_SPLIT_COL, TPB_COLL_ALLGATHER, TPB_SEQPAR_ON),
+                          .m = 100,
+                          .n = 256,
+                          .k = 48,
+                          .dtype = TPB_DTYPE_FP64,
+                          .tp = 3,
+                          .shards = shards,
+                          .seed = 5,
+                          .granularity = 64,
+                          .chunks = 2};
+    long *r = NULL, *c = NULL, *r2 = NULL, *c2 = NULL;
+    int nr, nc, nr2, nc2;
+    ck_assert_int_eq(tpb_check_samples(&d, &r, &nr, &c, &nc), TPB_OK);
+    const long cols[] = {0, 63, 64, 191, 192, 255};
+    for (int i = 0; i < 6; i++)
+        ck_assert(has(c, nc, cols[i]));
+    /* chunks of 50 rows; each cut in 17, 17, 16 by rank */
+    const long rows[] = {0, 49, 50, 99, 16, 17, 33, 34, 66, 67, 83, 84};
+    for (int i = 0; i < 12; i++)
+        ck_assert(has(r, nr, rows[i]));
+    for (int i = 1; i < nr; i++)
+        ck_assert(r[i - 1] < r[i]);
+    for (int i = 1; i < nc; i++)
+        ck_assert(c[i - 1] < c[i]);
+    ck_assert_int_eq(tpb_check_samples(&d, &r2, &nr2, &c2, &nc2), TPB_OK);
+    ck_assert(nr2 == nr && nc2 == nc && !memcmp(r, r2, sizeof(long) * (size_t)nr));
+    double ref[nr * nc];
+    ck_assert_int_eq(tpb_check_reference(&d, r, nr, c, nc, ref), TPB_OK);
+    double want = 0.0; /* Y[r[1]][c[2]] by the element generator */
+    for (long k = 0; k < d.k; k++)
+        want += tpb_rng_normal(5, 1, (uint64_t)r[1], (uint64_t)k) *
+                (tpb_rng_normal(5, 2, (uint64_t)c[2], (uint64_t)k) / sqrt(48.0));
+    ck_assert_double_eq_tol(ref[1 * nc + 2], want, 1e-12);
+    free(r2);
+    free(c2);
+    free(r);
+    free(c);
+    /* an all-reduce of Y does not cut M: no per-rank row blocks, fewer rows */
+    d.orient = tpb_orient_of(TPB_SPLIT_ROW);
+    d.coll = tpb_coll_of(TPB_SPLIT_ROW, TPB_COLL_ALLGATHER, TPB_SEQPAR_OFF);
+    d.chunks = 0;
+    ck_assert_int_eq(tpb_check_samples(&d, &r, &nr, &c, &nc), TPB_OK);
+    ck_assert(has(r, nr, 0) && has(r, nr, 99));
+    ck_assert_int_le(nr, 2 + 16);
+    free(r);
+    free(c);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("plan");
@@ -272,6 +340,7 @@ static Suite *suite(void)
     tcase_add_test(tc, speeds_set_once_per_block);
     tcase_add_test(tc, memory_checked_once);
     tcase_add_test(tc, estimate_by_hand);
+    tcase_add_test(tc, check_samples_hold_every_boundary);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -40,22 +40,30 @@ const char *tpb_backend_names(void)
 tpb_status_t tpb_backend_fill(tpb_device_t *dev, void *dst, long rows, long cols, long row0,
                               long col0, uint64_t seed, uint32_t id, double scale, tpb_dtype_t dt)
 {
-    size_t n = 0, bytes = 0, dbytes = 0;
-    if (!tpb_size_mul3(rows, cols, 1, &n) ||
-        !tpb_size_mul3(rows, cols, tpb_dtype_in_size(dt), &bytes) ||
-        !tpb_size_mul3(rows, cols, sizeof(double), &dbytes))
+    size_t bytes = 0;
+    if (!tpb_size_mul3(rows, cols, tpb_dtype_in_size(dt), &bytes))
         return tpb_err_set(TPB_ERR_NOMEM, "a %ldx%ld input: size overflows", rows, cols);
-    double *tmp = malloc(dbytes + 1);
     void *enc = malloc(bytes + 1);
-    tpb_status_t st = TPB_OK;
-    if (!tmp || !enc)
-        st = tpb_err_set(TPB_ERR_NOMEM, "no host memory to generate a %ldx%ld input", rows, cols);
-    if (st == TPB_OK) {
-        tpb_rng_fill(tmp, rows, cols, cols, row0, col0, seed, id, scale);
-        tpb_dtype_encode(dt, tmp, enc, n);
+    if (!enc)
+        return tpb_err_set(TPB_ERR_NOMEM, "no host memory to generate a %ldx%ld input", rows, cols);
+    tpb_status_t st = tpb_rng_encode(enc, rows, cols, row0, col0, seed, id, scale, dt, 0);
+    if (st == TPB_OK)
         st = tpb_dev_copy(dev, dst, enc, bytes, TPB_COPY_TO_BACKEND);
-    }
-    free(tmp);
+    free(enc);
+    return st;
+}
+
+tpb_status_t tpb_backend_fill_uniform(tpb_device_t *dev, void *dst, size_t n, uint64_t seed,
+                                      tpb_dtype_t dt)
+{
+    size_t bytes = 0;
+    if (!tpb_size_mul3((long)n, 1, tpb_dtype_in_size(dt), &bytes))
+        return tpb_err_set(TPB_ERR_NOMEM, "an input of %zu elements: size overflows", n);
+    void *enc = malloc(bytes + 1);
+    if (!enc)
+        return tpb_err_set(TPB_ERR_NOMEM, "no host memory for an input of %zu elements", n);
+    tpb_rng_uniform_encode(enc, n, seed, dt);
+    tpb_status_t st = tpb_dev_copy(dev, dst, enc, bytes, TPB_COPY_TO_BACKEND);
     free(enc);
     return st;
 }

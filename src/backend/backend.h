@@ -85,12 +85,14 @@ typedef struct {
                             after each (host: MPI progresses only inside MPI calls) */
 } tpb_backend_defaults_t;
 
-/** What a timer mark belongs to: the compute phase's begin (c0) or end (c1), or the end of
- *  the collective (x1). */
+/** What a timer mark belongs to: the compute phase's begin (c0) or end (c1), the end of
+ *  the collective (x1), or the begin of a collective timed alone (--overlap chunked's parts:
+ *  a GPU holds the comm stream there until the collective and its end mark are queued). */
 typedef enum {
     TPB_MARK_COMPUTE_BEGIN = 0,
     TPB_MARK_COMPUTE_END = 1,
-    TPB_MARK_COMM = 2
+    TPB_MARK_COMM = 2,
+    TPB_MARK_COMM_BEGIN = 3
 } tpb_mark_phase_t;
 
 /** No mark for tpb_coll_desc_t.mark. */
@@ -123,6 +125,8 @@ typedef struct {
     double cores_share;     /**< the cores this rank may use: 1/k of each core k ranks may run on */
     int sharing;            /**< node-local ranks whose cores overlap its own, itself included */
     int ranks_on_device;    /**< node-local ranks driving the same GPU (1: its own; 1 on host) */
+    int host_waits;         /**< its collectives hold the host until they end (a GPU's --comm mpi,
+                                 staged through host memory): nothing overlaps them */
     char threads_note[192]; /**< why its threads may not fit its cores ("" if they do) */
     int packages, numa_nodes, cores, pus; /**< this rank's node, as hwloc sees it */
     char versions[160]; /**< library versions ("cuBLAS 13.0, NCCL 2.28.9", "OpenBLAS ...") */
@@ -144,6 +148,8 @@ typedef struct {
     int accumulate;  /**< 1: C += A B^T (a block-sparse row shard's later blocks), 0: C = */
     int chunk;       /**< 1: a later piece of a chunked iteration: it writes rows that no
                           collective still in flight reads (a GPU does not wait for them) */
+    int beside_comm; /**< 1: it runs beside collectives (--overlap chunked): a GPU whose
+                          collective library runs on SMs leaves some to them */
 } tpb_gemm_t;
 
 /**
@@ -358,5 +364,10 @@ static inline void tpb_comm_close(tpb_comm_t *c)
  */
 tpb_status_t tpb_backend_fill(tpb_device_t *dev, void *dst, long rows, long cols, long row0,
                               long col0, uint64_t seed, uint32_t id, double scale, tpb_dtype_t dt);
+
+/** n elements of backend memory dst filled cheaply (uniform in [-1, 1), base/rng.h) as dt's
+ *  input type: for GEMMs whose results nobody checks (the calibration's). */
+tpb_status_t tpb_backend_fill_uniform(tpb_device_t *dev, void *dst, size_t n, uint64_t seed,
+                                      tpb_dtype_t dt);
 
 #endif /* TPB_BACKEND_H */

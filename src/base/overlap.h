@@ -42,6 +42,9 @@ typedef struct {
     double t_overlap_us, exposed_us, gemm_busy_us;
     double t_gemm_us, t_gemm_whole_us, t_comm_us, t_comm_whole_us, t_serial_us;
     double efficiency, interference, chunking_cost, speedup;
+    int host_waits; /* the host waited for each collective (a GPU's --comm mpi stages it through
+                       host memory with MPI's blocking call): nothing could overlap, and the
+                       figures above measure no overlap (set by the sweep, not computed here) */
 } tpb_overlap_t;
 
 /**

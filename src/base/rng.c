@@ -2,6 +2,11 @@
 #include "base/rng.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+
+#include "base/stamp.h"
 
 static uint64_t splitmix64(uint64_t x)
 {
@@ -11,9 +16,10 @@ static uint64_t splitmix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
-double tpb_rng_normal(uint64_t seed, uint32_t id, uint64_t i, uint64_t j)
+/* The normal value of an element from its row's part of the hash. */
+static double normal_at(uint64_t seed, uint64_t row_part, uint64_t j)
 {
-    uint64_t h = splitmix64(seed ^ splitmix64(((uint64_t)id << 48) ^ splitmix64(i) ^ (j << 1)));
+    uint64_t h = splitmix64(seed ^ splitmix64(row_part ^ (j << 1)));
     uint64_t h2 = splitmix64(h);
     /* u1 in (0, 1], u2 in [0, 1): 53-bit uniforms */
     double u1 = ((double)(h >> 11) + 1.0) * 0x1.0p-53;
@@ -21,11 +27,182 @@ double tpb_rng_normal(uint64_t seed, uint32_t id, uint64_t i, uint64_t j)
     return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
 }
 
+static uint64_t row_part(uint32_t id, uint64_t i)
+{
+    return ((uint64_t)id << 48) ^ splitmix64(i);
+}
+
+double tpb_rng_normal(uint64_t seed, uint32_t id, uint64_t i, uint64_t j)
+{
+    return normal_at(seed, row_part(id, i), j);
+}
+
+void tpb_rng_row(double *dst, long n, uint64_t seed, uint32_t id, uint64_t i, uint64_t j0,
+                 double scale)
+{
+    uint64_t rp = row_part(id, i);
+    for (long c = 0; c < n; c++)
+        dst[c] = scale * normal_at(seed, rp, j0 + (uint64_t)c);
+}
+
 void tpb_rng_fill(double *dst, long rows, long cols, long ld, long row0, long col0, uint64_t seed,
                   uint32_t id, double scale)
 {
     for (long r = 0; r < rows; r++)
-        for (long c = 0; c < cols; c++)
-            dst[r * ld + c] =
-                scale * tpb_rng_normal(seed, id, (uint64_t)(row0 + r), (uint64_t)(col0 + c));
+        tpb_rng_row(dst + r * ld, cols, seed, id, (uint64_t)(row0 + r), (uint64_t)col0, scale);
+}
+
+int tpb_rng_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) != 0)
+        return 1;
+    int n = CPU_COUNT(&set);
+    return n > 0 ? n : 1;
+}
+
+enum { MAX_THREADS = 64 };
+
+/* fn(parts + t * size) for t < n, on n - 1 threads and this one (a part no thread could take
+ * runs here too). */
+static void run_parts(int n, void *(*fn)(void *), void *parts, size_t size)
+{
+    pthread_t tids[MAX_THREADS];
+    int threaded[MAX_THREADS] = {0};
+    for (int t = 1; t < n; t++)
+        threaded[t] = pthread_create(&tids[t], NULL, fn, (char *)parts + (size_t)t * size) == 0;
+    for (int t = 0; t < n; t++)
+        if (!threaded[t])
+            fn((char *)parts + (size_t)t * size);
+    for (int t = 1; t < n; t++)
+        if (threaded[t])
+            pthread_join(tids[t], NULL);
+}
+
+/* Threads for `work` elements: `asked`, or (0) the CPUs with none below 64 Ki elements each;
+ * at most `most` (the rows there are). */
+static int threads_for(int asked, double work, long most)
+{
+    enum { MIN_ELEMS = 1 << 16 };
+    int t = asked > 0 ? asked : tpb_rng_cpus();
+    t = t > MAX_THREADS ? MAX_THREADS : t;
+    if (asked <= 0 && work < (double)MIN_ELEMS * t)
+        t = work < 2.0 * MIN_ELEMS ? 1 : (int)(work / MIN_ELEMS);
+    return t > most ? (most > 0 ? (int)most : 1) : t;
+}
+
+/* One thread's rows of tpb_rng_encode: [r0, r1) of the block. */
+typedef struct {
+    unsigned char *enc;
+    long r0, r1, cols, row0, col0;
+    uint64_t seed;
+    uint32_t id;
+    double scale;
+    tpb_dtype_t dt;
+    int failed;
+} part_t;
+
+static void *encode_part(void *arg)
+{
+    part_t *p = arg;
+    size_t esz = tpb_dtype_in_size(p->dt);
+    double *row = malloc((size_t)(p->cols > 0 ? p->cols : 1) * sizeof(double));
+    if (!row) {
+        p->failed = 1;
+        return NULL;
+    }
+    for (long r = p->r0; r < p->r1; r++) {
+        tpb_rng_row(row, p->cols, p->seed, p->id, (uint64_t)(p->row0 + r), (uint64_t)p->col0,
+                    p->scale);
+        tpb_dtype_encode(p->dt, row, p->enc + (size_t)r * (size_t)p->cols * esz, (size_t)p->cols);
+        if ((r & 63) == 63)
+            tpb_stamp_progress(); /* a long generation is progress, not a stall */
+    }
+    free(row);
+    return NULL;
+}
+
+tpb_status_t tpb_rng_encode(void *enc, long rows, long cols, long row0, long col0, uint64_t seed,
+                            uint32_t id, double scale, tpb_dtype_t dt, int threads)
+{
+    int n = threads_for(threads, (double)rows * (double)cols, rows), failed = 0;
+    part_t parts[MAX_THREADS];
+    for (int t = 0; t < n; t++)
+        parts[t] = (part_t){.enc = enc,
+                            .r0 = rows * t / n,
+                            .r1 = rows * (t + 1) / n,
+                            .cols = cols,
+                            .row0 = row0,
+                            .col0 = col0,
+                            .seed = seed,
+                            .id = id,
+                            .scale = scale,
+                            .dt = dt};
+    run_parts(n, encode_part, parts, sizeof(parts[0]));
+    for (int t = 0; t < n; t++)
+        failed |= parts[t].failed;
+    if (failed)
+        return tpb_err_set(TPB_ERR_NOMEM, "no host memory for a row of %ld inputs", cols);
+    return TPB_OK;
+}
+
+typedef struct {
+    unsigned char *enc;
+    size_t from, to;
+    uint64_t seed;
+    tpb_dtype_t dt;
+} uniform_part_t;
+
+static void *uniform_part(void *arg)
+{
+    enum { CHUNK = 4096 };
+    uniform_part_t *p = arg;
+    double v[CHUNK];
+    size_t esz = tpb_dtype_in_size(p->dt);
+    for (size_t at = p->from; at < p->to; at += CHUNK) {
+        size_t k = p->to - at < CHUNK ? p->to - at : CHUNK;
+        for (size_t i = 0; i < k; i++) /* [-1, 1): 53 bits of the hash */
+            v[i] = (double)(splitmix64(p->seed ^ (at + i)) >> 11) * 0x1.0p-52 - 1.0;
+        tpb_dtype_encode(p->dt, v, p->enc + at * esz, k);
+    }
+    return NULL;
+}
+
+void tpb_rng_uniform_encode(void *enc, size_t n, uint64_t seed, tpb_dtype_t dt)
+{
+    int nt = threads_for(0, (double)n, n > (size_t)MAX_THREADS ? MAX_THREADS : (long)n);
+    uniform_part_t parts[MAX_THREADS];
+    for (int t = 0; t < nt; t++)
+        parts[t] = (uniform_part_t){enc, n * (size_t)t / (size_t)nt,
+                                    n * (size_t)(t + 1) / (size_t)nt, seed, dt};
+    run_parts(nt, uniform_part, parts, sizeof(parts[0]));
+}
+
+typedef struct {
+    double *dst;
+    const long *rows;
+    int from, to;
+    long cols;
+    uint64_t seed;
+    uint32_t id;
+    double scale;
+} rows_part_t;
+
+static void *rows_part(void *arg)
+{
+    rows_part_t *p = arg;
+    for (int r = p->from; r < p->to; r++)
+        tpb_rng_row(p->dst + (size_t)r * (size_t)p->cols, p->cols, p->seed, p->id,
+                    (uint64_t)p->rows[r], 0, p->scale);
+    return NULL;
+}
+
+void tpb_rng_rows(double *dst, const long *rows, int n, long cols, uint64_t seed, uint32_t id,
+                  double scale, int threads)
+{
+    int nt = threads_for(threads, (double)n * (double)cols, n);
+    rows_part_t parts[MAX_THREADS];
+    for (int t = 0; t < nt; t++)
+        parts[t] = (rows_part_t){dst, rows, n * t / nt, n * (t + 1) / nt, cols, seed, id, scale};
+    run_parts(nt, rows_part, parts, sizeof(parts[0]));
 }

@@ -46,6 +46,11 @@ void tpb_stamp(tpb_phase_t p)
     now();
 }
 
+void tpb_stamp_progress(void)
+{
+    now();
+}
+
 void tpb_stamp_iter(long i)
 {
     atomic_store_explicit(&iter, i, memory_order_relaxed);

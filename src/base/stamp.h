@@ -48,6 +48,9 @@ const char *tpb_phase_name(tpb_phase_t p);
 /** Progress now, entering phase p (no iteration, no call, not waiting). */
 void tpb_stamp(tpb_phase_t p);
 
+/** Progress now, nothing else changed (a long loop of host work). */
+void tpb_stamp_progress(void);
+
 /** Progress now at iteration iter of the run (the phase stays). */
 void tpb_stamp_iter(long iter);
 

@@ -35,7 +35,10 @@ static void line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *best)
     int pays = sp >= TPB_ANSWER_OVERLAP_PAYS;
     tpb_buf_printf(txt, "#   overlap %ldx%ldx%ld tp %d %s %s: ", best->m, best->n, best->k,
                    best->tp, tpb_config_key_split(&best->key), tpb_policy_name(best->policy));
-    if (pays)
+    if (o->host_waits) /* no figure of overlap: none could happen */
+        tpb_buf_printf(txt, "the host waits for --comm mpi's staged collectives: nothing can "
+                            "overlap (--comm nccl can");
+    else if (pays)
         tpb_buf_printf(txt,
                        "best at %d chunks, %.2fx over serial (%.0f %% of the communication "
                        "hidden",
@@ -46,7 +49,7 @@ static void line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *best)
                        "%.2fx, interference %.2fx, %.0f %% hidden",
                        sp, best->chunks, why_not(o), o->chunking_cost, o->interference,
                        100.0 * o->efficiency);
-    if (isfinite(best->speedup))
+    if (isfinite(best->speedup) && !o->host_waits)
         tpb_buf_printf(txt, "; %.2fx the serial config's step", best->speedup);
     tpb_buf_puts(txt, ")\n");
     tpb_json_obj_begin(js);
@@ -56,8 +59,12 @@ static void line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *best)
     tpb_json_kv_int(js, "best_chunks", best->chunks);
     tpb_json_kv_num(js, "speedup", sp);
     tpb_json_kv_num(js, "speedup_vs_serial_config", best->speedup);
-    tpb_json_kv_str(js, "pays", pays ? "yes" : "no");
-    tpb_json_kv_str(js, "reason", pays ? NULL : why_not(o));
+    tpb_json_kv_str(js, "pays", pays && !o->host_waits ? "yes" : "no");
+    tpb_json_kv_str(js, "reason",
+                    o->host_waits ? "the host waits for --comm mpi's staged "
+                                    "collectives: nothing can overlap"
+                    : pays        ? NULL
+                                  : why_not(o));
     tpb_json_obj_end(js);
 }
 

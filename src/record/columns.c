@@ -76,6 +76,10 @@
     X(J, "peak_tflops", FN, peak_tflops)                                                           \
     X(J, "pct_peak_rank", FN, pct_peak_rank)                                                       \
     X(J, "device_shared", INT, tpb_result_device_shared(r))                                        \
+    X(J, "host_s", NUM, r->host_s)                                                                 \
+    X(J, "inputs_s", NUM, r->inputs_s)                                                             \
+    X(J, "disturbed", FN, disturbed)                                                               \
+    X(C, "disturbed", STR, tpb_disturb_name(r->disturb.verdict))                                   \
     X(JC, "algbw_gbs", NUM, r->algbw_gbs)                                                          \
     X(JC, "busbw_gbs", NUM, r->busbw_gbs)                                                          \
     X(JC, "predicted_speedup", NUM, r->predicted_speedup)                                          \
@@ -123,6 +127,33 @@ static void json_world_ranks(tpb_buf_t *b, const tpb_result_t *r)
 }
 
 /* --budget: the looks its set took (nothing without a budget). */
+/* "disturbed": the steps judged one figure or not, and where two modes the modes (never their
+ * midpoint). */
+static void json_disturbed(tpb_buf_t *b, const tpb_result_t *r)
+{
+    const tpb_disturb_t *d = &r->disturb;
+    tpb_json_key(b, "disturbed");
+    tpb_json_obj_begin(b);
+    tpb_json_kv_str(b, "verdict", tpb_disturb_name(d->verdict));
+    tpb_json_kv_str(b, "why",
+                    d->bimodal && d->spiky ? "bimodal, spiky"
+                    : d->bimodal           ? "bimodal"
+                    : d->spiky             ? "spiky"
+                                           : NULL);
+    tpb_json_kv_num(b, "p95_ratio", d->p95_ratio);
+    tpb_json_key(b, "modes_us");
+    if (d->bimodal) {
+        tpb_json_arr_begin(b);
+        tpb_json_num(b, d->low_us);
+        tpb_json_num(b, d->high_us);
+        tpb_json_arr_end(b);
+    } else {
+        tpb_json_str(b, NULL);
+    }
+    tpb_json_kv_num(b, "high_share", d->high_share);
+    tpb_json_obj_end(b);
+}
+
 static void json_budget_looks(tpb_buf_t *b, const tpb_result_t *r)
 {
     if (r->budget_looks > 0)

@@ -146,6 +146,24 @@ static void roll_back(tpb_record_t *s, mark_t m)
 /* The records of a finished config and its table row into *row, printed once its files are
  * in place (its history already pushed: a weighted row shows its speed-up over the even
  * config of its group). */
+/* A disturbed config: said under its row (its median may lie between two modes: no step at
+ * all) and once more after the table, beside the answer. */
+static void disturbed_line(tpb_record_t *s, const tpb_result_t *res, tpb_buf_t *row)
+{
+    char why[160];
+    tpb_disturb_describe(&res->disturb, why, sizeof(why));
+    if (!why[0])
+        return;
+    tpb_buf_printf(row, "#       disturbed: %s%s\n", why,
+                   res->disturb.bimodal ? " (the median lies between: no step)" : "");
+    tpb_record_warn(s,
+                    "# warning: config %d (tp %d %s %s %ldx%ldx%ld) is disturbed, %s: another "
+                    "process or a clock step interfered; its figures are not one step's "
+                    "(measure it again on a quiet device)",
+                    res->id, res->tp, tpb_split_name(res->split), tpb_policy_name(res->policy),
+                    res->m, res->n, res->k, why);
+}
+
 static void append(tpb_record_t *s, const tpb_result_t *res, tpb_buf_t *row)
 {
     int size = res->world;
@@ -157,6 +175,7 @@ static void append(tpb_record_t *s, const tpb_result_t *res, tpb_buf_t *row)
         v = tpb_verdict_of(ev, h, TPB_VERDICT_TOL);
     tpb_report_table_row(row, res, s->run.width, ev ? &v : NULL);
     tpb_report_overlap_line(row, res, s->run.width);
+    disturbed_line(s, res, row);
     tpb_report_json(&s->jsonl, res);
     tpb_report_csv_row(&s->csv, res);
     const char *hosts[size], *devs[size];

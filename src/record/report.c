@@ -111,12 +111,17 @@ static void wide_row(tpb_buf_t *b, const tpb_result_t *res)
     fmt_spikes(spikes, sizeof(spikes), s);
     fmt_straggler(strag, sizeof(strag), res);
     fmt_opt(late, sizeof(late), "%.1f", s->straggler_rank >= 0 ? s->straggler_late_us : NAN);
+    char med[24];
+    if (res->disturb.bimodal) /* the median lies between two modes: no step (the note below) */
+        snprintf(med, sizeof(med), "bimodal");
+    else
+        snprintf(med, sizeof(med), "%.1f", s->step_med);
     tpb_buf_printf(b,
-                   " %4d %3d %-6s %-8s %7ld %7ld %7ld %-5s %10.1f %10.1f %10s %9s %9s "
+                   " %4d %3d %-6s %-8s %7ld %7ld %7ld %-5s %10s %10.1f %10s %9s %9s "
                    "%5s %5s %5s %8.3f %5s %8s %10s %8s %8s %5s %5s %s\n",
                    res->id, res->tp, tpb_config_key_split(&res->key), tpb_policy_name(res->policy),
-                   res->m, res->n, res->k, tpb_dtype_name(res->dtype), s->step_med, s->step_p95,
-                   comp, wait, xfer, lb, u, e, res->tflops, pk, bw, strag, late, spikes, slow,
+                   res->m, res->n, res->k, tpb_dtype_name(res->dtype), med, s->step_p95, comp, wait,
+                   xfer, lb, u, e, res->tflops, pk, bw, strag, late, spikes, slow,
                    tpb_check_name(res->check), res->shape_name[0] ? res->shape_name : "-");
 }
 
@@ -146,7 +151,10 @@ void tpb_report_table_row(tpb_buf_t *b, const tpb_result_t *res, tpb_table_width
     snprintf(id, sizeof(id), " %4d", res->id);
     snprintf(tp, sizeof(tp), "%d", res->tp);
     snprintf(shape, sizeof(shape), "%ldx%ldx%ld", res->m, res->n, res->k);
-    snprintf(step, sizeof(step), "%.1f", res->stats.step_med);
+    if (res->disturb.bimodal) /* the median lies between two modes: no step (the note below) */
+        snprintf(step, sizeof(step), "bimodal");
+    else
+        snprintf(step, sizeof(step), "%.1f", res->stats.step_med);
     fmt_opt(xfer, sizeof(xfer), "%.1f", res->stats.xfer_med);
     fmt_opt(lb, sizeof(lb), "%.2f", res->lb);
     fmt_opt(e, sizeof(e), "%.2f", res->e);

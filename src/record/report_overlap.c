@@ -16,6 +16,7 @@ void tpb_report_overlap_json(tpb_buf_t *b, const tpb_result_t *res)
         return;
     }
     tpb_json_obj_begin(b);
+    tpb_json_kv_int(b, "host_waits", o->host_waits); /* 1: nothing could overlap */
     tpb_json_kv_int(b, "polls", res->polls);
     tpb_json_kv_num(b, "t_gemm_us", o->t_gemm_us);
     tpb_json_kv_num(b, "t_gemm_whole_us", o->t_gemm_whole_us);
@@ -37,7 +38,12 @@ void tpb_report_overlap_line(tpb_buf_t *b, const tpb_result_t *res, tpb_table_wi
     const tpb_overlap_t *o = &res->overlap;
     if (!res->chunks)
         return;
-    if (w == TPB_TABLE_WIDE)
+    if (o->host_waits) /* the figures would describe an overlap that cannot happen */
+        tpb_buf_printf(b,
+                       "#     overlap %d chunks: serial %.1f us, chunked %.1f us; the host waits "
+                       "for each --comm mpi collective (staged): nothing can overlap\n",
+                       res->chunks, o->t_serial_us, o->t_overlap_us);
+    else if (w == TPB_TABLE_WIDE)
         tpb_buf_printf(b,
                        "#     overlap %d chunks: GEMM %.1f us alone (%.2fx the whole GEMM), comm "
                        "%.1f us alone, serial %.1f us, overlapped %.1f us: exposed %.1f us, %.0f "

@@ -111,6 +111,8 @@ static void judge_check(tpb_result_t *res, int check_on)
 void tpb_result_finish(tpb_result_t *res, const tpb_history_t *hist, int nhist, int check_on)
 {
     const tpb_history_t *t1 = res->tp == 1 ? NULL : find_hist(hist, nhist, res, 1, 0);
+    res->disturb = res->steps ? tpb_disturb_judge(res->steps, res->iters)
+                              : tpb_disturb_judge(NULL, 0); /* --timeline off: undecided */
     double t1_us = res->tp == 1 ? min_compute(res->ranks, res->world) : t1 ? t1->t1_us : NAN;
     tpb_result_derive(res, t1_us);
     /* hist holds the serial configs: a chunked one's twin there is its serial run */

@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "base/disturb.h"
 #include "base/config_key.h"
 #include "base/detect.h"
 #include "base/overlap.h"
@@ -109,6 +110,12 @@ typedef struct {
     tpb_overlap_t overlap;     /**< its figures (base/overlap.h), when chunks > 0 */
     double serial_step_us;     /**< chunked: the median step of the same config run serially
                                     (overlap none) in this run, NaN if it was not */
+    tpb_disturb_t disturb;     /**< its measured steps one figure, bimodal or spiky (base/disturb.h;
+                                    undecided with --timeline off: no step of each iteration) */
+    double host_s;   /**< rank 0's wall time for it outside its timed loops: set-up (inputs,
+                          plans, untimed iteration, probe, its calibration) and close (check,
+                          gather), up to its record (doc/METRICS.md, "Host time") */
+    double inputs_s; /**< ... of which rank 0 drew inputs (the first config of a shape) */
     /* derived */
     double lb, u;      /**< worst group */
     double e, e_het;   /**< NaN when unknown */

@@ -1,20 +1,13 @@
 /* layer.c - buffers, one timed iteration and verification of a TP layer. */
 #include "run/layer_impl.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/partition.h"
 #include "base/clock.h"
-#include "base/rng.h"
 #include "base/stamp.h"
-
-int tpb_layer_checks(const tpb_layer_desc_t *d)
-{
-    return d->coll->scatters || d->group_rank == 0;
-}
 
 /* Elements of the buffers in the input's dtype (x, w, xs) and in the output's (part,
  * y) on a rank whose shard is len. */
@@ -59,6 +52,36 @@ double tpb_layer_flop(const tpb_layer_desc_t *d)
     for (r.group_rank = 0; r.group_rank < d->tp; r.group_rank++)
         f += tpb_layer_rank_flop(&r);
     return f;
+}
+
+/* TPBAL_TEST_FAULT=shard-offset (tpbal's own tests): group rank 1 fills its W shard from one
+ * row (col) or column (row) before its place, an off-by-one shard offset --check must catch. */
+static int shard_offset_planted(const tpb_layer_t *l, int id)
+{
+    const char *f = getenv("TPBAL_TEST_FAULT");
+    return f && strcmp(f, "shard-offset") == 0 && id == TPB_MAT_W && l->d.group_rank == 1;
+}
+
+tpb_status_t tpb_layer_fill(tpb_layer_t *l, void *dst, long rows, long cols, long row0, long col0,
+                            int id)
+{
+    if (shard_offset_planted(l, id)) {
+        if (row0 > 0)
+            row0--;
+        else if (col0 > 0)
+            col0--;
+    }
+    tpb_inputs_block_t b = {.rows = id == TPB_MAT_W ? l->d.n : l->d.m,
+                            .cols = l->d.k,
+                            .r0 = row0,
+                            .c0 = col0,
+                            .nr = rows,
+                            .nc = cols,
+                            .seed = l->d.seed,
+                            .id = (uint32_t)id,
+                            .scale = id == TPB_MAT_W ? 1.0 / sqrt((double)l->d.k) : 1.0,
+                            .dtype = l->d.dtype};
+    return tpb_inputs_fill(l->dev, dst, &b);
 }
 
 static tpb_status_t alloc(tpb_layer_t *l, double n, size_t esz, void **p)
@@ -185,6 +208,14 @@ err:
     return st;
 }
 
+tpb_status_t tpb_layer_warm(tpb_layer_t *l)
+{
+    if (l->d.comm_only)
+        return TPB_OK;
+    TPB_CHECK_RET(run_gemms(l));
+    return l->d.chunks > 0 ? tpb_layer_gemm_chunks(l) : TPB_OK;
+}
+
 const tpb_gemm_t *tpb_layer_gemm(const tpb_layer_t *l)
 {
     /* block-sparse: the first block's GEMM, which writes (never adds) what it computes; the
@@ -230,116 +261,4 @@ tpb_status_t tpb_layer_iter(tpb_layer_t *l, size_t slot, double delay_us, int re
     if (tpb_layer_collects(&l->d))
         TPB_CHECK_RET(tpb_comm_post(l->comm, &l->whole));
     return record ? tpb_dev_mark(l->dev, tpb_marks_iter(slot, 2), TPB_MARK_COMM) : TPB_OK;
-}
-
-/* A rectangle of Y: rows i0 .. i0 + m - 1, columns j0 .. j0 + n - 1 (m = 0: none). */
-typedef struct {
-    long i0, m, j0, n;
-} box_t;
-
-/* The smallest rectangle of Y holding every element this rank holds: only it is computed in
- * fp64 (a sequence-parallel or col-split rank holds 1/tp of Y: its reference is 1/tp of the
- * M x N x K work and memory, not the whole layer's on every rank). */
-static box_t held_box(const tpb_layer_t *l)
-{
-    const tpb_layer_desc_t *d = &l->d;
-    long i0 = d->m, i1 = -1, j0 = d->n, j1 = -1;
-    for (long i = 0; i < d->m; i++)
-        for (long j = 0; j < d->n; j++)
-            if (d->coll->y_index(l, i, j) >= 0) {
-                i0 = i < i0 ? i : i0;
-                i1 = i;
-                j0 = j < j0 ? j : j0;
-                j1 = j > j1 ? j : j1;
-            }
-    return i1 < 0 ? (box_t){0, 0, 0, 0} : (box_t){i0, i1 - i0 + 1, j0, j1 - j0 + 1};
-}
-
-/* Reference Y = X W (= X (W^T)^T) over box b, in fp64 from the same (quantised) generated
- * inputs: X's rows of b and W^T's rows (out features) of b. */
-static tpb_status_t reference(const tpb_layer_desc_t *d, box_t b, double *ref)
-{
-    size_t nx = (size_t)b.m * d->k, nw = (size_t)d->k * b.n;
-    double *x = malloc(nx * sizeof(double)), *w = malloc(nw * sizeof(double));
-    void *q = malloc((nx > nw ? nx : nw) * tpb_dtype_in_size(d->dtype));
-    tpb_status_t st = TPB_OK;
-    if (!x || !w || !q) {
-        st = tpb_err_set(TPB_ERR_NOMEM, "--check: no host memory for the reference of %ldx%ldx%ld",
-                         b.m, b.n, d->k);
-        goto out;
-    }
-    tpb_rng_fill(x, b.m, d->k, d->k, b.i0, 0, d->seed, TPB_MAT_X, 1.0);
-    tpb_rng_fill(w, b.n, d->k, d->k, b.j0, 0, d->seed, TPB_MAT_W, 1.0 / sqrt((double)d->k));
-    if (tpb_layer_sparse(d))
-        TPB_CHECK_GOTO(tpb_layer_sparse_mask(d, w, b.j0, b.n), st, out);
-    tpb_dtype_encode(d->dtype, x, q, nx);
-    tpb_dtype_decode(d->dtype, q, x, nx);
-    tpb_dtype_encode(d->dtype, w, q, nw);
-    tpb_dtype_decode(d->dtype, q, w, nw);
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)b.m, (int)b.n, (int)d->k, 1.0, x,
-                (int)d->k, w, (int)d->k, 0.0, ref, (int)b.n);
-out:
-    free(x);
-    free(w);
-    free(q);
-    return st;
-}
-
-tpb_status_t tpb_layer_result_hash(tpb_layer_t *l, uint64_t *hash)
-{
-    size_t bytes = l->nresult * tpb_dtype_out_size(l->d.dtype);
-    unsigned char *raw = malloc(bytes + 1);
-    if (!raw)
-        return tpb_err_set(TPB_ERR_NOMEM, "--check: no host memory for %zu bytes of Y", bytes);
-    tpb_status_t st = tpb_dev_copy(l->dev, raw, tpb_layer_result(l), bytes, TPB_COPY_TO_HOST);
-    uint64_t h = 14695981039346656037ull;
-    for (size_t i = 0; st == TPB_OK && i < bytes; i++)
-        h = (h ^ raw[i]) * 1099511628211ull;
-    *hash = h;
-    free(raw);
-    return st;
-}
-
-/* The largest error of what this rank holds of Y, and the largest |ref| over box b. */
-static void compare(const tpb_layer_t *l, box_t b, const double *y, const double *ref,
-                    double *max_err, double *max_ref)
-{
-    const tpb_layer_desc_t *d = &l->d;
-    *max_err = *max_ref = 0.0;
-    for (long i = 0; i < b.m; i++)
-        for (long j = 0; j < b.n; j++) {
-            double r = ref[i * b.n + j];
-            *max_ref = fmax(*max_ref, fabs(r));
-            long at = d->coll->y_index(l, b.i0 + i, b.j0 + j);
-            double e = at < 0 ? 0.0 : fabs(y[at] - r);
-            *max_err = isnan(e) ? INFINITY : fmax(*max_err, e);
-        }
-}
-
-tpb_status_t tpb_layer_check(tpb_layer_t *l, double *max_rel_err)
-{
-    const tpb_layer_desc_t *d = &l->d;
-    box_t b = held_box(l);
-    size_t mn = (size_t)b.m * b.n, held = l->nresult, osz = tpb_dtype_out_size(d->dtype);
-    double *ref = malloc((mn + 1) * sizeof(double)), *y = malloc((held + 1) * sizeof(double));
-    void *raw = malloc((held + 1) * osz);
-    tpb_status_t st;
-    if (!ref || !y || !raw) {
-        st = tpb_err_set(TPB_ERR_NOMEM, "--check: no host memory for %zu outputs", mn);
-        goto out;
-    }
-    TPB_CHECK_GOTO(tpb_dev_copy(l->dev, raw, tpb_layer_result(l), held * osz, TPB_COPY_TO_HOST), st,
-                   out); /* waits for Y */
-    tpb_dtype_decode(tpb_dtype_out(d->dtype), raw, y, held);
-    double max_err = 0.0, max_ref = 0.0;
-    if (b.m > 0) {
-        TPB_CHECK_GOTO(reference(d, b, ref), st, out);
-        compare(l, b, y, ref, &max_err, &max_ref);
-    }
-    *max_rel_err = max_ref > 0.0 ? max_err / max_ref : max_err;
-out:
-    free(ref);
-    free(y);
-    free(raw);
-    return st;
 }

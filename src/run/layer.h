@@ -47,10 +47,6 @@ typedef struct {
 
 typedef struct tpb_layer tpb_layer_t;
 
-/** 1 if this rank checks Y (every rank where the collective scatters Y, else group rank
- *  0). Pure. */
-int tpb_layer_checks(const tpb_layer_desc_t *d);
-
 /** Bytes this rank needs on the backend for the config. Pure. */
 double tpb_layer_bytes(const tpb_layer_desc_t *d);
 
@@ -84,6 +80,11 @@ const tpb_gemm_t *tpb_layer_gemm(const tpb_layer_t *l);
  */
 tpb_status_t tpb_layer_iter(tpb_layer_t *l, size_t slot, double delay_us, int record);
 
+/** The layer's GEMMs once more, untimed and not waited for (its chunk pieces too): after the
+ *  emulation probe has set a GPU's padding, whose GEMMs' plans are then built here, not in a
+ *  loop. Not collective. */
+tpb_status_t tpb_layer_warm(tpb_layer_t *l);
+
 /** --overlap chunked, outside the timed loop: the whole shard's GEMM; the chunks' GEMMs
  *  without collectives; the chunks' collectives alone; the serial collective alone. */
 tpb_status_t tpb_layer_gemm_whole(tpb_layer_t *l);
@@ -92,15 +93,26 @@ tpb_status_t tpb_layer_comm_chunks(tpb_layer_t *l);
 tpb_status_t tpb_layer_comm_whole(tpb_layer_t *l);
 
 /**
- * Compare what this rank holds of Y (after an iteration; all of Y, or its part where
- * the collective scatters) with an fp64 reference of the same seeded (and dtype-quantised)
- * inputs, computed for the smallest rectangle of Y holding it (1/tp of the layer's work where
- * the rank holds 1/tp of Y). *max_rel_err = max |Y - ref| / max |ref| over that rectangle. The
- * chunked path is checked as it ran: call it right after the measured loop.
- * TPBAL_TEST_FAULT=chunk-offset (tests only) moves the second chunk's collective by one row, which
- * this check must catch.
+ * Compare what this rank holds of Y (after an iteration) with an fp64 reference at sampled
+ * rows and columns (layer_check.c: every shard, chunk and row-block boundary, and seeded random
+ * ones), computed from the generator's global indices and the dtype's quantisation, never from
+ * what the device holds. all = 1: every sampled row it holds; 0: every tp-th of them from its
+ * group rank's on (where every rank of the group holds the same Y, the group shares the work).
+ * *max_rel_err = max |Y - ref| / max |ref| over what it compared. The chunked path is checked
+ * as it ran: call it right after the measured loop. TPBAL_TEST_FAULT=chunk-offset (tests only)
+ * moves the second chunk's collective by one row, and TPBAL_TEST_FAULT=shard-offset group rank
+ * 1's W shard by one row or column: this check must catch both.
  */
-tpb_status_t tpb_layer_check(tpb_layer_t *l, double *max_rel_err);
+tpb_status_t tpb_layer_check(tpb_layer_t *l, int all, double *max_rel_err);
+
+/** --check's sampled rows and columns of config d (malloc'd, sorted, each once). Pure. */
+tpb_status_t tpb_check_samples(const tpb_layer_desc_t *d, long **rows, int *nr, long **cols,
+                               int *ncol);
+
+/** The fp64 reference Y[rows[i]][cols[j]] into ref[nr x ncol], from the generator's global
+ *  indices (quantised to d's dtype, the cost profile's zeros applied). Pure. */
+tpb_status_t tpb_check_reference(const tpb_layer_desc_t *d, const long *rows, int nr,
+                                 const long *cols, int ncol, double *ref);
 
 /**
  * A 64-bit hash (FNV-1a) of the bytes of this rank's Y after an iteration: where the

@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "run/coll.h"
+#include "run/inputs.h"
 #include "run/layer.h"
 #include "run/orient.h"
 
@@ -81,14 +82,11 @@ tpb_status_t tpb_layer_sparse_setup(tpb_layer_t *l);
  */
 tpb_status_t tpb_layer_sparse_mask(const tpb_layer_desc_t *d, double *w, long row0, long rows);
 
-/** Rows x cols of seeded matrix id at (row0, col0) into backend memory dst (W is
- *  scaled by 1/sqrt(K) so that Y stays of order 1 for every K). */
-static inline tpb_status_t tpb_layer_fill(tpb_layer_t *l, void *dst, long rows, long cols,
-                                          long row0, long col0, int id)
-{
-    return tpb_backend_fill(l->dev, dst, rows, cols, row0, col0, l->d.seed, (uint32_t)id,
-                            id == TPB_MAT_W ? 1.0 / sqrt((double)l->d.k) : 1.0, l->d.dtype);
-}
+/** Rows x cols of seeded matrix id (X: M x K, W: N x K) at (row0, col0) into backend memory
+ *  dst (W is scaled by 1/sqrt(K) so that Y stays of order 1 for every K), out of the matrix
+ *  generated once for every config of the shape (run/inputs.h). */
+tpb_status_t tpb_layer_fill(tpb_layer_t *l, void *dst, long rows, long cols, long row0, long col0,
+                            int id);
 
 /** rows split evenly over t parts, the first ones taking the extra rows (as
  *  tpb_partition_even at granularity 1): part q's length and where it starts. Makes the

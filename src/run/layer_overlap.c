@@ -41,6 +41,7 @@ static void chunk_pieces(tpb_layer_t *l, int j, long r0, long rows)
             tpb_layer_row_share(rows, np, q, &piece, &start);
         *g = rows_of(l, p0, piece); /* m = 0: nothing to run */
         g->chunk = j > 0 || q > 0;
+        g->beside_comm = 1;
         p0 += piece;
     }
 }
@@ -113,19 +114,22 @@ tpb_status_t tpb_layer_overlap_iter(tpb_layer_t *l, size_t slot, double delay_us
     if (record)
         TPB_CHECK_RET(tpb_dev_mark(l->dev, tpb_marks_iter(slot, 0), TPB_MARK_COMPUTE_BEGIN));
     for (int j = 0; j < d->chunks; j++) {
-        /* a chunk's begin is marked as a compute end: no start gate is held there */
+        /* a chunk's begin is a compute begin: a GPU holds its stream there until the chunk's
+         * GEMM and end mark are queued (chunk 0's within c0's hold) */
         if (record)
             TPB_CHECK_RET(tpb_dev_mark(l->dev, tpb_marks_chunk(m, slot, j, TPB_CHUNK_GEMM_BEGIN),
-                                       TPB_MARK_COMPUTE_END));
+                                       TPB_MARK_COMPUTE_BEGIN));
         TPB_CHECK_RET(chunk_gemm(l, j, delay_us, j > 0));
         if (record)
             TPB_CHECK_RET(tpb_dev_mark(l->dev, tpb_marks_chunk(m, slot, j, TPB_CHUNK_GEMM_END),
                                        TPB_MARK_COMPUTE_END));
+        /* c1 right behind the last chunk's GEMM, before its collective is started: a staged
+         * one (--comm mpi) holds the host until it ends, and c1 then would be recorded late */
+        if (record && j == d->chunks - 1)
+            TPB_CHECK_RET(tpb_dev_mark(l->dev, tpb_marks_iter(slot, 1), TPB_MARK_COMPUTE_END));
         TPB_CHECK_RET(start_coll(
             l, j, record ? tpb_marks_chunk(m, slot, j, TPB_CHUNK_COMM_END) : TPB_NO_MARK));
     }
-    if (record)
-        TPB_CHECK_RET(tpb_dev_mark(l->dev, tpb_marks_iter(slot, 1), TPB_MARK_COMPUTE_END));
     if (tpb_layer_collects(d))
         TPB_CHECK_RET(tpb_comm_wait(l->comm));
     return record ? tpb_dev_mark(l->dev, tpb_marks_iter(slot, 2), TPB_MARK_COMM) : TPB_OK;

@@ -193,6 +193,7 @@ tpb_status_t tpb_sweep_init(tpb_sweep_t *s)
     tpb_dev_info(s->dev, &mine);
     s->peak_gflops = mine.peak_gflops;
     s->ranks_on_device = mine.ranks_on_device;
+    s->host_waits = mine.host_waits;
     TPB_CHECK_RET(tpb_agree(s->world, is_root(s) ? recorder_new(s) : TPB_OK));
     /* device facts are a fixed-size record of one architecture's chars and numbers */
     TPB_MPI_RET(MPI_Gather(&mine, sizeof(mine), MPI_BYTE, s->rec ? s->rec->devices : NULL,

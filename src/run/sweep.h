@@ -107,8 +107,10 @@ typedef struct {
                                      figures; rank 0's decisions, every rank counts them) */
     long iter_base;             /**< iterations (warm-up included) run before this config */
     int stop_every;             /**< measured iterations between two stop checks (agreed) */
+    double cal_us;              /**< calibration time not yet booked to a config's host time */
     double peak_gflops;         /**< this rank's device peak for the run's dtype */
     int ranks_on_device;        /**< ranks of its node driving its device (> 1: a shared GPU) */
+    int host_waits;             /**< its collectives hold the host (tpb_device_info_t) */
     tpb_recorder_t *rec;        /**< rank 0 only (NULL elsewhere) */
     tpb_load_mark_t load0;      /**< this rank's CPU time and its machine's at the sweep's start */
     /** A rank failed inside a timed loop and the others may be stuck in it:
@@ -177,6 +179,9 @@ typedef struct {
                                  --iters) */
     int iters;              /**< measured iterations (--iters, or more under --budget) */
     int looks;              /**< --budget: the looks its set took (0: no budget) */
+    double host_us;         /**< its host time: set-up (inputs, plans, untimed iteration,
+                                 probe, the calibration before it) and close (check, gather) */
+    double drawn_s;         /**< ... of which drawing inputs (once a shape: run/inputs.h) */
 } tpb_config_run_t;
 
 /** A config's layer built and its emulation probed (collective); free with tpb_config_free

@@ -9,6 +9,7 @@
 #include "run/clocksync.h"
 #include "run/signals.h"
 #include "run/coll.h"
+#include "run/inputs.h"
 #include "run/orient.h"
 #include "run/sweep.h"
 #include "run/wire.h"
@@ -142,6 +143,7 @@ tpb_status_t tpb_config_open(tpb_sweep_t *s, const tpb_config_plan_t *plan, tpb_
     const tpb_measure_t *m = &s->plans.m;
     int size = s->topo->size, root = s->rec != NULL;
     int cap = c->cap > m->iters ? c->cap : m->iters; /* --budget's room: set by the caller */
+    double t0 = tpb_clock_now_us(NULL);
     *c = (tpb_config_run_t){.plan = plan,
                             .cap = cap,
                             .iters = m->iters,
@@ -165,28 +167,33 @@ tpb_status_t tpb_config_open(tpb_sweep_t *s, const tpb_config_plan_t *plan, tpb_
     if (!plan->desc.comm_only) {
         tpb_stamp(TPB_PHASE_PROBE);
         st = tpb_dev_emulation_probe(s->dev, tpb_layer_gemm(c->l), &c->info.emulate_achieved);
+        if (st == TPB_OK && c->info.emulate_achieved != 1.0) /* the padding's plans: here */
+            st = tpb_layer_warm(c->l);
         TPB_CHECK_RET(tpb_agree(s->world, st));
     }
+    c->host_us = tpb_clock_now_us(NULL) - t0 + s->cal_us;
+    c->drawn_s = tpb_inputs_drawn_s();
+    s->cal_us = 0.0;
     return TPB_OK;
 }
 
 /* --check right after the measured loop (what the iterations, chunked or not, left in Y):
- * where the collective scatters, every rank checks its part; where it leaves the group one
- * Y, group rank 0 checks it and every other rank whose Y's bytes differ from rank 0's (a
- * collective that delivered a wrong copy to one rank) checks its own. */
+ * where the collective scatters, every rank checks the samples of its part; where it leaves
+ * the group one Y, the ranks share the sampled rows, and a rank whose Y's bytes differ from
+ * group rank 0's (a collective that delivered a wrong copy to one rank) checks every one. */
 static tpb_status_t check_y(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_config_run_t *c)
 {
-    int checks = tpb_layer_checks(&p->desc);
+    int all = 1;
     tpb_status_t st = TPB_OK;
     if (!p->desc.coll->scatters && p->tp > 1) {
         uint64_t h = 0, h0;
         st = tpb_layer_result_hash(c->l, &h);
         h0 = h;
         TPB_MPI_RET(MPI_Bcast(&h0, 1, MPI_UINT64_T, 0, s->group), "--check: Y's hash");
-        checks |= st == TPB_OK && h != h0;
+        all = st == TPB_OK && h != h0;
     }
-    if (st == TPB_OK && checks)
-        st = tpb_layer_check(c->l, &c->info.max_err);
+    if (st == TPB_OK)
+        st = tpb_layer_check(c->l, all, &c->info.max_err);
     return st;
 }
 
@@ -195,14 +202,16 @@ tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c)
     const tpb_measure_t *m = &s->plans.m;
     int size = s->topo->size;
     const tpb_config_plan_t *p = c->moved.shards ? &c->moved : c->plan;
-    double *chunk = NULL, *alone = NULL;
+    double *chunk = NULL, *alone = NULL, t0 = tpb_clock_now_us(NULL);
     tpb_status_t st = TPB_OK;
     tpb_stamp(TPB_PHASE_CHECK);
     if (m->check)
         st = check_y(s, p, c);
     TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
-    if (p->desc.chunks > 0) /* then its parts alone, outside the measured loop */
+    if (p->desc.chunks > 0) { /* then its parts alone, outside the measured loop */
+        tpb_stamp(TPB_PHASE_MEASURE);
         TPB_CHECK_GOTO(tpb_sweep_overlap(s, p, c->l, &chunk, &alone), st, out);
+    }
     rank_facts(s, p, &c->info);
     c->id = s->nconfigs;
     int parts = tpb_sweep_in_parts(s, p);
@@ -224,6 +233,8 @@ tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c)
         res.interleave_rounds = c->rounds;
         res.block = c->block;
         res.block_pos = c->block_pos;
+        res.host_s = (c->host_us + tpb_clock_now_us(NULL) - t0) * 1e-6; /* up to its record */
+        res.inputs_s = c->drawn_s;
         if (parts)
             tpb_gathered_into(&g, &res);
         else
@@ -234,6 +245,7 @@ tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c)
             res.chunk_marks = chunk;
             tpb_overlap_figures(size, p->tp, c->iters, res.chunks, c->all, chunk, alone,
                                 &res.overlap);
+            res.overlap.host_waits = s->host_waits;
         }
         tpb_stamp(TPB_PHASE_RECORD);
         pthread_mutex_lock(&s->rec->lock);

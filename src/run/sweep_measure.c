@@ -256,8 +256,10 @@ tpb_status_t tpb_sweep_measure(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_c
     TPB_CHECK_RET(agree_stop_every(s, t0, (size_t)m->warmup));
     TPB_MPI_RET(MPI_Barrier(s->world), "start of the measured iterations");
     tpb_stamp(TPB_PHASE_MEASURE);
-    if (!rec) {
-        TPB_CHECK_RET(tpb_dev_mark(s->dev, tpb_marks_iter(span, 0), TPB_MARK_COMPUTE_BEGIN));
+    if (!rec) { /* the span's start holds no start gate (marked as a compute end): it opens a
+                 * loop of many iterations, and a gate armed with no GEMM to close it would hold
+                 * the stream under the whole loop */
+        TPB_CHECK_RET(tpb_dev_mark(s->dev, tpb_marks_iter(span, 0), TPB_MARK_COMPUTE_END));
         TPB_CHECK_RET(tpb_dev_mark(s->dev, tpb_marks_iter(span, 1), TPB_MARK_COMPUTE_END));
     }
     for (int from = m->warmup; from < n && st == TPB_OK; from += round) {

@@ -29,7 +29,7 @@ static tpb_status_t mark_once(tpb_sweep_t *s, tpb_layer_t *l, int f, size_t k)
 {
     int gemm = alone_fns[f] == tpb_layer_gemm_whole || alone_fns[f] == tpb_layer_gemm_chunks;
     TPB_MPI_RET(MPI_Barrier(s->world), "--overlap: alone timings");
-    TPB_CHECK_RET(tpb_dev_mark(s->dev, 2 * k, gemm ? TPB_MARK_COMPUTE_BEGIN : TPB_MARK_COMM));
+    TPB_CHECK_RET(tpb_dev_mark(s->dev, 2 * k, gemm ? TPB_MARK_COMPUTE_BEGIN : TPB_MARK_COMM_BEGIN));
     TPB_CHECK_RET(alone_fns[f](l));
     TPB_CHECK_RET(tpb_dev_mark(s->dev, 2 * k + 1, gemm ? TPB_MARK_COMPUTE_END : TPB_MARK_COMM));
     return tpb_dev_sync(s->dev);

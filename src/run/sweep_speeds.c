@@ -35,7 +35,9 @@ static tpb_status_t calibrate(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_ca
                           .dtype = d->dtype};
     tpb_cal_policy_t pol = TPB_CAL_POLICY_DEFAULT;
     tpb_cal_speed_t mine;
+    double t0 = tpb_clock_now_us(NULL);
     TPB_CHECK_RET(tpb_calibrate_gemm(s->dev, s->world, &g, &pol, &mine));
+    s->cal_us += tpb_clock_now_us(NULL) - t0; /* host time of the next config opened */
     TPB_CHECK_RET(share(s, &mine, world, -1));
     for (int r = 0; s->rec && r < s->topo->size; r++) { /* once a rank; the summary: worst */
         if (world[r].spread <= pol.target_spread || s->rec->cal_warned[s->rank_of[r]])

@@ -59,9 +59,14 @@ HIDE="$WORK/hide" B="$WORK/b" D="$WORK" TPBAL="$TPBAL" timeout 420 \
 cat "$WORK/in.out"
 [ "$RC" -eq 0 ] || fail "the bundle in a namespace without the system's libraries: exit $RC"
 grep -q "^bundle: ok$" "$WORK/in.out" || fail "the namespace's checks did not finish"
+# no PMIx banner from the bundle's mpirun (the GPU image's: 12 lines at every launch)
+if { cat "$WORK/in.out" "$WORK/gcs.out"; tar -xzOf "$WORK/gcs/details.tar.gz" --wildcards 'run/*.txt'; } |
+    grep -qi "usable compression library"; then
+    fail "the bundle's mpirun printed PMIx's compression banner"
+fi
 cat "$WORK/gcs/summary.txt"
 steps=$(grep -cE '^[a-z0-9.-]+: pass' "$WORK/gcs/summary.txt")
-[ "$steps" -eq 27 ] || fail "the bundle's rehearsal passed $steps steps (27 expected)"
+[ "$steps" -eq 31 ] || fail "the bundle's rehearsal passed $steps steps (31 expected)"
 grep -q "every step passed" "$WORK/gcs/summary.txt" || fail "a step of the bundle's rehearsal failed"
 [ "$(ls -A "$WORK/gcs" | wc -l)" -le 8 ] || fail "the rehearsal left more than 8 files"
 

@@ -119,6 +119,22 @@ wait
 grep -q "did not arrive (--timeout 3 s)" "$WORK/err" || fail "no rank named after SIGSTOP"
 kill -CONT "$victim" 2>/dev/null || true
 
+# ---- a disturbed config on the host backend: rank 1 delayed 20 ms in every second iteration
+# (two modes of step taking turns): the record says disturbed with both modes, the table prints
+# no step for it, and the answer warns; the same config without the delay is steady
+tpbal 2 --tp 2 --shape 32x64x64 --split row --policy even --iters 20 --warmup 2 \
+    --inject-delay 1:20000:2 --out "$WORK/dist"
+expect_rc 0
+grep -q "^# warning: config 0 .* is disturbed, steps bimodal" "$WORK/out" ||
+    fail "a two-mode host config was not called disturbed"
+"$PY" - "$WORK/dist/results.jsonl" <<'EOF' || fail "disturbed: the record"
+import json, sys
+r = next(json.loads(l) for l in open(sys.argv[1]) if '"type":"config"' in l)
+d = r["disturbed"]
+print("host, delayed every second iteration:", d)
+assert d["verdict"] == "disturbed" and d["modes_us"][1] - d["modes_us"][0] > 15000
+EOF
+
 # ---- signals: SIGTERM and SIGUSR1 (Slurm's --signal) to mpirun stop between configs ----
 for sig in TERM USR1; do
     s="$WORK/sig$sig"

@@ -64,6 +64,8 @@ step failing 5 false
 verdict failing
 step slow 1 sleep 30
 verdict slow "(planted)"
+step escaped 5 bash -c 'setsid sleep 307 </dev/null >/dev/null 2>&1 & exit 0'
+verdict escaped
 step after 5 true
 verdict after
 exit \$FAILED
@@ -72,8 +74,14 @@ RC=0
 timeout 60 bash "$WORK/planted-steps.sh" >"$WORK/ps.out" 2>&1 || RC=$?
 cat "$WORK/ps.out"
 [ "$RC" -eq 1 ] || fail "planted failures: exit $RC, expected 1"
+# a process a step started in a session of its own (as tests/mpi/lib.sh's mpirun escaped the
+# H200 check's tests step and held the GPU for three minutes) does not outlive the step
+if pgrep -f "^sleep 307$" >/dev/null; then
+    pkill -f "^sleep 307$"
+    fail "a step's process in a session of its own outlived the step"
+fi
 for want in "^passing: pass" "^failing: FAIL: rc 1" "^slow: TIMEOUT after 1 s" \
-    "^slow: FAIL: rc 124 (planted)" "^after: pass"; do
+    "^slow: FAIL: rc 124 (planted)" "^escaped: pass" "^after: pass"; do
     grep -q "$want" "$WORK/ps/summary.txt" || fail "summary.txt lacks '$want'"
 done
 [ "$(ls "$WORK/ps" | tr '\n' ' ')" = "commands.txt details.tar.gz summary.txt " ] ||
@@ -98,4 +106,39 @@ for o in "$WORK/link" "$WORK/mine"; do
 done
 [ "$(cat "$WORK/mine/run/data")" = keep ] && [ "$(ls -A "$WORK/mine")" = run ] ||
     fail "a refused OUT was changed"
+# the rehearsal on the stand-in judges figures, not exit codes (the H200 check printed "pass"
+# beside a failing ratio): four timed steps pass as they are, and fail, each naming why, with
+# one bad figure of each kind planted (tpbal/bare outside [0.97, 1.10], a disturbed config,
+# an emulation that misses its factor, another process on the GPU before a timed step)
+if [ -x "$build/tests/standin/run" ] && "$TPBAL" --version | grep -q "^backend cuda: built"; then
+    only="timed-bf16 timed-fp8 gate-bf16 emulate-time-0.5"
+    RC=0
+    OUT="$WORK/rc" BUILD="$build" GPU_CHECK_ONLY="$only" bash "$top/bench/gpu-check.sh" --standin \
+        >"$WORK/rc.out" 2>&1 || RC=$?
+    [ "$RC" -eq 0 ] || { cat "$WORK/rc.out"; fail "the rehearsal's timed steps: exit $RC"; }
+    for st in timed-bf16 timed-fp8 gate-bf16 emulate-time-0.5 emulate-time-0.5-factor; do
+        grep -q "^$st: pass (" "$WORK/rc/summary.txt" || fail "rehearsal: $st did not pass"
+    done
+    RC=0
+    OUT="$WORK/rp" BUILD="$build" GPU_CHECK_ONLY="$only" \
+        GPU_CHECK_PLANT="ratio:timed-fp8,disturbed:timed-bf16,emulation:emulate-time-0.5,holder:gate-bf16" \
+        bash "$top/bench/gpu-check.sh" --standin >"$WORK/rp.out" 2>&1 || RC=$?
+    grep -v '^#' "$WORK/rp/summary.txt" | cut -c1-160
+    [ "$RC" -eq 1 ] || fail "the planted rehearsal: exit $RC, expected 1"
+    s="$WORK/rp/summary.txt"
+    grep -q "^timed-fp8: FAIL: figures: tpbal/bare 1\.9" "$s" || fail "planted ratio not caught"
+    grep -q "^timed-bf16: FAIL: figures: config 0 disturbed (bimodal" "$s" || fail "planted disturbance"
+    grep -q "^gate-bf16: FAIL: another process holds the GPU" "$s" || fail "planted holder"
+    grep -q "^emulate-time-0.5-factor: FAIL: .*misses the 0.50 asked" "$s" || fail "planted emulation miss"
+    if grep -E "^[a-z0-9.-]+: (pass|FAIL).*(FAIL|pass)" "$s" | grep -Eq ": pass .*FAIL|: FAIL.* pass"; then
+        fail "a summary line says pass and FAIL at once"
+    fi
+    RC=0
+    GPU_CHECK_PLANT=holder:timed-bf16 OUT="$WORK/never2" bash "$top/bench/gpu-check.sh" --dry-run \
+        >"$WORK/pg.out" 2>&1 || RC=$?
+    [ "$RC" -eq 2 ] && grep -q "for the rehearsal (--standin) only" "$WORK/pg.out" ||
+        fail "a plant outside the rehearsal: exit $RC"
+else
+    echo "gpucheck: the planted rehearsal needs a CUDA build (the stand-in): not run"
+fi
 echo "gpucheck: ok"

@@ -68,5 +68,20 @@ TPBAL_TEST_FAULT=chunk-offset tpbal 2 --tp 2 --shape 64x96x80 --sequence-paralle
     --overlap chunked --chunks 2 --check --iters 2 --warmup 1 --policy even
 expect_rc 3
 echo "seqpar: the planted chunk fault fails --check (serial, and with sequence parallelism)"
+# an off-by-one shard offset (group rank 1's W shard filled one row or column early): --check
+# samples Y and draws its reference from the generator's global indices (not from what the
+# device holds), so every TP 2 config fails, in both splits, serial and chunked, with and
+# without sequence parallelism; TP 1 has no second shard and passes
+TPBAL_TEST_FAULT=shard-offset tpbal 2 --tp 1,2 --shape 64x96x80 --split row,col \
+    --sequence-parallel off,on --overlap none,chunked --chunks 2 --check --iters 2 --warmup 1 \
+    --policy even --out "$WORK/so"
+expect_rc 3
+"$PY" - "$WORK/so/results.jsonl" <<'EOF' || fail "the planted shard offset: not every TP 2 config failed"
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1]) if '"type":"config"' in l]
+got = [(r["tp"], r["split"], r["check"]) for r in rs]
+print("shard-offset:", got)
+assert len(got) == 10 and all(c == ("fail" if tp == 2 else "pass") for tp, _, c in got)
+EOF
 
 refused "--sequence-parallel 'yes': expected off and/or on" --sequence-parallel yes

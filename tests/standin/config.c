@@ -144,6 +144,9 @@ static void load(void)
     cfg.nccl_corrupt = nth("TPBAL_STANDIN_NCCL_CORRUPT", 1);
     cfg.no_algo = nth("TPBAL_STANDIN_NO_ALGO", 1);
     cfg.heuristic_stall = nth("TPBAL_STANDIN_HEURISTIC_STALL", 0);
+    cfg.no_math = (int)number("TPBAL_STANDIN_NO_MATH", 0, 0, 1);
+    cfg.record_lag_us = number("TPBAL_STANDIN_RECORD_LAG_US", 0.0, 0.0, 1e6);
+    cfg.alternate = number("TPBAL_STANDIN_ALTERNATE", 1.0, 1.0, 100.0);
     cfg.sync_stall = nth("TPBAL_STANDIN_SYNC_STALL", 0);
     cfg.nccl_in_progress = (int)number("TPBAL_STANDIN_NCCL_INPROGRESS", 0, 0, 1);
     cfg.dir = getenv("TPBAL_STANDIN_DIR");
@@ -187,7 +190,8 @@ void tpbsi_count(tpbsi_counter_t c, long n)
 __attribute__((destructor)) static void write_stats(void)
 {
     static const char *const names[TPBSI_N_COUNTERS] = {
-        "malloc", "heuristic", "matmul", "collective", "comms", "gemm_overrun", "coll_overrun"};
+        "malloc",       "heuristic",    "matmul",      "collective", "comms",
+        "gemm_overrun", "coll_overrun", "sm_targeted", "late_record"};
     const char *dir = getenv("TPBAL_STANDIN_STATS");
     if (!dir || !*dir)
         return;

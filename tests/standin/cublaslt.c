@@ -496,12 +496,14 @@ static void gemm_run(tpbsi_op_t *op, tpbsi_stream_t *s)
         *to[i] = o->scale[i] ? *o->scale[i] : 1.0;
     tpbsi_engine_lock(o->device);
     double t0 = tpbsi_now_us();
-    if (tpbsi_gemm_compute(&o->g) != 0)
+    if (!tpbsi_config()->no_math && tpbsi_gemm_compute(&o->g) != 0)
         tpbsi_complain("cublasLtMatmul: out of host memory for a %ldx%ldx%ld GEMM", o->g.m, o->g.n,
                        o->g.k);
     const tpbsi_config_t *c = tpbsi_config();
     double flops = 2.0 * (double)o->g.m * (double)o->g.n * (double)o->g.k;
-    double end = t0 + tpbsi_gemm_us(flops, c->gflops, tpbsi_stream_speed(s));
+    static long turns[TPBSI_MAX_DEVICES];                      /* under the device's engine lock */
+    double slow = turns[o->device]++ % 2 ? c->alternate : 1.0; /* planted: two modes */
+    double end = t0 + slow * tpbsi_gemm_us(flops, c->gflops, tpbsi_stream_speed(s));
     tpbsi_count(TPBSI_N_MATMUL, 1);
     tpbsi_count(TPBSI_N_GEMM_OVER, tpbsi_now_us() > end);
     tpbsi_sleep_until(end);
@@ -607,6 +609,9 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t op, const
         return CUBLAS_STATUS_INVALID_VALUE;
     }
     o->op.run = gemm_run;
+    o->op.work = 1;
+    tpbsi_count(TPBSI_N_SM_TARGETED,
+                x->sm_target > 0 && tpbsi_stream_sms(s) > (unsigned)x->sm_target);
     o->op.done = gemm_done;
     o->device = tpbsi_stream_device(s);
     tpbsi_enqueue(s, &o->op);

@@ -373,6 +373,7 @@ static ncclResult_t submit(struct ncclComm *c, tpbsi_stream_t *s, const pending_
                : cf->nccl_corrupt == nth || cf->nccl_corrupt == -1 ? 3
                                                                    : 0;
     o->op.run = coll_run;
+    o->op.work = 1;
     o->op.done = coll_done;
     o->comm = c;
     o->n = n;

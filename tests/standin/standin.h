@@ -36,6 +36,12 @@ typedef struct {
     long nccl_corrupt;    /**< TPBAL_STANDIN_NCCL_CORRUPT: the Nth (-1: every) result is wrong */
     long no_algo;         /**< TPBAL_STANDIN_NO_ALGO: the Nth heuristic finds none (-1 all) */
     long heuristic_stall; /**< TPBAL_STANDIN_HEURISTIC_STALL: the Nth heuristic never returns */
+    double alternate;     /**< TPBAL_STANDIN_ALTERNATE: every other GEMM of a device this many
+                               times as long (another process taking turns on the GPU) */
+    double record_lag_us; /**< TPBAL_STANDIN_RECORD_LAG_US: the host lags this long before each
+                               cudaEventRecord (a host thread slower than a short GEMM) */
+    int no_math;          /**< TPBAL_STANDIN_NO_MATH: GEMMs and collectives take their model
+                               time and compute nothing (results not checked) */
     long sync_stall;      /**< TPBAL_STANDIN_SYNC_STALL: the Nth host synchronization (stream, event
                                or device) never returns */
     int nccl_in_progress; /**< TPBAL_STANDIN_NCCL_INPROGRESS: every non-blocking call returns
@@ -56,13 +62,17 @@ long tpbsi_complaints(void);
 /** What the stand-in counts in a process; with TPBAL_STANDIN_STATS=DIR set, the counts are
  *  written to DIR/stats.PID ("name value" lines) when the process exits. */
 typedef enum {
-    TPBSI_N_MALLOC,    /**< cudaMalloc calls */
-    TPBSI_N_HEURISTIC, /**< cublasLtMatmulAlgoGetHeuristic calls */
-    TPBSI_N_MATMUL,    /**< GEMMs run */
-    TPBSI_N_COLL,      /**< NCCL operations run (a group is one) */
-    TPBSI_N_COMMS,     /**< NCCL communicators created */
-    TPBSI_N_GEMM_OVER, /**< GEMMs whose host work outlasted the model */
-    TPBSI_N_COLL_OVER, /**< collectives whose host work outlasted the model */
+    TPBSI_N_MALLOC,      /**< cudaMalloc calls */
+    TPBSI_N_HEURISTIC,   /**< cublasLtMatmulAlgoGetHeuristic calls */
+    TPBSI_N_MATMUL,      /**< GEMMs run */
+    TPBSI_N_COLL,        /**< NCCL operations run (a group is one) */
+    TPBSI_N_COMMS,       /**< NCCL communicators created */
+    TPBSI_N_GEMM_OVER,   /**< GEMMs whose host work outlasted the model */
+    TPBSI_N_COLL_OVER,   /**< collectives whose host work outlasted the model */
+    TPBSI_N_SM_TARGETED, /**< GEMMs planned for fewer SMs than their context has (an SM
+                              count target below it: SMs left to collectives) */
+    TPBSI_N_LATE_RECORD, /**< timing events recorded on a stream that had gone idle after
+                              device work no host call had seen end: a mark stamped late */
     TPBSI_N_COUNTERS
 } tpbsi_counter_t;
 
@@ -104,6 +114,7 @@ typedef struct tpbsi_op {
     /** NULL, or 1 while the op waits for a value that host code must write (an unmet
      *  cuStreamWaitValue32): the stream is parked there until then */
     int (*parked)(const struct tpbsi_op *op);
+    int work; /**< device work an event may close (a GEMM, a collective) */
     struct tpbsi_op *next;
 } tpbsi_op_t;
 
@@ -118,6 +129,8 @@ void tpbsi_enqueue(tpbsi_stream_t *s, tpbsi_op_t *op);
  *  SMs that the stream's context holds (a green context's). */
 int tpbsi_stream_device(const tpbsi_stream_t *s);
 double tpbsi_stream_speed(const tpbsi_stream_t *s);
+/** The SMs the stream's context holds (a green context's, else the device's). */
+unsigned tpbsi_stream_sms(const tpbsi_stream_t *s);
 
 /** Hold the device's compute engine for a GEMM (across the processes of the node when
  *  TPBAL_STANDIN_DIR is set): GEMMs of one device take turns, as on a time-sliced GPU. */

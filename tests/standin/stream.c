@@ -7,6 +7,7 @@
  * legacy default stream waits for the blocking streams of its device and they for it;
  * copies to or from pageable host memory return when done.
  */
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@ struct tpbsi_stream {
     pthread_cond_t work;
     tpbsi_op_t *head, *tail;
     tpbsi_op_t *running; /* the op the worker runs now (under mu), or NULL */
+    int unseen_end;      /* device work ended here, and no host call has seen the stream idle */
     unsigned long long enq, done;
     struct tpbsi_stream *next; /* every stream ever made: handles are checked against it */
 };
@@ -86,6 +88,8 @@ static void *worker(void *arg)
         op->run(op, s);
         pthread_mutex_lock(&mu);
         s->running = NULL;
+        if (op->work)
+            s->unseen_end = 1;
         pthread_mutex_unlock(&mu);
         op->done(op);
         pthread_mutex_lock(&mu);
@@ -226,6 +230,8 @@ void tpbsi_device_sync(int device)
         unsigned long long target = t->enq;
         while (t->ctx->device == device && t->done < target)
             pthread_cond_wait(&progress, &mu);
+        if (t->ctx->device == device && t->done >= t->enq)
+            t->unseen_end = 0;
     }
     pthread_mutex_unlock(&mu);
 }
@@ -332,9 +338,17 @@ int tpbsi_stream_device(const tpbsi_stream_t *s)
     return s->ctx->device;
 }
 
+unsigned tpbsi_stream_sms(const tpbsi_stream_t *s)
+{
+    return s->ctx->green ? s->ctx->sms : TPBSI_SMS;
+}
+
 double tpbsi_stream_speed(const tpbsi_stream_t *s)
 {
-    double share = s->ctx->green ? (double)s->ctx->sms / TPBSI_SMS : 1.0;
+    /* a GEMM on a share of the SMs runs at more than that share of the speed (memory traffic
+     * and the waves' tails do not shrink with it: the H200 ran 0.85 on 73 % of its SMs, 0.29-0.43
+     * on 24 %): share^0.7 gives 0.80 and 0.37 */
+    double share = s->ctx->green ? pow((double)s->ctx->sms / TPBSI_SMS, 0.7) : 1.0;
     return tpbsi_config()->speed[tpbsi_physical(s->ctx->device)] * share;
 }
 
@@ -418,6 +432,10 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream)
     unsigned long long target = s->enq;
     pthread_mutex_unlock(&mu);
     wait_done(s, target);
+    pthread_mutex_lock(&mu);
+    if (s->done >= s->enq)
+        s->unseen_end = 0;
+    pthread_mutex_unlock(&mu);
     return cudaSuccess;
 }
 
@@ -428,6 +446,8 @@ cudaError_t cudaStreamQuery(cudaStream_t stream)
         return tpbsi_ret(cudaErrorInvalidResourceHandle);
     pthread_mutex_lock(&mu);
     int idle = s->done >= s->enq;
+    if (idle)
+        s->unseen_end = 0; /* the host has seen it end */
     pthread_mutex_unlock(&mu);
     return idle ? cudaSuccess : cudaErrorNotReady;
 }
@@ -581,6 +601,9 @@ static void event_op_done(tpbsi_op_t *op)
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
+    double lag = tpbsi_config()->record_lag_us;
+    if (lag > 0.0) /* planted: the host reaches this call late */
+        tpbsi_sleep_until(tpbsi_now_us() + lag);
     event_t *e = event_of(event, "cudaEventRecord");
     tpbsi_stream_t *s = tpbsi_stream(stream, "cudaEventRecord");
     if (!e || !s)
@@ -596,7 +619,10 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
     pthread_mutex_lock(&mu);
     if (s->flags == cudaStreamNonBlocking && !s->head && s->done >= s->enq) {
         /* an idle stream reaches the record at once: stamped now, as a GPU does within
-         * microseconds (a worker's wake-up would stamp it tens of them late) */
+         * microseconds (a worker's wake-up would stamp it tens of them late). Recorded after
+         * work whose end no host call saw, it closes that work late (by the host's latency) */
+        tpbsi_count(TPBSI_N_LATE_RECORD, s->unseen_end && !(e->flags & cudaEventDisableTiming));
+        s->unseen_end = 0;
         e->rec++;
         e->t_us = tpbsi_now_us();
         __atomic_store_n(&e->done, e->rec, __ATOMIC_RELEASE);
@@ -708,6 +734,8 @@ typedef struct {
 static void copy_run(tpbsi_op_t *op, tpbsi_stream_t *s)
 {
     copy_t *c = (copy_t *)op;
+    if (c->set && tpbsi_config()->no_math)
+        return; /* a GPU sets 128 MiB in a tenth of a millisecond; nothing reads it here */
     if (c->set)
         memset(c->dst, c->value, c->bytes);
     else

@@ -148,6 +148,7 @@ static void cuda_info(tpb_device_t *dev, tpb_device_info_t *info)
     info->sm_total = be->prop.multiProcessorCount;
     info->sm_count = be->green.sm_granted ? be->green.sm_granted : info->sm_total;
     info->ranks_on_device = be->ranks_on_device;
+    info->host_waits = be->gpu.args.cfg.comm == TPB_COMM_MPI; /* staged, blocking */
     info->mem_bytes = (double)be->prop.totalGlobalMem;
     snprintf(info->emulation, sizeof(info->emulation), "%s", be->green.how);
     int rt = 0, drv = 0, nccl = 0;
@@ -228,7 +229,7 @@ static tpb_status_t gemm_phase(tpb_cuda_t *be, const tpb_gemm_t *g)
     if (!g->chunk) /* the next GEMM overwrites what the last collective reads */
         TPB_CHECK_RET(tpb_gpu_gemm_after_comm(&be->gpu));
     tpb_status_t st = tpb_cuda_gemm(be, g);
-    tpb_cuda_gate_release(be); /* c0 and the GEMM are queued: the stream may run them */
+    be->gpu.gemm_queued = 1; /* the gate holds until the compute-end mark (gpu_marks.c) */
     TPB_CHECK_RET(st);
     if (g->delay_us > 0.0)
         TPB_CUDA_RET(cudaLaunchHostFunc(be->gemm_stream, stall_fn, (void *)(uintptr_t)g->delay_us));

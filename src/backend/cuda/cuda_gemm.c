@@ -151,18 +151,32 @@ static tpb_status_t plan_get(tpb_cuda_t *be, const tpb_gemm_t *g, int sm_target,
     return TPB_OK;
 }
 
-static tpb_status_t run_one_on(tpb_cuda_t *be, const tpb_gemm_t *g, int sm_target,
-                               cudaStream_t stream)
+tpb_status_t tpb_cuda_gemm_on(tpb_cuda_t *be, const tpb_gemm_t *g, int sm_target,
+                              cudaStream_t stream)
 {
     tpb_cuda_plan_t *p;
     TPB_CHECK_RET(plan_get(be, g, sm_target, stream, &p));
     return launch(be, g, p, stream, 0);
 }
 
+/* The SMs a GEMM is planned for (cuBLASLt's SM count target; 0: every SM): a green
+ * partition's, or, beside NCCL's collectives (--overlap chunked), all but TPB_CUDA_COMM_SMS:
+ * NCCL runs a CTA a channel on SMs of their own, and a GEMM planned for every SM leaves the
+ * collective to wait for its waves (Flux, TransformerEngine's userbuffers reserve them too). */
+static int sm_target_of(const tpb_cuda_t *be, const tpb_gemm_t *g)
+{
+    if (be->green.sm_granted)
+        return be->green.sm_granted;
+    int all = be->prop.multiProcessorCount;
+    if (g->beside_comm && be->gpu.args.cfg.comm == TPB_COMM_NCCL && all > 2 * TPB_CUDA_COMM_SMS)
+        return all - TPB_CUDA_COMM_SMS;
+    return 0;
+}
+
 /* The GEMM as the compute phase runs it: on the GEMM stream, for the SMs it has. */
 static tpb_status_t run_one(tpb_cuda_t *be, const tpb_gemm_t *g)
 {
-    return run_one_on(be, g, be->green.sm_granted, be->gemm_stream);
+    return tpb_cuda_gemm_on(be, g, sm_target_of(be, g), be->gemm_stream);
 }
 
 tpb_status_t tpb_cuda_gemm(tpb_cuda_t *be, const tpb_gemm_t *g)
@@ -173,81 +187,20 @@ tpb_status_t tpb_cuda_gemm(tpb_cuda_t *be, const tpb_gemm_t *g)
                            "--emulate-speed here repeats GEMMs (no green contexts), which a "
                            "block-sparse row shard accumulates: drop --cost-profile or "
                            "--emulate-speed");
-    for (int i = 0; i < be->repeat_full; i++)
+    /* a green partition's padding (cuda_emulate.c): more of the same work, never on a GEMM
+     * that accumulates (it would add its product twice) */
+    double pad = tpb_cuda_pad_of(be, g);
+    int full = be->repeat_full + (int)pad;
+    double frac = be->repeat_frac + (pad - (double)(int)pad);
+    for (int i = 0; i < full; i++)
         TPB_CHECK_RET(run_one(be, g));
     long align = tpb_dtype_align(g->dtype); /* fp8 GEMMs need widths in multiples of 16 */
-    long extra = (long)(be->repeat_frac * (double)g->n) / align * align;
+    long extra = (long)(frac * (double)g->n) / align * align;
     if (extra > 0) {
         tpb_gemm_t part = *g;
         part.n = extra;
         TPB_CHECK_RET(run_one(be, &part));
     }
-    return TPB_OK;
-}
-
-/* One GEMM waited for: emulated (the green context current, its stream, its SM target,
- * the repeats) or the plain GEMM on the primary context's stream for every SM. */
-static tpb_status_t one_timed(tpb_cuda_t *be, const tpb_gemm_t *g, int emulated)
-{
-    if (!emulated) {
-        TPB_CHECK_RET(run_one_on(be, g, 0, be->comm_stream));
-        tpb_stamp_call("cudaStreamSynchronize");
-        cudaError_t e = cudaStreamSynchronize(be->comm_stream);
-        tpb_stamp_call(NULL);
-        return e == cudaSuccess ? TPB_OK
-                                : tpb_cuda_err(e, "cudaStreamSynchronize", __FILE__, __LINE__);
-    }
-    tpb_cuda_green_enter(be);
-    tpb_status_t st = tpb_cuda_gemm(be, g);
-    tpb_stamp_call("cudaStreamSynchronize");
-    cudaError_t e = cudaStreamSynchronize(be->gemm_stream);
-    tpb_stamp_call(NULL);
-    tpb_cuda_green_leave(be);
-    TPB_CHECK_RET(st);
-    if (e != cudaSuccess)
-        return tpb_cuda_err(e, "cudaStreamSynchronize", __FILE__, __LINE__);
-    return TPB_OK;
-}
-
-/* Median host time of 3 GEMMs, each waited for (after one untimed, which builds and
- * loads its plan). */
-static tpb_status_t time_gemm(tpb_cuda_t *be, const tpb_gemm_t *g, int emulated, double *us)
-{
-    double t[3];
-    TPB_CHECK_RET(one_timed(be, g, emulated));
-    for (int i = 0; i < 3; i++) {
-        double t0 = tpb_clock_now_us(NULL);
-        TPB_CHECK_RET(one_timed(be, g, emulated));
-        t[i] = tpb_clock_now_us(NULL) - t0;
-    }
-    double lo = t[0] < t[1] ? t[0] : t[1], hi = t[0] < t[1] ? t[1] : t[0];
-    *us = t[2] < lo ? lo : t[2] > hi ? hi : t[2];
-    return TPB_OK;
-}
-
-tpb_status_t tpb_cuda_emulation_probe(tpb_cuda_t *be, const tpb_gemm_t *g, double *achieved)
-{
-    double ref, emu;
-    if (!be->green.ctx && be->repeat_full <= 1 && be->repeat_frac <= 0.0) {
-        *achieved = 1.0;
-        return TPB_OK;
-    }
-    tpb_cuda_gate_release(be);
-    tpb_stamp_call("cudaDeviceSynchronize");
-    cudaError_t e = cudaDeviceSynchronize(); /* the primary context; the green stream: below */
-    tpb_stamp_call(NULL);
-    if (e != cudaSuccess)
-        return tpb_cuda_err(e, "cudaDeviceSynchronize", __FILE__, __LINE__);
-    tpb_cuda_green_enter(be);
-    tpb_stamp_call("cudaStreamSynchronize");
-    e = cudaStreamSynchronize(be->gemm_stream);
-    tpb_stamp_call(NULL);
-    tpb_cuda_green_leave(be);
-    if (e != cudaSuccess)
-        return tpb_cuda_err(e, "cudaStreamSynchronize", __FILE__, __LINE__);
-    TPB_CHECK_RET(time_gemm(be, g, 0, &ref));
-    TPB_CHECK_RET(time_gemm(be, g, 1, &emu));
-    *achieved = emu > 0 ? ref / emu : 1.0;
     return TPB_OK;
 }
 
@@ -279,15 +232,13 @@ off:
     be->wait_value = NULL;
 }
 
-tpb_status_t tpb_cuda_gate_arm(tpb_cuda_t *be)
+tpb_status_t tpb_cuda_gate_arm_on(tpb_cuda_t *be, cudaStream_t stream)
 {
     if (!be->wait_value || be->gate_armed)
         return TPB_OK; /* no gate, or already held */
     unsigned next = be->gate_seq + 1;
-    tpb_cuda_green_enter(be);
-    CUresult r = ((pfn_wait_value)be->wait_value)(
-        (CUstream)be->gemm_stream, (CUdeviceptr)be->gate_dev, next, CU_STREAM_WAIT_VALUE_GEQ);
-    tpb_cuda_green_leave(be);
+    CUresult r = ((pfn_wait_value)be->wait_value)((CUstream)stream, (CUdeviceptr)be->gate_dev, next,
+                                                  CU_STREAM_WAIT_VALUE_GEQ);
     if (r != CUDA_SUCCESS) { /* unsupported here: run ungated from now on */
         be->wait_value = NULL;
         return TPB_OK;
@@ -295,6 +246,14 @@ tpb_status_t tpb_cuda_gate_arm(tpb_cuda_t *be)
     be->gate_seq = next;
     be->gate_armed = 1;
     return TPB_OK;
+}
+
+tpb_status_t tpb_cuda_gate_arm(tpb_cuda_t *be)
+{
+    tpb_cuda_green_enter(be);
+    tpb_status_t st = tpb_cuda_gate_arm_on(be, be->gemm_stream);
+    tpb_cuda_green_leave(be);
+    return st;
 }
 
 void tpb_cuda_gate_release(tpb_cuda_t *be)

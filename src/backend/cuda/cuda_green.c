@@ -133,8 +133,8 @@ static const char *green_try(tpb_cuda_t *be, double f)
     be->green.cu = cu;
     be->green.sm_granted = (int)part.sm.smCount;
     be->gemm_stream = (cudaStream_t)stream;
-    snprintf(be->green.how, sizeof(be->green.how), "green-context %d/%d SMs", (int)part.sm.smCount,
-             (int)all.sm.smCount);
+    snprintf(be->green.how, sizeof(be->green.how), "green-context %d/%d SMs + padding",
+             (int)part.sm.smCount, (int)all.sm.smCount); /* padding: cuda_emulate.c */
     return NULL;
 }
 

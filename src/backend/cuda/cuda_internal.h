@@ -34,6 +34,19 @@ typedef struct {
     char how[64]; /* "green-context", "repeat (...)" or "none" */
 } tpb_cuda_green_t;
 
+/** SMs left to NCCL beside a chunked GEMM (--overlap chunked; cuda_gemm.c). */
+#define TPB_CUDA_COMM_SMS 16
+
+/** The padding that brings a green partition's GEMMs to the factor asked (cuda_emulate.c):
+ *  pad[i] more of the GEMM's work (as repeats and a part), measured per GEMM shape. */
+#define TPB_CUDA_PADS 16
+typedef struct {
+    long m[TPB_CUDA_PADS], n[TPB_CUDA_PADS], k[TPB_CUDA_PADS];
+    double pad[TPB_CUDA_PADS];
+    int count, next;
+    double last; /* the latest probe's: for shapes never probed (chunk pieces, blocks) */
+} tpb_cuda_pads_t;
+
 typedef struct tpb_cuda tpb_cuda_t;
 
 /** One rank's GPU (its tpb_device_t): the generic layer's part, then CUDA's. */
@@ -58,6 +71,7 @@ struct tpb_cuda {
     int repeat_full;    /* repeat fallback: GEMMs per compute phase */
     double repeat_frac; /* and the fraction of columns of one more */
     tpb_cuda_green_t green;
+    tpb_cuda_pads_t pads;
 };
 
 /** The CUDA backend of a generic GPU device. */
@@ -82,6 +96,8 @@ void tpb_cuda_gate_init(tpb_cuda_t *be);
 
 /** Hold the idle GEMM stream before the compute phase's first mark (a no-op when busy). */
 tpb_status_t tpb_cuda_gate_arm(tpb_cuda_t *be);
+/** The same on another stream (its context current): the emulation probe's event pairs. */
+tpb_status_t tpb_cuda_gate_arm_on(tpb_cuda_t *be, cudaStream_t stream);
 
 /** Let the held GEMM stream go: the GEMM is enqueued behind the mark. */
 void tpb_cuda_gate_release(tpb_cuda_t *be);
@@ -139,6 +155,12 @@ tpb_status_t tpb_nccl_err(ncclResult_t e, const char *call, const char *file, in
 
 /* ---- cuda_gemm.c ---- */
 tpb_status_t tpb_cuda_gemm(tpb_cuda_t *be, const tpb_gemm_t *g);
+/** One launch of g's plan for sm_target SMs (0: the whole device) on stream, the plan built
+ *  (and its first launch made) when new. */
+tpb_status_t tpb_cuda_gemm_on(tpb_cuda_t *be, const tpb_gemm_t *g, int sm_target,
+                              cudaStream_t stream);
+/** The extra work that pads g on a green partition (0: none; cuda_emulate.c). */
+double tpb_cuda_pad_of(const tpb_cuda_t *be, const tpb_gemm_t *g);
 
 /** The slowdown the emulation achieves on g: full-device time / emulated time. */
 tpb_status_t tpb_cuda_emulation_probe(tpb_cuda_t *be, const tpb_gemm_t *g, double *achieved);

@@ -68,7 +68,7 @@ int tpb_cuda_sm_request(int sm_total, double f, int min_sm, int step)
 {
     if (step < 1)
         step = 1;
-    int want = (int)lround(f * sm_total / step) * step;
+    int want = (int)ceil(f * sm_total / step - 1e-9) * step; /* a share no smaller than f */
     if (want < min_sm)
         want = min_sm;
     if (want > sm_total)

@@ -47,8 +47,9 @@ tpb_status_t tpb_cuda_check_comm_dtype(tpb_dtype_t dt, tpb_comm_kind_t comm);
 
 /**
  * SMs to request for speed factor f of a device with sm_total SMs when
- * partitions come in multiples of step (at least min_sm): the multiple of step
- * nearest to f * sm_total, clamped to [min_sm, sm_total].
+ * partitions come in multiples of step (at least min_sm): the smallest multiple of step
+ * at or above f * sm_total (a partition no slower than asked: the padding of cuda_emulate.c
+ * slows it the rest of the way), clamped to [min_sm, sm_total].
  */
 int tpb_cuda_sm_request(int sm_total, double f, int min_sm, int step);
 

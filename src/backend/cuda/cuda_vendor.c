@@ -102,9 +102,10 @@ static void host_free(void *p)
     cudaFreeHost(p);
 }
 
-static tpb_status_t gate_arm(tpb_gpu_t *g)
+static tpb_status_t gate_arm(tpb_gpu_t *g, int s)
 {
-    return tpb_cuda_gate_arm(tpb_cuda_of(g));
+    tpb_cuda_t *be = tpb_cuda_of(g);
+    return s == TPB_GPU_GEMM ? tpb_cuda_gate_arm(be) : tpb_cuda_gate_arm_on(be, be->comm_stream);
 }
 
 static void gate_release(tpb_gpu_t *g)

@@ -57,9 +57,10 @@ typedef struct {
     /** Page-locked host memory (what a device copies from and to at full speed). */
     tpb_status_t (*host_alloc)(size_t n, void **p);
     void (*host_free)(void *p);
-    /** The start gate of the compute phase: the idle GEMM stream held before c0 until the
-     *  GEMM is queued (a no-op where the vendor has none), and let go. */
-    tpb_status_t (*gate_arm)(tpb_gpu_t *g);
+    /** The start gate of the compute phase: the idle GEMM stream held at c0 until the GEMM
+     *  and the event that closes it are queued (a no-op where the vendor has none), and let
+     *  go (tpb_gpu_mark, after that event; every wait for the GPU first). */
+    tpb_status_t (*gate_arm)(tpb_gpu_t *g, int s); /* s: the stream held */
     void (*gate_release)(tpb_gpu_t *g);
     /** The collective library: a group's communicator (c->size > 1, --comm nccl), a
      *  collective on the comm stream, its clean close, its asynchronous error and abort. */
@@ -87,6 +88,10 @@ struct tpb_gpu {
     const tpb_gpu_vendor_t *v;
     tpb_backend_args_t args;
     int apart;                   /* the GEMM and comm streams are two streams */
+    int gemm_queued;             /* a GEMM was queued since c0 armed the gate (the vendor's
+                                    compute phase sets it) */
+    int release_due;             /* ... and a compute-end mark closed it: the gate lets go at
+                                    the iteration's end (x1), the next c0, or a wait */
     int comm_pending;            /* comm_done recorded and not yet waited on by the GEMM stream */
     void *gemm_done, *comm_done; /* ordering events of the two streams */
     /* marks: one event pool per stream (an event is recorded on a stream of its context) */

@@ -92,6 +92,10 @@ tpb_status_t tpb_gpu_staged_post(tpb_gpu_comm_t *c, const tpb_coll_desc_t *d)
     tpb_gpu_t *g = c->gpu;
     size_t esz = tpb_dtype_in_size(d->dtype), in = 0, out = 0, from = 0;
     int ic[c->size], id[c->size];
+    /* the host waits here (its syncs, a pinned buffer's growth: cudaFreeHost waits for the
+     * device): never behind a stream held by the start gate */
+    g->v->gate_release(g);
+    g->release_due = g->gemm_queued = 0;
     switch (d->kind) { /* what this rank stages out and back (no default, as mpi_call) */
     case TPB_COLL_ALLREDUCE:
         if (d->count > 0x7fffffff)

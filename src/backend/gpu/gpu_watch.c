@@ -170,6 +170,7 @@ static tpb_status_t wait_polled(tpb_gpu_t *g, int collective)
 tpb_status_t tpb_gpu_wait(tpb_gpu_t *g, int collective)
 {
     g->v->gate_release(g); /* never wait on a stream held by the gate */
+    g->release_due = g->gemm_queued = 0;
     /* progress now (the watchdog's stamp): this wait's own --timeout ends it first */
     tpb_stamp_call(collective ? "a wait for the GPU and the TP group" : "a wait for the GPU");
     tpb_status_t st = wait_polled(g, collective);

@@ -1,0 +1,43 @@
+/*
+ * inputs.h - a config's seeded inputs (base/rng.h), each matrix generated once: the whole
+ * matrix of (seed, id, scale, dtype, shape), encoded, by the process's threads, and kept in
+ * host memory within a budget (the least recently used one leaves first), so that every
+ * config of a shape - each TP degree, split, policy and chunking - copies its shard out of it
+ * instead of drawing it again. Bit for bit what tpb_backend_fill writes for the same block.
+ * A matrix larger than the budget is not kept: its block is drawn for each call.
+ */
+#ifndef TPB_INPUTS_H
+#define TPB_INPUTS_H
+
+#include <stdint.h>
+
+#include "backend/backend.h"
+
+/** A block of a seeded matrix: rows x cols of it, nr x nc from (r0, c0). */
+typedef struct {
+    long rows, cols;
+    long r0, c0, nr, nc;
+    uint64_t seed;
+    uint32_t id;
+    double scale;
+    tpb_dtype_t dtype;
+} tpb_inputs_block_t;
+
+/** Block b, encoded as b->dtype's input type, into backend memory dst (nr x nc, row-major).
+ *  TPB_ERR_NOMEM when neither the matrix nor the block fits in host memory. */
+tpb_status_t tpb_inputs_fill(tpb_device_t *dev, void *dst, const tpb_inputs_block_t *b);
+
+/** The bytes of host memory the kept matrices may take: a quarter of the machine's shared by
+ *  the ranks of its node (tpb_inputs_share), at most 8 GB. */
+double tpb_inputs_budget(void);
+
+/** The ranks of this node that keep matrices of their own (1 until said). */
+void tpb_inputs_share(int local_ranks);
+
+/** Seconds spent drawing matrices since the last call (a config's share of its host time). */
+double tpb_inputs_drawn_s(void);
+
+/** Drop every kept matrix (at the end of a run). */
+void tpb_inputs_free(void);
+
+#endif /* TPB_INPUTS_H */
