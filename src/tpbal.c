@@ -32,8 +32,10 @@
 static int fail(int rank, tpb_status_t st)
 {
     if (rank == 0) {
-        fprintf(stderr, "tpbal: error: %s\n",
-                tpb_err_msg()[0] ? tpb_err_msg() : tpb_status_str(st));
+        char safe[2048]; /* nothing it was given reaches the terminal as control bytes */
+        tpb_err_printable(tpb_err_msg()[0] ? tpb_err_msg() : tpb_status_str(st), safe,
+                          sizeof(safe));
+        fprintf(stderr, "tpbal: error: %s\n", safe);
         fflush(stderr);
     }
     return tpb_status_exit_code(st);
@@ -53,19 +55,6 @@ static char *join_args(int argc, char **argv)
     return out;
 }
 
-/* The version, and every backend of the registry: built or not, devices visible. */
-static void print_version(void)
-{
-    printf("tpbal %s\n", PACKAGE_VERSION);
-    for (int i = 0; tpb_backends[i]; i++) {
-        const tpb_backend_class_t *b = tpb_backends[i];
-        if (b->built)
-            printf("backend %s: built, %d device(s) visible\n", b->name, b->device_count());
-        else
-            printf("backend %s: not built\n", b->name);
-    }
-}
-
 /* Rank 0's lock on --out (-1: none), given back once by whoever ends the run first: main,
  * the watchdog's thread or the signal thread. */
 static atomic_int out_lock = -1;
@@ -77,12 +66,26 @@ static void release_out(const tpb_options_t *o)
         tpb_outdir_unlock(o->out_dir, fd);
 }
 
+/* A file an option reads or writes is never one the run writes in --out: refused before any
+ * of them is read. */
+static tpb_status_t check_own_paths(const tpb_options_t *o)
+{
+    const char *const flags[] = {"--calibration-file", "--shards-from", "--cost-profile",
+                                 "--preset"};
+    const char *const paths[] = {o->calibration_file, o->shards_from,
+                                 tpb_cost_profile_is_builtin(o->cost_spec) ? "" : o->cost_spec,
+                                 strchr(o->preset, '/') ? o->preset : ""};
+    return tpb_outdir_check_paths(o->out_dir, flags, paths, 4);
+}
+
 /* Options, preset and the backend choice, and rank 0's hold on --out (out_lock); agreed on
  * by every rank. */
 static tpb_status_t setup_options(MPI_Comm world, const tpb_topo_t *topo, int argc, char **argv,
                                   tpb_options_t *o)
 {
     tpb_status_t st = tpb_options_parse(o, argc, argv);
+    if (st == TPB_OK && !o->help && !o->version)
+        st = check_own_paths(o);
     if (st == TPB_OK && !o->help && !o->version)
         st = tpb_preset_load(o);
     if (st == TPB_OK && !o->help && !o->version)
@@ -102,6 +105,8 @@ static tpb_status_t setup_options(MPI_Comm world, const tpb_topo_t *topo, int ar
         fprintf(stderr, "tpbal: note: %s\n", o->notes);
     int out = topo->rank == 0 && o->out_dir[0] && !o->dry_run;    /* a dry run writes nothing */
     int dry_out = topo->rank == 0 && o->out_dir[0] && o->dry_run; /* it checks --out, though */
+    if (st == TPB_OK && (out || dry_out))
+        st = tpb_outdir_check_targets(o->out_dir);
     if (st == TPB_OK && dry_out)
         st = tpb_outdir_check_creatable(o->out_dir);
     int above = 0;
@@ -468,7 +473,7 @@ int main(int argc, char **argv)
         code = fail(topo.rank, st);
     } else if (o.help || o.version) {
         if (topo.rank == 0)
-            o.help ? tpb_options_usage(stdout) : print_version();
+            o.help ? tpb_options_usage(stdout) : tpb_options_version(stdout);
         code = 0;
     } else if (o.dry_run) {
         FILE *out = topo.rank == 0 ? open_out(0, &o) : NULL;

@@ -34,6 +34,27 @@ START_TEST(json_escaping_round_trip)
 }
 END_TEST
 
+/* names that are not UTF-8 or hold line separators: the JSON is valid UTF-8 on one line, and
+ * the CSV carries the same text (issue 57) */
+START_TEST(json_csv_any_bytes)
+{
+    tpb_buf_t b = TPB_BUF_INIT;
+    tpb_json_str(&b, "a\xff\xe2\x80\xa8\xc2\x85\x7f\xe2\x80\xa9\xc3\xa9\xe2\x82");
+    ck_assert_str_eq(tpb_buf_str(&b),
+                     "\"a\\u00ff\\u2028\\u0085\\u007f\\u2029\xc3\xa9\\u00e2\\u0082\"");
+    char out[64];
+    ck_assert_int_eq(tpb_json_unescape(tpb_buf_str(&b), out, sizeof(out), NULL), 18);
+    ck_assert_str_eq(out, "a\xc3\xbf\xe2\x80\xa8\xc2\x85\x7f\xe2\x80\xa9\xc3\xa9\xc3\xa2\xc2\x82");
+    tpb_buf_reset(&b); /* overlong forms and surrogates are not UTF-8 either */
+    tpb_json_str(&b, "\xc0\xaf\xed\xa0\x80");
+    ck_assert_str_eq(tpb_buf_str(&b), "\"\\u00c0\\u00af\\u00ed\\u00a0\\u0080\"");
+    tpb_buf_reset(&b);
+    tpb_csv_field(&b, "x\xff,\xc3\xa9");
+    ck_assert_str_eq(tpb_buf_str(&b), "\"x\xc3\xbf,\xc3\xa9\"");
+    tpb_buf_free(&b);
+}
+END_TEST
+
 START_TEST(json_numbers_round_trip)
 {
     double v[] = {0.0, 1.0, -2.5, 0.1, 1.0 / 3.0, 6.02214076e23, 5e-324, 123456789.123456789};
@@ -150,6 +171,7 @@ static Suite *suite(void)
     Suite *s = suite_create("buf");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, json_escaping_round_trip);
+    tcase_add_test(tc, json_csv_any_bytes);
     tcase_add_test(tc, json_numbers_round_trip);
     tcase_add_test(tc, json_objects);
     tcase_add_test(tc, csv_round_trip);

@@ -308,6 +308,34 @@ START_TEST(long_values_refused)
 }
 END_TEST
 
+/* values echoed in error lines: escaped, shortened with the hint kept (issue 57) */
+START_TEST(values_printed_safely)
+{
+    char out[64];
+    tpb_err_printable("2\033]0;pwned\007", out, sizeof(out));
+    ck_assert_str_eq(out, "2\\e]0;pwned\\x07");
+    tpb_err_printable("caf\xc3\xa9 \xff\xc2\x85 \x7f", out, sizeof(out));
+    ck_assert_str_eq(out, "caf\xc3\xa9 \\xff\\u0085 \\x7f");
+    tpb_err_printable("abcdef", out, 4); /* never past cap */
+    ck_assert_str_eq(out, "abc");
+    char big[300];
+    memset(big, 'x', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    const char *v = tpb_err_value(big);
+    ck_assert_int_eq(strncmp(v, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...", 51), 0);
+    ck_assert_str_eq(v + 48, "... (299 bytes)");
+    ck_assert_str_eq(tpb_err_value("short"), "short");
+    assert_error(parse("--tp 2\033x"), "--tp '2\\ex'");
+    ck_assert(!strchr(tpb_err_msg(), '\033'));
+    assert_error(parse("--timeout 1e-9"), "expected 0 (off) or seconds from 1 to 1e7");
+    assert_error(parse("--timeout 2e7"), "expected 0 (off) or seconds from 1 to 1e7");
+    ck_assert_int_eq(parse("--timeout 0"), TPB_OK);
+    ck_assert_int_eq(parse("--timeout 1"), TPB_OK);
+    assert_error(parse("--comm-only --comm-sizes 4K::16M"), "an empty field");
+    assert_error(parse("--comm-only --comm-sizes 4K,,16M"), "empty item in the list");
+}
+END_TEST
+
 START_TEST(comm_only_sizes)
 {
     /* a range as nccl-tests' -b 8 -e 256M -f 2, suffixes in 1024s */
@@ -422,6 +450,7 @@ static Suite *suite(void)
     tcase_add_test(tc, long_values_refused);
     tcase_add_test(tc, presets);
     tcase_add_test(tc, comm_only_sizes);
+    tcase_add_test(tc, values_printed_safely);
     tcase_add_test(tc, cost_profile);
     tcase_add_test(tc, gather_modes);
     tcase_add_test(tc, budget_seconds);

@@ -1,5 +1,6 @@
 /* buf.c - growable text buffer, JSON and CSV encoding. */
 #include "base/buf.h"
+#include "base/utf8.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -118,22 +119,30 @@ void tpb_json_arr_end(tpb_buf_t *b)
     tpb_buf_append(b, "]", 1);
 }
 
+/* A string as a JSON literal that is valid UTF-8 and one line whatever the bytes: control
+ * characters and the line separators a reader may split at (U+0085, U+2028, U+2029) escaped,
+ * and a byte that is not part of valid UTF-8 (a file name's, an argument's) written as the code
+ * point of its value, U+0080-U+00FF, so that no tool's decoder refuses the file. */
 static void put_escaped(tpb_buf_t *b, const char *s)
 {
     tpb_buf_append(b, "\"", 1);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        unsigned cp;
+        size_t n = tpb_utf8_decode(p, &cp);
+        switch (n == 1 ? *p : 0) {
         case '"': tpb_buf_puts(b, "\\\""); break;
         case '\\': tpb_buf_puts(b, "\\\\"); break;
         case '\n': tpb_buf_puts(b, "\\n"); break;
         case '\r': tpb_buf_puts(b, "\\r"); break;
         case '\t': tpb_buf_puts(b, "\\t"); break;
         default:
-            if (*p < 0x20)
-                tpb_buf_printf(b, "\\u%04x", *p);
+            if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f)) || cp == 0x85 || cp == 0x2028 ||
+                cp == 0x2029)
+                tpb_buf_printf(b, "\\u%04x", n == 0 ? (unsigned)*p : cp);
             else
-                tpb_buf_append(b, (const char *)p, 1);
+                tpb_buf_append(b, (const char *)p, n);
         }
+        p += n ? n : 1;
     }
     tpb_buf_append(b, "\"", 1);
 }
@@ -304,18 +313,34 @@ long tpb_json_unescape(const char *in, char *out, size_t cap, const char **end)
 
 /* ---- CSV ---- */
 
+/* Append s as UTF-8: a byte that is not part of valid UTF-8 as the code point of its value
+ * (the JSON writer's rule: the CSV reads back with the same text). */
+static void put_text(tpb_buf_t *b, const char *s, int quote_quotes)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        unsigned cp;
+        size_t n = tpb_utf8_decode(p, &cp);
+        if (n == 0) {
+            char two[2];
+            tpb_buf_append(b, two, put_utf8(two, *p));
+            p++;
+            continue;
+        }
+        if (quote_quotes && *p == '"')
+            tpb_buf_append(b, "\"", 1);
+        tpb_buf_append(b, (const char *)p, n);
+        p += n;
+    }
+}
+
 void tpb_csv_field(tpb_buf_t *b, const char *s)
 {
     if (!strpbrk(s, ",\"\r\n")) {
-        tpb_buf_puts(b, s);
+        put_text(b, s, 0);
         return;
     }
     tpb_buf_append(b, "\"", 1);
-    for (const char *p = s; *p; p++) {
-        if (*p == '"')
-            tpb_buf_append(b, "\"", 1);
-        tpb_buf_append(b, p, 1);
-    }
+    put_text(b, s, 1);
     tpb_buf_append(b, "\"", 1);
 }
 

@@ -1,5 +1,6 @@
 /* status.c - status names, exit codes and the recorded error message. */
 #include "base/tpb_status.h"
+#include "base/utf8.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -70,6 +71,54 @@ tpb_status_t tpb_err_call(tpb_status_t st, const char *call, const char *what, c
 const char *tpb_err_msg(void)
 {
     return tpb_err_buf;
+}
+
+void tpb_err_printable(const char *s, char *out, size_t cap)
+{
+    size_t len = 0;
+    if (cap == 0)
+        return;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        unsigned cp;
+        size_t n = tpb_utf8_decode(p, &cp);
+        char esc[16];
+        const char *put = esc;
+        size_t k;
+        if (n == 1 && cp == 0x1b)
+            snprintf(esc, sizeof(esc), "\\e");
+        else if (n == 0 || (n == 1 && (cp < 0x20 || cp == 0x7f)))
+            snprintf(esc, sizeof(esc), "\\x%02x", *p);
+        else if (cp >= 0x80 && cp <= 0x9f) /* C1 controls (U+0085 ...) */
+            snprintf(esc, sizeof(esc), "\\u%04x", cp);
+        else
+            put = (const char *)p;
+        k = put == esc ? strlen(esc) : n;
+        if (len + k >= cap)
+            break;
+        memcpy(out + len, put, k);
+        len += k;
+        p += n ? n : 1;
+    }
+    out[len] = '\0';
+}
+
+const char *tpb_err_value(const char *s)
+{
+    enum { RING = 4, CAP = 256, SHOW = 60, KEEP = 48 };
+    static _Thread_local char ring[RING][CAP];
+    static _Thread_local int next;
+    char *out = ring[next++ % RING], head[KEEP + 1];
+    size_t n = strlen(s);
+    if (n <= SHOW) {
+        tpb_err_printable(s, out, CAP);
+        return out;
+    }
+    memcpy(head, s, KEEP);
+    head[KEEP] = '\0';
+    tpb_err_printable(head, out, CAP - 32);
+    size_t len = strlen(out);
+    snprintf(out + len, CAP - len, "... (%zu bytes)", n);
+    return out;
 }
 
 void tpb_err_clear(void)

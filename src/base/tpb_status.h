@@ -10,6 +10,8 @@
 #ifndef TPB_STATUS_H
 #define TPB_STATUS_H
 
+#include <stddef.h>
+
 typedef enum {
     TPB_OK = 0,
     TPB_ERR_INVALID,     /**< bad user input (flag, value, file contents) */
@@ -57,6 +59,20 @@ tpb_status_t tpb_err_call(tpb_status_t st, const char *call, const char *what, c
 
 /** The last recorded message ("" if none). */
 const char *tpb_err_msg(void);
+
+/**
+ * s made safe to print on a terminal into out[cap]: control characters, DEL, C1 controls and
+ * bytes that are not valid UTF-8 shown escaped (\e, \xHH, \uHHHH); valid printable UTF-8 as it
+ * is. Never longer than cap - 1.
+ */
+void tpb_err_printable(const char *s, char *out, size_t cap);
+
+/**
+ * A value the user gave, for an error line: printable (tpb_err_printable) and, when longer than
+ * 60 characters, its first 48 and "... (N bytes)", so that the rest of the line (the hint) fits.
+ * The result lives until the fourth call after it (a ring of buffers, this thread's).
+ */
+const char *tpb_err_value(const char *s);
 
 /** Forget the recorded message. */
 void tpb_err_clear(void);

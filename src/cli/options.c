@@ -225,7 +225,8 @@ static tpb_status_t set_name(const char *flag, const char *v, const tpb_name_tab
                              unsigned *out)
 {
     if (tpb_name_parse(t, v, out) != TPB_OK)
-        return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected %s", flag, v, t->accepted);
+        return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected %s", flag, tpb_err_value(v),
+                           t->accepted);
     return TPB_OK;
 }
 
@@ -236,7 +237,7 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
     case OPT_BACKEND:
         o->backend = tpb_backend_find(v);
         if (!o->backend)
-            return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected %s", flag, v,
+            return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected %s", flag, tpb_err_value(v),
                                tpb_backend_names());
         if (strcmp(v, "auto") == 0)
             o->backend = NULL; /* chosen where the devices can be seen (tpbal.c) */
@@ -311,8 +312,12 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
     case OPT_REPEAT: return tpb_optset_int(flag, v, 1, TPB_PASSES_MAX, &o->repeat);
     case OPT_TIMEOUT:
         TPB_CHECK_RET(tpb_opt_double(flag, v, &o->timeout_s));
-        if (o->timeout_s < 0 || o->timeout_s > 1e7)
-            return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected seconds from 0 to 1e7", flag, v);
+        /* 0 turns it off; below a second no collective or device call could finish (and it
+         * printed as "0 s", which means off) */
+        if (!(o->timeout_s == 0.0 || (o->timeout_s >= 1.0 && o->timeout_s <= 1e7)))
+            return tpb_err_set(TPB_ERR_INVALID,
+                               "%s '%s': expected 0 (off) or seconds from 1 to 1e7", flag,
+                               tpb_err_value(v));
         return TPB_OK;
     case OPT_TIMELINE: return tpb_opt_choice(flag, v, onoff_names, 2, "on or off", &o->timeline);
     case OPT_TRACE_ITERS: return tpb_optset_trace_iters(o, flag, v);
@@ -327,8 +332,8 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
         }
         if (tpb_optset_int(flag, v, 1, INT_MAX, &o->trace_ranks) != TPB_OK)
             return tpb_err_set(TPB_ERR_INVALID,
-                               "%s '%s': expected all or a number of ranks from 1 to %d", flag, v,
-                               INT_MAX);
+                               "%s '%s': expected all or a number of ranks from 1 to %d", flag,
+                               tpb_err_value(v), INT_MAX);
         return TPB_OK;
     case OPT_INJ_DELAY: return tpb_opt_inject(flag, v, 1, &o->inject_delay);
     case OPT_INJ_CLOCK: return tpb_opt_inject(flag, v, 0, &o->inject_clock);
@@ -351,15 +356,15 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
             return tpb_err_set(TPB_ERR_INVALID,
                                "%s '%s': expected a score between 0 and 1 "
                                "(0.9: 10 %% below the fleet's median)",
-                               flag, v);
+                               flag, tpb_err_value(v));
         return TPB_OK;
     case OPT_FLEET_BYTES: {
         int nb = 0;
         o->fleet_given = 1;
         TPB_CHECK_RET(tpb_opt_byte_sizes(flag, v, &o->fleet_bytes, 1, &nb));
-        return o->fleet_bytes >= 8
-                   ? TPB_OK
-                   : tpb_err_set(TPB_ERR_INVALID, "%s '%s': at least 8 bytes", flag, v);
+        return o->fleet_bytes >= 8 ? TPB_OK
+                                   : tpb_err_set(TPB_ERR_INVALID, "%s '%s': at least 8 bytes", flag,
+                                                 tpb_err_value(v));
     }
     case OPT_HELP: o->help = 1; return TPB_OK;
     case OPT_VERSION: o->version = 1; return TPB_OK;
@@ -398,9 +403,10 @@ static tpb_status_t unknown(const char *arg)
     }
     if (at >= 0)
         return tpb_err_set(TPB_ERR_INVALID,
-                           "unknown option '%s': did you mean --%s? (tpbal --help)", arg,
-                           names[at]);
-    return tpb_err_set(TPB_ERR_INVALID, "unknown option '%s': see tpbal --help", arg);
+                           "unknown option '%s': did you mean --%s? (tpbal --help)",
+                           tpb_err_value(arg), names[at]);
+    return tpb_err_set(TPB_ERR_INVALID, "unknown option '%s': see tpbal --help",
+                       tpb_err_value(arg));
 }
 
 /* An option only a sweep uses (--fleet measures on its own schedule: fleet.c). */

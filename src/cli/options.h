@@ -153,6 +153,10 @@ tpb_status_t tpb_options_load_cost(tpb_options_t *o);
 /** Print the --help text to f. */
 void tpb_options_usage(FILE *f);
 
+/** tpbal --version: the version, and every backend of the registry (built or not, the
+ *  devices it sees in this process). */
+void tpb_options_version(FILE *f);
+
 /** Parse "MxNxK" into a shape; TPB_ERR_INVALID otherwise. */
 tpb_status_t tpb_shape_parse(const char *s, tpb_shape_t *shape);
 

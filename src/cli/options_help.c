@@ -2,7 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend/backend.h"
 #include "cli/options.h"
+#include "tpb_config.h"
 #include "cli/options_table.h"
 
 /* The left column of an entry in --help. */
@@ -85,4 +87,16 @@ void tpb_options_usage(FILE *f)
           "exit 1 when B is worse), tpbal-plan DIR (predictions checked by leave-one-out,\n"
           "a layout for a world size, --plan-out shard plans), installed beside tpbal.\n",
           f);
+}
+
+void tpb_options_version(FILE *out)
+{
+    fprintf(out, "tpbal %s\n", PACKAGE_VERSION);
+    for (int i = 0; tpb_backends[i]; i++) {
+        const tpb_backend_class_t *b = tpb_backends[i];
+        if (b->built)
+            fprintf(out, "backend %s: built, %d device(s) visible\n", b->name, b->device_count());
+        else
+            fprintf(out, "backend %s: not built\n", b->name);
+    }
 }

@@ -78,7 +78,7 @@ tpb_status_t tpb_optset_schedule(tpb_options_t *o, const char *flag, const char 
     char iter[32];
     if (!colon || (size_t)(colon - v) >= sizeof(iter))
         return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected ITER:F0,F1,... (e.g. 40:1,0.5)",
-                           flag, v);
+                           flag, tpb_err_value(v));
     memcpy(iter, v, (size_t)(colon - v));
     iter[colon - v] = '\0';
     TPB_CHECK_RET(tpb_opt_long(flag, iter, 0, LONG_MAX / 4, &o->sched_iter));
@@ -96,8 +96,8 @@ tpb_status_t tpb_optset_trace_iters(tpb_options_t *o, const char *flag, const ch
     long n;
     if (tpb_opt_long(flag, v, 1, TPB_MAX_ITERS, &n) != TPB_OK)
         return tpb_err_set(TPB_ERR_INVALID,
-                           "%s '%s': expected all, auto or an integer from 1 to %ld", flag, v,
-                           TPB_MAX_ITERS);
+                           "%s '%s': expected all, auto or an integer from 1 to %ld", flag,
+                           tpb_err_value(v), TPB_MAX_ITERS);
     o->trace_iters = (int)n;
     return TPB_OK;
 }
@@ -117,7 +117,7 @@ tpb_status_t tpb_optset_seconds(const char *flag, const char *v, double min, dou
     if (!isfinite(x) || x < min || x > max)
         return tpb_err_set(TPB_ERR_INVALID,
                            "%s '%s': expected seconds from %g to %g (a number, or with s, m or h)",
-                           flag, v ? v : "", min, max);
+                           flag, tpb_err_value(v) ? v : "", min, max);
     *out = x;
     return TPB_OK;
 }

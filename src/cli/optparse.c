@@ -14,8 +14,8 @@ tpb_status_t tpb_opt_long(const char *flag, const char *s, long min, long max, l
     errno = 0;
     long v = strtol(s, &end, 10);
     if (errno || end == s || *end != '\0' || v < min || v > max)
-        return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected an integer from %ld to %ld", flag, s,
-                           min, max);
+        return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected an integer from %ld to %ld", flag,
+                           tpb_err_value(s), min, max);
     *out = v;
     return TPB_OK;
 }
@@ -26,7 +26,7 @@ tpb_status_t tpb_opt_double(const char *flag, const char *s, double *out)
     errno = 0;
     double v = strtod(s, &end);
     if (errno || end == s || *end != '\0' || !isfinite(v))
-        return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected a number", flag, s);
+        return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected a number", flag, tpb_err_value(s));
     *out = v;
     return TPB_OK;
 }
@@ -51,7 +51,8 @@ tpb_status_t tpb_opt_for_each(const char *flag, const char *s, tpb_opt_item_fn f
     int idx = 0;
     char *save = NULL;
     if (buf[0] == '\0' || buf[0] == ',' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,"))
-        return tpb_err_set(TPB_ERR_INVALID, "%s '%s': empty item in the list", flag, s);
+        return tpb_err_set(TPB_ERR_INVALID, "%s '%s': empty item in the list", flag,
+                           tpb_err_value(s));
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
         TPB_CHECK_RET(fn(flag, tok, ctx, idx++));
     return TPB_OK;
@@ -62,7 +63,8 @@ static tpb_status_t positive_double_item(const char *flag, const char *item, voi
     double v;
     TPB_CHECK_RET(tpb_opt_double(flag, item, &v));
     if (v <= 0.0)
-        return tpb_err_set(TPB_ERR_INVALID, "%s '%s': every value must be > 0", flag, item);
+        return tpb_err_set(TPB_ERR_INVALID, "%s '%s': every value must be > 0", flag,
+                           tpb_err_value(item));
     ((double *)ctx)[i] = v;
     return TPB_OK;
 }
@@ -119,7 +121,8 @@ static tpb_status_t name_item(const char *flag, const char *item, void *ctx, int
     name_set_ctx *c = ctx;
     unsigned v;
     if (tpb_name_parse(c->t, item, &v) != TPB_OK)
-        return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected %s", flag, item, c->t->accepted);
+        return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected %s", flag, tpb_err_value(item),
+                           c->t->accepted);
     c->mask |= v;
     return TPB_OK;
 }
@@ -143,7 +146,7 @@ tpb_status_t tpb_opt_choice(const char *flag, const char *s, const char *const *
             return TPB_OK;
         }
     }
-    return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected %s", flag, s, accepted);
+    return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected %s", flag, tpb_err_value(s), accepted);
 }
 
 tpb_status_t tpb_shape_parse(const char *s, tpb_shape_t *shape)
@@ -212,7 +215,8 @@ tpb_status_t tpb_opt_inject(const char *flag, const char *s, int every_allowed, 
         return tpb_err_set(TPB_ERR_INVALID,
                            "%s '%s': expected RANK:MICROSECONDS%s (rank and every at most %d, "
                            "at most %.0f us)",
-                           flag, s, every_allowed ? "[:EVERY] with a delay >= 0" : "", INT_MAX,
+                           flag, tpb_err_value(s),
+                           every_allowed ? "[:EVERY] with a delay >= 0" : "", INT_MAX,
                            TPB_MAX_INJECT_US);
     inj->rank = (int)rank;
     inj->us = us;
@@ -260,7 +264,7 @@ tpb_status_t tpb_opt_bytes(const char *flag, const char *s, long *out)
         return tpb_err_set(TPB_ERR_INVALID,
                            "%s '%s': expected bytes from 1 to 16G (suffixes K, M, G: powers of "
                            "1024)",
-                           flag, s);
+                           flag, tpb_err_value(s));
     *out = v << shift;
     return TPB_OK;
 }
@@ -277,29 +281,40 @@ static tpb_status_t bytes_item(const char *flag, const char *item, void *ctx, in
 /* MIN:MAX[:FACTOR] */
 static tpb_status_t byte_range(const char *flag, const char *s, long *out, int max, int *n)
 {
-    char buf[96], *save = NULL, *f[4] = {0};
+    char buf[96], *f[4] = {0};
     int nf = 0;
     if (strlen(s) >= sizeof(buf)) /* read whole or refused, never cut */
         return tpb_err_set(TPB_ERR_INVALID, "%s: the value has %zu characters: at most %zu", flag,
                            strlen(s), sizeof(buf) - 1);
     snprintf(buf, sizeof(buf), "%s", s);
-    for (char *tok = strtok_r(buf, ":", &save); tok && nf < 4; tok = strtok_r(NULL, ":", &save))
-        f[nf++] = tok;
+    /* split at every ':' (strtok would fold "4K::16M" into two fields) */
+    for (char *tok = buf; tok && nf < 4; nf++) {
+        f[nf] = tok;
+        tok = strchr(tok, ':');
+        if (tok)
+            *tok++ = '\0';
+    }
     long lo, hi, factor = 2;
-    if (nf < 2 || nf > 3)
+    if (nf < 2 || nf > 3 || strchr(f[nf - 1], ':'))
         return tpb_err_set(TPB_ERR_INVALID, "%s '%s': expected MIN:MAX[:FACTOR] or a list", flag,
-                           s);
+                           tpb_err_value(s));
+    for (int i = 0; i < nf; i++)
+        if (!f[i][0])
+            return tpb_err_set(TPB_ERR_INVALID,
+                               "%s '%s': an empty field: expected MIN:MAX[:FACTOR] or a list", flag,
+                               tpb_err_value(s));
     TPB_CHECK_RET(tpb_opt_bytes(flag, f[0], &lo));
     TPB_CHECK_RET(tpb_opt_bytes(flag, f[1], &hi));
     if (nf == 3)
         TPB_CHECK_RET(tpb_opt_long(flag, f[2], 2, 1024, &factor));
     if (hi < lo)
-        return tpb_err_set(TPB_ERR_INVALID, "%s '%s': MAX is below MIN", flag, s);
+        return tpb_err_set(TPB_ERR_INVALID, "%s '%s': MAX is below MIN", flag, tpb_err_value(s));
     int cnt = 0;
     long tmp[TPB_MAX_SHAPES];
     for (long v = lo; v <= hi; v *= factor) {
         if (cnt == max || cnt == TPB_MAX_SHAPES)
-            return tpb_err_set(TPB_ERR_INVALID, "%s '%s': more than %d sizes", flag, s, max);
+            return tpb_err_set(TPB_ERR_INVALID, "%s '%s': more than %d sizes", flag,
+                               tpb_err_value(s), max);
         tmp[cnt++] = v;
         if (v > hi / factor)
             break;

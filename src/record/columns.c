@@ -78,6 +78,7 @@
     X(J, "device_shared", INT, tpb_result_device_shared(r))                                        \
     X(J, "host_s", NUM, r->host_s)                                                                 \
     X(J, "inputs_s", NUM, r->inputs_s)                                                             \
+    X(J, "trace", STR, r->trace)                                                                   \
     X(J, "disturbed", FN, disturbed)                                                               \
     X(C, "disturbed", STR, tpb_disturb_name(r->disturb.verdict))                                   \
     X(JC, "algbw_gbs", NUM, r->algbw_gbs)                                                          \

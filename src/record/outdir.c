@@ -3,6 +3,8 @@
 #include "record/outfile_impl.h"
 
 #include <dirent.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -211,17 +213,126 @@ tpb_status_t tpb_outdir_remove(const char *dir, const char *const *names, int n)
     return st;
 }
 
+/* path made absolute and canonical: its deepest existing ancestor resolved (links and ..),
+ * the rest appended as written; "" when it cannot be told. */
+static void canonical(const char *path, char *out, size_t cap)
+{
+    char work[PATH_MAX], rest[PATH_MAX] = "";
+    out[0] = '\0';
+    if (snprintf(work, sizeof(work), "%s", path[0] ? path : ".") >= (int)sizeof(work))
+        return;
+    for (;;) {
+        char *real = realpath(work, NULL);
+        if (real) {
+            snprintf(out, cap, "%s%s%s", real, rest[0] ? "/" : "", rest);
+            free(real);
+            return;
+        }
+        char *slash = strrchr(work, '/');
+        char tail[2 * PATH_MAX + 2];
+        int len = snprintf(tail, sizeof(tail), "%s%s%s", slash ? slash + 1 : work,
+                           rest[0] ? "/" : "", rest);
+        if (len < 0 || (size_t)len >= sizeof(rest))
+            return; /* too long to tell */
+        memcpy(rest, tail, (size_t)len + 1);
+        if (!slash) {
+            snprintf(work, sizeof(work), ".");
+        } else if (slash == work) {
+            snprintf(work, sizeof(work), "/");
+        } else {
+            *slash = '\0';
+        }
+        if (strcmp(work, "/") == 0 && !rest[0])
+            return;
+    }
+}
+
+/* A name a run writes directly in its --out folder. */
+static int run_writes(const char *name)
+{
+    static const char *const own[] = {"results.jsonl", "results.csv", "ranks.csv", "trace.json",
+                                      "repeat.json",   "fleet.json",  LOCK_NAME};
+    for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+        if (strcmp(name, own[i]) == 0)
+            return 1;
+    size_t n = strlen(name);
+    return (strncmp(name, "trace-", 6) == 0 && n > 11 && strcmp(name + n - 5, ".json") == 0) ||
+           (name[0] == '.' && strncmp(name + 1, "results", 7) == 0);
+}
+
+int tpb_outdir_owns_path(const char *dir, const char *path)
+{
+    char d[PATH_MAX], p[PATH_MAX];
+    if (!dir[0] || !path[0])
+        return 0;
+    canonical(dir, d, sizeof(d));
+    canonical(path, p, sizeof(p));
+    size_t n = strlen(d);
+    if (!d[0] || !p[0] || strncmp(p, d, n) != 0 || p[n] != '/')
+        return 0;
+    const char *inside = p + n + 1;
+    if (strncmp(inside, "pass-", 5) == 0) /* a --repeat pass's folder: all of it is the run's */
+        return 1;
+    return !strchr(inside, '/') && run_writes(inside);
+}
+
+tpb_status_t tpb_outfile_read_head(const char *dir, const char *name, char *buf, size_t cap,
+                                   size_t *len)
+{
+    int dirfd;
+    *len = 0;
+    TPB_CHECK_RET(tpb_outfile_open_dir(dir, &dirfd));
+    int fd = tpb_outfile_open_regular(dirfd, name, O_RDONLY, 0);
+    int err = errno;
+    close(dirfd);
+    if (fd < 0)
+        return tpb_err_set(TPB_ERR_IO, "cannot read %s/%s: %s", dir, name,
+                           err == EINVAL ? "not a regular file" : strerror(err));
+    for (ssize_t got = 1; got > 0 && *len < cap; *len += (size_t)got)
+        if ((got = read(fd, buf + *len, cap - *len)) < 0)
+            got = 0;
+    close(fd);
+    return TPB_OK;
+}
+
+tpb_status_t tpb_outdir_check_targets(const char *dir)
+{
+    static const char *const own[] = {"results.jsonl", "results.csv", "ranks.csv",
+                                      "trace.json",    "repeat.json", "fleet.json"};
+    int dirfd;
+    if (!dir[0] || tpb_outfile_open_dir(dir, &dirfd) != TPB_OK)
+        return TPB_OK; /* not there yet: made, or refused, by the run */
+    tpb_status_t st = TPB_OK;
+    for (size_t i = 0; st == TPB_OK && i < sizeof(own) / sizeof(own[0]); i++) {
+        char path[PATH_MAX];
+        mode_t mode;
+        snprintf(path, sizeof(path), "%s/%s", dir, own[i]);
+        st = tpb_outfile_target_kind(dirfd, own[i], path, &mode);
+    }
+    close(dirfd);
+    return st;
+}
+
+tpb_status_t tpb_outdir_check_paths(const char *dir, const char *const *flags,
+                                    const char *const *paths, int n)
+{
+    for (int i = 0; dir[0] && i < n; i++)
+        if (tpb_outdir_owns_path(dir, paths[i]))
+            return tpb_err_set(TPB_ERR_INVALID,
+                               "%s %s is a file this run writes in --out %s: give a file outside "
+                               "that folder, or another name",
+                               flags[i], tpb_err_value(paths[i]), tpb_err_value(dir));
+    return TPB_OK;
+}
+
 tpb_status_t tpb_outfile_first_line(const char *dir, const char *name, char *buf, size_t cap)
 {
     int dirfd;
-    struct stat sb;
     TPB_CHECK_RET(tpb_outfile_open_dir(dir, &dirfd));
-    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = tpb_outfile_open_regular(dirfd, name, O_RDONLY, 0); /* a FIFO: refused, not waited */
+    int err = errno;
     close(dirfd);
-    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        int err = fd < 0 ? errno : EINVAL;
-        if (fd >= 0)
-            close(fd);
+    if (fd < 0) {
         return tpb_err_set(TPB_ERR_IO, "cannot read %s/%s: %s", dir, name,
                            err == ELOOP    ? "a symbolic link"
                            : err == EINVAL ? "not a regular file"
@@ -282,13 +393,12 @@ static int holder_line(char *out, size_t cap)
 static int try_lock(int dirfd, int *fd, char *holder, size_t cap)
 {
     for (int tries = 0; tries < 8; tries++) {
-        int f = openat(dirfd, LOCK_NAME, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        int f = tpb_outfile_open_regular(dirfd, LOCK_NAME, O_RDWR | O_CREAT, 0644);
         if (f < 0)
             return -1;
         struct stat a, b;
-        if (fstat(f, &a) != 0 || !S_ISREG(a.st_mode)) {
+        if (fstat(f, &a) != 0) {
             close(f);
-            errno = EINVAL;
             return -1;
         }
         if (flock(f, LOCK_EX | LOCK_NB) != 0) {

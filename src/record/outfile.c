@@ -235,18 +235,32 @@ tpb_status_t tpb_outfile_replace(const char *dir, const char *name, const char *
     return tpb_outstream_commit(&s);
 }
 
+int tpb_outfile_open_regular(int dirfd, const char *name, int flags, mode_t mode)
+{
+    int fd = openat(dirfd, name, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode);
+    struct stat sb;
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
 tpb_status_t tpb_outstream_copy_head(tpb_outstream_t *s, const char *name, long n)
 {
     char buf[1 << 16];
-    struct stat sb;
-    int fd = openat(s->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        int err = fd < 0 ? errno : EINVAL;
-        if (fd >= 0)
-            close(fd);
+    int fd = tpb_outfile_open_regular(s->dirfd, name, O_RDONLY, 0);
+    if (fd < 0)
         return tpb_err_set(TPB_ERR_IO, "cannot read back %s: %s", s->path,
-                           err == ELOOP ? "it is now a symbolic link" : strerror(err));
-    }
+                           errno == ELOOP    ? "it is now a symbolic link"
+                           : errno == EINVAL ? "it is not a regular file now"
+                                             : strerror(errno));
     while (n > 0) {
         size_t want = n < (long)sizeof(buf) ? (size_t)n : sizeof(buf);
         ssize_t got = read(fd, buf, want);
@@ -303,14 +317,14 @@ tpb_status_t tpb_outfile_patch(const char *dir, const char *name, long at, const
 {
     int dirfd = -1;
     TPB_CHECK_RET(tpb_outfile_open_dir(dir, &dirfd));
-    int fd = openat(dirfd, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    int fd = tpb_outfile_open_regular(dirfd, name, O_RDWR, 0);
+    int err = errno;
     close(dirfd);
-    struct stat sb;
     char cur[64];
     tpb_status_t st = TPB_OK;
-    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || len > sizeof(cur))
+    if (fd < 0 || len > sizeof(cur))
         st = tpb_err_set(TPB_ERR_IO, "cannot patch %s/%s: %s", dir, name,
-                         fd < 0 ? strerror(errno) : "not a regular file");
+                         fd >= 0 || err == EINVAL ? "not a regular file" : strerror(err));
     else if (pread(fd, cur, len, at) != (ssize_t)len || memcmp(cur, was, len) != 0)
         st = tpb_err_set(TPB_ERR_IO, "cannot patch %s/%s: it changed since it was written", dir,
                          name);

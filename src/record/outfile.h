@@ -144,6 +144,31 @@ void tpb_outset_abort(tpb_outset_t *set);
  */
 tpb_status_t tpb_outfile_first_line(const char *dir, const char *name, char *buf, size_t cap);
 
+/** Up to cap bytes of dir/name from its start into buf (*len of them; no NUL added), never
+ *  through a link or from anything but a regular file; TPB_ERR_IO otherwise. */
+tpb_status_t tpb_outfile_read_head(const char *dir, const char *name, char *buf, size_t cap,
+                                   size_t *len);
+
+/**
+ * 1 if path names a file a run writes in its --out folder dir (results.*, ranks.csv, trace*.json,
+ * repeat.json, fleet.json, the lock, or anything in a pass-K folder of it), resolved through
+ * links where it exists and lexically beyond (a folder still to be made), else 0. For the
+ * options that read or write a file of their own (--calibration-file, --shards-from,
+ * --cost-profile, --preset): one of them naming such a file would be overwritten by the run's
+ * records, or overwrite them.
+ */
+int tpb_outdir_owns_path(const char *dir, const char *path);
+
+/** TPB_ERR_INVALID, naming the option and what to do, if paths[i] of option flags[i] (i < n;
+ *  "" for none) is a file the run writes in --out dir (tpb_outdir_owns_path); else TPB_OK. */
+/* The files a run writes in --out that are there already are regular files: a FIFO, a device,
+ * a folder or a link in their place is refused in one line before anything is read or
+ * written (a FIFO held the --force reading of the earlier record open for ever). */
+tpb_status_t tpb_outdir_check_targets(const char *dir);
+
+tpb_status_t tpb_outdir_check_paths(const char *dir, const char *const *flags,
+                                    const char *const *paths, int n);
+
 /** The names in dir of regular files for which match(name) is 1, into names[max] (each
  *  TPB_OUTFILE_NAME long); returns how many (at most max), -1 if dir cannot be listed. */
 int tpb_outdir_matching(const char *dir, int (*match)(const char *name),

@@ -18,6 +18,12 @@ tpb_status_t tpb_outfile_check_name(const char *dir, const char *name);
  *  a link or anything else is refused in one line naming path. */
 tpb_status_t tpb_outfile_target_kind(int dirfd, const char *name, const char *path, mode_t *mode);
 
+/** An existing file of dirfd opened with flags (O_RDONLY or O_RDWR; O_CREAT allowed), never
+ *  through a link and never blocking (O_NONBLOCK until it is known to be a regular file: a FIFO
+ *  planted at its name would block the open for ever); -1 with errno (ELOOP: a link, EINVAL:
+ *  not a regular file). */
+int tpb_outfile_open_regular(int dirfd, const char *name, int flags, mode_t mode);
+
 /** A temporary in dirfd: unnamed (O_TMPFILE), else a new file named in tmp[cap] (*named =
  *  1); -1 with errno on failure. */
 int tpb_outfile_temporary(int dirfd, const char *name, char *tmp, size_t cap, int *named);

@@ -287,6 +287,7 @@ tpb_status_t tpb_record_config(tpb_record_t *s, const tpb_result_t *in, const tp
         if (st == TPB_OK)
             st = tpb_record_note_file(s, trace);
     }
+    res.trace = trace[0] ? trace : NULL;
     if (st == TPB_OK)
         st = tpb_record_push_hist(s, &res);
     tpb_buf_t row = TPB_BUF_INIT;

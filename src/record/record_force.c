@@ -6,14 +6,14 @@
 #include "record/outfile.h"
 #include "record/record_impl.h"
 
-/* Files an earlier run wrote by name (a run record without its "files" list): the result
- * files, trace.json, trace-NNN.json, and tpbal's temporaries. */
+/* A name a run writes as a file of its own in --out (what a record may list for --force to
+ * remove): the result files, trace.json, trace-NNN.json. A list naming anything else (a
+ * record tampered with) removes nothing of it. */
 static int earlier_name(const char *name)
 {
     size_t n = strlen(name);
     if (strcmp(name, "results.jsonl") == 0 || strcmp(name, "results.csv") == 0 ||
-        strcmp(name, "ranks.csv") == 0 || strcmp(name, "trace.json") == 0 ||
-        tpb_outfile_is_temporary(name))
+        strcmp(name, "ranks.csv") == 0 || strcmp(name, "trace.json") == 0)
         return 1;
     if (n < 11 || strncmp(name, "trace-", 6) != 0 || strcmp(name + n - 5, ".json") != 0)
         return 0;
@@ -23,35 +23,45 @@ static int earlier_name(const char *name)
     return 1;
 }
 
-/* --force: the files an earlier run in out_dir wrote, as its run record lists them (else by
- * name), and tpbal's temporaries; *n of them into names (max). */
+/* Add str to names[*n] (max) if it is a name a run writes and not there yet. */
+static void add_name(char (*names)[TPB_OUTFILE_NAME], int *n, int max, const tpb_jv_t *v)
+{
+    if (!v || v->kind != TPB_JV_STR || !earlier_name(v->str) || *n >= max)
+        return;
+    for (int i = 0; i < *n; i++)
+        if (strcmp(names[i], v->str) == 0)
+            return;
+    snprintf(names[(*n)++], TPB_OUTFILE_NAME, "%s", v->str);
+}
+
+/* --force: the files an earlier run in out_dir wrote, by its own records only: its run record's
+ * "files" (written at its start and at its end) and each config record's "trace" (a run
+ * killed between them lists its traces there); never by a name pattern, so that a file of the
+ * user's there (a trace-777.json, a .notes.tmp.txt) stays. An earlier record that cannot be
+ * read names nothing: nothing is removed (the files this run writes replace theirs by name).
+ * *n of them into names (max). */
 int tpb_record_earlier_files(const tpb_record_t *s, char (*names)[TPB_OUTFILE_NAME], int max)
 {
-    static char line[1 << 20];
-    tpb_jv_t run = {.kind = TPB_JV_NULL};
-    int n = tpb_outdir_matching(s->run.out_dir, tpb_outfile_is_temporary, names, max);
-    n = n < 0 ? 0 : n;
-    if (tpb_outfile_first_line(s->run.out_dir, "results.jsonl", line, sizeof(line)) != TPB_OK ||
-        tpb_json_parse(line, strlen(line), "results.jsonl", &run) != TPB_OK) {
-        tpb_jv_free(&run);
-        int more = tpb_outdir_matching(s->run.out_dir, earlier_name, names + n, max - n);
-        return n + (more > 0 ? more : 0);
+    static char text[1 << 24];
+    size_t len = 0;
+    int n = 0;
+    if (tpb_outfile_read_head(s->run.out_dir, "results.jsonl", text, sizeof(text), &len) != TPB_OK)
+        return 0;
+    for (char *line = text, *end; line < text + len && n < max; line = end + 1) {
+        end = memchr(line, '\n', (size_t)(text + len - line));
+        if (!end)
+            break; /* a torn last line (a run killed while appending) */
+        tpb_jv_t rec = {.kind = TPB_JV_NULL};
+        if (tpb_json_parse(line, (size_t)(end - line), "results.jsonl", &rec) == TPB_OK) {
+            const tpb_jv_t *type = tpb_jv_get(&rec, "type"), *files = tpb_jv_get(&rec, "files");
+            int run = type && type->kind == TPB_JV_STR && strcmp(type->str, "run") == 0;
+            for (int i = 0; run && files && files->kind == TPB_JV_ARR && i < files->n; i++)
+                add_name(names, &n, max, &files->items[i]);
+            if (!run)
+                add_name(names, &n, max, tpb_jv_get(&rec, "trace"));
+        }
+        tpb_jv_free(&rec);
     }
-    const tpb_jv_t *files = tpb_jv_get(&run, "files"), *status = tpb_jv_get(&run, "status");
-    /* a run that never ended (killed) lists the files of its start only: its traces are
-     * found by their names, as a record without the list */
-    if (status && status->kind == TPB_JV_STR && strcmp(status->str, "running") == 0)
-        files = NULL;
-    for (int i = 0; files && files->kind == TPB_JV_ARR && i < files->n && n < max; i++) {
-        const tpb_jv_t *f = &files->items[i];
-        if (f->kind == TPB_JV_STR && earlier_name(f->str))
-            snprintf(names[n++], TPB_OUTFILE_NAME, "%s", f->str);
-    }
-    if (!files) { /* a record of a version before the list, or of a run that never ended */
-        int more = tpb_outdir_matching(s->run.out_dir, earlier_name, names + n, max - n);
-        n += more > 0 ? more : 0;
-    }
-    tpb_jv_free(&run);
     return n;
 }
 

@@ -112,10 +112,12 @@ typedef struct {
                                     (overlap none) in this run, NaN if it was not */
     tpb_disturb_t disturb;     /**< its measured steps one figure, bimodal or spiky (base/disturb.h;
                                     undecided with --timeline off: no step of each iteration) */
-    double host_s;   /**< rank 0's wall time for it outside its timed loops: set-up (inputs,
-                          plans, untimed iteration, probe, its calibration) and close (check,
-                          gather), up to its record (doc/METRICS.md, "Host time") */
-    double inputs_s; /**< ... of which rank 0 drew inputs (the first config of a shape) */
+    double host_s;     /**< rank 0's wall time for it outside its timed loops: set-up (inputs,
+                            plans, untimed iteration, probe, its calibration) and close (check,
+                            gather), up to its record (doc/METRICS.md, "Host time") */
+    double inputs_s;   /**< ... of which rank 0 drew inputs (the first config of a shape) */
+    const char *trace; /**< the trace file holding its timeline in --out (NULL: none): a
+                            killed run's files, for --force, are what its records name */
     /* derived */
     double lb, u;      /**< worst group */
     double e, e_het;   /**< NaN when unknown */

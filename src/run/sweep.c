@@ -110,12 +110,12 @@ tpb_status_t tpb_sweep_run(tpb_sweep_t *s)
             st = tpb_sweep_run_block(s, i, done, idx);
             continue;
         }
-        if (st == TPB_OK)
-            k = tpb_sweep_set_of(s, i, done, idx);
+        if (st != TPB_OK)
+            break; /* idx holds no set: enter() failed before one was chosen */
+        k = tpb_sweep_set_of(s, i, done, idx);
         for (int j = 0; j < k; j++)
             done[idx[j]] = 1;
-        if (st == TPB_OK)
-            st = k > 1 ? tpb_sweep_run_set(s, idx, k) : tpb_sweep_run_plan(s, i);
+        st = k > 1 ? tpb_sweep_run_set(s, idx, k) : tpb_sweep_run_plan(s, i);
     }
     free(done);
     free(idx);

@@ -9,6 +9,7 @@ measured config, a "summary"), results.csv, ranks.csv and trace-NNN.json files.
 """
 import argparse
 import csv
+import io
 import json
 import math
 import os
@@ -219,7 +220,9 @@ class Results:
         self._parse(read_text(self.jsonl, "the results", MAX_JSONL))
 
     def _parse(self, text):
-        lines = text.splitlines()
+        # records end at "\n" alone: str.splitlines() also splits at U+0085, U+2028 and U+2029,
+        # which a name in a record may hold (the C writer escapes them; other writers may not)
+        lines = text.split("\n")
         self.torn = None  # a last line cut short (a run killed while appending): skipped
         for n, line in enumerate(lines, 1):
             if not line.strip():
@@ -284,7 +287,7 @@ def read_ranks(path):
     text = whole_lines(read_text(path, "the rank table", MAX_CSV))
     csv.field_size_limit(MAX_CSV)
     try:
-        rows = list(csv.DictReader(text.splitlines()))
+        rows = list(csv.DictReader(io.StringIO(text, newline="")))  # rows end at "\n" alone
     except csv.Error as e:
         raise BadInput("%s is not CSV: %s" % (clean(path), e))
     return rows

@@ -102,7 +102,10 @@ def summary(d, cfgs):
             best = max(same, key=lambda c: c["overlap_figures"]["speedup"])
             assert a["best_chunks"] == best["chunks"], (a, best["chunks"])
             assert a["speedup"] == best["overlap_figures"]["speedup"], a
-            assert (a["pays"] == "yes") == (a["speedup"] >= 1.02), a
+            if best["overlap_figures"].get("host_waits"):  # --comm mpi on a GPU: none can
+                assert a["pays"] == "no" and "host waits" in a["reason"], a
+            else:
+                assert (a["pays"] == "yes") == (a["speedup"] >= 1.02), a
             continue
         same = [c for c in gemm if (c["m"], c["n"], c["k"], c["shape"]) ==
                 (a["m"], a["n"], a["k"], a["shape"])]

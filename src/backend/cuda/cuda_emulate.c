@@ -22,35 +22,6 @@
 #define TPB_PROBE_ROUNDS 4   /* padding corrections at most */
 #define TPB_PROBE_CLOSE 0.02 /* stop once within 2 % of the factor asked */
 
-static int pad_slot(const tpb_cuda_pads_t *p, const tpb_gemm_t *g)
-{
-    for (int i = 0; i < p->count; i++)
-        if (p->m[i] == g->m && p->n[i] == g->n && p->k[i] == g->k)
-            return i;
-    return -1;
-}
-
-double tpb_cuda_pad_of(const tpb_cuda_t *be, const tpb_gemm_t *g)
-{
-    if (!be->green.ctx || g->accumulate)
-        return 0.0;
-    int i = pad_slot(&be->pads, g);
-    return i >= 0 ? be->pads.pad[i] : be->pads.last;
-}
-
-/* Keep pad for g's shape (the oldest entry makes room). */
-static void pad_set(tpb_cuda_pads_t *p, const tpb_gemm_t *g, double pad)
-{
-    int i = pad_slot(p, g);
-    if (i < 0) {
-        i = p->count < TPB_CUDA_PADS ? p->count++ : p->next;
-        p->next = (i + 1) % TPB_CUDA_PADS;
-        p->m[i] = g->m, p->n[i] = g->n, p->k[i] = g->k;
-    }
-    p->pad[i] = pad;
-    p->last = pad;
-}
-
 /* One GEMM as the compute phase runs it (emulated: the green context's stream with its
  * padding) or on every SM (the primary context's comm stream), between events a and b, all
  * three queued behind the start gate (as the timed loop's): b is never recorded after a short
@@ -119,7 +90,7 @@ tpb_status_t tpb_cuda_emulation_probe(tpb_cuda_t *be, const tpb_gemm_t *g, doubl
     TPB_CHECK_RET(tpb_gpu_wait(&be->gpu, 0)); /* nothing else on the device while timing */
     TPB_CHECK_RET(time_gemm(be, g, 0, &ref));
     if (be->green.ctx && !g->accumulate)
-        pad_set(&be->pads, g, 0.0); /* the partition alone first */
+        tpb_cuda_pad_set(&be->pads, g, 0.0); /* the partition alone first */
     TPB_CHECK_RET(time_gemm(be, g, 1, &emu));
     bare = emu;
     /* the padding: the green GEMM's time grows with its work (a part of its columns more),
@@ -133,7 +104,7 @@ tpb_status_t tpb_cuda_emulation_probe(tpb_cuda_t *be, const tpb_gemm_t *g, doubl
             break; /* hit, or already slower than asked (no padding makes it faster) */
         pad += (ref / f - emu) / bare;
         pad = pad < 0.0 ? 0.0 : pad;
-        pad_set(&be->pads, g, pad);
+        tpb_cuda_pad_set(&be->pads, g, pad);
         TPB_CHECK_RET(time_gemm(be, g, 1, &emu));
     }
     *achieved = emu > 0.0 ? ref / emu : 1.0;

@@ -179,6 +179,37 @@ static tpb_status_t run_one(tpb_cuda_t *be, const tpb_gemm_t *g)
     return tpb_cuda_gemm_on(be, g, sm_target_of(be, g), be->gemm_stream);
 }
 
+/* ---- the padding of a green partition (set by cuda_emulate.c's probe) ---- */
+
+static int pad_slot(const tpb_cuda_pads_t *p, const tpb_gemm_t *g)
+{
+    for (int i = 0; i < p->count; i++)
+        if (p->m[i] == g->m && p->n[i] == g->n && p->k[i] == g->k)
+            return i;
+    return -1;
+}
+
+double tpb_cuda_pad_of(const tpb_cuda_t *be, const tpb_gemm_t *g)
+{
+    if (!be->green.ctx || g->accumulate)
+        return 0.0;
+    int i = pad_slot(&be->pads, g);
+    return i >= 0 ? be->pads.pad[i] : be->pads.last;
+}
+
+/* Keep pad for g's shape (the oldest entry makes room). */
+void tpb_cuda_pad_set(tpb_cuda_pads_t *p, const tpb_gemm_t *g, double pad)
+{
+    int i = pad_slot(p, g);
+    if (i < 0) {
+        i = p->count < TPB_CUDA_PADS ? p->count++ : p->next;
+        p->next = (i + 1) % TPB_CUDA_PADS;
+        p->m[i] = g->m, p->n[i] = g->n, p->k[i] = g->k;
+    }
+    p->pad[i] = pad;
+    p->last = pad;
+}
+
 tpb_status_t tpb_cuda_gemm(tpb_cuda_t *be, const tpb_gemm_t *g)
 {
     /* the repeat fallback of --emulate-speed: the same GEMM again, plus part of one */

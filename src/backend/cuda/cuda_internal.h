@@ -159,8 +159,11 @@ tpb_status_t tpb_cuda_gemm(tpb_cuda_t *be, const tpb_gemm_t *g);
  *  (and its first launch made) when new. */
 tpb_status_t tpb_cuda_gemm_on(tpb_cuda_t *be, const tpb_gemm_t *g, int sm_target,
                               cudaStream_t stream);
-/** The extra work that pads g on a green partition (0: none; cuda_emulate.c). */
+/** The extra work that pads g on a green partition (0: none): g's shape's, else the latest
+ *  probe's; never for a GEMM that accumulates (cuda_gemm.c). */
 double tpb_cuda_pad_of(const tpb_cuda_t *be, const tpb_gemm_t *g);
+/** Keep pad for g's shape (the probe's, cuda_emulate.c; the oldest entry makes room). */
+void tpb_cuda_pad_set(tpb_cuda_pads_t *p, const tpb_gemm_t *g, double pad);
 
 /** The slowdown the emulation achieves on g: full-device time / emulated time. */
 tpb_status_t tpb_cuda_emulation_probe(tpb_cuda_t *be, const tpb_gemm_t *g, double *achieved);

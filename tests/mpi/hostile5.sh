@@ -1,0 +1,97 @@
+# hostile5.sh - the fifth hostile probe's C-side cases (issue 57), each failing on the code
+# before its fix: a FIFO in --out, an option's file that is one of the run's own, names that
+# are not UTF-8 or hold line separators, --force removing a user's files, error lines that
+# echo control bytes or lose their hint, and values accepted that mean nothing. The Python
+# tools' cases are in tests/python (test_mutations.py, test_results.py).
+. "$(dirname "$0")/lib.sh"
+
+# 1. a FIFO where --force reads the earlier record: one line, no hang, the folder as it was
+mkdir -p "$WORK/ff" && mkfifo "$WORK/ff/results.jsonl"
+start=$(date +%s)
+refused "is a FIFO, not a regular file" --tp 2 --shape 32x64x64 --iters 3 --force --out "$WORK/ff"
+[ $(($(date +%s) - start)) -lt 60 ] || fail "the FIFO held tpbal"
+[ -p "$WORK/ff/results.jsonl" ] && [ "$(ls -A "$WORK/ff")" = results.jsonl ] ||
+    fail "the FIFO's folder changed: $(ls -A "$WORK/ff")"
+
+# 2. an option's file that is one the run writes in --out (--calibration-file replaced the
+#    results with the calibration table; a trace or a pass folder the same): refused before
+#    anything is written, the earlier run's files as they were
+tpbal 2 --tp 2 --shape 32x64x64 --iters 3 --out "$WORK/cc"
+expect_rc 0
+cp "$WORK/cc/results.csv" "$WORK/cc.before"
+for f in "$WORK/cc/results.csv" "$WORK/cc/../cc/trace-000.json" "$WORK/cc/pass-2/cal.csv"; do
+    refused "is a file this run writes in --out" --tp 2 --policy even,weighted --shape 32x64x64 \
+        --iters 3 --force --calibration-file "$f" --out "$WORK/cc"
+done
+refused "--shards-from $WORK/cc/results.jsonl is a file this run writes" --tp 2 --shape 32x64x64 \
+    --iters 3 --force --shards-from "$WORK/cc/results.jsonl" --out "$WORK/cc"
+cmp -s "$WORK/cc.before" "$WORK/cc/results.csv" || fail "a refused run changed the results"
+
+# 3. names that are not UTF-8, or hold U+2028 / U+0085: the result files stay valid UTF-8
+#    JSON of one record a line (bytes >= 0x20 went out raw: the tools refused them), the tools
+#    read them, and the CSV reads back the same names
+odd="$WORK/odd-$(printf '\377\342\200\250\302\205')dir"
+printf 'layer%s 32 64 64 col\n' "$(printf '\342\200\251')" >"$WORK/odd.shapes"
+tpbal 2 --tp 1,2 --preset "$WORK/odd.shapes" --iters 3 --out "$odd"
+expect_rc 0
+"$PY" - "$odd" <<'EOF' || fail "the result files are not UTF-8 JSON lines"
+import csv, io, json, sys
+d = sys.argv[1].encode("utf-8", "surrogateescape").decode("utf-8", "surrogateescape")
+raw = open(sys.argv[1] + "/results.jsonl", "rb").read()
+text = raw.decode("utf-8")  # strict: a stray byte fails here
+recs = [json.loads(l) for l in text.split("\n") if l]
+assert all("\u2028" not in l and "\x85" not in l for l in text.split("\n")), "a raw separator"
+cfgs = [r for r in recs if r.get("type") == "config"]
+assert cfgs and all(c["shape"] == "layer\u2029" for c in cfgs), [c["shape"] for c in cfgs]
+rows = list(csv.DictReader(io.StringIO(open(sys.argv[1] + "/results.csv", "rb").read()
+                                       .decode("utf-8"), newline="")))
+assert len(rows) == len(cfgs) and rows[0]["shape"] == "layer\u2029", rows[:1]
+print("odd names: %d configs read back" % len(cfgs))
+EOF
+"$TPBAL_REPORT" "$odd" >"$WORK/rep.out" 2>&1 || fail "tpbal-report on odd names: $(tail -2 "$WORK/rep.out")"
+"$TPBAL_COMPARE" "$odd" "$odd" >"$WORK/cmp.out" 2>&1 ||
+    fail "tpbal-compare on odd names: $(tail -2 "$WORK/cmp.out")"
+"$TPBAL_PLAN" "$odd" >"$WORK/plan.out" 2>&1 || fail "tpbal-plan on odd names: $(tail -2 "$WORK/plan.out")"
+
+# 4. --force removes only what the earlier run's own records name: a user's hidden files that
+#    looked like tpbal's temporaries stay, and after a SIGKILLed run its traces go (named by
+#    its config records) while a trace-777.json the user added stays
+tpbal 2 --tp 1,2 --shape 32x64x64 --iters 3 --out "$WORK/fo"
+expect_rc 0
+echo keep >"$WORK/fo/.notes.tmp.txt" && echo keep >"$WORK/fo/.data.csv.tpbal-keep"
+tpbal 2 --tp 2 --shape 32x64x64 --iters 3 --out "$WORK/fo" --force
+expect_rc 0
+[ -f "$WORK/fo/.notes.tmp.txt" ] && [ -f "$WORK/fo/.data.csv.tpbal-keep" ] ||
+    fail "--force removed a user's hidden file: $(ls -A "$WORK/fo")"
+[ ! -e "$WORK/fo/trace-004.json" ] || fail "--force kept the earlier run's trace-004.json"
+( $MPIRUN -np 2 "$TPBAL" --tp 1,2 --split row,col --shape 32x64x64 --iters 150000 \
+    --out "$WORK/fk" >/dev/null 2>&1 & wait ) &
+killer=$!
+for _ in $(seq 1 120); do
+    [ -e "$WORK/fk/trace-001.json" ] && break
+    sleep 0.5
+done
+pkill -KILL -f "$TPBAL --tp 1,2 --split row,col --shape 32x64x64 --iters 150000" || true
+wait "$killer" 2>/dev/null || true
+[ -e "$WORK/fk/trace-001.json" ] || fail "the run to kill wrote no second trace in 60 s"
+grep -q '"status":"running' "$WORK/fk/results.jsonl" || fail "the killed run's record"
+echo mine >"$WORK/fk/trace-777.json"
+tpbal 2 --tp 1 --split row --shape 32x64x64 --iters 3 --out "$WORK/fk" --force
+expect_rc 0
+[ "$(cat "$WORK/fk/trace-777.json")" = mine ] || fail "--force removed the user's trace-777.json"
+[ ! -e "$WORK/fk/trace-001.json" ] || fail "--force kept the killed run's trace-001.json"
+
+# 5. error lines print what they were given safely: control bytes escaped (an OSC sequence
+#    set the terminal's title), a 100 KB option shortened so that the hint stays
+refused "--tp '2\\\\e]0;pwned\\\\x07': expected" --tp "$(printf '2\033]0;pwned\007')"
+if grep -q "$(printf '\033')" "$WORK/err"; then fail "an escape byte reached stderr"; fi
+long="--$("$PY" -c "print('x' * 100000)")"
+refused "unknown option '--xxxxxxxx.*\\.\\.\\. (100002 bytes)': see tpbal --help" "$long"
+refused "unknown option '--itres': did you mean --iters?" --itres 5
+
+# 6. values that meant nothing: --timeout 1e-9 (printed as 0 s, which is off; a segfault on the
+#    CUDA path after a failed enter()), an empty field in --comm-sizes
+refused "--timeout '1e-9': expected 0 (off) or seconds from 1 to 1e7" --timeout 1e-9
+refused "--comm-sizes '4K::16M': an empty field" --comm-only --comm-sizes 4K::16M
+refused "--comm-sizes '4K:16M:': an empty field" --comm-only --comm-sizes 4K:16M:
+echo "hostile5: ok"
