@@ -17,6 +17,7 @@
 #include "record/fleet_out.h"
 #include "record/outfile.h"
 #include "record/repeat.h"
+#include "record/seal.h"
 #include "record/wrap.h"
 #include "run/agree.h"
 #include "run/dryrun.h"
@@ -120,45 +121,8 @@ static tpb_status_t setup_options(MPI_Comm world, const tpb_topo_t *topo, int ar
     if (st == TPB_OK && out) /* one run per directory */
         st = tpb_outdir_lock(o->out_dir, &fd);
     atomic_store(&out_lock, fd);
-    if (st == TPB_OK && (out || dry_out) && !o->force && o->fleet &&
-        tpb_outdir_has_fleet(o->out_dir))
-        st = tpb_err_set(TPB_ERR_IO,
-                         "--out %s holds the fleet.json of an earlier --fleet run: use a new "
-                         "directory, or add --force to replace it",
-                         o->out_dir);
-    if (st == TPB_OK && (out || dry_out) && !o->force && !o->fleet && o->repeat < 2 &&
-        tpb_outdir_has_results(o->out_dir))
-        st = tpb_err_set(TPB_ERR_IO,
-                         "--out %s holds the results of an earlier run: use a new directory, or "
-                         "add --force to replace them once this run has its first config",
-                         o->out_dir);
-    /* one kind of run a folder: the tools read a sweep's or a fleet's, not both */
-    if (st == TPB_OK && (out || dry_out) && o->fleet && tpb_outdir_has_results(o->out_dir))
-        st = tpb_err_set(TPB_ERR_IO,
-                         "--out %s holds a sweep's results: a --fleet goes into a directory of "
-                         "its own",
-                         o->out_dir);
-    if (st == TPB_OK && (out || dry_out) && o->repeat > 1 && !o->force &&
-        tpb_outdir_has_repeat(o->out_dir))
-        st = tpb_err_set(TPB_ERR_IO,
-                         "--out %s holds the passes of an earlier --repeat run: use a new "
-                         "directory, or add --force to replace them pass by pass",
-                         o->out_dir);
-    if (st == TPB_OK && (out || dry_out) && o->repeat > 1 && tpb_outdir_has_results(o->out_dir))
-        st = tpb_err_set(TPB_ERR_IO,
-                         "--out %s holds a single run's results: a --repeat run goes into a "
-                         "directory of its own",
-                         o->out_dir);
-    if (st == TPB_OK && (out || dry_out) && o->repeat < 2 && tpb_outdir_has_repeat(o->out_dir))
-        st = tpb_err_set(TPB_ERR_IO,
-                         "--out %s holds a --repeat run's passes: a single run goes into a "
-                         "directory of its own",
-                         o->out_dir);
-    if (st == TPB_OK && (out || dry_out) && !o->fleet && tpb_outdir_has_fleet(o->out_dir))
-        st = tpb_err_set(TPB_ERR_IO,
-                         "--out %s holds a --fleet run's fleet.json: a sweep goes into a "
-                         "directory of its own",
-                         o->out_dir);
+    if (st == TPB_OK && (out || dry_out)) /* one kind of run a folder, --force to replace */
+        st = tpb_outdir_check_kind(o->out_dir, o->force, o->fleet, o->repeat);
     return tpb_agree(world, st);
 }
 
@@ -191,6 +155,7 @@ static void on_watchdog(const char *msg, void *ctx)
     fire_ctx_t *f = ctx;
     tpb_err_set(TPB_ERR_TIMEOUT, "%s", msg);
     tpb_sweep_close(f->s, TPB_ERR_TIMEOUT);
+    tpb_seal_fire("timeout"); /* --repeat: repeat.json too, before --out is given back */
     fprintf(stderr, "tpbal: error on rank %d: %s\n", f->rank, msg);
     fflush(stderr);
     release_out(f->o);
@@ -205,6 +170,7 @@ static void on_stop(int sig, void *ctx)
     fire_ctx_t *f = ctx;
     if (f->s) /* a fleet has no record before its end: nothing to mark */
         tpb_sweep_stop(f->s);
+    tpb_seal_fire("interrupted");
     release_out(f->o);
 }
 
@@ -215,6 +181,14 @@ static int exit_code(int rank, tpb_status_t st)
     if (st == TPB_ERR_INTERRUPTED && tpb_signal_received())
         code = 128 + tpb_signal_received();
     return code;
+}
+
+/* How a --repeat run that ended with exit code `code` ended, as repeat.json says it. */
+static const char *ended_as(int code)
+{
+    return code >= 128                                     ? "interrupted"
+           : code == tpb_status_exit_code(TPB_ERR_TIMEOUT) ? "timeout"
+                                                           : "failed";
 }
 
 /* Rank 0's output: stdout with its long lines folded (record/wrap.h; whole under --wide in
@@ -288,6 +262,9 @@ static int run_fleet(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t
     }
     if (st == TPB_OK && o->repeat > 1 && topo->rank == 0)
         tpb_fleet_passes_print(&fp, out);
+    if (st != TPB_OK)
+        tpb_seal_fire(st == TPB_ERR_INTERRUPTED ? "interrupted" : "failed");
+    tpb_seal_disarm(); /* the last pass said "finished" */
     tpb_fleet_passes_free(&fp);
     close_out(out);
     if (st == TPB_ERR_INTERRUPTED)
@@ -340,6 +317,7 @@ static int run_pass(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t 
         tpb_sweep_close(&s, st);
         fprintf(stderr, "tpbal: error on rank %d: %s\n", topo->rank, tpb_err_msg());
         fflush(stderr);
+        tpb_seal_fire("failed");
         release_out(o); /* the record is written: --out is free before the job ends */
         MPI_Abort(world, tpb_status_exit_code(st));
     }
@@ -385,6 +363,11 @@ static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o, c
     tpb_repeat_init(&rep, o->repeat);
     tpb_inputs_share(topo->local_size); /* the node's ranks share its memory for inputs */
     int code = 0;
+    if (o->repeat > 1) /* the earlier run's repeat.json says no more than this one's passes */
+        code =
+            exit_code(topo->rank, tpb_agree(world, topo->rank == 0 && o->out_dir[0]
+                                                       ? tpb_repeat_write(&rep, o->out_dir, cmdline)
+                                                       : TPB_OK));
     for (int pass = 1; pass <= o->repeat && code == 0; pass++) {
         code = run_pass(world, topo, o, cmdline, slurm, dev, &clock, out, pass, &rep);
         if (code == 0 && o->repeat > 1 && pass < o->repeat) { /* what is known so far */
@@ -398,6 +381,8 @@ static int run(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o, c
     }
     if (code == 0 && o->repeat > 1)
         code = exit_code(topo->rank, repeat_answer(world, topo->rank, o, &rep, cmdline, out));
+    else if (o->repeat > 1) /* the passes done, and how the run ended */
+        tpb_seal_fire(ended_as(code));
     tpb_repeat_free(&rep);
     tpb_inputs_free(); /* the seeded matrices kept for the configs' shards */
     tpb_dev_close(dev);

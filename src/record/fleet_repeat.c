@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "record/fleet_out.h"
+#include "record/outfile.h"
 #include "record/repeat.h"
+#include "record/seal.h"
 
 void tpb_fleet_passes_init(tpb_fleet_passes_t *p, int passes)
 {
@@ -96,32 +98,48 @@ void tpb_fleet_passes_print(const tpb_fleet_passes_t *p, FILE *out)
     tpb_buf_free(&txt);
 }
 
-tpb_status_t tpb_fleet_passes_write(const tpb_fleet_passes_t *p, const char *dir, const char *cmd)
+/* repeat.json's text over the passes done into js, saying status (NULL: by the passes
+ * done). */
+static void render(const tpb_fleet_passes_t *p, const char *cmd, const char *status, tpb_buf_t *js)
 {
-    tpb_buf_t js = TPB_BUF_INIT, ex = TPB_BUF_INIT;
+    tpb_buf_t ex = TPB_BUF_INIT;
     list(&ex, p, 1, ",");
-    tpb_repeat_json_head(&js, "fleet", cmd, p->passes, p->done);
-    tpb_json_key(&js, "nodes");
-    tpb_json_arr_begin(&js);
+    tpb_repeat_json_head(js, "fleet", cmd, p->passes, p->done, status);
+    tpb_json_key(js, "nodes");
+    tpb_json_arr_begin(js);
     for (int i = 0; i < p->n; i++) {
-        tpb_json_obj_begin(&js);
-        tpb_json_kv_str(&js, "host", p->host[i]);
-        tpb_json_kv_int(&js, "excluded_in", p->count[i]);
-        tpb_json_kv_str(&js, "verdict", 2 * p->count[i] > p->done ? "persistent" : "transient");
-        tpb_json_obj_end(&js);
+        tpb_json_obj_begin(js);
+        tpb_json_kv_str(js, "host", p->host[i]);
+        tpb_json_kv_int(js, "excluded_in", p->count[i]);
+        tpb_json_kv_str(js, "verdict", 2 * p->count[i] > p->done ? "persistent" : "transient");
+        tpb_json_obj_end(js);
     }
-    tpb_json_arr_end(&js);
-    tpb_json_key(&js, "exclude"); /* as fleet.json: the hosts, and Slurm's option */
-    tpb_json_arr_begin(&js);
+    tpb_json_arr_end(js);
+    tpb_json_key(js, "exclude"); /* as fleet.json: the hosts, and Slurm's option */
+    tpb_json_arr_begin(js);
     for (int i = 0; i < p->n; i++)
         if (2 * p->count[i] > p->done)
-            tpb_json_str(&js, p->host[i]);
-    tpb_json_arr_end(&js);
+            tpb_json_str(js, p->host[i]);
+    tpb_json_arr_end(js);
     tpb_buf_t opt = TPB_BUF_INIT;
     tpb_buf_printf(&opt, "--exclude=%s", tpb_buf_str(&ex));
-    tpb_json_kv_str(&js, "slurm_exclude", ex.len ? tpb_buf_str(&opt) : NULL);
+    tpb_json_kv_str(js, "slurm_exclude", ex.len ? tpb_buf_str(&opt) : NULL);
     tpb_buf_free(&opt);
-    tpb_status_t st = tpb_repeat_json_save(&js, dir);
+    tpb_repeat_json_close(js);
     tpb_buf_free(&ex);
+}
+
+tpb_status_t tpb_fleet_passes_write(const tpb_fleet_passes_t *p, const char *dir, const char *cmd)
+{
+    tpb_buf_t js = TPB_BUF_INIT, ends[TPB_SEAL_WAYS];
+    render(p, cmd, NULL, &js);
+    tpb_status_t st = tpb_buf_ok(&js) ? tpb_outfile_replace(dir, "repeat.json", js.data, js.len)
+                                      : tpb_err_set(TPB_ERR_NOMEM, "out of memory for repeat.json");
+    tpb_buf_free(&js);
+    for (int i = 0; i < TPB_SEAL_WAYS; i++) { /* what it says if the run ends before its next */
+        ends[i] = (tpb_buf_t)TPB_BUF_INIT;
+        render(p, cmd, tpb_seal_status[i], &ends[i]);
+    }
+    tpb_seal_arm(dir, ends);
     return st;
 }

@@ -353,28 +353,6 @@ tpb_status_t tpb_outfile_first_line(const char *dir, const char *name, char *buf
     return TPB_OK;
 }
 
-int tpb_outdir_matching(const char *dir, int (*match)(const char *name),
-                        char (*names)[TPB_OUTFILE_NAME], int max)
-{
-    int dirfd, n = 0;
-    if (tpb_outfile_open_dir(dir, &dirfd) != TPB_OK)
-        return -1;
-    DIR *d = fdopendir(dirfd);
-    if (!d) {
-        close(dirfd);
-        return -1;
-    }
-    for (struct dirent *e = readdir(d); e && n < max; e = readdir(d)) {
-        struct stat sb;
-        if (strlen(e->d_name) >= TPB_OUTFILE_NAME || !match(e->d_name) ||
-            fstatat(dirfd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode))
-            continue;
-        snprintf(names[n++], TPB_OUTFILE_NAME, "%s", e->d_name);
-    }
-    closedir(d); /* closes dirfd */
-    return n;
-}
-
 /* "pid P on host H, since T" of this process, for the lock file. */
 static int holder_line(char *out, size_t cap)
 {

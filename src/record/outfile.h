@@ -169,10 +169,11 @@ tpb_status_t tpb_outdir_check_targets(const char *dir);
 tpb_status_t tpb_outdir_check_paths(const char *dir, const char *const *flags,
                                     const char *const *paths, int n);
 
-/** The names in dir of regular files for which match(name) is 1, into names[max] (each
- *  TPB_OUTFILE_NAME long); returns how many (at most max), -1 if dir cannot be listed. */
-int tpb_outdir_matching(const char *dir, int (*match)(const char *name),
-                        char (*names)[TPB_OUTFILE_NAME], int max);
+/** Whether a run may go into dir (outdir_kind.c): one kind of run a folder (a sweep's
+ *  results, a --fleet's fleet.json, a --repeat run's passes), an earlier run's only with
+ *  force; for --repeat N (repeat > 1) every pass-K there a real folder, and none past pass-N
+ *  (it would be left beside the new passes, stale). A one-line refusal otherwise. */
+tpb_status_t tpb_outdir_check_kind(const char *dir, int force, int fleet, int repeat);
 
 /** 1 if name is a temporary that tpbal makes (".NAME.tpbal-XXXXXXXXXXXX", or an earlier
  *  version's ".NAME.tmp.PID"). */

@@ -7,6 +7,7 @@
 
 #include "base/stats.h"
 #include "record/answer.h"
+#include "record/seal.h"
 
 void tpb_repeat_init(tpb_repeat_t *r, int passes)
 {
@@ -307,7 +308,7 @@ void tpb_repeat_answer(const tpb_repeat_t *r, tpb_buf_t *txt, tpb_buf_t *js)
 }
 
 void tpb_repeat_json_head(tpb_buf_t *js, const char *kind, const char *command_line, int passes,
-                          int done)
+                          int done, const char *status)
 {
     tpb_json_obj_begin(js);
     tpb_json_kv_str(js, "type", "repeat");
@@ -316,7 +317,7 @@ void tpb_repeat_json_head(tpb_buf_t *js, const char *kind, const char *command_l
     tpb_json_kv_str(js, "command_line", command_line);
     tpb_json_kv_int(js, "passes", passes);
     tpb_json_kv_int(js, "passes_done", done);
-    tpb_json_kv_str(js, "status", done == passes ? "finished" : "running");
+    tpb_json_kv_str(js, "status", status ? status : done == passes ? "finished" : "running");
     tpb_json_key(js, "pass_dirs");
     tpb_json_arr_begin(js);
     for (int p = 0; p < done; p++) {
@@ -327,24 +328,55 @@ void tpb_repeat_json_head(tpb_buf_t *js, const char *kind, const char *command_l
     tpb_json_arr_end(js);
 }
 
-tpb_status_t tpb_repeat_json_save(tpb_buf_t *js, const char *dir)
+void tpb_repeat_json_close(tpb_buf_t *js)
 {
     tpb_json_obj_end(js);
     tpb_buf_puts(js, "\n");
+}
+
+tpb_status_t tpb_repeat_json_save(tpb_buf_t *js, const char *dir)
+{
+    tpb_repeat_json_close(js);
     tpb_status_t st = tpb_buf_ok(js) ? tpb_outfile_replace(dir, "repeat.json", js->data, js->len)
                                      : tpb_err_set(TPB_ERR_NOMEM, "out of memory for repeat.json");
     tpb_buf_free(js);
     return st;
 }
 
-/* The answer over the passes done: on out (where given) and in dir/repeat.json (where a
- * directory is given), built once. */
-static tpb_status_t answer_to(const tpb_repeat_t *r, FILE *out, const char *dir,
-                              const char *command_line)
+/* repeat.json's whole text over the passes done, saying status (NULL: "running" or
+ * "finished" by the passes done); the answer's '#' lines into txt where given. */
+static void render(const tpb_repeat_t *r, const char *command_line, const char *status,
+                   tpb_buf_t *js, tpb_buf_t *txt)
+{
+    tpb_buf_t drop = TPB_BUF_INIT;
+    tpb_repeat_json_head(js, "sweep", command_line, r->passes, r->done, status);
+    if (r->done > 0)
+        tpb_repeat_answer(r, txt ? txt : &drop, js);
+    tpb_buf_free(&drop);
+}
+
+tpb_status_t tpb_repeat_write(const tpb_repeat_t *r, const char *dir, const char *command_line)
+{
+    tpb_buf_t js = TPB_BUF_INIT, ends[TPB_SEAL_WAYS];
+    render(r, command_line, NULL, &js, NULL);
+    tpb_status_t st = tpb_repeat_json_save(&js, dir);
+    for (int i = 0; i < TPB_SEAL_WAYS; i++) { /* what it says if the run ends before its next */
+        ends[i] = (tpb_buf_t)TPB_BUF_INIT;
+        render(r, command_line, tpb_seal_status[i], &ends[i], NULL);
+        tpb_repeat_json_close(&ends[i]);
+    }
+    tpb_seal_arm(dir, ends);
+    return st;
+}
+
+tpb_status_t tpb_repeat_finish(const tpb_repeat_t *r, FILE *out, const char *dir,
+                               const char *command_line)
 {
     tpb_buf_t js = TPB_BUF_INIT, txt = TPB_BUF_INIT;
-    tpb_repeat_json_head(&js, "sweep", command_line, r->passes, r->done);
-    tpb_repeat_answer(r, &txt, &js);
+    tpb_seal_disarm();
+    if (r->done < 1)
+        return TPB_OK;
+    render(r, command_line, NULL, &js, &txt);
     if (out) {
         fputs(tpb_buf_str(&txt), out);
         fflush(out);
@@ -355,15 +387,4 @@ static tpb_status_t answer_to(const tpb_repeat_t *r, FILE *out, const char *dir,
         return TPB_OK;
     }
     return tpb_repeat_json_save(&js, dir);
-}
-
-tpb_status_t tpb_repeat_write(const tpb_repeat_t *r, const char *dir, const char *command_line)
-{
-    return answer_to(r, NULL, dir, command_line);
-}
-
-tpb_status_t tpb_repeat_finish(const tpb_repeat_t *r, FILE *out, const char *dir,
-                               const char *command_line)
-{
-    return r->done < 1 ? TPB_OK : answer_to(r, out, dir, command_line);
 }

@@ -51,19 +51,24 @@ tpb_status_t tpb_repeat_add(tpb_repeat_t *r, const tpb_record_t *rec);
 void tpb_repeat_answer(const tpb_repeat_t *r, tpb_buf_t *txt, tpb_buf_t *js);
 
 /** The answer over the passes done printed on out, and DIR/repeat.json written (dir "":
- *  none). */
+ *  none), "finished" (record/seal.h disarmed). */
 tpb_status_t tpb_repeat_finish(const tpb_repeat_t *r, FILE *out, const char *dir,
                                const char *command_line);
 
 /** repeat.json's object opened in js with what every kind ("sweep", "fleet") has: type,
- *  kind, schema, command line, passes, passes done, status, the passes' folders. */
+ *  kind, schema, command line, passes, passes done, status (NULL: "running", or "finished"
+ *  once every pass is done), the passes' folders (those done). */
 void tpb_repeat_json_head(tpb_buf_t *js, const char *kind, const char *command_line, int passes,
-                          int done);
+                          int done, const char *status);
+
+/** js's object closed, a whole file's text. */
+void tpb_repeat_json_close(tpb_buf_t *js);
 
 /** js's object closed and written whole to dir/repeat.json; js freed. */
 tpb_status_t tpb_repeat_json_save(tpb_buf_t *js, const char *dir);
 
-/** DIR/repeat.json of the passes done so far (replaced whole: record/outfile.h). */
+/** DIR/repeat.json of the passes done so far (replaced whole: record/outfile.h), "running";
+ *  and what it will say if the run ends before its next pass armed (record/seal.h). */
 tpb_status_t tpb_repeat_write(const tpb_repeat_t *r, const char *dir, const char *command_line);
 
 #endif /* TPB_REPEAT_H */

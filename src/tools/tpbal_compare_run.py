@@ -35,6 +35,7 @@ class Run:
             self._load_repeat(path)
             return
         jsonl = os.path.join(path, "results.jsonl") if os.path.isdir(path) else path
+        tr.refuse_bare_passes(path)
         if not os.path.exists(jsonl):
             raise BadInput("cannot read %s: no such file or directory" % clean(jsonl))
         text = tr.read_text(jsonl, "the results", tr.MAX_JSONL)
@@ -52,6 +53,7 @@ class Run:
 
     nccl_tests = False
     passes = 0  # a --repeat run's passes (0: not one)
+    command_line = None  # a tpbal run's, as its record says
 
     def _load_repeat(self, path):
         """A --repeat run: its passes (repeat.json's pass_dirs, each a run of its own) as a
@@ -63,11 +65,26 @@ class Run:
             raise BadInput("%s is a --fleet --repeat run: compare its passes' fleet.json with "
                            "--fleet (%s/pass-1 ...)" % (clean(path), clean(path)))
         dirs = doc.get("pass_dirs") if isinstance(doc, dict) else None
+        status = doc.get("status") if isinstance(doc, dict) else None
+        if dirs == [] and status in ("running", "interrupted", "timeout", "failed"):
+            raise BadInput("%s: the --repeat run's repeat.json says %s before its first pass "
+                           "was done: no pass to read" % (clean(path), clean(str(status))))
         if not isinstance(dirs, list) or not all(isinstance(d, str) and d.startswith("pass-")
                                                  and "/" not in d for d in dirs) or not dirs:
             raise BadInput("%s: repeat.json names no passes: is it a tpbal --repeat run?"
                            % clean(path))
+        twice = sorted({d for d in dirs if dirs.count(d) > 1})
+        if twice:
+            raise BadInput("%s: repeat.json names %s more than once: a pass is pooled once"
+                           % (clean(path), clean(twice[0])))
         runs = [Run(os.path.join(path, d)) for d in dirs]
+        want = doc.get("command_line")  # the passes' own, where repeat.json does not say
+        want = want if isinstance(want, str) else runs[0].command_line
+        for d, r in zip(dirs, runs):
+            if r.command_line != want:
+                raise BadInput("%s/%s was run by another command line than the run's: the "
+                               "passes of different runs are not pooled (use one run's passes, "
+                               "or compare the runs as runs)" % (clean(path), clean(d)))
         self.schema, self.configs, _ = io_.load_baseline(
             path, io_.pooled(runs, [os.path.join(path, d) for d in dirs], "a --repeat run"))
         self.passes = len(runs)
@@ -83,6 +100,7 @@ class Run:
     def _load_results(self, path):
         res = tr.load(path)
         self.schema, self.ranks_csv = res.schema, res.ranks_csv
+        self.command_line = res.run.get("command_line")
         self.conditions = io_.conditions(res.run)
         inj = res.run.get("inject_delay_rank")
         if isinstance(inj, int) and not isinstance(inj, bool) and inj >= 0:

@@ -273,7 +273,18 @@ def load(path):
         raise BadInput("%s is a tpbal --repeat run: each pass is a run of its own (%s/pass-1, "
                        "...): give one of them; its answer over the passes is in repeat.json, "
                        "and tpbal-compare reads the whole run" % (clean(path), clean(path)))
+    refuse_bare_passes(path)
     return Results(path)
+
+
+def refuse_bare_passes(path):
+    """A folder of a --repeat run's passes without its repeat.json: said as that, not as a
+    missing results.jsonl."""
+    if (os.path.isdir(path) and os.path.isdir(os.path.join(path, "pass-1")) and
+            not os.path.exists(os.path.join(path, "results.jsonl"))):
+        raise BadInput("%s holds a --repeat run's passes but no repeat.json (a run killed "
+                       "before it wrote it?): give one pass, %s/pass-1, ..." %
+                       (clean(path), clean(path)))
 
 
 def whole_lines(text):

@@ -94,4 +94,58 @@ refused "unknown option '--itres': did you mean --iters?" --itres 5
 refused "--timeout '1e-9': expected 0 (off) or seconds from 1 to 1e7" --timeout 1e-9
 refused "--comm-sizes '4K::16M': an empty field" --comm-only --comm-sizes 4K::16M
 refused "--comm-sizes '4K:16M:': an empty field" --comm-only --comm-sizes 4K:16M:
+# 7. a --repeat run's record tells the truth: --repeat 2 --force over 3 passes refused (pass-3
+#    stale beside the new ones, and pooled); a stop in pass 1 of a forced rerun leaves
+#    repeat.json "interrupted", naming the new command line and no pass of the old run; a pass
+#    folder that is a link refused before pass 1; the tools refuse a pass named twice, passes of
+#    another command line, and say what a folder of passes without repeat.json is
+tpbal 2 --tp 2 --shape 32x64x64 --iters 3 --repeat 3 --out "$WORK/rp"
+expect_rc 0
+cp "$WORK/rp/repeat.json" "$WORK/rp.json"
+refused "holds pass-3 of an earlier --repeat run, which --repeat 2 would leave" --tp 2 \
+    --shape 32x64x64 --iters 3 --repeat 2 --force --out "$WORK/rp"
+cmp -s "$WORK/rp/repeat.json" "$WORK/rp.json" || fail "a refused --repeat changed repeat.json"
+cp -r "$WORK/rp" "$WORK/rk"
+"$TPBAL" --tp 1 --shape 128x256x256 --iters 3000 --warmup 2 --repeat 3 --force --out "$WORK/rk" \
+    >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+for _ in $(seq 1 600); do grep -q -- "--iters 3000" "$WORK/rk/repeat.json" && break; sleep 0.05; done
+kill -TERM "$pid"
+wait "$pid"
+[ $? -eq 143 ] || fail "the stopped --repeat --force run: exit, expected 143"
+"$PY" - "$WORK/rk" <<'PYEOF' || fail "repeat.json after a stop in a forced rerun"
+import json, sys
+rep = json.load(open(sys.argv[1] + "/repeat.json"))
+assert rep["status"] == "interrupted" and "--iters 3000" in rep["command_line"], rep
+assert rep["pass_dirs"] == ["pass-%d" % (k + 1) for k in range(rep["passes_done"])], rep
+PYEOF
+if grep -q '"passes_done":0' "$WORK/rk/repeat.json"; then
+    "$TPBAL_COMPARE" "$WORK/rk" "$WORK/rp" >"$WORK/cmp.out" 2>&1
+    [ $? -eq 2 ] && grep -q "says interrupted before its first pass was done" "$WORK/cmp.out" ||
+        fail "tpbal-compare on a repeat stopped in pass 1: $(tail -2 "$WORK/cmp.out")"
+fi
+mkdir -p "$WORK/sl" && ln -s pass-2 "$WORK/sl/pass-2"
+refused "sl/pass-2 is a symbolic link, not a pass's folder" --tp 2 --shape 32x64x64 --iters 3 \
+    --repeat 2 --out "$WORK/sl"
+[ ! -e "$WORK/sl/pass-1" ] || fail "pass 1 ran before the linked pass-2 was refused"
+"$PY" - "$WORK/rp" <<'PYEOF'
+import json, sys
+rep = json.load(open(sys.argv[1] + "/repeat.json"))
+rep["pass_dirs"] = ["pass-1"] * 3
+open(sys.argv[1] + "/repeat.json", "w").write(json.dumps(rep) + "\n")
+PYEOF
+"$TPBAL_COMPARE" "$WORK/rp" "$WORK/rp" >"$WORK/cmp.out" 2>&1
+[ $? -eq 2 ] && grep -q "names pass-1 more than once" "$WORK/cmp.out" ||
+    fail "a pass named thrice: $(tail -2 "$WORK/cmp.out")"
+cp "$WORK/rp.json" "$WORK/rp/repeat.json"
+sed -i '1s/--iters 3 /--iters 4 /' "$WORK/rp/pass-2/results.jsonl"
+"$TPBAL_COMPARE" "$WORK/rp" "$WORK/rp" >"$WORK/cmp.out" 2>&1
+[ $? -eq 2 ] && grep -q "pass-2 was run by another command line" "$WORK/cmp.out" ||
+    fail "a pass of another command line: $(tail -2 "$WORK/cmp.out")"
+rm "$WORK/rp/repeat.json"
+for tool in "$TPBAL_COMPARE $WORK/rp $WORK/rp" "$TPBAL_REPORT $WORK/rp"; do
+    $tool >"$WORK/t.out" 2>&1
+    [ $? -eq 2 ] && grep -q "holds a --repeat run's passes but no repeat.json" "$WORK/t.out" ||
+        fail "$tool without repeat.json: $(tail -2 "$WORK/t.out")"
+done
 echo "hostile5: ok"

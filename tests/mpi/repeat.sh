@@ -49,10 +49,12 @@ expect_rc 0
 tpbal 2 "${args[@]}" --repeat 2 --out "$WORK/one"
 expect_rc 2
 grep -q "a --repeat run goes into a directory of its own" "$WORK/err" || fail "passes into a single run"
-tpbal 2 "${args[@]}" --repeat 2 --force --out "$WORK/r"
+tpbal 2 "${args[@]}" --repeat 2 --force --out "$WORK/r" # pass-3 would stay, stale: refused
+expect_rc 2
+grep -q "holds pass-3 of an earlier --repeat run" "$WORK/err" || fail "a stale pass-3 accepted"
+tpbal 2 "${args[@]}" --repeat 3 --force --out "$WORK/r"
 expect_rc 0
-"$PY" "$HERE/check_repeat.py" "$WORK/r" 2 || fail "check_repeat.py (--force)"
-[ -d "$WORK/r/pass-3" ] || fail "--force removed a pass it did not write"
+"$PY" "$HERE/check_repeat.py" "$WORK/r" 3 || fail "check_repeat.py (--force)"
 
 # --block and --budget: each pass its own blocks and budget
 tpbal 2 --tp 2 --block --split row --shape 128x256x256,128x256x512 --iters 12 --warmup 2 \
@@ -86,11 +88,12 @@ assert rep["exclude"] == want, (rep["exclude"], want)
 assert rep["slurm_exclude"] == ("--exclude=" + ",".join(want) if want else None), rep
 PYEOF
 
-# a stop in the second pass: the first stays whole, repeat.json says one of three
+# a stop in the second pass: the first stays whole, repeat.json says "interrupted" with the
+# passes done (it said "running" for ever)
 d="$WORK/stop"
 "$TPBAL" --tp 1 --shape 128x256x256 --iters 3000 --warmup 2 --repeat 3 --out "$d" >"$WORK/out" 2>"$WORK/err" &
 pid=$!
-for _ in $(seq 1 600); do [ -e "$d/repeat.json" ] && break; sleep 0.05; done
+for _ in $(seq 1 600); do [ -e "$d/pass-2" ] && break; sleep 0.05; done
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
@@ -99,7 +102,8 @@ rc=$?
 import json, sys
 d = sys.argv[1]
 rep = json.load(open(d + "/repeat.json"))
-assert rep["status"] == "running" and 1 <= rep["passes_done"] < 3, rep
+assert rep["status"] == "interrupted" and 1 <= rep["passes_done"] < 3, rep
+assert rep["pass_dirs"] == ["pass-%d" % (k + 1) for k in range(rep["passes_done"])], rep
 first = json.loads(open(d + "/pass-1/results.jsonl").readline())
 assert first["status"] == "finished", first["status"]
 PYEOF
