@@ -59,6 +59,7 @@ static char *join_args(int argc, char **argv)
 /* Rank 0's lock on --out (-1: none), given back once by whoever ends the run first: main,
  * the watchdog's thread or the signal thread. */
 static atomic_int out_lock = -1;
+static char made_top[1024]; /* rank 0: the topmost folder it made for --out ("": none) */
 
 static void release_out(const tpb_options_t *o)
 {
@@ -110,10 +111,12 @@ static tpb_status_t setup_options(MPI_Comm world, const tpb_topo_t *topo, int ar
         st = tpb_outdir_check_targets(o->out_dir);
     if (st == TPB_OK && dry_out)
         st = tpb_outdir_check_creatable(o->out_dir);
+    if (st == TPB_OK && dry_out) /* a folder another run holds: the run would be refused */
+        st = tpb_outdir_check_free(o->out_dir);
     int above = 0;
-    char top[1024] = "";
+    char *top = made_top;
     if (st == TPB_OK && out)
-        st = tpb_outdir_prepare(o->out_dir, &above, top, sizeof(top));
+        st = tpb_outdir_prepare(o->out_dir, &above, top, sizeof(made_top));
     if (st == TPB_OK && above) /* a mistyped path is not made silently */
         fprintf(stderr, "tpbal: note: --out %s: created it and %d folder%s above it, from %s\n",
                 o->out_dir, above, above == 1 ? "" : "s", top);
@@ -168,10 +171,10 @@ static void on_watchdog(const char *msg, void *ctx)
 static void on_stop(int sig, void *ctx)
 {
     fire_ctx_t *f = ctx;
-    if (f->s) /* a fleet has no record before its end: nothing to mark */
-        tpb_sweep_stop(f->s);
+    int held = f->s ? tpb_sweep_stop(f->s) : 0; /* a fleet has no record before its end */
     tpb_seal_fire("interrupted");
-    release_out(f->o);
+    if (!held) /* else once a --budget set's completed looks are recorded: at the end */
+        release_out(f->o);
 }
 
 /* The exit code of a run that ended with st: 128 + N after stop signal N. */
@@ -472,7 +475,9 @@ int main(int argc, char **argv)
         free(cmdline);
     }
     tpb_signals_on_stop(NULL, NULL);
-    release_out(&o); /* the run is over: the next may use --out */
+    release_out(&o);              /* the run is over: the next may use --out */
+    if (code != 0 && made_top[0]) /* a run that failed before it wrote: no folders left */
+        tpb_outdir_unmake(o.out_dir, made_top);
     tpb_slurm_free(&slurm);
     tpb_options_free(&o);
     tpb_topo_free(&topo);

@@ -252,6 +252,10 @@ typedef struct {
     /** The GEMM rate of a rank (GFLOP/s) that --dry-run's time estimates assume, with how
      *  it was guessed in basis[cap]; NaN where the class cannot tell without a device. */
     double (*rate_guess)(const tpb_backend_cfg_t *cfg, char *basis, size_t cap);
+    /** The memory (bytes) a rank of local_size on its node may use, as far as the class can
+     *  tell without a device, for --dry-run's memory check (the run's own asks the device
+     *  it opened); NaN where it cannot tell. */
+    double (*mem_guess)(int local_size);
     /** Start: select and set up the device (collective over args->world). *dev is set only
      *  on success. */
     tpb_status_t (*open)(const tpb_backend_args_t *args, tpb_device_t **dev);

@@ -69,7 +69,9 @@ const tpb_opt_spec_t tpb_opt_table[] = {
      "planned iterations, measure the set again\n(--iters more of each, side by side) as "
      "long as\nthis much time is left: SECONDS, or 90s, 2m, 1h; at\nmost 8 looks a set, "
      "each verdict at its look's\nsequential level (doc/METRICS.md); with --fleet, 5\nmore "
-     "rounds of every rank's GEMM while a node is\nsuspect; default 0: off"},
+     "rounds of every rank's GEMM while a node is\nsuspect; refused where no set could take "
+     "a second\nlook (--interleave off, --policy even alone, --iters\nbelow 6, --comm-only); "
+     "default 0: off"},
     {"repeat", 0, "N", OPT_REPEAT, NULL, NULL,
      "N passes of the whole sweep in one launch (1 to 64,\ndefault 1), each with its own "
      "calibration, clock\nsync and --budget, into DIR/pass-1 .. DIR/pass-N;\nthe answer "

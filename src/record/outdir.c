@@ -2,19 +2,14 @@
  * read back and removed, never through a link (outfile.h). */
 #include "record/outfile_impl.h"
 
-#include <dirent.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
-
-#define LOCK_NAME ".tpbal.lock"
 
 /* dir and every missing folder above it; *above: how many of those were made (the first of
  * them into top[cap]). */
@@ -36,8 +31,12 @@ static tpb_status_t mkdir_p(const char *dir, int *above, char *top, size_t cap)
             snprintf(top, cap, "%s", path);
         *p = '/';
     }
-    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+    if (mkdir(path, 0777) == 0) {
+        if (!*above) /* the first folder made is dir itself */
+            snprintf(top, cap, "%s", dir);
+    } else if (errno != EEXIST) {
         return tpb_err_set(TPB_ERR_IO, "--out '%s': cannot create it: %s", dir, strerror(errno));
+    }
     return TPB_OK;
 }
 
@@ -127,6 +126,38 @@ static void split_path(const char *path, char *dir, size_t dcap, const char **na
     } else {
         snprintf(dir, dcap, "%.*s", (int)(slash - path), path);
         *name = slash + 1;
+    }
+}
+
+void tpb_outdir_unmake(const char *dir, const char *top)
+{
+    enum { DEPTH = 64 };
+    char parent[1024], rest[1024], *names[DEPTH], *save = NULL;
+    const char *name;
+    size_t n = strlen(top);
+    if (!top[0] || strncmp(dir, top, n) != 0 || (dir[n] && dir[n] != '/') ||
+        snprintf(rest, sizeof(rest), "%s", dir + n) >= (int)sizeof(rest))
+        return;
+    split_path(top, parent, sizeof(parent), &name);
+    int fds[DEPTH + 1], k = 0, depth = 1;
+    names[0] = (char *)name;
+    for (char *t = strtok_r(rest, "/", &save); t && depth < DEPTH; t = strtok_r(NULL, "/", &save))
+        names[depth++] = t;
+    for (int i = 0; i < depth; i++)
+        if (strcmp(names[i], ".") == 0 || strcmp(names[i], "..") == 0 || !names[i][0])
+            return; /* a path that walks back: not told apart from what was there */
+    if (tpb_outfile_open_dir(parent, &fds[0]) != TPB_OK)
+        return;
+    for (k = 1; k < depth; k++) /* down to dir's parent, never through a link */
+        if ((fds[k] = openat(fds[k - 1], names[k - 1],
+                             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+            break;
+    int ok = k == depth;
+    for (int i = depth - 1; i >= 0; i--) { /* the deepest first; one that is not empty stays */
+        if (ok && i < k && unlinkat(fds[i], names[i], AT_REMOVEDIR) != 0)
+            ok = 0;
+        if (i < k)
+            close(fds[i]);
     }
 }
 
@@ -250,8 +281,8 @@ static void canonical(const char *path, char *out, size_t cap)
 /* A name a run writes directly in its --out folder. */
 static int run_writes(const char *name)
 {
-    static const char *const own[] = {"results.jsonl", "results.csv", "ranks.csv", "trace.json",
-                                      "repeat.json",   "fleet.json",  LOCK_NAME};
+    static const char *const own[] = {"results.jsonl", "results.csv", "ranks.csv",    "trace.json",
+                                      "repeat.json",   "fleet.json",  TPB_OUTDIR_LOCK};
     for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
         if (strcmp(name, own[i]) == 0)
             return 1;
@@ -351,92 +382,4 @@ tpb_status_t tpb_outfile_first_line(const char *dir, const char *name, char *buf
     buf[len] = '\0';
     buf[strcspn(buf, "\n")] = '\0';
     return TPB_OK;
-}
-
-/* "pid P on host H, since T" of this process, for the lock file. */
-static int holder_line(char *out, size_t cap)
-{
-    char host[128] = "?", when[32] = "?";
-    gethostname(host, sizeof(host) - 1);
-    time_t now = time(NULL);
-    struct tm tm;
-    if (localtime_r(&now, &tm))
-        strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
-    return snprintf(out, cap, "pid %ld on host %s, since %s\n", (long)getpid(), host, when);
-}
-
-/* Lock the lock file in dirfd: 1 locked (fd in *fd), 0 held by another (its line in holder),
- * -1 error (errno; ELOOP: a link). The lock is good only if the name still names the locked
- * file: a holder that ended removes it, and a lock on the removed file would lock nothing. */
-static int try_lock(int dirfd, int *fd, char *holder, size_t cap)
-{
-    for (int tries = 0; tries < 8; tries++) {
-        int f = tpb_outfile_open_regular(dirfd, LOCK_NAME, O_RDWR | O_CREAT, 0644);
-        if (f < 0)
-            return -1;
-        struct stat a, b;
-        if (fstat(f, &a) != 0) {
-            close(f);
-            return -1;
-        }
-        if (flock(f, LOCK_EX | LOCK_NB) != 0) {
-            int err = errno;
-            ssize_t n = pread(f, holder, cap - 1, 0);
-            close(f);
-            holder[n > 0 ? n : 0] = '\0';
-            holder[strcspn(holder, "\n")] = '\0';
-            errno = err;
-            return err == EWOULDBLOCK ? 0 : -1;
-        }
-        if (fstatat(dirfd, LOCK_NAME, &b, AT_SYMLINK_NOFOLLOW) == 0 && a.st_ino == b.st_ino &&
-            a.st_dev == b.st_dev) {
-            *fd = f;
-            return 1;
-        }
-        close(f); /* locked a file its holder had just removed: again */
-    }
-    errno = EAGAIN;
-    return -1;
-}
-
-tpb_status_t tpb_outdir_lock(const char *dir, int *fd)
-{
-    char holder[256] = "", me[300];
-    int dirfd, f = -1;
-    TPB_CHECK_RET(tpb_outfile_open_dir(dir, &dirfd));
-    int got = try_lock(dirfd, &f, holder, sizeof(holder));
-    int err = errno;
-    if (got <= 0)
-        close(dirfd);
-    if (got < 0)
-        return tpb_err_set(TPB_ERR_IO, "--out %s: cannot lock %s/%s: %s", dir, dir, LOCK_NAME,
-                           err == ELOOP    ? "it is a symbolic link (left as it is; remove it)"
-                           : err == EINVAL ? "it is not a regular file (remove it)"
-                                           : strerror(err));
-    if (got == 0)
-        return tpb_err_set(TPB_ERR_IO,
-                           "--out %s is in use by another tpbal run (%s): wait for it to end or "
-                           "choose another directory",
-                           dir, holder[0] ? holder : "holder unknown");
-    /* ours now; a lock file left by a run that died held no lock and is simply taken over */
-    int len = holder_line(me, sizeof(me));
-    if (ftruncate(f, 0) != 0 || pwrite(f, me, (size_t)len, 0) != len) {
-        err = errno;
-        unlinkat(dirfd, LOCK_NAME, 0); /* held by us: a full disk leaves no empty lock */
-        close(f);
-        close(dirfd);
-        return tpb_err_set(TPB_ERR_IO, "--out %s: cannot write its lock file: %s", dir,
-                           strerror(err));
-    }
-    close(dirfd);
-    *fd = f;
-    return TPB_OK;
-}
-
-void tpb_outdir_unlock(const char *dir, int fd)
-{
-    char path[1200];
-    snprintf(path, sizeof(path), "%s/%s", dir, LOCK_NAME);
-    unlink(path); /* while still held: the next run creates (and locks) a new one */
-    close(fd);
 }

@@ -24,10 +24,17 @@
 /**
  * Create dir (and its parents) if needed and check that a file can be created in it (a
  * probe created and removed, never following a link). TPB_ERR_IO with a message naming the
- * directory otherwise. *above: how many folders above dir it had to create (the topmost
- * into top[cap]), for the caller to say so.
+ * directory otherwise. *above: how many folders above dir it had to create, for the caller
+ * to say so; the topmost folder it created (dir itself where it made only that) into
+ * top[cap], untouched where it made none.
  */
 tpb_status_t tpb_outdir_prepare(const char *dir, int *above, char *top, size_t cap);
+
+/** The folders tpb_outdir_prepare made for dir (top: the topmost, as it said) removed where
+ *  they are empty, the deepest first, never through a link: a run that refused before it
+ *  wrote anything leaves no folders behind. Those that are not empty stay, and all above
+ *  them. */
+void tpb_outdir_unmake(const char *dir, const char *top);
 
 /**
  * What a dry run checks of --out without creating anything: dir is a directory, or its
@@ -55,6 +62,10 @@ tpb_status_t tpb_outdir_lock(const char *dir, int *fd);
 /** Remove the lock file and release the lock (at the end of the run). Safe from a signal
  *  thread: no allocation. */
 void tpb_outdir_unlock(const char *dir, int fd);
+
+/** --dry-run: TPB_OK unless another run holds dir's lock (refused as tpb_outdir_lock refuses
+ *  it); takes no lock and creates nothing. */
+tpb_status_t tpb_outdir_check_free(const char *dir);
 
 /** Whether dir holds the results of an earlier run (a results.jsonl, of any kind): 1 if so. */
 int tpb_outdir_has_results(const char *dir);

@@ -1,5 +1,6 @@
 /*
- * outfile_impl.h - what outfile.c, outdir.c and outappend.c share, and nothing else includes.
+ * outfile_impl.h - what outfile.c, outdir*.c and outappend.c share, and nothing else
+ * includes.
  */
 #ifndef TPB_OUTFILE_IMPL_H
 #define TPB_OUTFILE_IMPL_H
@@ -7,6 +8,9 @@
 #include <sys/types.h>
 
 #include "record/outfile.h"
+
+/** The lock file of an output folder (outdir_lock.c), one of the names a run writes. */
+#define TPB_OUTDIR_LOCK ".tpbal.lock"
 
 /** The folder dir, open (it may be reached through a link: the user named it). */
 tpb_status_t tpb_outfile_open_dir(const char *dir, int *fd);

@@ -187,10 +187,20 @@ tpb_status_t tpb_record_write(tpb_record_t *r, tpb_run_status_t status);
 
 /**
  * A stop was asked for (a signal): write the record now as "interrupted" (so that a
- * launcher's SIGKILL a second later finds it marked), and write nothing more (seal). The
- * caller holds the record's writes (one thread at a time). Returns tpb_record_write's.
+ * launcher's SIGKILL a second later finds it marked), and, with seal, write nothing more;
+ * without, the records that follow still go in, each saying "interrupted" (a --budget set's
+ * completed looks). The caller holds the record's writes (one thread at a time). Returns
+ * tpb_record_write's.
  */
-tpb_status_t tpb_record_stop(tpb_record_t *r);
+tpb_status_t tpb_record_stop(tpb_record_t *r, int seal);
+
+/**
+ * The run measured nothing (every config skipped): the files it wrote into out_dir at its
+ * start (tpb_record_begin; none with --force, whose earlier files stay) removed, by its own
+ * list, and nothing more written (seal). A no-op once a config's or a block's record is in
+ * the files, or where the run wrote more than its three result files.
+ */
+tpb_status_t tpb_record_discard(tpb_record_t *r);
 
 /** Print and record T(N) = T_comp/N + T_comm + T_idle per TP degree and the fitted comm model. */
 void tpb_record_summary(tpb_record_t *r);

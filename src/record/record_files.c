@@ -321,10 +321,24 @@ tpb_status_t tpb_record_write(tpb_record_t *s, tpb_run_status_t status)
     return st;
 }
 
-tpb_status_t tpb_record_stop(tpb_record_t *s)
+tpb_status_t tpb_record_discard(tpb_record_t *s)
+{
+    if (!s->claimed || s->sealed || s->nhist + s->nohist + s->nbhist > 0 || s->nfiles > 3)
+        return TPB_OK;
+    const char *names[3];
+    int n = 0;
+    for (int i = 0; i < s->nfiles && n < 3; i++) /* its start wrote only the result files */
+        names[n++] = s->files[i];
+    close_appends(s);
+    s->sealed = 1;
+    s->claimed = 0;
+    return tpb_outdir_remove(s->run.out_dir, names, n);
+}
+
+tpb_status_t tpb_record_stop(tpb_record_t *s, int seal)
 {
     s->stopping = 1;
     tpb_status_t st = s->ended ? TPB_OK : tpb_record_write(s, TPB_RUN_INTERRUPTED);
-    s->sealed = 1;
+    s->sealed |= seal;
     return st;
 }

@@ -22,10 +22,12 @@ static void shards_text(const tpb_config_plan_t *p, char *out, size_t cap)
         used += (size_t)snprintf(out + used, cap - used, "%s%ld", r ? "," : "", p->shards[r]);
 }
 
-/* "42 s", "3.5 min", "2.1 h" */
+/* "42 s", "3.5 min", "2.1 h"; past 1000 h no figure (a shape far beyond any machine) */
 static const char *human_s(char *out, size_t cap, double s)
 {
-    if (s < 60.0)
+    if (s > 3.6e6)
+        snprintf(out, cap, "1000+ h");
+    else if (s < 60.0)
         snprintf(out, cap, "%.2g s", s);
     else if (s < 3600.0)
         snprintf(out, cap, "%.2g min", s / 60.0);
@@ -124,6 +126,12 @@ tpb_status_t tpb_dry_run(MPI_Comm world, const tpb_options_t *o, const tpb_topo_
         return fleet_dry_run(o, topo, out);
     tpb_plan_list_t list;
     TPB_CHECK_RET(tpb_plans_build(o, topo, &list));
+    double avail = o->backend->mem_guess(topo->local_size); /* what the run refuses, refused */
+    tpb_status_t st = isfinite(avail) ? tpb_plans_check_memory(&list, avail, topo->rank) : TPB_OK;
+    if (st != TPB_OK) {
+        tpb_plans_free(&list);
+        return st;
+    }
     char basis[256] = "", t[32];
     double rate = tpb_sweep_rate(world, o->backend, &list, basis, sizeof(basis));
     for (int i = 0; out && i < list.n; i++) {
@@ -157,8 +165,10 @@ tpb_status_t tpb_dry_run(MPI_Comm world, const tpb_options_t *o, const tpb_topo_
     if (out)
         fprintf(out,
                 "tpbal: dry run: %d configs would be measured and %d skipped on %d ranks, "
-                "backend %s (no device opened, nothing written)\n",
-                list.measured, list.n - list.measured, topo->size, o->backend->name);
+                "backend %s (no device opened, nothing written; memory %s)\n",
+                list.measured, list.n - list.measured, topo->size, o->backend->name,
+                isfinite(avail) ? "checked as the run checks it"
+                                : "checked by the run, once its device is open");
     if (out && list.m.timeline)
         gather_line(&list.m, topo->size, out);
     if (out && list.m.block && o->nshapes > 0)
@@ -175,6 +185,12 @@ tpb_status_t tpb_dry_run(MPI_Comm world, const tpb_options_t *o, const tpb_topo_
                 "tpbal: dry run: --repeat %d: all of the above %d times, each pass with its own "
                 "calibration%s, into --out's pass-1 .. pass-%d\n",
                 o->repeat, o->repeat, o->budget_s > 0.0 ? " and --budget" : "", o->repeat);
+    int measured = list.measured;
     tpb_plans_free(&list);
+    if (measured == 0) /* the run refuses it */
+        return tpb_err_set(TPB_ERR_INVALID,
+                           "no config would be measured on the %d ranks: every one is skipped, "
+                           "each for the reason its line above gives",
+                           topo->size);
     return TPB_OK;
 }

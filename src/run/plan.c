@@ -344,6 +344,8 @@ tpb_status_t tpb_plans_build(const tpb_options_t *o, const tpb_topo_t *topo, tpb
         st = tpb_plans_take_planned(list, o);
     if (st == TPB_OK && o->nspeeds)
         st = tpb_plans_given_speeds(list, o);
+    if (st == TPB_OK && !o->fleet) /* --fleet's budget is its own (run/fleet.c) */
+        st = tpb_plans_check_budget(list);
     if (st != TPB_OK)
         tpb_plans_free(list);
     return st;

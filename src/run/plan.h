@@ -140,4 +140,14 @@ tpb_status_t tpb_plan_check_memory(const tpb_config_plan_t *p, double avail, int
 /** The first plan of the list that does not fit in avail bytes (the preflight). */
 tpb_status_t tpb_plans_check_memory(const tpb_plan_list_t *list, double avail, int rank);
 
+/** Plan q may be measured side by side with others of its block (plan_budget.c): --interleave
+ *  on, a timeline, no schedule that changes speeds at an iteration of the run, a TP group, a
+ *  serial layer, a policy with fixed shards. */
+int tpb_plan_interleavable(const tpb_measure_t *m, const tpb_config_plan_t *q);
+
+/** --budget set, and no plan it could measure again (no set of configs side by side, too few
+ *  iterations for its rounds, --interleave off): refused in one line saying why, not left to
+ *  do nothing. TPB_OK without --budget. */
+tpb_status_t tpb_plans_check_budget(const tpb_plan_list_t *list);
+
 #endif /* TPB_PLAN_H */

@@ -122,6 +122,11 @@ tpb_status_t tpb_sweep_run(tpb_sweep_t *s)
     if (s->world != s->real_world || s->group != MPI_COMM_NULL)
         unplace(s);
     TPB_CHECK_RET(st);
+    if (s->nconfigs == 0 && s->rec) { /* nothing measured: nothing left in --out either */
+        pthread_mutex_lock(&s->rec->lock);
+        (void)tpb_record_discard(&s->rec->rec); /* one that stays is the run's own, empty */
+        pthread_mutex_unlock(&s->rec->lock);
+    }
     if (s->nconfigs == 0)
         return tpb_err_set(TPB_ERR_INVALID,
                            "no config was measured on the %d ranks: every one was skipped, "
@@ -248,14 +253,16 @@ void tpb_sweep_close(tpb_sweep_t *s, tpb_status_t why)
     tpb_err_set(why, "%s", msg);
 }
 
-void tpb_sweep_stop(tpb_sweep_t *s)
+int tpb_sweep_stop(tpb_sweep_t *s)
 {
     if (!s->rec)
-        return;
+        return 0;
     pthread_mutex_lock(&s->rec->lock);
+    int held = s->held && s->rec->rec.run.topo;
     if (s->rec->rec.run.topo)
-        tpb_record_stop(&s->rec->rec);
+        tpb_record_stop(&s->rec->rec, !held);
     pthread_mutex_unlock(&s->rec->lock);
+    return held;
 }
 
 void tpb_sweep_free(tpb_sweep_t *s)

@@ -116,6 +116,7 @@ typedef struct {
     /** A rank failed inside a timed loop and the others may be stuck in it:
      *  main must abort the job rather than finalize. */
     int fatal;
+    int held; /**< rank 0, under the record's lock: a --budget set past its first look */
 } tpb_sweep_t;
 
 /** The CPU load of the run's machines (sweep_load.c, collective): each rank's CPU time and
@@ -137,10 +138,17 @@ tpb_status_t tpb_sweep_run(tpb_sweep_t *s);
 
 /**
  * A stop signal arrived (rank 0, in the signal thread): the record is written now as
- * "interrupted" with the configs measured so far, and nothing more is written. Takes the
+ * "interrupted" with the configs measured so far, and nothing more is written; returns 0.
+ * Where a --budget set is past its first look (tpb_sweep_hold), the record stays open for it
+ * and 1 is returned: the set is recorded with the looks it completed, the sweep ends at its
+ * next stop check, and --out stays held till then (a SIGKILL frees its lock anyway). Takes the
  * record's lock; no MPI. A no-op elsewhere and before the record exists.
  */
-void tpb_sweep_stop(tpb_sweep_t *s);
+int tpb_sweep_stop(tpb_sweep_t *s);
+
+/** --budget: a set's first look is complete (on 1) or its records are written (on 0): a stop
+ *  meanwhile keeps the record open for it (tpb_sweep_stop). Rank 0; a no-op elsewhere. */
+void tpb_sweep_hold(tpb_sweep_t *s, int on);
 
 /** Final clock sync, metadata and summary (collective). */
 tpb_status_t tpb_sweep_finish(tpb_sweep_t *s);

@@ -386,6 +386,15 @@ static tpb_status_t look_marks(tpb_sweep_t *s, int nc, int n, double **mk)
     return tpb_agree(s->world, st);
 }
 
+void tpb_sweep_hold(tpb_sweep_t *s, int on)
+{
+    if (!s->rec)
+        return;
+    pthread_mutex_lock(&s->rec->lock);
+    s->held = on;
+    pthread_mutex_unlock(&s->rec->lock);
+}
+
 /* --budget: more looks of the set while rank 0 finds a speed-up or the persistent straggler
  * open and the budget allows (sweep_budget.c); *looks counts them, the first included. */
 static tpb_status_t more_looks(tpb_sweep_t *s, tpb_config_run_t *c, tpb_layer_t *const *ls, int k,
@@ -398,6 +407,7 @@ static tpb_status_t more_looks(tpb_sweep_t *s, tpb_config_run_t *c, tpb_layer_t 
     int more = 1;
     tpb_status_t st =
         tpb_agree(s->world, steps && rate ? TPB_OK : tpb_err_set(TPB_ERR_NOMEM, "out of memory"));
+    tpb_sweep_hold(s, 1); /* the first look is whole: a stop from now on keeps it */
     while (st == TPB_OK && more) {
         int done = m->iters * *looks;
         double *mk = NULL;
@@ -420,6 +430,10 @@ static tpb_status_t more_looks(tpb_sweep_t *s, tpb_config_run_t *c, tpb_layer_t 
         look_us = tpb_clock_now_us(NULL) - t0;
         s->budget.spent_s += look_us * 1e-6;
         *looks += st == TPB_OK;
+        if (st == TPB_ERR_INTERRUPTED) { /* agreed: the looks done are recorded, then the end */
+            st = TPB_OK;
+            break;
+        }
     }
     free(steps);
     free(rate);

@@ -64,17 +64,6 @@ tpb_status_t tpb_sweep_run_plan(tpb_sweep_t *s, int i)
     return skipped(s, st);
 }
 
-/* Plan q may be measured side by side with others of its block: --interleave on, a
- * timeline, no schedule that changes speeds at an iteration of the run, a TP group, a
- * serial layer, a policy with fixed shards. */
-static int interleavable(const tpb_sweep_t *s, const tpb_config_plan_t *q)
-{
-    const tpb_measure_t *m = &s->plans.m;
-    return m->interleave && m->timeline && !m->sched && tpb_interleave_rounds(m->iters) > 1 &&
-           !q->skip[0] && q->tp > 1 && q->desc.chunks == 0 && !q->shape->comm_only &&
-           q->policy != TPB_POLICY_ADAPTIVE;
-}
-
 /* The plans measured with plan i (i first; at most TPB_SET_MAX): the other policies of its
  * block and sequence parallelism. Returns how many (1: alone). */
 int tpb_sweep_set_of(const tpb_sweep_t *s, int i, const unsigned char *done, int *idx)
@@ -82,10 +71,10 @@ int tpb_sweep_set_of(const tpb_sweep_t *s, int i, const unsigned char *done, int
     const tpb_config_plan_t *p = &s->plans.p[i];
     int k = 0;
     idx[k++] = i;
-    if (!interleavable(s, p))
+    if (!tpb_plan_interleavable(&s->plans.m, p))
         return 1;
     for (int j = i + 1; j < s->plans.n && s->plans.p[j].block == p->block && k < TPB_SET_MAX; j++)
-        if (!done[j] && interleavable(s, &s->plans.p[j]) &&
+        if (!done[j] && tpb_plan_interleavable(&s->plans.m, &s->plans.p[j]) &&
             tpb_config_key_side_by_side(&s->plans.p[j].key, &p->key))
             idx[k++] = j;
     return k;
@@ -131,6 +120,7 @@ static tpb_status_t measure_units(tpb_sweep_t *s, const int *idx, int k, int nl)
     }
     for (int u = 0; s->plans.m.block && u < k && st == TPB_OK; u++)
         st = tpb_sweep_block(s, &c[u * nl], nl);
+    tpb_sweep_hold(s, 0); /* a --budget set's looks are in the record */
     s->nblocks += s->plans.m.block && st == TPB_OK ? k : 0;
     s->nsets += st == TPB_OK && c[0].rounds;
     if (st != TPB_OK)

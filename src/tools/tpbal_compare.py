@@ -178,19 +178,25 @@ def delta(m, a, b):
     return (b - a) / abs(a)
 
 
-def reference(cfg, rows, **fields):
+def reference(cfg, verdicts, **fields):
     """The verdict of the reference of cfg (the TP-1 even config for E, the even one for
-    the speed-up) in rows, or None."""
+    the speed-up) in verdicts (by key, as key_index makes it), or None."""
     want = dict(cfg, **fields)
-    for r in rows:
-        if r["key"] == want:
-            return r["verdict"]
-    return None
+    return verdicts.get(tuple(sorted(want.items(), key=lambda kv: kv[0])))
+
+
+def key_index(rows):
+    """The rows' verdicts by key: a dict lookup each, not a scan (10^4 configs)."""
+    return {tuple(sorted(r["key"].items(), key=lambda kv: kv[0])): r["verdict"] for r in rows}
 
 
 def compare(A, B, tol, run_spread=0.0):
     rows = []
-    for key in [k for k in A.configs if k in B.configs]:
+    both = [k for k in A.configs if k in B.configs]
+    prog = tr.Progress("comparing", len(both))
+    for n, key in enumerate(both):
+        if n % 200 == 0:
+            prog.step(n)
         ca, cb = A.configs[key], B.configs[key]
         s = step_verdict(ca, cb, tol, run_spread)
         row = {"config": ca["label"], "key": dict(zip(KEY_FIELDS, key)), "metrics": {},
@@ -199,11 +205,12 @@ def compare(A, B, tol, run_spread=0.0):
             a, b = ca["metrics"].get(m), cb["metrics"].get(m)
             row["metrics"][m] = {"a": a, "b": b, "delta": delta(m, a, b)}
         rows.append(row)
+    verdicts = key_index(rows)
     for r in rows:  # derived ratios only where their references hold
         e_ref = "ok" if r["key"]["tp"] == 1 else (  # TP 1 has no weighted: even stands for it
-            reference(r["key"], rows, tp=1, policy="even") or
-            reference(r["key"], rows, tp=1, policy="even", sequence_parallel="off"))
-        s_ref = reference(r["key"], rows, policy="even")
+            reference(r["key"], verdicts, tp=1, policy="even") or
+            reference(r["key"], verdicts, tp=1, policy="even", sequence_parallel="off"))
+        s_ref = reference(r["key"], verdicts, policy="even")
         if e_ref != "ok":
             r["metrics"]["e"]["delta"] = None
             r["metrics"]["e"]["note"] = "reference changed" if e_ref else "no reference"

@@ -44,8 +44,44 @@ def load(path):
     if not ok:
         raise BadInput("%s is not a tpbal fleet.json (schema %s, with ranks, nodes, links and "
                        "a threshold)" % (clean(f), SCHEMA))
+    _check_fields(doc, clean(f))
     doc["path"] = f
     return doc
+
+
+def _integer(v):
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2 ** 31
+
+
+def _a_half(v):
+    """A 95 % half-width as fleet.json holds it: a log ratio, 0 to 10 (e^10: 22,000x)."""
+    return v is None or (finite(v) and 0 <= v <= 10)
+
+
+def _check_fields(doc, where):
+    """Every field the tools read, of its kind: one line naming the first that is not (a
+    list where a node id belongs, a half-width of 1000, a link without its nodes)."""
+    checks = [("ranks", r, "gflops_half", _a_half, "a half-width (a log ratio from 0 to 10)")
+              for r in doc["ranks"]]
+    for n in doc["nodes"]:
+        checks += [("nodes", n, "node", _integer, "a node number"),
+                   ("nodes", n, "host", lambda v: isinstance(v, str), "a host name"),
+                   ("nodes", n, "allreduce_busbw_gbs", lambda v: v is None or finite(v),
+                    "a bandwidth or null"),
+                   ("nodes", n, "allreduce_busbw_half", _a_half,
+                    "a half-width (a log ratio from 0 to 10)")]
+    for ln in doc["links"]:
+        checks += [("links", ln, "from", _integer, "a node number"),
+                   ("links", ln, "to", _integer, "a node number"),
+                   ("links", ln, "busbw_gbs", lambda v: v is None or finite(v),
+                    "a bandwidth or null"),
+                   ("links", ln, "busbw_half", _a_half, "a half-width (a log ratio from 0 to 10)")]
+    for part, rec, key, ok, what in checks:
+        required = key in ("node", "host", "from", "to")
+        if (key not in rec and required) or (key in rec and not ok(rec[key])):
+            raise BadInput("%s: an entry of '%s' whose '%s' is %s, not %s" % (
+                where, part, key, clean(tr.json_dumps(rec.get(key)), 40) if key in rec
+                else "missing", what))
 
 
 def _half(v):

@@ -387,16 +387,28 @@ def granularity_of(run):
     return g
 
 
-def validate(res):
-    """Leave-one-out: each GEMM config predicted from models fitted without it, on the
+LOO_MAX = 200  # configs validated one at a time; past that FOLDS folds (one fit a fold)
+FOLDS = 10
+
+
+def validation_method(n):
+    """How validate checks n configs: leave-one-out (a fit a config, quadratic in n) up to
+    LOO_MAX, then FOLDS-fold cross-validation (a fit a fold: linear)."""
+    return "leave-one-out" if n <= LOO_MAX else "%d-fold" % FOLDS
+
+
+def validate(res, folds=None):
+    """Cross-validation: each GEMM config predicted from models fitted without it, on the
     shards it ran with (a weighted config's shards come from that run's calibration, whose
-    noise is the answer's to flag, not the model's). Rows of (config, measured, predicted,
-    error, extrapolates)."""
+    noise is the answer's to flag, not the model's): one at a time (leave-one-out) up to
+    LOO_MAX configs, else in FOLDS folds (config j in fold j mod FOLDS, each fold's configs
+    predicted from the others'); folds forces a count (0: leave-one-out). Rows of (config,
+    measured, predicted, error, extrapolates, method)."""
     hosts = hosts_of(res.run)
     check_configs(res.configs, len(hosts))
     g = granularity_of(res.run)
     pooled = getattr(res, "reference", None)
-    rows, done = [], set()
+    units, done = [], set()
     for c in res.configs:
         if c.get("comm_only") == "yes" or not finite(c["step_us"].get("median")):
             continue
@@ -404,25 +416,41 @@ def validate(res):
         if key is not None and key in done:
             continue  # one row per config of the sweep
         done.add(key)
-        mdl = Models(res.configs, hosts, g, leave_out=set(ids))
-        preds = []
-        for x in (res.configs[i] for i in ids) if pooled else [c]:
-            ranks = x.get("world_ranks") or list(range(x["world_size"]))
-            shards = x.get("shards") if all(finite(v) for v in x.get("shards") or [None]) \
-                else None
-            preds.append(mdl.predict(x["m"], x["n"], x["k"], x["split"], x["policy"], x["tp"],
-                                     ranks, x["dtype"], x.get("collective"),
-                                     hosts=x.get("run_hosts"), shards=shards,
-                                     sp=x.get("sequence_parallel", "off")))
-        got = [p for p in preds if p]  # each run's copy on its own shards: their median
-        pred = statistics.median(p["step_us"] for p in got) if got else None
-        flags = sorted({f for p in got for f in p["extrapolates"]}) if got else ["no model"]
-        rows.append({"config": c["id"] if not pooled else ids[0], "tp": c["tp"],
-                     "split": c["split"], "sequence_parallel": c.get("sequence_parallel", "off"),
-                     "policy": c["policy"], "shape": tr.shape_label(c),
-                     "measured_us": meas, "predicted_us": pred,
-                     "error": pred / meas - 1.0 if pred else None, "extrapolates": flags})
+        units.append((c, meas, ids))
+    if folds is None:
+        folds = 0 if len(units) <= LOO_MAX else FOLDS
+    method = "%d-fold" % folds if folds else "leave-one-out"
+    groups = [[j for j in range(len(units)) if j % folds == f] for f in range(folds)] \
+        if folds else [[j] for j in range(len(units))]
+    rows = [None] * len(units)
+    prog = tr.Progress("validating the models (%s)" % method, len(units))
+    for n, group in enumerate(groups):
+        out = {i for j in group for i in units[j][2]}
+        mdl = Models(res.configs, hosts, g, leave_out=out)
+        for j in group:
+            rows[j] = _validate_one(res, pooled, mdl, *units[j])
+            rows[j]["method"] = method
+        prog.step(sum(len(x) for x in groups[:n + 1]))
     return rows
+
+
+def _validate_one(res, pooled, mdl, c, meas, ids):
+    """A config's row: its measured step against the models' prediction."""
+    preds = []
+    for x in (res.configs[i] for i in ids) if pooled else [c]:
+        ranks = x.get("world_ranks") or list(range(x["world_size"]))
+        shards = x.get("shards") if all(finite(v) for v in x.get("shards") or [None]) else None
+        preds.append(mdl.predict(x["m"], x["n"], x["k"], x["split"], x["policy"], x["tp"],
+                                 ranks, x["dtype"], x.get("collective"),
+                                 hosts=x.get("run_hosts"), shards=shards,
+                                 sp=x.get("sequence_parallel", "off")))
+    got = [p for p in preds if p]  # each run's copy on its own shards: their median
+    pred = statistics.median(p["step_us"] for p in got) if got else None
+    flags = sorted({f for p in got for f in p["extrapolates"]}) if got else ["no model"]
+    return {"config": c["id"] if not pooled else ids[0], "tp": c["tp"], "split": c["split"],
+            "sequence_parallel": c.get("sequence_parallel", "off"), "policy": c["policy"],
+            "shape": tr.shape_label(c), "measured_us": meas, "predicted_us": pred,
+            "error": pred / meas - 1.0 if pred else None, "extrapolates": flags}
 
 
 def error_summary(rows):
@@ -431,5 +459,5 @@ def error_summary(rows):
         return None
     q = lambda f: errs[min(len(errs) - 1, int(math.ceil(f * len(errs))) - 1)]
     return {"configs": len(errs), "median": statistics.median(errs), "p90": q(0.9),
-            "max": errs[-1],
-            "unpredicted": len(rows) - len(errs)}
+            "max": errs[-1], "unpredicted": len(rows) - len(errs),
+            "method": rows[0].get("method", "leave-one-out")}

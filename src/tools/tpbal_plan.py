@@ -26,7 +26,6 @@ import array
 import collections
 import itertools
 import math
-import statistics
 import sys
 
 import tpbal_results as tr
@@ -34,6 +33,8 @@ import tpbal_text as tt
 import tpbal_model as tm
 import tpbal_shardplan as tsp
 import tpbal_world as tw
+from tpbal_recommend import (TOLERANCE, measured_steps, measured_verdicts,  # noqa: F401
+                             recommend, row_key)
 from tpbal_results import BadInput, clean
 
 EPILOG = "exit status: 0 written, 2 bad input (unreadable or not a tpbal result, no config " \
@@ -66,8 +67,8 @@ def shapes(s):
             m, n, k = (int(x) for x in part.lower().split("x"))
         except ValueError:
             raise BadInput("'%s': expected MxNxK[,...]" % clean(part))
-        if min(m, n, k) < 1:
-            raise BadInput("'%s': dimensions must be positive" % clean(part))
+        if min(m, n, k) < 1 or max(m, n, k) > 2 ** 31 - 1:  # tpbal's own bound
+            raise BadInput("'%s': dimensions must be from 1 to 2147483647" % clean(part, 60))
         out.append((m, n, k))
     return out
 
@@ -230,7 +231,9 @@ def predictions(pl, world, tps, shape_list, placements):
                                    for c in pl.res.configs) else [])
     rows, groups = [], {}
     layouts = {p: Layout(pl.hosts, pl.borrow, p) for p in placements}
-    for (m, n, k) in shape_list:
+    prog = tr.Progress("predicting", len(shape_list), "shapes")
+    for done, (m, n, k) in enumerate(shape_list):
+        prog.step(done)
         for tp in tps:
             if world % tp:
                 continue
@@ -264,101 +267,6 @@ def infeasible(m, n, k, split, tp, g, dtype="fp32"):
     return ""
 
 
-TOLERANCE = 0.05  # as tpbal's verdicts (src/record/verdict.h)
-
-
-def measured_verdicts(res, world):
-    """The run's own verdicts on its policies over even (its summary's answer), by
-    (shape, tp, placement, split, sequence parallelism, policy): for the measured world."""
-    out = {}
-    summ = res.summary if isinstance(getattr(res, "summary", None), dict) else {}
-    if world != len(tm.hosts_of(res.run)):
-        return out
-    for a in tr.records(summ.get("answer")):
-        if a.get("kind") != "tp":
-            continue
-        for p in tr.records(a.get("policies")):
-            out[(a.get("m"), a.get("n"), a.get("k"), a.get("tp"), a.get("placement"),
-                 p.get("split"), p.get("sequence_parallel", "off"), p.get("policy"))] = \
-                p.get("verdict")
-    return out
-
-
-def row_key(r):
-    return (r["m"], r["n"], r["k"], r["tp"], r["placement"], r["split"],
-            r.get("sequence_parallel", "off"), r["policy"])
-
-
-def measured_steps(res, world):
-    """The median steps the directory measured, by row_key, for the measured world (a
-    recommendation picks by these where it has them: measured beats predicted; several
-    runs: the median of theirs). Serial GEMM configs only (what the predictions cover)."""
-    if world != len(tm.hosts_of(res.run)):
-        return {}
-    seen = {}
-    for c in res.configs:
-        step = tr.num((c.get("step_us") or {}).get("median"))
-        if c.get("comm_only") == "yes" or c.get("chunks") or step is None:
-            continue
-        key = (c["m"], c["n"], c["k"], c["tp"], c.get("placement") or "packed", c["split"],
-               c.get("sequence_parallel") or "off", c["policy"])
-        seen.setdefault(key, []).append(step)
-    return {k: statistics.median(v) for k, v in seen.items()}
-
-
-def recommendable(r, rows, verdicts):
-    """As tpbal's answer: even, TP 1, or a policy that beats the even config of its group,
-    by the run's own verdict where it measured the pair ("better"), else by a predicted
-    speed-up beyond the tolerance."""
-    if r["policy"] == "even" or r["tp"] == 1:
-        return True
-    key = (r["m"], r["n"], r["k"], r["tp"], r["placement"], r["split"],
-           r["sequence_parallel"], r["policy"])
-    if key in verdicts:
-        return verdicts[key] == "better"
-    ev = [e for e in rows if e["policy"] == "even" and e["prediction"] and
-          all(e[f] == r[f] for f in ("m", "n", "k", "tp", "placement", "split",
-                                     "sequence_parallel"))]
-    return not ev or ev[0]["prediction"]["step_us"] > \
-        r["prediction"]["step_us"] * (1.0 + TOLERANCE)
-
-
-def recommend(rows, world, verdicts=None, measured=None):
-    """Per shape, tpbal's two questions among the configs it may recommend: the shortest
-    step (latency) and the highest layer rate over the world, (P/t) / T (throughput), the
-    rest P/t left to data or pipeline parallelism (TP x rest = P). A config the directory
-    measured at this world is judged by its measured median step, as tpbal's own answer
-    judges it (measured beats predicted); the others by their prediction. Each pick says
-    which (its "basis" and "step_us")."""
-    measured = measured or {}
-    out = []
-
-    def step(r):
-        m = measured.get(row_key(r))
-        return m if m is not None else r["prediction"]["step_us"]
-
-    for shape in sorted({(r["m"], r["n"], r["k"]) for r in rows}):
-        best = {}
-        for r in rows:
-            if (r["m"], r["n"], r["k"]) != shape or \
-                    (r["prediction"] is None and row_key(r) not in measured) or \
-                    not recommendable(r, rows, verdicts or {}):
-                continue
-            if r["tp"] not in best or step(r) < step(best[r["tp"]]):
-                best[r["tp"]] = r
-        if not best:
-            continue
-        lat = min(best.values(), key=step)
-        thr = max(best.values(), key=lambda r: (world / r["tp"]) / step(r))
-
-        def pick(r):
-            return dict(r, step_us=step(r),
-                        basis="measured" if row_key(r) in measured else "predicted")
-        out.append({"m": shape[0], "n": shape[1], "k": shape[2], "latency": pick(lat),
-                    "throughput": pick(thr), "world": world})
-    return out
-
-
 def basis_text(r):
     """"11.6 ms measured" or "12.0 ms predicted": a pick's step and where it comes from."""
     return "%s %s" % (tr.us_text(r["step_us"]), r["basis"])
@@ -377,8 +285,11 @@ def text(res, val, summ, rows, recs, world):
     lines = ["tpbal-plan: %s, %d configs measured on %d ranks%s; planning for %d ranks" % (
         clean(res.dir), len(res.configs), len(tm.hosts_of(res.run)),
         " in %d runs" % res.runs if getattr(res, "runs", 1) > 1 else "", world)]
-    lines.append("# validation, leave-one-out (each config predicted from models fitted "
-                 "without it)")
+    method = val[0]["method"] if val else "leave-one-out"
+    lines.append("# validation, %s (each config predicted from models fitted without it%s)"
+                 % (method, "" if method == "leave-one-out" else
+                    ", and without the others of its fold: %d configs, past %d one fit a "
+                    "config would take minutes" % (len(val), tm.LOO_MAX)))
     lines.append("#  id  tp split policy   shape            measured   predicted   error")
     for v in val:
         lines.append("  %3d %3d %-5s %-8s %-14s %10s %10s%s %7s" % (

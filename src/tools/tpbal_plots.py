@@ -42,6 +42,7 @@ def save(fig, outdir, name, made):
     finally:
         plt.close(fig)
     made.append(name)
+    tr.Progress("drawing", 12, "plots at most").step(len(made))
 
 
 def inches(n, per, base, cap=MAX_INCHES):

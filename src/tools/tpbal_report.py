@@ -208,7 +208,8 @@ CAPTIONS = {
     "blocks": "tpbal --block: per TP degree and policy, the block's step as its GEMMs' "
               "phases (compute, wait, the rest: the collective), one GEMM after another, "
               "and its tokens per second per rank with the 95 % interval.",
-    "plan": "tpbal-plan's leave-one-out check: every config's measured step against the one "
+    "plan": "tpbal-plan's cross-validation (leave-one-out up to 200 configs, 10 folds past): every "
+            "config's measured step against the one "
             "predicted from models fitted without it.",
     "ranks": "Per rank, even beside weighted (the even config with the largest what-if "
              "slowdown and its twin): calibrated speed, shard, and median compute / wait / "

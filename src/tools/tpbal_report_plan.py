@@ -26,7 +26,7 @@ def plot_plan(rows, outdir, made):
         sel = [r for r in got if r["tp"] == tp]
         ax.plot([r["measured_us"] / f for r in sel], [r["predicted_us"] / f for r in sel], "o",
                 label="tp %d" % tp)
-    ax.set(xlabel="measured step (%s)" % unit, ylabel="predicted, leave-one-out (%s)" % unit,
+    ax.set(xlabel="measured step (%s)" % unit, ylabel="predicted, cross-validated (%s)" % unit,
            xlim=(lo, hi), ylim=(lo, hi), title="tpbal-plan's models against the measurements")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
@@ -56,8 +56,10 @@ def plan_part(res, outdir, made, data, table):
     words = ("median |error| %.1f %%, p90 %.1f %%, largest %.1f %% over %d configs" % (
         100 * s["median"], 100 * s["p90"], 100 * s["max"], s["configs"])) if s else \
         "no config could be predicted"
-    return ["<h2>Predictions (tpbal-plan): leave-one-out</h2>",
-            "<p>Every config predicted from models fitted without it: %s. "
-            "<code>tpbal-plan DIR</code> predicts what was not run.</p>" % words,
+    method = rows[0]["method"] if rows else "leave-one-out"
+    return ["<h2>Predictions (tpbal-plan): %s</h2>" % method,
+            "<p>Every config predicted from models fitted without it%s: %s. "
+            "<code>tpbal-plan DIR</code> predicts what was not run.</p>" % (
+                "" if method == "leave-one-out" else " and the others of its fold", words),
             "<p>The plot is above, among the plots.</p>" if data["plan"] else "",
             table(head, body)]

@@ -14,6 +14,7 @@ import json
 import math
 import os
 import sys
+import time
 
 import tpbal_files as tf
 
@@ -46,9 +47,13 @@ CONFIG_FIELDS = {
     "whatif_step_us": "num", "slowdown": "num", "whatif_straggler_step_us": "num",
     "slowdown_straggler": "num", "t1_us": "num", "max_rel_err": "num",
     "straggler_rank": "num", "last_most_often": "num",
-    "shards": "list", "speeds": "ratios", "compute_us": "list", "wait_us": "list",
+    "shards": "sizes", "speeds": "ratios", "compute_us": "list", "wait_us": "list",
     "comm_us": "list", "emulate_asked": "list", "emulate_achieved": "list",
-    "step_samples_us": "list", "step_samples": "str",
+    "step_samples_us": "samples", "step_samples": "str",
+    "block": "int", "block_pos": "int", "group_nodes": "int", "warmup": "int",
+    "nspikes": "count", "causality_violations": "count", "trace": "str",
+    "emulate_mode": "str", "host_s": "num", "inputs_s": "num", "device_shared": "num",
+    "straggler": "numobj", "disturbed": "anyobj", "spikes": "objs",
     "emulate_switch_iter": "num", "interleave_set": "num", "interleave_rounds": "num",
     "budget_looks": "num",
     "placement": "str", "col_collective": "str", "comm_only": "str", "collective": "str",
@@ -133,13 +138,24 @@ def _check_kind(rec, key, kind, where):
               isinstance(y, int) and not isinstance(y, bool) and 0 <= y < 2 ** 31 for y in x),
           "count": lambda x: isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2 ** 31,
           "numobj": lambda x: x is None or (isinstance(x, dict) and all(
-              y is None or finite(y) for y in x.values()))}[kind]
+              y is None or finite(y) for y in x.values())),
+          "anyobj": lambda x: x is None or isinstance(x, dict),
+          "objs": lambda x: isinstance(x, list) and all(isinstance(y, dict) for y in x),
+          # shards: sizes, never negative; step samples: microseconds a run can hold (below
+          # 1e15 us, 31 years: 1e200 overflowed the statistics' squares)
+          "sizes": lambda x: isinstance(x, list) and all(y is None or (finite(y) and y >= 0)
+                                                         for y in x),
+          "samples": lambda x: isinstance(x, list) and all(
+              y is None or (finite(y) and 0 <= y < 1e15) for y in x)}[kind]
     if not ok(v):
         raise BadInput("%s: '%s' is %s, not %s" % (where, key, clean(json.dumps(v), 60), {
             "int": "an integer", "num": "a finite number or null", "str": "a string",
             "obj": "an object", "list": "a list of finite numbers",
             "ratios": "a list of finite numbers", "ranks": "a list of world ranks",
-            "count": "a count", "numobj": "an object of numbers, or null"}[kind]))
+            "count": "a count", "numobj": "an object of numbers, or null",
+            "anyobj": "an object or null", "objs": "a list of objects",
+            "sizes": "a list of sizes (finite, not negative)",
+            "samples": "a list of times from 0 to 1e15 us"}[kind]))
 
 
 def check_config(rec, where):
@@ -224,9 +240,13 @@ class Results:
         # which a name in a record may hold (the C writer escapes them; other writers may not)
         lines = text.split("\n")
         self.torn = None  # a last line cut short (a run killed while appending): skipped
+        prog = Progress("reading %s" % clean(self.jsonl), len(lines), "lines")
+        ids = {}
         for n, line in enumerate(lines, 1):
             if not line.strip():
                 continue
+            if n % 500 == 0:
+                prog.step(n)
             where = "%s line %d" % (clean(self.jsonl), n)
             try:
                 rec = json_loads(line)
@@ -242,6 +262,11 @@ class Results:
                 self.run = rec
             elif kind == "config":
                 check_config(rec, where)
+                if rec["id"] in ids:  # the tools key configs by id: one would hide the other
+                    raise BadInput("%s: config id %d is given twice (line %d too): is it one "
+                                   "tpbal run's results.jsonl?" % (where, rec["id"],
+                                                                   ids[rec["id"]]))
+                ids[rec["id"]] = n
                 self.configs.append(rec)
             elif kind == "summary":
                 self.summary = rec
@@ -301,6 +326,14 @@ def read_ranks(path):
         rows = list(csv.DictReader(io.StringIO(text, newline="")))  # rows end at "\n" alone
     except csv.Error as e:
         raise BadInput("%s is not CSV: %s" % (clean(path), e))
+    seen = {}
+    for n, r in enumerate(rows, 2):  # a config's rank twice: its per-rank views mismatched
+        key = (r.get("id"), r.get("world_rank") or r.get("rank"))
+        if key in seen:
+            raise BadInput("%s line %d repeats config %s's rank %s (line %d): is it one tpbal "
+                           "run's rank table?" % (clean(path), n, clean(str(key[0]), 20),
+                                                  clean(str(key[1]), 20), seen[key]))
+        seen[key] = n
     return rows
 
 
@@ -432,9 +465,13 @@ class ArgumentParser(argparse.ArgumentParser):
         raise BadInput("%s: see %s --help" % (message, self.prog))
 
 
+TOOL, Progress = tf.TOOL, tf.Progress  # progress lines of a long run (tpbal_files)
+
+
 def run_main(tool, main, argv):
     """Run a tool's main; every error is one line on stderr: 2 for bad input, 130 on ^C.
     Returns the exit status."""
+    TOOL[:] = [tool, time.monotonic(), 5.0]
     try:
         return main(argv)
     except BadInput as e:

@@ -18,18 +18,22 @@ POLICY_COLORS = {"even": "#8c8c8c", "weighted": "#4c72b0", "adaptive": "#8172b3"
 def pick_pair(cfgs):
     """The even config and its weighted (or adaptive) twin that show the most: the even
     config with the largest what-if slowdown that has a twin. (even, other) or None."""
+    def group(c):
+        return (c["tp"], c["split"], tr.shape_label(c), c.get("placement"))
+
+    twins = {}  # the first non-even config of each group: one pass, not one a config
+    for w in cfgs:
+        if w["policy"] != "even" and not w.get("chunks"):
+            twins.setdefault(group(w), w)
     best = None
     for c in cfgs:
         if c["policy"] != "even" or c["tp"] < 2 or c.get("comm_only") == "yes" or \
                 c.get("chunks"):
             continue
-        twin = [w for w in cfgs if w["policy"] != "even" and not w.get("chunks") and
-                w["tp"] == c["tp"] and
-                w["split"] == c["split"] and tr.shape_label(w) == tr.shape_label(c) and
-                w.get("placement") == c.get("placement")]
+        twin = twins.get(group(c))
         if twin and (best is None or (tr.num(c.get("slowdown")) or 0) >
                      (tr.num(best[0].get("slowdown")) or 0)):
-            best = (c, twin[0])
+            best = (c, twin)
     return best
 
 

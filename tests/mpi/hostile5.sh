@@ -148,4 +148,64 @@ for tool in "$TPBAL_COMPARE $WORK/rp $WORK/rp" "$TPBAL_REPORT $WORK/rp"; do
     [ $? -eq 2 ] && grep -q "holds a --repeat run's passes but no repeat.json" "$WORK/t.out" ||
         fail "$tool without repeat.json: $(tail -2 "$WORK/t.out")"
 done
+# 8. the dry run refuses what the run refuses (memory, a folder another run holds, a sweep of
+#    skipped configs) and gives no absurd figure; --budget where nothing can take a second look
+#    is refused, in the run and its dry run; a refused run leaves no folders it made, and a
+#    sweep whose every config is skipped leaves no files
+refused "shape 2147483647x2x2 (fp32, tp 2, row) needs [0-9]* bytes on rank" --dry-run --tp 2 \
+    --shape 2147483647x2x2
+tpbal 2 --dry-run --tp 2 --policy even --shape 8192x8192x8192 --iters 10000000
+expect_rc 0
+grep -q "^tpbal: dry run: about 1000+ h in all" "$WORK/out" || fail "the dry run's absurd figure"
+seq 1 100 >"$WORK/many"
+refused "no config would be measured on the 2 ranks: every one is skipped" --dry-run --tp 2 \
+    --shape 16x64x64 --cost-profile "$WORK/many" --speeds 1,1
+refused "no config was measured on the 2 ranks: every one was skipped" --tp 2 --shape 16x64x64 \
+    --cost-profile "$WORK/many" --speeds 1,1 --iters 2 --warmup 1 --out "$WORK/sk"
+[ ! -e "$WORK/sk" ] || fail "a sweep of skipped configs left $(ls -A "$WORK/sk")"
+mkdir -p "$WORK/mm"
+tpbal 2 --tp 2 --shape 2147483647x2x2 --out "$WORK/mm/a/b" # a note says it made a and b
+expect_rc 2
+grep -q "needs [0-9]* bytes on rank" "$WORK/err" || fail "no memory refusal"
+[ -z "$(ls -A "$WORK/mm")" ] || fail "a memory refusal left folders: $(ls -R "$WORK/mm")"
+for inert in "--interleave off" "--policy even" "--iters 4" "--timeline off"; do
+    # shellcheck disable=SC2086 # one option and its value
+    refused "--budget has no effect here" --tp 2 --shape 64x64x64 --budget 20 $inert
+    # shellcheck disable=SC2086
+    refused "--budget has no effect here" --dry-run --tp 2 --shape 64x64x64 --budget 20 $inert
+done
+refused "--budget has no effect here" --comm-only --tp 2 --speeds 1,2 --budget 20
+"$TPBAL" --tp 1 --shape 256x256x256 --iters 1000000 --out "$WORK/held" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do [ -e "$WORK/held/.tpbal.lock" ] && break; sleep 0.05; done
+refused "--out $WORK/held is in use by another tpbal run (pid $pid" --dry-run --tp 2 \
+    --shape 64x64x64 --force --out "$WORK/held"
+kill -TERM "$pid"
+wait "$pid"
+
+# 9. a --budget set stopped in a later look keeps its completed looks (it was dropped whole):
+#    the straggler keeps the set open after look 1 whatever the timing (12 iterations, 6 blocks,
+#    7 needed: budget.sh), and each look of this shape lasts seconds, so the stop lands in look 2
+d="$WORK/bs"
+$MPIRUN -np 2 "$TPBAL" --tp 2 --split row --shape 1024x2048x2048 --iters 12 --warmup 1 \
+    --budget 600 --emulate-speed 1,0.5 --out "$d" >"$WORK/bs.out" 2>"$WORK/bs.err" &
+pid=$!
+for _ in $(seq 1 1200); do grep -q "open after look 1" "$WORK/bs.err" 2>/dev/null && break; sleep 0.05; done
+grep -q "open after look 1" "$WORK/bs.err" || fail "the set did not take a second look: $(cat "$WORK/bs.err")"
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+[ $rc -ne 0 ] && grep -q "interrupted by signal 15" "$WORK/bs.err" ||
+    fail "the stopped --budget run: exit $rc ($(tail -3 "$WORK/bs.err"))"
+"$PY" - "$d" <<'PYEOF' || fail "a --budget set stopped in a later look"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1] + "/results.jsonl") if l.strip()]
+run = recs[0]
+assert run["status"] == "interrupted", run["status"]
+cfgs = [r for r in recs if r.get("type") == "config"]
+assert len(cfgs) == 2, [c.get("policy") for c in cfgs]  # the set's two policies, whole
+for c in cfgs:
+    assert c["budget_looks"] >= 1 and c["iters"] == 12 * c["budget_looks"], c
+print("budget set kept: looks %s" % [c["budget_looks"] for c in cfgs])
+PYEOF
 echo "hostile5: ok"

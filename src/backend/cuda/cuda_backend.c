@@ -291,5 +291,6 @@ const tpb_backend_class_t tpb_backend_cuda = {
     .check_config = cuda_check_config,
     .supports = cuda_supports,
     .rate_guess = tpb_cuda_rate_guess,
+    .mem_guess = tpb_cuda_mem_guess,
     .open = cuda_open,
 };

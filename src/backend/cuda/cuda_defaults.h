@@ -31,4 +31,11 @@ static inline double tpb_cuda_rate_guess(const tpb_backend_cfg_t *cfg, char *bas
     return NAN;
 }
 
+/** --dry-run's memory: none (a GPU's free memory is known once the device is opened). */
+static inline double tpb_cuda_mem_guess(int local_size)
+{
+    (void)local_size;
+    return NAN;
+}
+
 #endif /* TPB_CUDA_DEFAULTS_H */

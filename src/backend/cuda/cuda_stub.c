@@ -40,5 +40,6 @@ const tpb_backend_class_t tpb_backend_cuda = {
     .check_config = not_built,
     .supports = supports_any,
     .rate_guess = tpb_cuda_rate_guess,
+    .mem_guess = tpb_cuda_mem_guess,
     .open = open_not_built,
 };

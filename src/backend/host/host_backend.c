@@ -211,11 +211,15 @@ static void host_info(tpb_device_t *dev, tpb_device_info_t *info)
                      sizeof(info->threads_note));
 }
 
+/* A rank's share of the node's available memory. */
+static double host_mem_guess(int local_size)
+{
+    return meminfo_bytes("MemAvailable") / (local_size > 0 ? local_size : 1);
+}
+
 static tpb_status_t host_mem_free(tpb_device_t *dev, double *bytes)
 {
-    tpb_host_t *h = (tpb_host_t *)dev;
-    double avail = meminfo_bytes("MemAvailable");
-    *bytes = avail / (h->args.local_size > 0 ? h->args.local_size : 1);
+    *bytes = host_mem_guess(((tpb_host_t *)dev)->args.local_size);
     return TPB_OK;
 }
 
@@ -407,5 +411,6 @@ const tpb_backend_class_t tpb_backend_host = {
     .check_config = host_check_config,
     .supports = host_supports,
     .rate_guess = host_rate_guess,
+    .mem_guess = host_mem_guess,
     .open = host_open,
 };

@@ -1,0 +1,112 @@
+"""tpbal_recommend: tpbal-plan's recommendation per shape among the configs it may recommend
+(tpbal's own rule: even, TP 1, or a policy that beats its group's even config), the shortest
+step and the highest layer rate over the world; measured beats predicted."""
+import statistics
+
+import tpbal_model as tm
+import tpbal_results as tr
+
+TOLERANCE = 0.05  # as tpbal's verdicts (src/record/verdict.h)
+
+
+def measured_verdicts(res, world):
+    """The run's own verdicts on its policies over even (its summary's answer), by
+    (shape, tp, placement, split, sequence parallelism, policy): for the measured world."""
+    out = {}
+    summ = res.summary if isinstance(getattr(res, "summary", None), dict) else {}
+    if world != len(tm.hosts_of(res.run)):
+        return out
+    for a in tr.records(summ.get("answer")):
+        if a.get("kind") != "tp":
+            continue
+        for p in tr.records(a.get("policies")):
+            out[(a.get("m"), a.get("n"), a.get("k"), a.get("tp"), a.get("placement"),
+                 p.get("split"), p.get("sequence_parallel", "off"), p.get("policy"))] = \
+                p.get("verdict")
+    return out
+
+
+def row_key(r):
+    return (r["m"], r["n"], r["k"], r["tp"], r["placement"], r["split"],
+            r.get("sequence_parallel", "off"), r["policy"])
+
+
+def measured_steps(res, world):
+    """The median steps the directory measured, by row_key, for the measured world (a
+    recommendation picks by these where it has them: measured beats predicted; several
+    runs: the median of theirs). Serial GEMM configs only (what the predictions cover)."""
+    if world != len(tm.hosts_of(res.run)):
+        return {}
+    seen = {}
+    for c in res.configs:
+        step = tr.num((c.get("step_us") or {}).get("median"))
+        if c.get("comm_only") == "yes" or c.get("chunks") or step is None:
+            continue
+        key = (c["m"], c["n"], c["k"], c["tp"], c.get("placement") or "packed", c["split"],
+               c.get("sequence_parallel") or "off", c["policy"])
+        seen.setdefault(key, []).append(step)
+    return {k: statistics.median(v) for k, v in seen.items()}
+
+
+GROUP = ("m", "n", "k", "tp", "placement", "split", "sequence_parallel")
+
+
+def even_index(rows):
+    """The first predicted even row of each group (GROUP's fields), for recommendable."""
+    out = {}
+    for e in rows:
+        if e["policy"] == "even" and e["prediction"]:
+            out.setdefault(tuple(e[f] for f in GROUP), e)
+    return out
+
+
+def recommendable(r, evens, verdicts):
+    """As tpbal's answer: even, TP 1, or a policy that beats the even config of its group
+    (evens: even_index's), by the run's own verdict where it measured the pair ("better"),
+    else by a predicted speed-up beyond the tolerance."""
+    if r["policy"] == "even" or r["tp"] == 1:
+        return True
+    key = (r["m"], r["n"], r["k"], r["tp"], r["placement"], r["split"],
+           r["sequence_parallel"], r["policy"])
+    if key in verdicts:
+        return verdicts[key] == "better"
+    ev = evens.get(tuple(r[f] for f in GROUP))
+    return not ev or ev["prediction"]["step_us"] > r["prediction"]["step_us"] * (1.0 + TOLERANCE)
+
+
+def recommend(rows, world, verdicts=None, measured=None):
+    """Per shape, tpbal's two questions among the configs it may recommend: the shortest
+    step (latency) and the highest layer rate over the world, (P/t) / T (throughput), the
+    rest P/t left to data or pipeline parallelism (TP x rest = P). A config the directory
+    measured at this world is judged by its measured median step, as tpbal's own answer
+    judges it (measured beats predicted); the others by their prediction. Each pick says
+    which (its "basis" and "step_us")."""
+    measured = measured or {}
+    out = []
+
+    def step(r):
+        m = measured.get(row_key(r))
+        return m if m is not None else r["prediction"]["step_us"]
+
+    evens, by_shape = even_index(rows), {}
+    for r in rows:
+        by_shape.setdefault((r["m"], r["n"], r["k"]), []).append(r)
+    for shape in sorted(by_shape):
+        best = {}
+        for r in by_shape[shape]:
+            if (r["prediction"] is None and row_key(r) not in measured) or \
+                    not recommendable(r, evens, verdicts or {}):
+                continue
+            if r["tp"] not in best or step(r) < step(best[r["tp"]]):
+                best[r["tp"]] = r
+        if not best:
+            continue
+        lat = min(best.values(), key=step)
+        thr = max(best.values(), key=lambda r: (world / r["tp"]) / step(r))
+
+        def pick(r):
+            return dict(r, step_us=step(r),
+                        basis="measured" if row_key(r) in measured else "predicted")
+        out.append({"m": shape[0], "n": shape[1], "k": shape[2], "latency": pick(lat),
+                    "throughput": pick(thr), "world": world})
+    return out
