@@ -52,12 +52,12 @@ if wide:
           % ", ".join("%s %.2f" % w for w in wide))
     sys.exit(1)
 PY
-    grep -q "weighted .* over even \[.*([0-9]* paired rounds).*: better$" "$WORK/out" || exit 75
-    grep -q "^# use for 192x768x768.*: [a-z+]* weighted at tp 2" "$WORK/out" || exit 75
+    grep -q "weighted .* over even \[.*([0-9]* paired rounds).*: better$" "$WORK/out" || timing_failed "$d"
+    grep -q "^# use for 192x768x768.*: [a-z+]* weighted at tp 2" "$WORK/out" || timing_failed "$d"
     "${TPBAL_PLAN:?}" "$d" --format json >"$WORK/plan.json" || fail "tpbal-plan on the run"
     "${TPBAL_PLAN:?}" "$d" --wide | grep "^# measured by the run: .* weighted .*: better" ||
         fail "tpbal-plan does not show the run's verdicts"
-    "$PY" - "$d" "$WORK/plan.json" <<'PY' || exit 75
+    "$PY" - "$d" "$WORK/plan.json" <<'PY' || timing_failed "$d"
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1] + "/results.jsonl")]
 summ = [r for r in recs if r["type"] == "summary"][-1]
@@ -86,7 +86,7 @@ disturbed() {
     expect_rc 0
     cat "$WORK/out"
     grep -q "row: weighted .* over even.*at most .*: disturbed: more than balancing can buy" \
-        "$WORK/out" || exit 75
+        "$WORK/out" || timing_failed "$d"
     ! grep -q "^# use for [^:]*: [a-z+]* weighted at" "$WORK/out" ||
         fail "a disturbed speed-up became a use line"
     grep -q '"interleave_rounds":0' "$d/results.jsonl" ||

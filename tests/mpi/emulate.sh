@@ -6,8 +6,9 @@
 # of check_results.py hold through a 2x disturbance of one rank, and a failed
 # attempt is printed and tried again (three attempts at most). Correctness
 # (--check), the speed source and the calibration's record are asserted on every
-# attempt. False-failure rates: scripts/flake-rate measures them; the figures are
-# in doc/TESTING.md.
+# attempt. A timing assertion that fails where the run's own noise line says others took
+# over a quarter of the CPUs makes the attempt inconclusive, not failed (lib.sh run_busy).
+# False-failure rates: scripts/flake-rate measures them; the figures are in doc/TESTING.md.
 . "$(dirname "$0")/lib.sh"
 
 attempt() {
@@ -20,7 +21,7 @@ attempt() {
     check_results "$d" source calibration
     check_results "$d" calibrated
     timing_check "$d" emulate 0.125
-    grep -q "^# use for 192x768x768: .* weighted at tp 2" "$WORK/out" || exit 75
+    grep -q "^# use for 192x768x768: .* weighted at tp 2" "$WORK/out" || timing_failed "$d"
     timing_check "$d" answer weighted 1
 }
 attempts emulate attempt

@@ -54,10 +54,36 @@ check_trace() {
 # about the non-zero exit; that one is the launcher's, not ours).
 # Timing assertions (see DEVELOPERS: a timing test states its false-failure rate).
 # timing_check ARGS...: check_results.py ARGS, but a failure ends the attempt with
-# exit code 75 (retry) instead of failing the test.
+# exit code 75 (retry) instead of failing the test, or 76 (inconclusive) where the run's
+# own noise line says it could not be judged (run_busy).
 timing_check() {
-    "$PY" "$HERE/check_results.py" "$@" || exit 75
+    "$PY" "$HERE/check_results.py" "$@" || timing_failed "$1"
     self_compare "$1"
+}
+
+# run_busy DIR: true where the run in DIR says in its noise line that other processes took
+# more than a quarter of a machine's CPU time beside it (summary cpu_others.share > 0.25, the
+# C's TPB_NOISY_LOAD): its timings cannot be judged; the line is printed as the reason
+run_busy() {
+    "$PY" - "$1" <<'PYEOF'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1] + "/results.jsonl") if l.strip()]
+summ = [r for r in recs if r.get("type") == "summary"]
+o = (summ[-1].get("cpu_others") or {}) if summ else {}
+share = o.get("share")
+if isinstance(share, (int, float)) and share > 0.25:
+    print("not judged: the run's noise line says other processes took %.0f %% of %s's CPU time "
+          "beside it" % (100 * share, o.get("host")))
+    sys.exit(0)
+sys.exit(1)
+PYEOF
+}
+
+# timing_failed DIR: end an attempt whose timing assertion on the run in DIR failed: 76
+# (inconclusive) where the run itself says the machine was busy, else 75 (retry)
+timing_failed() {
+    run_busy "$1" && exit 76
+    exit 75
 }
 
 # steady_gate DIR CHECK ARGS...: check_results.py DIR CHECK ARGS (steady TOL, or
