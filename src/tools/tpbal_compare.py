@@ -17,6 +17,11 @@ for the spread between its runs):
   ok            the whole interval lies within the tolerance
   inconclusive  too noisy to tell at this tolerance (run more iterations, or compare
                 against a baseline of several runs)
+  can't tell    counted inconclusive: a run whose own noise line says other processes
+                took over 25 % of a machine's CPUs, or a config its run marked disturbed
+                (bimodal or spiky steps), is not judged whatever its interval says; the
+                table says which run said what (its interval is kept); a config with
+                the same steps on both sides (a run against itself) is judged as usual
 
 One run's iterations do not show how much a whole run moves from run to run (a core
 that is slower for a run's length, another placement of pages): where a side is a single
@@ -190,6 +195,21 @@ def key_index(rows):
     return {tuple(sorted(r["key"].items(), key=lambda kv: kv[0])): r["verdict"] for r in rows}
 
 
+def cant_tell(A, B, ca, cb):
+    """Why the runs' own flags leave config (ca, cb) unjudged: a run whose noise line says
+    other processes took over NOISY_LOAD of a machine's CPUs, or a config its run marked
+    disturbed (bimodal or spiky steps); None where neither. Such a config is inconclusive
+    ("can't tell"), never a regression or an improvement: two identical runs on a busy
+    machine were called 88 % worse."""
+    why = ["%s's run: other processes took %.0f %% of %s's CPUs" % (n, 100 * r.busy[0], r.busy[1])
+           for n, r in (("A", A), ("B", B)) if r.busy and r.busy[0] > NOISY_LOAD]
+    for n, c in (("A", ca), ("B", cb)):
+        d = (c.get("record") or {}).get("disturbed")
+        if isinstance(d, dict) and d.get("verdict") == "disturbed":
+            why.append("%s's config disturbed (%s)" % (n, clean(str(d.get("why") or "?"), 40)))
+    return "; ".join(why) or None
+
+
 def compare(A, B, tol, run_spread=0.0):
     rows = []
     both = [k for k in A.configs if k in B.configs]
@@ -201,6 +221,10 @@ def compare(A, B, tol, run_spread=0.0):
         s = step_verdict(ca, cb, tol, run_spread)
         row = {"config": ca["label"], "key": dict(zip(KEY_FIELDS, key)), "metrics": {},
                "step": s, "verdict": s["verdict"] if s else "inconclusive"}
+        same = ca["samples"] and ca["samples"] == cb["samples"]  # one measurement on both sides
+        flags = None if same else cant_tell(A, B, ca, cb)
+        if flags:  # the runs say they cannot be judged: the interval is kept, the verdict not
+            row["verdict"], row["cant_tell"] = "inconclusive", flags
         for m in METRICS:
             a, b = ca["metrics"].get(m), cb["metrics"].get(m)
             row["metrics"][m] = {"a": a, "b": b, "delta": delta(m, a, b)}

@@ -249,7 +249,8 @@ def out_table(rows, only_a, only_b, failed, sus, md, wide=True):
     cols_m = shown(rows, wide or md)
     cols = ["config", "step B/A [95% interval]", "detects"] + cols_m + ["verdict"]
     cells = [[r["config"], fmt_ratio(r["step"]), fmt_detect(r["step"])] +
-             [fmt_delta(r["metrics"][m]) for m in cols_m] + [r["verdict"]] for r in rows]
+             [fmt_delta(r["metrics"][m]) for m in cols_m] +
+             ["can't tell" if r.get("cant_tell") else r["verdict"]] for r in rows]
     lines = []
     if md:
         lines.append("| " + " | ".join(cols) + " |")
@@ -264,6 +265,12 @@ def out_table(rows, only_a, only_b, failed, sus, md, wide=True):
     left = [m for m in SHOWN if m not in cols_m]
     if left:
         lines.append("# no value in any row, left out: %s (--wide shows them)" % ", ".join(left))
+    why = {}
+    for r in rows:
+        if r.get("cant_tell"):
+            why[r["cant_tell"]] = why.get(r["cant_tell"], 0) + 1
+    lines += ["%scan't tell (%d config%s, counted inconclusive): %s" % (
+        p, n, "" if n == 1 else "s", w) for w, n in why.items()]
     lines += ["%sonly in A: %s" % (p, label) for label in only_a]
     lines += ["%sonly in B: %s" % (p, label) for label in only_b]
     lines += ["%srequire failed: %s" % (p, f) for f in failed]

@@ -4,8 +4,9 @@
 usage: doctor.py SRC DST KIND [ARGS]
   copy                   the same files
   tight                  every config's step samples replaced by 60 spread over a known
-                         +-1 % of the median (min 0.99 x, p95 1.01 x) and every rank's
-                         score set to 1: a quiet run, so that the other doctored changes
+                         +-1 % of the median (min 0.99 x, p95 1.01 x), every rank's
+                         score set to 1, no config disturbed and no other process's
+                         share of the CPUs: a quiet run, so that the other doctored changes
                          are judged against known noise
   scale ID F             config ID's step times (samples, median, p95, min, max) times F,
                          its TFLOP/s, busbw and efficiency divided by F (a slower or faster run)
@@ -64,8 +65,14 @@ def main():
                 r["step_samples"] = "all"
                 r["step_us"]["min"], r["step_us"]["p95"] = 0.99 * med, 1.01 * med
                 r["step_us"]["max"] = 1.01 * med
+                if isinstance(r.get("disturbed"), dict):  # what the run saw, replaced
+                    r["disturbed"].update(verdict="steady", why=None, p95_ratio=1.01,
+                                          modes_us=None)
             elif kind == "shapes":
                 r["m"] += 1
+        elif r["type"] == "summary" and kind == "tight":
+            if isinstance(r.get("cpu_others"), dict):  # nobody else on the machine
+                r["cpu_others"]["share"] = 0.0
         elif r["type"] == "run":
             if kind == "schema":
                 r["schema"] = int(args[0])

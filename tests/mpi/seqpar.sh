@@ -49,11 +49,13 @@ tpbal 4 --tp 4 --shape 2x64x64,8x64x64 --sequence-parallel on --iters 2 --warmup
 expect_rc 0
 grep -q "^# skipped: --sequence-parallel on: M = 2 has fewer rows than the 4 ranks" \
     "$WORK/out" || fail "no skip line for rows that cannot be scattered"
-# NCCL takes equal blocks only: the CUDA backend's dry run (no GPU needed) says so
+# NCCL takes equal blocks only: the CUDA backend's dry run (no GPU needed) says so, and
+# refuses the sweep (as the run would) since its only config is skipped
 if "$TPBAL" --version | grep -q "backend cuda: built"; then
     tpbal 2 --backend cuda --dry-run --tp 2 --shape 63x256x256 --sequence-parallel on \
         --split row --policy even
-    expect_rc 0
+    expect_rc 2
+    grep -q "no config would be measured" "$WORK/err" || fail "the dry run did not refuse"
     grep -q "skipped: --sequence-parallel on: M = 63 does not divide by tp 2, and the cuda "\
 "backend's reduce-scatter needs equal blocks under --comm nccl" "$WORK/out" ||
         fail "no NCCL refusal of uneven rows"

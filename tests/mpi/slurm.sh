@@ -131,7 +131,7 @@ base="$WORK/job/results/slurm-$job"
 # exit is the comparison's (0, 1 or 3 on this noise: only that it ran and said so is asked)
 mkdir -p "$WORK/rjob"
 job=$(TPBAL="$TPBAL" TPBAL_BASELINE="$base" TPBAL_COMPARE="${TPBAL_COMPARE:?}" \
-    TPBAL_ARGS="--tp 2 --shape 64x128x128 --policy even --iters 3 --repeat 2 --budget 5" \
+    TPBAL_ARGS="--tp 2 --shape 64x128x128 --policy even,weighted --iters 6 --repeat 2 --budget 5" \
     sbatch --parsable --nodes=1 --ntasks-per-node=2 --chdir="$WORK/rjob" \
     "$top/scripts/slurm/tpbal-cpu.sbatch") || fail "sbatch refused the template (--repeat)"
 wait_job "$job"

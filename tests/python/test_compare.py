@@ -103,6 +103,35 @@ class Compare(unittest.TestCase):
         self.assertEqual(e.exception.code, 0)
         self.assertIn("default 8%", out.getvalue())
 
+    def test_noisy_or_disturbed_runs_cannot_tell(self):
+        """A run whose own noise line says others took over a quarter of the CPUs makes every
+        config "can't tell" (inconclusive, exit 3), never a regression: two identical runs on
+        a busy machine were called 88 % worse (issue 56); a config its run marked disturbed
+        is not judged either, and the table says why."""
+        quiet = [fx.config(0, step_samples_us=fx.samples(100.0, 60, 0.002))]
+        slow = [fx.config(0, step_samples_us=fx.samples(190.0, 60, 0.002))]
+        busy = {"type": "summary", "cpu_others": {"share": 0.4, "host": "vm"}}
+        a = self.dir_of("qa", quiet)
+        b = self.dir_of("sb", slow)
+        self.assertEqual(run_tool([a, b])[0], 1)  # quiet runs: a regression
+        nb = self.dir_of("nb", slow, summary=busy)
+        rc, out, err = run_tool([a, nb])
+        self.assertEqual(rc, 3, out + err)
+        self.assertIn("can't tell", out)
+        self.assertIn("B's run: other processes took 40 % of vm's CPUs", out)
+        self.assertNotIn("regress", out.split("deltas:")[0].lower())
+        calm = {"type": "summary", "cpu_others": {"share": 0.1, "host": "vm"}}
+        self.assertEqual(run_tool([a, self.dir_of("cb", slow, summary=calm)])[0], 1)
+        dis = [fx.config(0, step_samples_us=fx.samples(190.0, 60, 0.002),
+                         disturbed={"verdict": "disturbed", "why": "bimodal"})]
+        rc, out, _ = run_tool([a, self.dir_of("db", dis)])
+        self.assertEqual(rc, 3)
+        self.assertIn("B's config disturbed (bimodal)", out)
+        rc, out, _ = run_tool(["--format", "json", a, nb])
+        row = json.loads(out)["rows"][0]
+        self.assertEqual((row["verdict"], row["step"]["verdict"]), ("inconclusive", "regression"))
+        self.assertIn("other processes took", row["cant_tell"])
+
     def repeat_of(self, name, centres):
         """A --repeat run: one pass folder per centre, repeat.json naming them."""
         d = os.path.join(self.d, name)
