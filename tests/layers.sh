@@ -33,4 +33,24 @@ grep -q "circle between translation units: a.o uses b.o; b.o uses a.o" "$tmp/err
 grep -q "c.o" "$tmp/err" && { echo "FAIL: c.o (no circle) was named"; cat "$tmp/err"; exit 1; }
 rm "$tmp/objs/b.o"
 "$top/scripts/check-links" "$tmp/objs" >/dev/null || { echo "FAIL: no circle refused"; exit 1; }
+
+# the test lists are the manifest's (scripts/gen-test-lists); a unit test left out of the
+# sanitizer group without a reason is refused
+py=${PYTHON3:-python3}
+"$py" "$top/scripts/gen-test-lists" --check || exit 1
+mkdir -p "$tmp/gen/scripts" "$tmp/gen/tests"
+cp "$top/scripts/gen-test-lists" "$tmp/gen/scripts/"
+sed 's|^tests/test_partition .*|tests/test_partition c unit dist|' "$top/tests/manifest" \
+    >"$tmp/gen/tests/manifest"
+if "$py" "$tmp/gen/scripts/gen-test-lists" 2>"$tmp/err"; then
+    echo "FAIL: gen-test-lists accepted a unit test without san or a reason"
+    exit 1
+fi
+grep -q "test_partition: a unit test is in the sanitizer group (san) or says why" "$tmp/err" ||
+    { echo "FAIL: gen-test-lists did not say why"; cat "$tmp/err"; exit 1; }
+sed 's|^tests/test_partition .*|tests/test_partition c unit nosan=planted dist|' \
+    "$top/tests/manifest" >"$tmp/gen/tests/manifest"
+"$py" "$tmp/gen/scripts/gen-test-lists" || { echo "FAIL: a reason was not enough"; exit 1; }
+grep -q "^SANITIZER_TESTS = tests/test_metrics " "$tmp/gen/tests/lists.inc" ||
+    { echo "FAIL: the test without san stayed in the sanitizer group"; exit 1; }
 echo "layers: ok"
