@@ -4,44 +4,53 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const dtype_names[TPB_DTYPE_COUNT] = {"fp32", "fp64", "tf32",
-                                                         "fp16", "bf16", "fp8"};
+/* The registry: one entry per row of TPB_DTYPES, indexed by the enum. */
+static const struct {
+    const char *name;
+    size_t in_size;
+    tpb_dtype_t out;
+    long align;
+    double tolerance;
+} dtypes[] = {
+#define ROW_(id, nm, in, o, al, tol) [TPB_DTYPE_##id] = {nm, in, TPB_DTYPE_##o, al, tol},
+    TPB_DTYPES(ROW_)
+#undef ROW_
+};
+_Static_assert(sizeof dtypes / sizeof dtypes[0] == TPB_DTYPE_COUNT, "one entry per dtype");
+
+static int known(tpb_dtype_t dt)
+{
+    return (unsigned)dt < TPB_DTYPE_COUNT;
+}
 
 const char *tpb_dtype_name(tpb_dtype_t dt)
 {
-    return dt < TPB_DTYPE_COUNT ? dtype_names[dt] : "?";
+    return known(dt) ? dtypes[dt].name : "?";
 }
 
 tpb_status_t tpb_dtype_parse(const char *s, tpb_dtype_t *dt)
 {
     for (int i = 0; i < TPB_DTYPE_COUNT; i++) {
-        if (strcmp(s, dtype_names[i]) == 0) {
+        if (strcmp(s, dtypes[i].name) == 0) {
             *dt = (tpb_dtype_t)i;
             return TPB_OK;
         }
     }
-    return tpb_err_set(TPB_ERR_INVALID,
-                       "--dtype '%s': expected one of fp32, fp64, tf32, fp16, bf16, fp8", s);
+#define LIST_(id, nm, in, o, al, tol) ", " nm
+    /* ", fp32, fp64, ...": the list without its first separator */
+    return tpb_err_set(TPB_ERR_INVALID, "--dtype '%s': expected one of %s", s,
+                       TPB_DTYPES(LIST_) + 2);
+#undef LIST_
 }
 
 size_t tpb_dtype_in_size(tpb_dtype_t dt)
 {
-    switch (dt) {
-    case TPB_DTYPE_FP64: return 8;
-    case TPB_DTYPE_FP16:
-    case TPB_DTYPE_BF16: return 2;
-    case TPB_DTYPE_FP8: return 1;
-    default: return 4;
-    }
+    return known(dt) ? dtypes[dt].in_size : 4;
 }
 
 tpb_dtype_t tpb_dtype_out(tpb_dtype_t dt)
 {
-    switch (dt) {
-    case TPB_DTYPE_FP8: return TPB_DTYPE_BF16;
-    case TPB_DTYPE_TF32: return TPB_DTYPE_FP32;
-    default: return dt;
-    }
+    return known(dt) ? dtypes[dt].out : dt;
 }
 
 size_t tpb_dtype_out_size(tpb_dtype_t dt)
@@ -51,20 +60,12 @@ size_t tpb_dtype_out_size(tpb_dtype_t dt)
 
 long tpb_dtype_align(tpb_dtype_t dt)
 {
-    return dt == TPB_DTYPE_FP8 ? 16 : 1;
+    return known(dt) ? dtypes[dt].align : 1;
 }
 
 double tpb_dtype_tolerance(tpb_dtype_t dt)
 {
-    switch (dt) {
-    case TPB_DTYPE_FP64: return 1e-10;
-    case TPB_DTYPE_FP32: return 1e-4;
-    case TPB_DTYPE_TF32: return 5e-3;
-    case TPB_DTYPE_FP16: return 1e-2;
-    case TPB_DTYPE_BF16: return 2e-2;
-    case TPB_DTYPE_FP8: return 2e-2; /* inputs are compared after quantisation */
-    default: return 1e-4;
-    }
+    return known(dt) ? dtypes[dt].tolerance : 1e-4;
 }
 
 static uint32_t float_bits(float f)
@@ -164,7 +165,8 @@ void tpb_dtype_encode(tpb_dtype_t dt, const double *src, void *dst, size_t n)
         case TPB_DTYPE_FP16: ((uint16_t *)dst)[i] = tpb_float_to_half((float)src[i]); break;
         case TPB_DTYPE_BF16: ((uint16_t *)dst)[i] = tpb_float_to_bf16((float)src[i]); break;
         case TPB_DTYPE_FP8: ((uint8_t *)dst)[i] = tpb_float_to_e4m3((float)src[i]); break;
-        default: ((float *)dst)[i] = (float)src[i]; break;
+        case TPB_DTYPE_FP32:
+        case TPB_DTYPE_TF32: ((float *)dst)[i] = (float)src[i]; break;
         }
     }
 }
@@ -177,7 +179,8 @@ void tpb_dtype_decode(tpb_dtype_t dt, const void *src, double *dst, size_t n)
         case TPB_DTYPE_FP16: dst[i] = tpb_half_to_float(((const uint16_t *)src)[i]); break;
         case TPB_DTYPE_BF16: dst[i] = tpb_bf16_to_float(((const uint16_t *)src)[i]); break;
         case TPB_DTYPE_FP8: dst[i] = tpb_e4m3_to_float(((const uint8_t *)src)[i]); break;
-        default: dst[i] = ((const float *)src)[i]; break;
+        case TPB_DTYPE_FP32:
+        case TPB_DTYPE_TF32: dst[i] = ((const float *)src)[i]; break;
         }
     }
 }

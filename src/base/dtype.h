@@ -10,15 +10,28 @@
 
 #include "base/tpb_status.h"
 
+/** The element types, one row each: X(ID, name, input bytes, output type, width multiple,
+ *  --check tolerance). The enum and the registry (dtype.c) are made from these rows, so a
+ *  new type is one row here plus a case in every switch over tpb_dtype_t (-Wswitch-enum
+ *  names each, in every build). tf32: fp32 storage, tensor-float-32 math (CUDA); fp8: e4m3
+ *  inputs, bf16 output (CUDA, Hopper and newer), GEMM widths in multiples of 16 (cuBLASLt);
+ *  fp8's inputs are compared after quantisation. */
+#define TPB_DTYPES(X)                                                                              \
+    X(FP32, "fp32", 4, FP32, 1, 1e-4)                                                              \
+    X(FP64, "fp64", 8, FP64, 1, 1e-10)                                                             \
+    X(TF32, "tf32", 4, FP32, 1, 5e-3)                                                              \
+    X(FP16, "fp16", 2, FP16, 1, 1e-2)                                                              \
+    X(BF16, "bf16", 2, BF16, 1, 2e-2)                                                              \
+    X(FP8, "fp8", 1, BF16, 16, 2e-2)
+
 typedef enum {
-    TPB_DTYPE_FP32 = 0,
-    TPB_DTYPE_FP64,
-    TPB_DTYPE_TF32, /**< fp32 storage, tensor-float-32 math (CUDA) */
-    TPB_DTYPE_FP16,
-    TPB_DTYPE_BF16,
-    TPB_DTYPE_FP8, /**< e4m3 inputs, bf16 output (CUDA, Hopper and newer) */
-    TPB_DTYPE_COUNT
+#define TPB_DTYPE_ENUM_(id, name, in, out, align, tol) TPB_DTYPE_##id,
+    TPB_DTYPES(TPB_DTYPE_ENUM_)
+#undef TPB_DTYPE_ENUM_
 } tpb_dtype_t;
+/** How many element types there are (not a tpb_dtype_t: switches need no case for it). */
+#define TPB_DTYPE_COUNT (0 TPB_DTYPES(TPB_DTYPE_ONE_))
+#define TPB_DTYPE_ONE_(id, name, in, out, align, tol) +1
 
 /** Name as used on the command line and in results ("fp32", ...). */
 const char *tpb_dtype_name(tpb_dtype_t dt);

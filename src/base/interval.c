@@ -17,8 +17,13 @@ static double t_of(int df, double conf);
 
 const char *tpb_verdict_name(tpb_verdict_t v)
 {
-    static const char *const names[] = {"better", "worse", "draw", "inconclusive", "disturbed"};
-    return (unsigned)v < sizeof(names) / sizeof(*names) ? names[v] : "?";
+    static const char *const names[] = {
+#define NAME_(id, name) [TPB_VERDICT_##id] = name,
+        TPB_VERDICTS(NAME_)
+#undef NAME_
+    };
+    _Static_assert(sizeof names / sizeof *names == TPB_VERDICT_COUNT, "one name per verdict");
+    return (unsigned)v < TPB_VERDICT_COUNT ? names[v] : "?";
 }
 
 double tpb_interval_lag1(const double *v, size_t n)

@@ -22,14 +22,27 @@
 
 #include <stddef.h>
 
-/** What a ratio says at a tolerance. The order is the record's (tpb_verdict_name). */
+/** What a ratio says at a tolerance, one row each: X(ID, name). The enum and the names
+ *  (tpb_verdict_name, the record's) are made from these rows in this order; a new verdict is
+ *  a row here, and the build (-Wswitch-enum) names each place a verdict is said in words.
+ *  BETTER: the whole interval faster than 1 / (1 + tol); WORSE: slower than 1 + tol; DRAW:
+ *  within [1 / (1 + tol), 1 + tol]; INCONCLUSIVE: it straddles a bound, these samples cannot
+ *  tell; DISTURBED: a speed-up beyond what balancing can buy, not an answer. */
+#define TPB_VERDICTS(X)                                                                            \
+    X(BETTER, "better")                                                                            \
+    X(WORSE, "worse")                                                                              \
+    X(DRAW, "draw")                                                                                \
+    X(INCONCLUSIVE, "inconclusive")                                                                \
+    X(DISTURBED, "disturbed")
+
 typedef enum {
-    TPB_VERDICT_BETTER = 0,   /**< the whole interval faster than 1 / (1 + tol) */
-    TPB_VERDICT_WORSE,        /**< the whole interval slower than 1 + tol */
-    TPB_VERDICT_DRAW,         /**< the whole interval within [1 / (1 + tol), 1 + tol] */
-    TPB_VERDICT_INCONCLUSIVE, /**< it straddles a bound: these samples cannot tell */
-    TPB_VERDICT_DISTURBED     /**< a speed-up beyond what balancing can buy: not an answer */
+#define TPB_VERDICT_ENUM_(id, name) TPB_VERDICT_##id,
+    TPB_VERDICTS(TPB_VERDICT_ENUM_)
+#undef TPB_VERDICT_ENUM_
 } tpb_verdict_t;
+/** How many verdicts there are (not a tpb_verdict_t: switches need no case for it). */
+#define TPB_VERDICT_COUNT (0 TPB_VERDICTS(TPB_VERDICT_ONE_))
+#define TPB_VERDICT_ONE_(id, name) +1
 
 /** "better", "worse", "draw", "inconclusive", "disturbed". */
 const char *tpb_verdict_name(tpb_verdict_t v);

@@ -42,8 +42,10 @@ int tpb_status_exit_code(tpb_status_t st)
     case TPB_ERR_CHECK: return 3;
     case TPB_ERR_TIMEOUT: return 4;
     case TPB_ERR_INTERRUPTED: return 130; /* 128 + SIGINT; main uses the signal received */
-    default: return 1;
+    case TPB_ERR_BACKEND:
+    case TPB_ERR_MPI: return 1;
     }
+    return 1;
 }
 
 void tpb_err_context(int rank, const char *host)

@@ -26,8 +26,23 @@ typedef enum {
 } tpb_policy_t;
 /** The collective of a TP layer (and of --col-collective: the first two): an all-gather(-v)
  *  of blocks, a sum-all-reduce of full-size partial outputs, or a sum-reduce-scatter(-v) of
- *  them (sequence parallelism's row layer). */
-typedef enum { TPB_COLL_ALLGATHER = 0, TPB_COLL_ALLREDUCE, TPB_COLL_REDUCE_SCATTER } tpb_coll_t;
+ *  them (sequence parallelism's row layer). One row each: X(ID, name, label); the enum and
+ *  the names (types.c) are made from them; every backend dispatches a kind in a switch
+ *  without a default, so a new row fails the build (-Wswitch-enum) wherever it lacks a call
+ *  (tests/dispatch.sh plants one). */
+#define TPB_COLLS(X)                                                                               \
+    X(ALLGATHER, "allgather", "all-gather")                                                        \
+    X(ALLREDUCE, "allreduce", "all-reduce")                                                        \
+    X(REDUCE_SCATTER, "reducescatter", "reduce-scatter")
+
+typedef enum {
+#define TPB_COLL_ENUM_(id, name, label) TPB_COLL_##id,
+    TPB_COLLS(TPB_COLL_ENUM_)
+#undef TPB_COLL_ENUM_
+} tpb_coll_t;
+/** How many collective kinds there are (not a tpb_coll_t). */
+#define TPB_COLL_COUNT (0 TPB_COLLS(TPB_COLL_ONE_))
+#define TPB_COLL_ONE_(id, name, label) +1
 /** Sequence parallelism (--sequence-parallel, a sweep dimension): off, or on (Megatron's:
  *  the row layer ends in a reduce-scatter of Y along M, the column layer starts with an
  *  all-gather of X along M). */

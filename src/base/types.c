@@ -25,20 +25,23 @@ static const unsigned seqpar_values[] = {TPB_SEQPAR_OFF, TPB_SEQPAR_ON};
 static const char *const colls_names[] = {"blocking", "nonblocking"};
 static const unsigned colls_values[] = {TPB_COLLS_BLOCKING, TPB_COLLS_NONBLOCKING};
 
-const tpb_name_table_t tpb_splits = {split_names, split_values, 2, "row and/or col (e.g. row,col)"};
-const tpb_name_table_t tpb_policies = {policy_names, policy_values, 4,
-                                       "even, weighted, adaptive and/or cost (e.g. even,weighted)"};
-const tpb_name_table_t tpb_colls = {coll_names, coll_values, 2, "allgather or allreduce"};
-const tpb_name_table_t tpb_comm_kinds = {comm_names, comm_values, 2, "nccl or mpi"};
-const tpb_name_table_t tpb_binds = {bind_names, bind_values, 4, "none, core, numa or gpu"};
-const tpb_name_table_t tpb_placements = {placement_names, placement_values, 2,
-                                         "packed and/or spread"};
-const tpb_name_table_t tpb_emulate_modes = {emulate_names, emulate_values, 2, "time or work"};
-const tpb_name_table_t tpb_overlaps = {overlap_names, overlap_values, 2,
-                                       "none and/or chunked (e.g. none,chunked)"};
-const tpb_name_table_t tpb_seqpars = {seqpar_names, seqpar_values, 2,
-                                      "off and/or on (e.g. off,on)"};
-const tpb_name_table_t tpb_collectives = {colls_names, colls_values, 2, "blocking or nonblocking"};
+/* A name table with its count taken from its arrays, which must pair up. */
+#define N_(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define TABLE_(var, nm, vals, acc)                                                                 \
+    const tpb_name_table_t var = {nm, vals, N_(nm), acc};                                          \
+    _Static_assert(N_(nm) == N_(vals), #nm " and " #vals " pair up")
+
+TABLE_(tpb_splits, split_names, split_values, "row and/or col (e.g. row,col)");
+TABLE_(tpb_policies, policy_names, policy_values,
+       "even, weighted, adaptive and/or cost (e.g. even,weighted)");
+TABLE_(tpb_colls, coll_names, coll_values, "allgather or allreduce");
+TABLE_(tpb_comm_kinds, comm_names, comm_values, "nccl or mpi");
+TABLE_(tpb_binds, bind_names, bind_values, "none, core, numa or gpu");
+TABLE_(tpb_placements, placement_names, placement_values, "packed and/or spread");
+TABLE_(tpb_emulate_modes, emulate_names, emulate_values, "time or work");
+TABLE_(tpb_overlaps, overlap_names, overlap_values, "none and/or chunked (e.g. none,chunked)");
+TABLE_(tpb_seqpars, seqpar_names, seqpar_values, "off and/or on (e.g. off,on)");
+TABLE_(tpb_collectives, colls_names, colls_values, "blocking or nonblocking");
 
 static const char *name_of(const tpb_name_table_t *t, unsigned v)
 {
@@ -69,26 +72,24 @@ const char *tpb_policy_name(tpb_policy_t p)
     return name_of(&tpb_policies, (unsigned)p);
 }
 
-/* The collectives' names in switches without a default: a new kind fails the build here
- * (-Wswitch) until it has its names, as it does in every backend's dispatch. */
+/* The collectives' names and labels: the registry made from TPB_COLLS' rows. */
+static const struct {
+    const char *name, *label;
+} colls[] = {
+#define ROW_(id, nm, lb) [TPB_COLL_##id] = {nm, lb},
+    TPB_COLLS(ROW_)
+#undef ROW_
+};
+_Static_assert(sizeof colls / sizeof colls[0] == TPB_COLL_COUNT, "one entry per collective");
+
 const char *tpb_coll_name(tpb_coll_t c)
 {
-    switch (c) {
-    case TPB_COLL_ALLGATHER: return "allgather";
-    case TPB_COLL_ALLREDUCE: return "allreduce";
-    case TPB_COLL_REDUCE_SCATTER: return "reducescatter";
-    }
-    return "?";
+    return (unsigned)c < TPB_COLL_COUNT ? colls[c].name : "?";
 }
 
 const char *tpb_coll_label(tpb_coll_t c)
 {
-    switch (c) {
-    case TPB_COLL_ALLGATHER: return "all-gather";
-    case TPB_COLL_ALLREDUCE: return "all-reduce";
-    case TPB_COLL_REDUCE_SCATTER: return "reduce-scatter";
-    }
-    return "?";
+    return (unsigned)c < TPB_COLL_COUNT ? colls[c].label : "?";
 }
 
 const char *tpb_seqpar_name(tpb_seqpar_t s)

@@ -354,12 +354,29 @@ static tpb_status_t block_splits(const tpb_options_t *o)
     return TPB_OK;
 }
 
+/* --split given where every shape has its own split (a preset's or --model's GEMMs, each
+ * with its Megatron split): it would change nothing, so it is refused rather than ignored. */
+static tpb_status_t split_used(const tpb_options_t *o)
+{
+    if (!o->splits || o->nshapes == 0)
+        return TPB_OK;
+    for (int i = 0; i < o->nshapes; i++)
+        if (!o->shapes[i].splits)
+            return TPB_OK;
+    return tpb_err_set(TPB_ERR_INVALID,
+                       "--split has no effect here: every GEMM of the %s has its own split (the "
+                       "preset's row or col, as Megatron splits it); drop --split, or give "
+                       "--shape to choose the split",
+                       o->model ? "--model" : "preset");
+}
+
 tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, const tpb_backend_class_t *backend)
 {
     const tpb_backend_defaults_t *defaults = &backend->defaults;
     o->backend = backend;
     o->notes[0] = '\0';
     TPB_CHECK_RET(resolve_comm_only(o, world));
+    TPB_CHECK_RET(split_used(o));
     if (!o->splits)
         o->splits = TPB_SPLIT_ROW | TPB_SPLIT_COL;
     if (!o->seqpars)

@@ -34,10 +34,10 @@ static const char *verdict_text(tpb_verdict_t v)
     case TPB_VERDICT_DISTURBED:
         return "disturbed: more than balancing can buy here, so the two were not measured "
                "alike (a core that changed speed); not an answer, run again";
-    default:
-        return "inconclusive: the interval reaches past 5 % either way; keep even, or "
-               "measure longer (--iters)";
+    case TPB_VERDICT_INCONCLUSIVE: break;
     }
+    return "inconclusive: the interval reaches past 5 % either way; keep even, or "
+           "measure longer (--iters)";
 }
 
 /* What a policy other than even bought over even: measured with its interval, the bound,

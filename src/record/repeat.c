@@ -245,7 +245,7 @@ static void straggler_over(const tpb_repeat_t *r, const tpb_repeat_tp_t *t, tpb_
                        "slowest: rank %d, in %d of %d blocks pooled; %d needed)\n",
                        t->tp, s.rank, s.count, s.blocks, s.need);
         break;
-    default:
+    case TPB_PASSES_UNDECIDABLE:
         tpb_buf_printf(txt,
                        "#   no persistent straggler at tp %d: not enough data even over the "
                        "passes (%d blocks; more --iters or passes)\n",

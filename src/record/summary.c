@@ -129,7 +129,8 @@ static void print_fit(FILE *f, const tpb_comm_fit_t *fit)
     case TPB_FIT_NO_LATENCY:
         fputs(": a free fit put L below 0, so L is 0 (smaller than these sizes resolve)", f);
         break;
-    default: break;
+    case TPB_FIT_OK:
+    case TPB_FIT_NO_BANDWIDTH: break; /* said above (no B) or nothing to say */
     }
     fputs("\n", f);
 }

@@ -49,7 +49,8 @@ static void layout(tpb_wire_t w, layout_t *l)
         l->size = sizeof(STRUCT_);
 #undef STRUCT_
         break;
-    default:
+    case TPB_WIRE_CAL_SPEED:
+    case TPB_WIRE_COUNT: /* not a type: never asked for */
 #define STRUCT_ tpb_cal_speed_t
         TPB_CAL_SPEED_FIELDS(X_FIELD)
         l->size = sizeof(STRUCT_);

@@ -30,6 +30,9 @@ bad "--dtype bf16: the host backend supports fp32 and fp64" --backend host --dty
 bad "--emulate-speed has 1 values but there are 2 ranks" --emulate-speed 1
 bad "--emulate-speed '0': every value must be > 0" --emulate-speed 1,0
 bad "--preset 'no-such-model'" --preset no-such-model
+# an option the mode ignores is refused, not dropped: a model's GEMMs each have their split
+bad "--split has no effect here: every GEMM of the --model has its own split" --model llama3-8b \
+    --split row
 bad "--bind gpu: the host backend has no GPU" --bind gpu --backend host
 printf 'not,a,calibration,file\n' >"$WORK/cal.csv"
 bad "not a tpbal calibration file" --calibration-file "$WORK/cal.csv"

@@ -30,8 +30,9 @@ static gemm_types_t types_of(tpb_dtype_t dt)
         return (gemm_types_t){CUDA_R_16BF, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F};
     case TPB_DTYPE_FP8:
         return (gemm_types_t){CUDA_R_8F_E4M3, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F};
-    default: return (gemm_types_t){CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F};
+    case TPB_DTYPE_FP32: break;
     }
+    return (gemm_types_t){CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F};
 }
 
 /* One launch of g with plan p; warm: the plan's first launch (its kernels loaded), which

@@ -102,8 +102,8 @@ int tpb_cuda_flop_per_cycle_sm(int major, int minor, tpb_dtype_t dt)
         case TPB_DTYPE_FP16:
         case TPB_DTYPE_BF16: return t[i].half;
         case TPB_DTYPE_FP8: return t[i].fp8;
-        default: return 0;
         }
+        return 0;
     }
     return 0;
 }
