@@ -80,6 +80,7 @@ START_TEST(environment)
     tpb_slurm_from_env(&s, fake_env);
     ck_assert_int_eq(s.present, 0); /* nothing invented without Slurm */
     ck_assert_str_eq(s.job_id, "");
+    tpb_slurm_free(&s);
     static const char *const job[] = {"SLURM_JOB_ID",
                                       "4242",
                                       "SLURM_STEP_ID",
@@ -109,6 +110,7 @@ START_TEST(environment)
     ck_assert_str_eq(s.gpus_per_task, "1");
     ck_assert_int_eq(tpb_slurm_world_mismatch(&s, 1), 1); /* 4 tasks, each alone */
     ck_assert_int_eq(tpb_slurm_world_mismatch(&s, 4), 0);
+    tpb_slurm_free(&s);
 }
 END_TEST
 
