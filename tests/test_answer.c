@@ -87,6 +87,31 @@ START_TEST(verdicts_and_bounds)
 }
 END_TEST
 
+/* Two picks closer than their intervals: said "not sure", in the text and the JSON; a
+ * pick with no steps to compare: "not enough data" (issue 56 item 5) */
+START_TEST(picks_not_sure)
+{
+    tpb_history_t h[2] = {cfg(0, 1, TPB_SPLIT_ROW, TPB_POLICY_EVEN, 500, 0.05),
+                          cfg(1, 2, TPB_SPLIT_ROW, TPB_POLICY_EVEN, 505, 0.05)};
+    tpb_buf_t txt = TPB_BUF_INIT, js = TPB_BUF_INIT;
+    tpb_json_arr_begin(&js);
+    tpb_answer_write(&txt, &js, h, 2, NULL, 0.05);
+    tpb_json_arr_end(&js);
+    ck_assert_msg(has(&txt, "#     shortest step: not sure, 1.01x ["), "%s", tpb_buf_str(&txt));
+    ck_assert(has(&txt, "] over the next, row even at tp 2 (its interval reaches 1: either will "
+                        "do; --iters to tell)\n"));
+    ck_assert(has(&js, "\"sure\":\"not sure\",\"runner_up\":\"row even\""));
+    tpb_pick_t p = tpb_answer_pick(&h[0], &h[1], 0);
+    ck_assert(p.sure == 0 && p.lo < 1.0 && p.hi > 1.0);
+    p = tpb_answer_pick(&h[0], &h[1], 1); /* 2 groups at tp 1 against 1 at tp 2: ~2x */
+    ck_assert(p.sure == 1 && p.margin > 1.9 && p.margin < 2.1);
+    h[1].steps = NULL;
+    p = tpb_answer_pick(&h[0], &h[1], 0);
+    ck_assert_int_eq(p.sure, -1);
+    tpb_buf_free(&txt), tpb_buf_free(&js);
+}
+END_TEST
+
 START_TEST(answer_lines)
 {
     tpb_history_t h[5] = {cfg(0, 1, TPB_SPLIT_ROW, TPB_POLICY_EVEN, 900, 0.01),
@@ -131,6 +156,12 @@ START_TEST(answer_lines)
     /* the use line closes the answer, after the calibration line */
     ck_assert(strstr(tpb_buf_str(&txt), "# use") > strstr(tpb_buf_str(&txt), "calibration"));
     ck_assert(has(&js, "\"kind\":\"use\",\"question\":\"latency\""));
+    /* each pick with how sure it is against the next best: col even's 500 us over 400 */
+    ck_assert(has(&txt, "#     shortest step: sure, 1.25x ["));
+    ck_assert(has(&txt, "] over the next, col even at tp 2\n"));
+    ck_assert(has(&txt, "#     highest layer rate: sure, 1.1"));
+    ck_assert(has(&txt, "] over the next, row even at tp 1\n"));
+    ck_assert(has(&js, "\"sure\":\"sure\",\"runner_up\":\"col even\",\"runner_up_tp\":2"));
     ck_assert(has(&js, "\"question\":\"throughput\""));
     ck_assert(has(&js, "\"verdict\":\"better\""));
     ck_assert(has(&js, "\"lost\":\"yes\""));
@@ -289,6 +320,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, verdicts_and_bounds);
     tcase_add_test(tc, answer_lines);
+    tcase_add_test(tc, picks_not_sure);
     tcase_add_test(tc, keep_even_and_throughput);
     tcase_add_test(tc, straggler_not_enough_data);
     tcase_add_test(tc, draws_noise_and_comm_only);

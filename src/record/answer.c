@@ -59,11 +59,13 @@ static void policy_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist
         tpb_buf_printf(txt, ", at most %.2fx", v.bound);
     if (isfinite(pred))
         tpb_buf_printf(txt, ", predicted %.2fx", pred);
-    tpb_buf_printf(txt, ": %s%s\n", verdict_text(v.verdict),
+    /* after the looks --budget took, "measure longer" is what it already did */
+    tpb_buf_printf(txt, ": %s\n",
                    v.looks > 0 && v.verdict == TPB_VERDICT_INCONCLUSIVE
-                       ? " (--budget measured as long as it could: the budget or its looks ran "
-                         "out)"
-                       : "");
+                       ? "inconclusive: the interval still reaches past 5 % either way after "
+                         "every look --budget could take (--budget measured as long as it "
+                         "could: the budget or its looks ran out); keep even"
+                       : verdict_text(v.verdict));
     tpb_json_obj_begin(js);
     tpb_config_key_json(js, &h->key, TPB_KEY_CHOICE);
     tpb_json_kv_num(js, "speedup", v.speedup);
@@ -312,7 +314,8 @@ static void kept_even(tpb_buf_t *txt, const tpb_history_t *hist, int n, const tp
     }
 }
 
-static void json_use(tpb_buf_t *js, const tpb_history_t *h, const char *question, double rate)
+static void json_use(tpb_buf_t *js, const tpb_history_t *h, const char *question, double rate,
+                     const tpb_pick_t *pick)
 {
     tpb_json_obj_begin(js);
     tpb_json_kv_str(js, "kind", "use");
@@ -321,6 +324,7 @@ static void json_use(tpb_buf_t *js, const tpb_history_t *h, const char *question
     tpb_config_key_json(js, &h->key, TPB_KEY_CHOICE);
     tpb_json_kv_num(js, "step_us", h->step_med);
     tpb_json_kv_num(js, "layers_per_s", rate);
+    tpb_answer_pick_json(js, pick);
     tpb_json_obj_end(js);
 }
 
@@ -334,6 +338,23 @@ static double layer_rate(const tpb_history_t *h)
  * what one layer takes), and the highest layer rate over the world (throughput: the other
  * world / tp ranks' worth of groups left to data or pipeline parallelism), each among the
  * configs the answer may recommend. */
+/* The best of the shape's recommendable configs but `not` by the step (rate 0) or the layer
+ * rate (rate 1); NULL where there is none. */
+static const tpb_history_t *next_best(const tpb_history_t *hist, int n, const tpb_history_t * not,
+                                      int rate)
+{
+    const tpb_history_t *b = NULL;
+    for (int i = 0; i < n; i++) {
+        const tpb_history_t *h = &hist[i];
+        if (h == not || h->comm_only || !tpb_history_same_shape(h, not ) ||
+            !recommendable(hist, n, h))
+            continue;
+        if (!b || (rate ? layer_rate(h) > layer_rate(b) : h->step_med < b->step_med))
+            b = h;
+    }
+    return b;
+}
+
 static void use_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, int n,
                      const tpb_history_t *best, const char *const *hosts)
 {
@@ -343,6 +364,8 @@ static void use_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, i
         if (!hist[i].comm_only && tpb_history_same_shape(&hist[i], best) &&
             recommendable(hist, n, &hist[i]) && layer_rate(&hist[i]) > layer_rate(thr))
             thr = &hist[i];
+    tpb_pick_t lat = tpb_answer_pick(best, next_best(hist, n, best, 0), 0);
+    tpb_pick_t tput = tpb_answer_pick(thr, next_best(hist, n, thr, 1), 1);
     shape_label(shape, sizeof(shape), best);
     tpb_buf_printf(txt, "# use for %s%s: %s at tp %d%s (%s a step", shape,
                    thr == best ? "" : ", shortest step (latency)", tpb_config_key_label(&best->key),
@@ -361,7 +384,8 @@ static void use_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, i
     kept_even(txt, hist, n, best);
     tpb_buf_printf(txt, ")%s\n",
                    thr == best && best->tp > 1 ? "; also the highest layer rate" : "");
-    json_use(js, best, "latency", layer_rate(best));
+    tpb_answer_pick_text(txt, &lat, "shortest step");
+    json_use(js, best, "latency", layer_rate(best), &lat);
     if (thr != best) {
         tpb_buf_printf(txt,
                        "# use for %s, highest layer rate (throughput): %s at tp %d%s "
@@ -372,7 +396,9 @@ static void use_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, i
                        tpb_human_us(step, sizeof(step), thr->step_med), layer_rate(thr),
                        thr->world);
     }
-    json_use(js, thr, "throughput", layer_rate(thr));
+    if (thr != best || thr->tp > 1)
+        tpb_answer_pick_text(txt, &tput, "highest layer rate");
+    json_use(js, thr, "throughput", layer_rate(thr), &tput);
 }
 
 void tpb_answer_write(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, int n,

@@ -28,6 +28,20 @@
 void tpb_answer_write(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, int n,
                       const char *const *hosts, double target_spread);
 
+/** How sure a use line's pick is against its runner-up (answer_pick.c). */
+typedef struct {
+    const tpb_history_t *runner; /**< the next best for the question (NULL: none, no line) */
+    double margin, lo, hi;       /**< the pick's figure over the runner-up's, its 95 % interval */
+    int sure;                    /**< 1: the whole interval above 1; 0: not; -1: not enough data */
+} tpb_pick_t;
+
+/** pick against runner: the ratio of their steps (runner's over pick's) with its interval,
+ *  for the layer rate (rate 1: scaled by their groups at once) or the step (rate 0). */
+tpb_pick_t tpb_answer_pick(const tpb_history_t *pick, const tpb_history_t *runner, int rate);
+/** The pick's "sure" / "not sure" line under its use line, and its JSON keys. */
+void tpb_answer_pick_text(tpb_buf_t *txt, const tpb_pick_t *p, const char *question);
+void tpb_answer_pick_json(tpb_buf_t *js, const tpb_pick_t *p);
+
 /** Over the configs hist[n] at TP degree tp (their blocks, comm-only configs left out):
  *  who was the slowest of its group in how many blocks, and whether that persists
  *  (base/detect.h); rank -1 when no config at tp has blocks (answer_persist.c). Under

@@ -2,6 +2,7 @@
  * and a heartbeat during a long one (sweep.h). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "run/estimate.h"
@@ -105,13 +106,22 @@ void tpb_sweep_beat(tpb_sweep_t *s)
     tpb_recorder_t *r = s->rec;
     if (!r || s->plans.m.quiet || !r->config_at)
         return;
+    static double every_us = -1.0; /* 10 s; TPBAL_TEST_BEAT_S: the tests' shorter beat */
+    if (every_us < 0.0) {
+        const char *e = getenv("TPBAL_TEST_BEAT_S");
+        every_us = e && *e ? atof(e) * 1e6 : 10e6;
+    }
     double now = tpb_clock_now_us(NULL);
-    if (now - r->beat_at < 10e6)
+    if (now - r->beat_at < every_us)
         return;
     r->beat_at = now;
-    char in[32], el[32];
-    fprintf(stderr, "tpbal: config %d (%d of %d): iteration %ld of %ld, %s in it, %s elapsed\n",
-            s->nconfigs, s->nconfigs + 1, s->plans.measured, s->iter_base - r->iter0, r->iters_now,
+    char in[32], el[32], look[64] = "";
+    /* past its planned iterations a --budget set is in a later look: counted within it */
+    long done = s->iter_base - r->iter0, per = r->iters_now > 0 ? r->iters_now : 1;
+    if (done >= per)
+        snprintf(look, sizeof(look), ", look %ld of its --budget set", done / per + 1);
+    fprintf(stderr, "tpbal: config %d (%d of %d%s): iteration %ld of %ld, %s in it, %s elapsed\n",
+            s->nconfigs, s->nconfigs + 1, s->plans.measured, look, done % per, per,
             human_s(in, sizeof(in), (now - r->config_at) * 1e-6),
             human_s(el, sizeof(el), (now - r->start_at) * 1e-6));
 }

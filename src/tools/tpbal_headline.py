@@ -76,6 +76,20 @@ def budget_note(summ):
                          n["open_budget_spent"], n["open_most_looks"]))]
 
 
+def sureness(a):
+    """How sure a use line's pick is against its runner-up, as the run's answer said it."""
+    sure, lo, hi = a.get("sure"), tr.num(a.get("margin_lo")), tr.num(a.get("margin_hi"))
+    other = "%s at TP %s" % (clean(a.get("runner_up")), a.get("runner_up_tp"))
+    if sure == "sure" and lo is not None:
+        return "; sure: %.2fx to %.2fx over the next, %s" % (lo, hi, other)
+    if sure == "not sure" and lo is not None:
+        return "; not sure: %s is within the interval (%.2fx to %.2fx), either will do" % (
+            other, lo, hi)
+    if sure == "not enough data":
+        return "; not enough data to tell it from %s" % other
+    return ""
+
+
 def answers(summ, run):
     items = block_answers(summ)
     part = bool(items)  # a block's GEMMs are its parts, not answers of their own
@@ -89,10 +103,10 @@ def answers(summ, run):
             why = ("the highest layer rate over the world, %.0f layers/s (throughput)" % rate
                    if a.get("question") == "throughput" and rate is not None
                    else "the shortest step (latency)")
-            items.append(("use", "Use %s %s at TP %s%s for %s: %s a step, %s." % (
+            items.append(("use", "Use %s %s at TP %s%s for %s: %s a step, %s%s." % (
                 clean(a.get("split")), clean(a.get("policy")), a.get("tp"),
                 " (spread)" if a.get("placement") == "spread" else "", shape_text(a),
-                human_us(tr.num(a.get("step_us"))), why)))
+                human_us(tr.num(a.get("step_us"))), why, sureness(a))))
     for a in tr.records(summ.get("answer")):
         if a.get("kind") != "tp":
             continue

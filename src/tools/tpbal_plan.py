@@ -354,7 +354,7 @@ def main(argv):
         raise BadInput("%s has no GEMM config: nothing to model" % clean(res.jsonl))
     tm.check_configs(res.configs, len(tm.hosts_of(res.run)))
     world = o.world or len(tm.hosts_of(res.run))
-    hosts, borrow, _ = world_layout(res, world, o.ranks_per_node)
+    hosts, borrow, per = world_layout(res, world, o.ranks_per_node)
     pl = Planner(res, hosts, borrow)
     bad = [t for t in (o.tp or []) if world % t]
     if bad:  # an empty table said nothing
@@ -390,7 +390,13 @@ def main(argv):
                              "predictions": rows, "recommend": recs,
                              "blocks": bval, "world_plan": wplan}))
     else:
-        tt.say(text(res, val, summ, rows, recs, world), o.wide)
+        lines = text(res, val, summ, rows, recs, world).split("\n")
+        measured = len(tm.hosts_of(res.run))
+        if world > measured and not o.ranks_per_node:  # what the planned world's nodes are
+            lines.insert(1, "# assumed: nodes of %d ranks, as measured (--ranks-per-node N plans "
+                            "nodes of N); a TP group larger than a node crosses nodes, which "
+                            "the run did not measure: no model for it" % per)
+        tt.say("\n".join(lines), o.wide)
         if bval or wplan:
             tt.say(tw.text(res, bval, wplan, o.ranks_per_node), o.wide)
     return 0

@@ -128,11 +128,27 @@ def rows_table(rows):
         s, m = r["step"], r["metrics"]["step_us"]
         out.append((r["config"], tr.us_text(m["a"]), tr.us_text(m["b"]),
                     "%.3f" % s["ratio"] if s else "-",
-                    "[%.3f, %.3f]" % (s["lo"], s["hi"]) if s else "-", r["verdict"],
+                    "[%.3f, %.3f]" % (s["lo"], s["hi"]) if s else "-",
+                    "can't tell" if r.get("cant_tell") else r["verdict"],
                     "%.1f %%" % (100 * s["detectable"]) if s and s.get("detectable")
                     and s["detectable"] < 1e3 and r["verdict"] not in ("regression", "improved")
                     else "-"))  # a decided row: its interval is the evidence
     return head, out
+
+
+def warnings_html(A, B, rows):
+    """Every warning the command line's verdict carries: the runs' noise, the configs that
+    cannot be told (and why), what single runs cannot see."""
+    said = [cmp.noise(A, B), cmp.blind(A, B, rows, cmp.RUN_SPREAD)]
+    why = {}
+    for r in rows:
+        if r.get("cant_tell"):
+            why.setdefault(r["cant_tell"], []).append(r["config"])
+    items = ["<li>%s</li>" % html.escape(s.lstrip("; ")) for s in said if s]
+    items += ["<li>can't tell (%d config%s, counted inconclusive): %s: %s</li>" % (
+        len(c), "" if len(c) == 1 else "s", html.escape(w), html.escape(", ".join(c[:20])))
+        for w, c in why.items()]
+    return "<h2>Warnings</h2><ul>%s</ul>" % "".join(items) if items else ""
 
 
 def conditions_html(A, B):
@@ -171,6 +187,7 @@ def write(a_path, b_path, outdir, tol, table):
                 count["improved"], count["ok"], count["inconclusive"], len(only_a),
                 len(only_b), len(sus), html.escape(clean(a_path)), html.escape(clean(b_path)),
                 100 * tol)]
+    parts.append(warnings_html(A, B, rows))
     parts.append(conditions_html(A, B))
     parts.append("<h2>Configs</h2>" + table(*rows_table(rows)))
     for name in made:

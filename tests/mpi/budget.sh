@@ -29,6 +29,9 @@ host_case() {
     rc=$?
     [ $rc -eq 0 ] || { [ $rc -eq 75 ] && exit 75; fail "check_budget.py"; }
     grep -q "look.* of --budget, at " "$WORK/out" || fail "no verdict with its looks"
+    # after the looks, no advice to do what --budget already did
+    ! grep "as long as it could" "$WORK/out" | grep -q "measure longer" ||
+        fail "advice to measure longer after the budget's looks"
 }
 attempts "host: a second look" host_case 3
 
@@ -37,9 +40,15 @@ attempts "host: a second look" host_case 3
 # where rank 1 is the slowest in all of them, so the set takes a second look whatever its
 # speed-up says (no timing in this: the count of blocks decides); every straggler test of the
 # answer is held to 1 % spent over the looks (check_budget.py recomputes the share)
-tpbal 2 --tp 2 --split row --shape 256x512x512 --iters 12 --warmup 2 --budget 30 \
-    --emulate-speed 1,0.5 --wide --out "$WORK/s"
+# (the heartbeat every 50 ms: a later look is counted within it, never "iteration 221 of 50")
+TPBAL_TEST_BEAT_S=0.05 tpbal 2 --tp 2 --split row --shape 256x512x512 --iters 12 --warmup 2 \
+    --budget 30 --emulate-speed 1,0.5 --wide --out "$WORK/s"
 expect_rc 0
+grep -q "^tpbal: config 0 (1 of 2, look 2 of its --budget set): iteration [0-9]* of [0-9]*," \
+    "$WORK/err" || fail "no heartbeat in the second look: $(grep -m3 iteration "$WORK/err")"
+awk '/: iteration [0-9]+ of [0-9]+,/ { split($0, a, /iteration /); split(a[2], b, / of |,/)
+     if (b[1] + 0 > b[2] + 0) bad = 1 } END { exit bad }' "$WORK/err" ||
+    fail "a heartbeat past its planned iterations: $(grep -m3 iteration "$WORK/err")"
 grep -q "^tpbal: budget: the persistent straggler (tp 2, row, set 0) open after look 1: rank [01] the slowest in [0-9]* of [0-9]* blocks, 7 needed at 0.5 % false alarms; too few to name one; measuring the set again$" "$WORK/err" ||
     fail "the straggler did not keep the set open: $(grep budget "$WORK/err")"
 "$PY" "$HERE/check_budget.py" "$WORK/s" 12 extended || fail "check_budget.py (the straggler's look)"

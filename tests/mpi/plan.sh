@@ -95,6 +95,12 @@ grep -q "^# recommend for 64x512x512 on 2 ranks: shortest step (latency) TP " "$
     [ "$(awk 'length($0) > 120' "$WORK/w8n.txt" | wc -l)" -eq 0 ] || fail "a tpbal-plan line over 120"
 grep -qE "^ +4 packed +row +weighted +64x512x512 +[0-9.]+ [mu]?s\*" "$WORK/w8.txt" || fail "TP 4 not predicted as an extrapolation"
 grep -q "on 8 ranks: shortest step (latency) TP [124] .* the other [248]-way for DP/PP" "$WORK/w8.txt" || fail "no layout for 8 ranks"
+# --world without --ranks-per-node says what it assumed, and how to ask for more; with it,
+# nothing to say
+"$PLAN" "$d" --world 8 --tp 1,2,4 --shape 64x512x512 --wide >"$WORK/w8a.txt" || fail "--world 8 alone"
+grep -q "^# assumed: nodes of 2 ranks, as measured (--ranks-per-node N plans nodes of N)" \
+    "$WORK/w8a.txt" || fail "--world alone: the nodes assumed not said"
+! grep -q "^# assumed" "$WORK/w8.txt" || fail "an assumption said where --ranks-per-node was given"
 # the shard plan: schema, groups that cover the split dimension; TP 2 alone, so that the read
 # back below has groups to measure (beside a busy core the recommendation was TP 1, which
 # has no shards to plan, in 10 of 10 runs)

@@ -32,8 +32,20 @@ expect_rc 0
 "$REP" "$WORK/g" --compare "$WORK/g2" >"$WORK/rep.out" 2>&1 || { cat "$WORK/rep.out"; fail "tpbal-report --compare"; }
 cat "$WORK/rep.out"
 [ -s "$WORK/g/report/compare.html" ] && [ -s "$WORK/g/report/cmp_deltas.png" ] || fail "no compare page"
-"${TPBAL_COMPARE:?}" "$WORK/g" "$WORK/g2" >/dev/null 2>&1
+"${TPBAL_COMPARE:?}" --wide "$WORK/g" "$WORK/g2" >"$WORK/cmp.txt" 2>&1
 cmp_rc=$?
+# every warning the command line prints is on the page: its noise, what single runs cannot
+# see, the configs it cannot tell and why (whichever of these this run's noise raises)
+"$PY" - "$WORK/cmp.txt" "$WORK/g/report/compare.html" <<'PY' || fail "a warning missing from compare.html"
+import html, re, sys
+txt, page = open(sys.argv[1]).read(), html.unescape(open(sys.argv[2]).read())
+want = [l[2:] for l in txt.splitlines() if l.startswith("# can't tell (")]
+verdict = [l for l in txt.splitlines() if l.startswith("tpbal-compare: ")][-1]
+want += [m.group(1) for m in re.finditer(r"; ((?:noise|single runs on both sides): [^;]*)", verdict)]
+missing = [w for w in want if w.rstrip() not in page]
+print("compare page: %d warnings of the command line, %d missing" % (len(want), len(missing)))
+assert not missing, missing
+PY
 "$PY" - "$WORK/g/report/compare.json" "$cmp_rc" <<'PY' || fail "the compare page's verdict"
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -58,6 +58,23 @@ class Headline(unittest.TestCase):
         self.assertEqual([k for k, _ in items], ["use"])
         self.assertTrue(items[0][1].startswith("Use col even at TP 2"))
 
+    def test_a_pick_says_how_sure_it_is(self):
+        a = use("o_proj", "row", 2, 78.0)
+        a.update(sure="not sure", runner_up="col even", runner_up_tp=2, margin=1.01,
+                 margin_lo=0.97, margin_hi=1.05)
+        (_, text), = hl.answers({"answer": [a]}, {"ranks": []})
+        self.assertIn("; not sure: col even at TP 2 is within the interval (0.97x to 1.05x), "
+                      "either will do.", text)
+        a.update(sure="sure", margin_lo=1.15, margin_hi=1.25)
+        (_, text), = hl.answers({"answer": [a]}, {"ranks": []})
+        self.assertIn("; sure: 1.15x to 1.25x over the next, col even at TP 2.", text)
+        a.update(sure="not enough data", margin_lo=None)
+        (_, text), = hl.answers({"answer": [a]}, {"ranks": []})
+        self.assertIn("; not enough data to tell it from col even at TP 2.", text)
+        del a["sure"]  # an older run's record: nothing said
+        (_, text), = hl.answers({"answer": [a]}, {"ranks": []})
+        self.assertTrue(text.endswith("(latency)."), text)
+
 
 if __name__ == "__main__":
     unittest.main()
