@@ -70,6 +70,16 @@ START_TEST(calibration_file)
     ck_assert_double_eq(u.e[0].gflops, 7.5);
     ck_assert(isnan(u.e[0].spread));
     tpb_calfile_free(&u);
+    /* a host name that fits as bytes but not as written (each byte that is not UTF-8 written
+     * as two): refused, so that what is accepted reads back (found by fuzz_calfile) */
+    char host[200] = "split,m,n,k,tp,dtype,rank,host,gflops\ncol,1,2,3,2,fp32,0,";
+    size_t at = strlen(host);
+    memset(host + at, 0xff, 40); /* 40 bytes, 80 as written */
+    strcpy(host + at + 40, ",7.5\n");
+    ck_assert_int_eq(tpb_calfile_parse(host, "x.csv", &u), TPB_ERR_INVALID);
+    ck_assert_msg(strstr(tpb_err_msg(), "the host name has 80 bytes as written"), "%s",
+                  tpb_err_msg());
+    tpb_calfile_free(&u);
     char wrong[] = "hello\n";
     ck_assert_int_eq(tpb_calfile_parse(wrong, "x.csv", &u), TPB_ERR_INVALID);
     tpb_calfile_free(&u);

@@ -39,7 +39,7 @@ tpb_status_t tpb_dtype_parse(const char *s, tpb_dtype_t *dt)
 #define LIST_(id, nm, in, o, al, tol) ", " nm
     /* ", fp32, fp64, ...": the list without its first separator */
     return tpb_err_set(TPB_ERR_INVALID, "--dtype '%s': expected one of %s", s,
-                       TPB_DTYPES(LIST_) + 2);
+                       &TPB_DTYPES(LIST_)[2]);
 #undef LIST_
 }
 

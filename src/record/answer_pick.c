@@ -10,9 +10,10 @@
 
 tpb_pick_t tpb_answer_pick(const tpb_history_t *pick, const tpb_history_t *runner, int rate)
 {
-    tpb_pick_t p = {.runner = runner, .margin = NAN, .lo = NAN, .hi = NAN, .sure = -1};
+    tpb_pick_t p = {.runner = NULL, .margin = NAN, .lo = NAN, .hi = NAN, .sure = -1};
     if (!pick || !runner || pick == runner)
-        return p;
+        return p; /* nothing to compare with: no line */
+    p.runner = runner;
     /* the step of the runner-up over the pick's: above 1 where the pick is faster */
     tpb_ratio_ci_t r = pick->steps && runner->steps && pick->nsteps > 0 && runner->nsteps > 0
                            ? tpb_interval_ratio(pick->steps, (size_t)pick->nsteps, runner->steps,
