@@ -18,6 +18,7 @@ import os
 import sys
 
 EPS = 0.002  # us: the file keeps 3 decimals
+CROSS_EPS = 1000.0  # us: between two configs' spans, their clock corrections' disagreement
 
 
 def kept_iters(meta, kept):
@@ -105,7 +106,12 @@ def check_spans(ev, procs, metas, kept, tid_of_pos):
                 assert a["ts"] + a["dur"] <= b["ts"] + EPS, ("overlap or disorder", tid, a, b)
         lst = sorted(lst, key=lambda e: e["ts"])
         for a, b in zip(lst, lst[1:]):
-            assert a["ts"] + a["dur"] <= b["ts"] + EPS, ("overlap", tid, a, b)
+            # two configs' marks are each moved onto rank 0's clock with the clock samples
+            # around them (sweep_config.c correct_marks: the start's and the latest resync),
+            # so at a boundary between configs they agree only within those samples' errors
+            # (rtt/2 each: 84 us seen under the sanitizers beside other tests)
+            eps = EPS if a["args"]["config"] == b["args"]["config"] else CROSS_EPS
+            assert a["ts"] + a["dur"] <= b["ts"] + eps, ("overlap", tid, a, b)
     return spans
 
 
