@@ -333,6 +333,18 @@ static void put_text(tpb_buf_t *b, const char *s, int quote_quotes)
     }
 }
 
+size_t tpb_text_len(const char *s)
+{
+    size_t len = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        unsigned cp;
+        size_t n = tpb_utf8_decode(p, &cp);
+        len += n ? n : 2; /* put_text's rule */
+        p += n ? n : 1;
+    }
+    return len;
+}
+
 void tpb_csv_field(tpb_buf_t *b, const char *s)
 {
     if (!strpbrk(s, ",\"\r\n")) {

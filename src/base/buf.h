@@ -57,6 +57,9 @@ long tpb_json_unescape(const char *in, char *out, size_t cap, const char **end);
 /* ---- CSV (RFC 4180) ---- */
 /** Append a field, quoted when it holds a comma, quote, CR or LF. */
 void tpb_csv_field(tpb_buf_t *b, const char *s);
+/** The bytes of s as the JSON and CSV writers write its text (valid UTF-8: a byte that is not
+ *  part of a UTF-8 sequence becomes two), quotes aside. */
+size_t tpb_text_len(const char *s);
 /** Append a number field (shortest exact form; NaN -> empty). */
 void tpb_csv_num(tpb_buf_t *b, double v);
 

@@ -11,7 +11,6 @@
 
 #include "base/buf.h"
 #include "base/infile.h"
-#include "base/utf8.h"
 #include "record/outfile.h"
 
 static const char cal_header[] = "split,m,n,k,tp,dtype,rank,host,gflops,spread,samples";
@@ -60,20 +59,6 @@ static int find(const tpb_calfile_t *t, const tpb_cal_entry_t *key)
             hi = mid - 1;
     }
     return -lo - 1;
-}
-
-/* The bytes of s as the CSV writer writes it (tpb_csv_field: valid UTF-8, each byte that is
- * not taken as a code point of two bytes), so that what is accepted reads back. */
-static size_t utf8_len(const char *s)
-{
-    size_t len = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        unsigned cp;
-        size_t n = tpb_utf8_decode(p, &cp);
-        len += n ? n : 2;
-        p += n ? n : 1;
-    }
-    return len;
 }
 
 static tpb_status_t grow(tpb_calfile_t *t, int need)
@@ -180,7 +165,7 @@ static tpb_status_t parse_entry(char **f, int nf, const char *origin, int lineno
     e->tp = (int)v[3];
     e->rank = (int)v[4];
     e->samples = (int)samples;
-    size_t written = utf8_len(f[7]);
+    size_t written = tpb_text_len(f[7]); /* as saved: what is accepted reads back */
     if (written >= sizeof(e->host))
         return tpb_err_set(TPB_ERR_INVALID,
                            "%s:%d: the host name has %zu bytes as written (UTF-8, a byte that is "
