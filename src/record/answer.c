@@ -355,8 +355,10 @@ static const tpb_history_t *next_best(const tpb_history_t *hist, int n, const tp
     return b;
 }
 
+/* "# use for SHAPE: ..." or, for a --block run's GEMM (each timed alone, a part of the block
+ * whose own answer is the one to run), "# part SHAPE alone: ..." */
 static void use_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, int n,
-                     const tpb_history_t *best, const char *const *hosts)
+                     const tpb_history_t *best, const char *const *hosts, int part)
 {
     char shape[96], step[24];
     const tpb_history_t *thr = best;
@@ -367,9 +369,10 @@ static void use_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, i
     tpb_pick_t lat = tpb_answer_pick(best, next_best(hist, n, best, 0), 0);
     tpb_pick_t tput = tpb_answer_pick(thr, next_best(hist, n, thr, 1), 1);
     shape_label(shape, sizeof(shape), best);
-    tpb_buf_printf(txt, "# use for %s%s: %s at tp %d%s (%s a step", shape,
-                   thr == best ? "" : ", shortest step (latency)", tpb_config_key_label(&best->key),
-                   best->tp, best->placement == TPB_PLACE_SPREAD ? " spread" : "",
+    tpb_buf_printf(txt, "# %s %s%s%s: %s at tp %d%s (%s a step", part ? "part" : "use for", shape,
+                   part ? " alone" : "", thr == best ? "" : ", shortest step (latency)",
+                   tpb_config_key_label(&best->key), best->tp,
+                   best->placement == TPB_PLACE_SPREAD ? " spread" : "",
                    tpb_human_us(step, sizeof(step), best->step_med));
     const tpb_history_t *ev = tpb_verdict_even_of(hist, n, best);
     if (ev && ev != best) {
@@ -387,22 +390,22 @@ static void use_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, i
     tpb_answer_pick_text(txt, &lat, "shortest step");
     json_use(js, best, "latency", layer_rate(best), &lat);
     if (thr != best) {
-        tpb_buf_printf(txt,
-                       "# use for %s, highest layer rate (throughput): %s at tp %d%s "
-                       "(%d group%s at once, %s a step: %.0f layers/s over %d ranks)\n",
-                       shape, tpb_config_key_label(&thr->key), thr->tp,
-                       thr->placement == TPB_PLACE_SPREAD ? " spread" : "", thr->world / thr->tp,
-                       thr->world / thr->tp == 1 ? "" : "s",
-                       tpb_human_us(step, sizeof(step), thr->step_med), layer_rate(thr),
-                       thr->world);
+        tpb_buf_printf(
+            txt,
+            "# %s %s%s, highest layer rate (throughput): %s at tp %d%s "
+            "(%d group%s at once, %s a step: %.0f layers/s over %d ranks)\n",
+            part ? "part" : "use for", shape, part ? " alone" : "", tpb_config_key_label(&thr->key),
+            thr->tp, thr->placement == TPB_PLACE_SPREAD ? " spread" : "", thr->world / thr->tp,
+            thr->world / thr->tp == 1 ? "" : "s", tpb_human_us(step, sizeof(step), thr->step_med),
+            layer_rate(thr), thr->world);
     }
     if (thr != best || thr->tp > 1)
         tpb_answer_pick_text(txt, &tput, "highest layer rate");
     json_use(js, thr, "throughput", layer_rate(thr), &tput);
 }
 
-void tpb_answer_write(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, int n,
-                      const char *const *hosts, double target_spread)
+static void answer_write(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, int n,
+                         const char *const *hosts, double target_spread, int parts)
 {
     int any = 0;
     for (int i = 0; i < n; i++)
@@ -438,7 +441,7 @@ void tpb_answer_write(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, 
             const tpb_history_t *b = group_answer(txt, js, hist, n, k, hosts);
             best = !best || b->step_med < best->step_med ? b : best;
         }
-        use_line(&use, js, hist, n, best, hosts);
+        use_line(&use, js, hist, n, best, hosts, parts);
     }
     run_stragglers(txt, js, hist, n, hosts);
     calibration_line(txt, hist, n, hosts, target_spread);
@@ -446,4 +449,16 @@ void tpb_answer_write(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, 
     if (!tpb_buf_ok(&use))
         tpb_buf_puts(txt, "# (out of memory for the use lines)\n");
     tpb_buf_free(&use);
+}
+
+void tpb_answer_write(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, int n,
+                      const char *const *hosts, double target_spread)
+{
+    answer_write(txt, js, hist, n, hosts, target_spread, 0);
+}
+
+void tpb_answer_parts(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, int n,
+                      const char *const *hosts, double target_spread)
+{
+    answer_write(txt, js, hist, n, hosts, target_spread, 1);
 }

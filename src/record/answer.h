@@ -28,6 +28,13 @@
 void tpb_answer_write(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, int n,
                       const char *const *hosts, double target_spread);
 
+/**
+ * The same for a --block run's GEMMs, each timed alone: its use lines read "# part SHAPE
+ * alone: ..." so that none reads as what to run (the block's answer is), the JSON as above.
+ */
+void tpb_answer_parts(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, int n,
+                      const char *const *hosts, double target_spread);
+
 /** How sure a use line's pick is against its runner-up (answer_pick.c). */
 typedef struct {
     const tpb_history_t *runner; /**< the next best for the question (NULL: none, no line) */

@@ -260,14 +260,17 @@ static void summary_answer(tpb_record_t *s, tpb_buf_t *js)
                        "after %d looks\n",
                        b->spent_s, b->budget_s, b->extended, b->sets, b->for_straggler,
                        b->for_ranking, b->open_budget, b->open_looks, TPB_RECORD_BUDGET_LOOKS);
-    /* a --block run is answered as a block first: one block runs one TP degree and policy,
-     * whatever its GEMMs would each prefer, so their lines come after it as its parts */
-    tpb_answer_block(&txt, js, s->bhist, s->nbhist);
-    if (s->nbhist)
-        tpb_buf_puts(&txt, "# the block's parts, GEMM by GEMM (each alone; the block's answer "
-                           "above is the one to run)\n");
-    tpb_answer_write(&txt, js, s->hist, s->nhist, hosts, s->run.cal_target_spread);
+    /* a --block run ends with the block's answer: one block runs one TP degree and policy,
+     * whatever its GEMMs would each prefer, so their lines come before it as its parts */
+    if (s->nbhist) {
+        tpb_buf_puts(&txt, "# the block's parts, GEMM by GEMM (each timed alone: what each "
+                           "would pick by itself; the block's answer, last, is the one to "
+                           "run)\n");
+        tpb_answer_parts(&txt, js, s->hist, s->nhist, hosts, s->run.cal_target_spread);
+    } else
+        tpb_answer_write(&txt, js, s->hist, s->nhist, hosts, s->run.cal_target_spread);
     tpb_answer_overlap(&txt, js, s->ohist, s->nohist);
+    tpb_answer_block(&txt, js, s->bhist, s->nbhist);
     fputs(tpb_buf_str(&txt), s->run.table);
     tpb_buf_free(&txt);
 }

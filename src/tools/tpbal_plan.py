@@ -20,7 +20,11 @@ size or message bytes outside the measured range, ranks beyond the measured worl
 
 The recommendation for P ranks: per shape, the TP degree t (a divisor of P) whose step is
 shortest (latency), and the one whose layer rate over the world, (P/t) / T(t), is highest
-(throughput), each with the rest P/t left to data or pipeline parallelism (TP x rest = P).
+(throughput), each with the rest P/t left to data or pipeline parallelism (TP x rest = P),
+and how sure it is against the next TP degree: the run's own interval where the run measured
+and compared both, else sure only when the margin exceeds the models' p90 error on both. A
+--block run's GEMMs are listed as the block's parts, each at the split the block gave it; at
+the measured world the plan ends with the run's own block answer.
 """
 import array
 import collections
@@ -34,7 +38,7 @@ import tpbal_model as tm
 import tpbal_shardplan as tsp
 import tpbal_world as tw
 from tpbal_recommend import (TOLERANCE, measured_steps, measured_verdicts,  # noqa: F401
-                             recommend, row_key)
+                             recommend, row_key, run_uses, sureness_text)
 from tpbal_results import BadInput, clean
 
 EPILOG = "exit status: 0 written, 2 bad input (unreadable or not a tpbal result, no config " \
@@ -331,16 +335,21 @@ def text(res, val, summ, rows, recs, world):
                 clean(p.get("policy")), sp,
                 " [%.2f, %.2f]" % (lo, hi) if lo is not None and hi is not None else "",
                 clean(p.get("verdict") or "-")))
-    for rc in recs:
+    for rc in recs:  # a --block run's GEMMs are its parts: the block's answer is what to run
         a, b = rc["latency"], rc["throughput"]
-        lines.append("# recommend for %dx%dx%d on %d ranks: shortest step (latency) TP %d (%s %s "
+        lines.append("# %s %dx%dx%d%s on %d ranks: shortest step (latency) TP %d (%s %s "
                      "%s, %s%s; the other %d-way for DP/PP); highest layer rate (throughput) "
                      "TP %d (%s %s, %s a step x %d group%s)" % (
-                         rc["m"], rc["n"], rc["k"], world, a["tp"], split_label(a), a["policy"],
+                         "part" if rc.get("part") else "recommend for", rc["m"], rc["n"],
+                         rc["k"], " %s alone" % clean(rc["part"]) if rc.get("part") else "",
+                         world, a["tp"], split_label(a), a["policy"],
                          a["placement"], basis_text(a), star(a["prediction"]).strip()
                          if a["basis"] == "predicted" else "", world // a["tp"], b["tp"],
                          split_label(b), b["policy"], basis_text(b), world // b["tp"],
                          "" if world // b["tp"] == 1 else "s"))
+        for q, what in (("latency", "shortest step"), ("throughput", "highest layer rate")):
+            if rc.get(q + "_sure"):
+                lines.append(sureness_text(what, rc[q + "_sure"]))
     return "\n".join(lines)
 
 
@@ -367,7 +376,12 @@ def main(argv):
     val = tm.validate(res)
     summ = tm.error_summary(val)
     rows = predictions(pl, world, tps, shape_list, places)
-    recs = recommend(rows, world, measured_verdicts(res, world), measured_steps(res, world))
+    parts = tw.block_parts(res)
+    recs = recommend([r for r in rows if not parts or tw.part_key(r) in parts], world,
+                     measured_verdicts(res, world), measured_steps(res, world),
+                     run_uses(res, world), summ["p90"] if summ else None)
+    for rc in recs:
+        rc["part"] = parts.get(tw.part_key(rc["latency"])) if parts else None
     bval = tw.validate_blocks(res, tm.hosts_of(res.run), pl.g)
     layout = Layout(pl.hosts, pl.borrow, "packed")
     wplan = tw.world_plan(pl, lambda t: layout.distinct_groups(t)[0], tw.block_shapes(res),
@@ -388,7 +402,8 @@ def main(argv):
         print(tr.json_dumps({"schema": PLAN_SCHEMA, "validation": {"configs": val,
                                                                     "summary": summ},
                              "predictions": rows, "recommend": recs,
-                             "blocks": bval, "world_plan": wplan}))
+                             "blocks": bval, "world_plan": wplan,
+                             "block_answer": tw.run_block_uses(res, world)}))
     else:
         lines = text(res, val, summ, rows, recs, world).split("\n")
         measured = len(tm.hosts_of(res.run))
@@ -399,6 +414,8 @@ def main(argv):
         tt.say("\n".join(lines), o.wide)
         if bval or wplan:
             tt.say(tw.text(res, bval, wplan, o.ranks_per_node), o.wide)
+        if parts and not wplan and world == measured:  # the run's own block answer ends it
+            tt.say(tw.run_block_answer(res, world), o.wide)
     return 0
 
 

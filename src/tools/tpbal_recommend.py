@@ -1,10 +1,12 @@
 """tpbal_recommend: tpbal-plan's recommendation per shape among the configs it may recommend
 (tpbal's own rule: even, TP 1, or a policy that beats its group's even config), the shortest
 step and the highest layer rate over the world; measured beats predicted."""
+import math
 import statistics
 
 import tpbal_model as tm
 import tpbal_results as tr
+from tpbal_results import clean
 
 TOLERANCE = 0.05  # as tpbal's verdicts (src/record/verdict.h)
 
@@ -26,9 +28,17 @@ def measured_verdicts(res, world):
     return out
 
 
+def norm_key(key):
+    """At TP 1 the split, sequence parallelism, placement and policy do not change what runs
+    (one rank, the whole GEMM, no collective): one key for them all, so that a TP 1 config
+    the run measured as "col" is the measurement of a TP 1 "row" row too."""
+    m, n, k, tp = key[:4]
+    return tuple(key) if tp > 1 else (m, n, k, 1, "packed", "-", "off", "even")
+
+
 def row_key(r):
-    return (r["m"], r["n"], r["k"], r["tp"], r["placement"], r["split"],
-            r.get("sequence_parallel", "off"), r["policy"])
+    return norm_key((r["m"], r["n"], r["k"], r["tp"], r["placement"], r["split"],
+                     r.get("sequence_parallel", "off"), r["policy"]))
 
 
 def measured_steps(res, world):
@@ -42,8 +52,8 @@ def measured_steps(res, world):
         step = tr.num((c.get("step_us") or {}).get("median"))
         if c.get("comm_only") == "yes" or c.get("chunks") or step is None:
             continue
-        key = (c["m"], c["n"], c["k"], c["tp"], c.get("placement") or "packed", c["split"],
-               c.get("sequence_parallel") or "off", c["policy"])
+        key = norm_key((c["m"], c["n"], c["k"], c["tp"], c.get("placement") or "packed",
+                        c["split"], c.get("sequence_parallel") or "off", c["policy"]))
         seen.setdefault(key, []).append(step)
     return {k: statistics.median(v) for k, v in seen.items()}
 
@@ -74,7 +84,60 @@ def recommendable(r, evens, verdicts):
     return not ev or ev["prediction"]["step_us"] > r["prediction"]["step_us"] * (1.0 + TOLERANCE)
 
 
-def recommend(rows, world, verdicts=None, measured=None):
+def run_uses(res, world):
+    """The run's own use lines (its summary's "use" answers) by (question, row_key): how sure
+    the run was of each pick against its runner-up, for the measured world only."""
+    summ = res.summary if isinstance(getattr(res, "summary", None), dict) else {}
+    if world != len(tm.hosts_of(res.run)):
+        return {}
+    out = {}
+    for a in tr.records(summ.get("answer")):
+        if a.get("kind") == "use" and "sure" in a:
+            out[(a.get("question"), norm_key((a.get("m"), a.get("n"), a.get("k"), a.get("tp"),
+                                              a.get("placement"), a.get("split"),
+                                              a.get("sequence_parallel", "off"),
+                                              a.get("policy"))))] = a
+    return out
+
+
+def sureness(question, pick, runner, margin, uses, err):
+    """How sure a pick is against its runner-up (the best other TP degree): the run's own
+    interval where both were measured and the run compared the same pair; else, where a
+    prediction is involved, sure only when the margin exceeds the models' p90 error on both
+    (margin > (1 + err)^2); "not enough data" where neither can say."""
+    out = {"runner_up_tp": runner["tp"], "runner_up": runner["split"] + " " + runner["policy"],
+           "margin": margin, "margin_lo": None, "margin_hi": None}
+    if pick["basis"] == "measured" and runner["basis"] == "measured":
+        u = uses.get((question, row_key(pick)))
+        if u and u.get("runner_up_tp") == runner["tp"] and tr.num(u.get("margin_lo")):
+            return dict(out, sure=u["sure"], basis="the run's interval",
+                        margin=tr.num(u.get("margin")), margin_lo=tr.num(u.get("margin_lo")),
+                        margin_hi=tr.num(u.get("margin_hi")))
+        return dict(out, sure="not enough data", basis="no interval from the run")
+    if err is None or not math.isfinite(margin):
+        return dict(out, sure="not enough data", basis="no validated model")
+    return dict(out, sure="sure" if margin > (1.0 + err) ** 2 else "not sure",
+                basis="the models' p90 error", error=err)
+
+
+def sureness_text(what, s):
+    """"#     shortest step: sure, 1.79x [1.65, 1.94] over the next, TP 1 ..." """
+    head = "#     %s: %s, %.2fx" % (what, s["sure"], s["margin"])
+    if s.get("margin_lo") is not None:
+        head += " [%.2f, %.2f]" % (s["margin_lo"], s["margin_hi"])
+    head += " over the next, TP %d %s" % (s["runner_up_tp"], clean(s["runner_up"]))
+    if s["basis"] == "the run's interval":
+        return head + " (the run's interval)" + \
+            ("" if s["sure"] == "sure" else ": either will do; --iters to tell")
+    if s["basis"] == "the models' p90 error":
+        return head + (" (beyond the models' p90 error, %.1f %%, on both)" % (100 * s["error"])
+                       if s["sure"] == "sure" else
+                       ": within the models' p90 error (%.1f %%) on either: either will do, "
+                       "or measure both" % (100 * s["error"]))
+    return head + " (%s)" % s["basis"]
+
+
+def recommend(rows, world, verdicts=None, measured=None, uses=None, err=None):
     """Per shape, tpbal's two questions among the configs it may recommend: the shortest
     step (latency) and the highest layer rate over the world, (P/t) / T (throughput), the
     rest P/t left to data or pipeline parallelism (TP x rest = P). A config the directory
@@ -107,6 +170,16 @@ def recommend(rows, world, verdicts=None, measured=None):
         def pick(r):
             return dict(r, step_us=step(r),
                         basis="measured" if row_key(r) in measured else "predicted")
-        out.append({"m": shape[0], "n": shape[1], "k": shape[2], "latency": pick(lat),
-                    "throughput": pick(thr), "world": world})
+
+        def rate(r):
+            return (world / r["tp"]) / step(r)
+        rec = {"m": shape[0], "n": shape[1], "k": shape[2], "latency": pick(lat),
+               "throughput": pick(thr), "world": world}
+        for q, p, better in (("latency", lat, lambda r: -step(r)), ("throughput", thr, rate)):
+            rest = [r for r in best.values() if r is not p]
+            if rest:
+                nxt = max(rest, key=better)
+                margin = step(nxt) / step(p) if q == "latency" else rate(p) / rate(nxt)
+                rec[q + "_sure"] = sureness(q, rec[q], pick(nxt), margin, uses or {}, err)
+        out.append(rec)
     return out

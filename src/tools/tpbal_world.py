@@ -92,6 +92,51 @@ def block_shapes(res):
             for x in gemms_of(res, res.blocks[0])]
 
 
+def part_key(r):
+    """A GEMM's place in a block: its shape, split and sequence parallelism."""
+    return (r["m"], r["n"], r["k"], r["split"], r.get("sequence_parallel", "off"))
+
+
+def block_parts(res):
+    """A --block run's GEMMs by part_key, each to its name in the block ("qkv_proj"); {} for
+    a run without a block. The block fixes each GEMM's split: tpbal-plan recommends only
+    those, as parts, so that no GEMM's line names a config the block could not run."""
+    if not getattr(res, "blocks", None):
+        return {}
+    return {part_key(x): x.get("shape") or "%dx%dx%d" % (x["m"], x["n"], x["k"])
+            for x in gemms_of(res, res.blocks[0])}
+
+
+def run_block_uses(res, world):
+    """The run's own block answer (its summary's "block_use" items), for the measured world."""
+    summ = res.summary if isinstance(getattr(res, "summary", None), dict) else {}
+    if world != len(tm.hosts_of(res.run)):
+        return []
+    return [a for a in tr.records(summ.get("answer")) if a.get("kind") == "block_use"]
+
+
+def run_block_answer(res, world):
+    """"# recommend for block NAME on P ranks, as the run measured it: ..." per question,
+    with the run's interval against the runner-up and its verdict (sure, a draw, not sure)."""
+    lines = []
+    for a in run_block_uses(res, world):
+        thr = a.get("question") == "throughput"
+        fig = ("%.0f tokens/s per rank" % tr.num(a.get("tokens_per_s_rank")) if thr else
+               "%s a step" % tr.us_text(tr.num(a.get("step_us"))))
+        lo, hi, x = (tr.num(a.get(k)) for k in ("over_runner_up_lo", "over_runner_up_hi",
+                                                "over_runner_up"))
+        vs = "" if x is None else "; %.2fx TP %s's%s: %s" % (
+            x, a.get("runner_up_tp"), " [%.2f, %.2f]" % (lo, hi) if lo is not None and
+            hi is not None else "", {"better": "sure", "draw": "a draw within 5 %, either "
+                                     "will do"}.get(a.get("verdict"), "not sure"))
+        lines.append("# recommend for block %s on %d ranks, as the run measured it: %s TP %s "
+                     "%s (%s%s)" % (clean(a.get("block")), world,
+                                    "highest tokens/s per rank (throughput)" if thr else
+                                    "shortest step (latency)", a.get("tp"),
+                                    clean(a.get("policy")), fig, vs))
+    return "\n".join(lines)
+
+
 def block_at(pl, gemms, tp, policy, reps):
     """The block predicted at TP degree tp on the representative groups reps."""
     total, flags = 0.0, set()
@@ -211,13 +256,14 @@ def text(res, val, plan, per_node):
     lines.append("#  tp  pp   dp policy       block      stage  bubble    DP all-reduce"
                  "       step  tokens/s/rank (a training step: every block, forward and "
                  "backward)")
+    across = 0
     for r in plan["rows"]:
         p = r["prediction"]
         if not p:
+            across += r["tp"] > plan["per_node"]
             lines.append("  %3d %3d %4d %-8s %10s  no model%s" % (
                 r["tp"], r["pp"], r["dp"], r["policy"] or "-", tr.us_text(r["block_us"]),
-                " (TP groups across nodes: measure a collective across nodes, e.g. a "
-                "--comm-only run there, and pool it)" if r["tp"] > plan["per_node"] else ""))
+                " (across nodes)" if r["tp"] > plan["per_node"] else ""))
             continue
         lines.append("  %3d %3d %4d %-8s %10s %10s %6.1f%% %16s %10s %13.0f%s" % (
             r["tp"], r["pp"], r["dp"], r["policy"], tr.us_text(r["block_us"]),
@@ -225,6 +271,10 @@ def text(res, val, plan, per_node):
             "%s (%s)" % (tr.us_text(p["dp_us"]), tr.size_label(p["dp_bytes"]))
             if p["dp_bytes"] else "-", tr.us_text(p["step_us"]), p["tokens_per_s_rank"],
             "*" if p["extrapolates"] else ""))
+    if across:  # said once, below the table, not on every row (the rows fit 120 columns)
+        lines.append("# no model (across nodes): TP groups larger than a node of %d ranks cross "
+                     "nodes, and the run measured no collective across nodes; measure one "
+                     "there (e.g. a --comm-only run) and pool it" % plan["per_node"])
     best = [r for r in plan["rows"] if r["prediction"]]
     if best:
         b = best[0]
@@ -233,7 +283,29 @@ def text(res, val, plan, per_node):
                          clean(name), plan["world"], b["tp"], b["pp"], b["dp"], b["policy"],
                          b["prediction"]["tokens_per_s_rank"],
                          " *" if b["prediction"]["extrapolates"] else ""))
+        lines.append(world_sureness(best, val))
     return "\n".join(lines)
+
+
+def world_sureness(best, val):
+    """How sure the world plan's pick is against its runner-up: sure only when its margin
+    exceeds the blocks' largest leave-one-out |error| on both ((1 + err)^2), the only check
+    the block model has; "not enough data" without a validated block or a runner-up."""
+    errs = [abs(v["error"]) for v in val or [] if v["error"] is not None]
+    if len(best) < 2:
+        return "#     not enough data: no other layout to compare with"
+    a, b = best[0], best[1]
+    x = a["prediction"]["tokens_per_s_rank"] / b["prediction"]["tokens_per_s_rank"]
+    head = "#     %.2fx the next, TP %d x PP %d x DP %d" % (x, b["tp"], b["pp"], b["dp"])
+    if not errs:
+        return head + ": not enough data (no block validated leave-one-out to size the " \
+                      "models' error)"
+    err = max(errs)
+    if x > (1.0 + err) ** 2:
+        return head + ": sure by the models (beyond the blocks' largest leave-one-out " \
+                      "error, %.1f %%, on both)" % (100 * err)
+    return head + ": not sure, within the blocks' largest leave-one-out error (%.1f %%) on " \
+                  "either: either will do, or measure both" % (100 * err)
 
 
 def block_rows(res, rows):

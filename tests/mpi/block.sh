@@ -20,8 +20,27 @@ grep -q "^# use for block llama3-8b-cpu, highest tokens/s per rank (throughput):
     fail "no throughput use line"
 grep -q "^# use for block llama3-8b-cpu, shortest step (latency): " "$WORK/out" ||
     fail "no latency use line"
+# the run ends with the block's answer; its GEMMs' lines, before it, are parts, not use lines
+grep "^# [a-z]" "$WORK/out" | tail -1 | grep -q "^# use for block llama3-8b-cpu, " ||
+    fail "the run does not end with the block's answer: $(grep "^# [a-z]" "$WORK/out" | tail -1)"
+! grep -q "^# use for [0-9]" "$WORK/out" || fail "a GEMM of the block has a use line of its own"
+grep -q "^# part 512x768x512 qkv_proj alone" "$WORK/out" || fail "no part line for qkv_proj"
 
 if [ -n "${TPBAL_PLAN:-}" ]; then
+    # at the measured world the plan ends with the run's own block answer, the same configs
+    # as the run's use lines; the block's GEMMs are parts, each at the split the block gave it
+    "$TPBAL_PLAN" "$WORK/b" --wide >"$WORK/plan.txt" 2>&1 || fail "tpbal-plan: $(tail -3 "$WORK/plan.txt")"
+    grep "^# use for block" "$WORK/out" | sed 's/^# use for block [^,]*, \([^:]*\): \([a-z]*\) at tp \([0-9]*\) .*/\1 TP \3 \2/' \
+        >"$WORK/run.picks"
+    grep "^# recommend for block .* as the run measured it: " "$WORK/plan.txt" |
+        sed 's/.* as the run measured it: \([^T]*\) TP \([0-9]*\) \([a-z]*\) .*/\1 TP \2 \3/' >"$WORK/plan.picks"
+    [ -s "$WORK/run.picks" ] && cmp -s "$WORK/run.picks" "$WORK/plan.picks" ||
+        fail "the plan's block picks differ from the run's: $(cat "$WORK/run.picks" "$WORK/plan.picks")"
+    grep "^# [a-z]" "$WORK/plan.txt" | tail -1 | grep -q "as the run measured it" ||
+        fail "the plan does not end with the run's block answer"
+    ! grep -q "^# recommend for [0-9]" "$WORK/plan.txt" || fail "a GEMM of the block recommended alone"
+    grep -q "^# part 512x512x512 o_proj alone on 2 ranks: shortest step (latency) TP [12] (row " \
+        "$WORK/plan.txt" || fail "o_proj's part is not at its block's split (row)"
     "$TPBAL_PLAN" "$WORK/b" --world 64 --ranks-per-node 8 --pp 1,2,4,8 --microbatches 8 \
         >"$WORK/plan.txt" 2>&1 || fail "tpbal-plan: $(tail -3 "$WORK/plan.txt")"
     grep -q "^# world plan for block llama3-8b-cpu on 64 ranks (8 per node)" "$WORK/plan.txt" ||

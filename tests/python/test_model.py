@@ -216,6 +216,47 @@ class Validation(unittest.TestCase):
         self.assertEqual((lat["tp"], lat["basis"], lat["step_us"]), (1, "predicted", 40000.0))
         self.assertEqual(plan.basis_text(lat), "40 ms predicted")
 
+    def test_tp1_measured_for_every_split(self):
+        """At TP 1 the split does not change what runs: a TP 1 "col" measurement is the TP 1
+        "row" row's too, so a faster prediction of the unmeasured split cannot win over it
+        (a block run's qkv_proj was recommended "TP 1 row" from a prediction)."""
+        def row(tp, split, predicted):
+            return {"m": 8, "n": 8, "k": 8, "tp": tp, "placement": "packed", "split": split,
+                    "sequence_parallel": "off", "policy": "even",
+                    "prediction": {"step_us": predicted, "extrapolates": False}}
+        rows = [row(1, "row", 4480.0), row(1, "col", 4480.0), row(2, "col", 2570.0)]
+        self.assertEqual(plan.row_key(rows[0]), plan.row_key(rows[1]))
+        self.assertNotEqual(plan.row_key(rows[2]), plan.row_key(dict(rows[2], split="row")))
+        measured = {plan.row_key(rows[1]): 4600.0, plan.row_key(rows[2]): 2570.0}
+        thr = plan.recommend(rows, 2, {}, measured)[0]["throughput"]
+        self.assertEqual((thr["tp"], thr["basis"], thr["step_us"]), (1, "measured", 4600.0))
+
+    def test_every_pick_says_how_sure(self):
+        """A pick against the best other TP degree: both measured and compared by the run,
+        the run's interval and word; a prediction involved, sure only beyond the models'
+        p90 error on both ((1 + e)^2), else not sure; neither, not enough data."""
+        def row(tp, predicted):
+            return {"m": 8, "n": 8, "k": 8, "tp": tp, "placement": "packed", "split": "row",
+                    "sequence_parallel": "off", "policy": "even",
+                    "prediction": {"step_us": predicted, "extrapolates": False}}
+        rows = [row(1, 1000.0), row(2, 960.0)]  # TP 2 4 % faster by the models
+        lat = plan.recommend(rows, 2, {}, {}, {}, 0.03)[0]["latency_sure"]
+        self.assertEqual((lat["sure"], lat["runner_up_tp"]), ("not sure", 1))  # 1.04 < 1.0609
+        self.assertIn("within the models' p90 error (3.0 %)", plan.sureness_text("x", lat))
+        lat = plan.recommend(rows, 2, {}, {}, {}, 0.01)[0]["latency_sure"]
+        self.assertEqual(lat["sure"], "sure")  # 1.04 > 1.0201
+        self.assertEqual(plan.recommend(rows, 2, {}, {}, {}, None)[0]["latency_sure"]["sure"],
+                         "not enough data")
+        measured = {plan.row_key(rows[0]): 1000.0, plan.row_key(rows[1]): 990.0}
+        use = {"kind": "use", "question": "latency", "sure": "not sure", "runner_up_tp": 1,
+               "margin": 1.01, "margin_lo": 0.97, "margin_hi": 1.05}
+        uses = {("latency", plan.row_key(rows[1])): use}
+        lat = plan.recommend(rows, 2, {}, measured, uses, 0.001)[0]["latency_sure"]
+        self.assertEqual((lat["sure"], lat["margin_lo"], lat["basis"]),
+                         ("not sure", 0.97, "the run's interval"))
+        lat = plan.recommend(rows, 2, {}, measured, {}, 0.001)[0]["latency_sure"]
+        self.assertEqual(lat["sure"], "not enough data")  # measured, but no interval from the run
+
     def pooled_with_link(self):
         """synthetic()'s packed run pooled with a comm-only sweep across two nodes"""
         link = [fx.config(i, comm_only="yes", m=1, n=v // 4, k=1, shards=[v // 8, v // 8],

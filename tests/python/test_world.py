@@ -67,6 +67,21 @@ class WorldPlan(unittest.TestCase):
         tps = [x["prediction"]["tokens_per_s_rank"] for x in plan["rows"]]
         self.assertEqual(tps, sorted(tps, reverse=True))  # ranked, best first
 
+    def test_pick_says_how_sure(self):
+        """The world plan's pick against the next layout: sure only beyond the blocks'
+        largest leave-one-out error on both; not sure within it; not enough data without a
+        validated block or a second layout."""
+        def lay(tp, rate):
+            return {"tp": tp, "pp": 1, "dp": 8 // tp, "prediction": {"tokens_per_s_rank": rate}}
+        best = [lay(1, 110.0), lay(2, 100.0)]  # 1.10x
+        val = [{"error": -0.03}, {"error": 0.02}]
+        self.assertIn("sure by the models", tw.world_sureness(best, val))  # 1.10 > 1.0609
+        line = tw.world_sureness(best, [{"error": 0.06}])  # 1.10 < 1.1236
+        self.assertIn("not sure, within the blocks' largest leave-one-out error (6.0 %)", line)
+        self.assertIn("1.10x the next, TP 2 x PP 1 x DP 4", line)
+        self.assertIn("not enough data", tw.world_sureness(best, [{"error": None}]))
+        self.assertIn("not enough data", tw.world_sureness(best[:1], val))
+
     def test_backward_refused(self):
         for bad in (float("inf"), float("nan"), -1.0, 101.0):
             with self.assertRaises(tw.BadInput):
