@@ -339,7 +339,8 @@ static double layer_rate(const tpb_history_t *h)
  * world / tp ranks' worth of groups left to data or pipeline parallelism), each among the
  * configs the answer may recommend. */
 /* The best of the shape's recommendable configs but `not` by the step (rate 0) or the layer
- * rate (rate 1); NULL where there is none. */
+ * rate (rate 1); NULL where there is none. At TP 1 the split and policy change nothing that
+ * runs (one rank, the whole GEMM): a TP 1 pick's runner-up is another TP degree. */
 static const tpb_history_t *next_best(const tpb_history_t *hist, int n, const tpb_history_t * not,
                                       int rate)
 {
@@ -347,7 +348,7 @@ static const tpb_history_t *next_best(const tpb_history_t *hist, int n, const tp
     for (int i = 0; i < n; i++) {
         const tpb_history_t *h = &hist[i];
         if (h == not || h->comm_only || !tpb_history_same_shape(h, not ) ||
-            !recommendable(hist, n, h))
+            !recommendable(hist, n, h) || (h->tp == 1 && not ->tp == 1))
             continue;
         if (!b || (rate ? layer_rate(h) > layer_rate(b) : h->step_med < b->step_med))
             b = h;

@@ -39,7 +39,7 @@ static tpb_repeat_cfg_t *cfg_of(tpb_repeat_t *r, const tpb_config_key_t *key, in
     c->key = *key;
     c->block = block;
     for (int p = 0; p < TPB_PASSES_MAX; p++)
-        c->step[p] = c->v[p].speedup = NAN;
+        c->step[p] = c->v[p].speedup = NAN, c->half[p] = INFINITY;
     return c;
 }
 
@@ -52,6 +52,11 @@ static tpb_status_t add_hist(tpb_repeat_t *r, int pass, const tpb_history_t *his
         if (!c)
             return tpb_err_set(TPB_ERR_NOMEM, "out of memory for --repeat's %d configs", r->nc);
         c->step[pass] = h->step_med;
+        c->half[pass] = h->steps && h->nsteps > 0
+                            ? tpb_interval_median_half(h->steps, (size_t)h->nsteps)
+                            : INFINITY;
+        if (h->world > 0)
+            r->world = h->world;
         const tpb_history_t *ev =
             h->comm_only || h->policy == TPB_POLICY_EVEN ? NULL : tpb_verdict_even_of(hist, n, h);
         if (ev) {
@@ -148,24 +153,9 @@ static void run_to_run(const tpb_repeat_t *r, tpb_buf_t *txt, tpb_buf_t *js)
 static void verdict_over(const tpb_repeat_t *r, const tpb_repeat_cfg_t *c, tpb_buf_t *txt,
                          tpb_buf_t *js)
 {
-    double ratio[TPB_PASSES_MAX] = {0}, half[TPB_PASSES_MAX] = {0}, conf[TPB_PASSES_MAX] = {0};
-    int n = 0, disturbed = 0, measured = 0;
-    for (int p = 0; p < r->done; p++) {
-        const tpb_policy_verdict_t *v = &c->v[p];
-        if (!(v->speedup > 0.0))
-            continue;
-        measured++;
-        if (v->verdict == TPB_VERDICT_DISTURBED) { /* not measured alike: left out */
-            disturbed++;
-            continue;
-        }
-        ratio[n] = 1.0 / v->speedup;
-        half[n] = v->lo > 0.0 && isfinite(v->hi) ? 0.5 * log(v->hi / v->lo) : INFINITY;
-        conf[n] = v->conf > 0.0 ? v->conf : 0.95;
-        n++;
-    }
-    tpb_passes_ratio_t pr = tpb_passes_ratio(ratio, half, conf, n, TPB_VERDICT_TOL);
-    tpb_verdict_t verdict = 2 * disturbed > measured ? TPB_VERDICT_DISTURBED : pr.verdict;
+    int disturbed, measured;
+    tpb_verdict_t verdict;
+    tpb_passes_ratio_t pr = tpb_repeat_over_even(r, c, &disturbed, &measured, &verdict);
     double s = 1.0 / pr.ratio, lo = s * exp(-pr.half), hi = s * exp(pr.half);
     char l[160], rule[160];
     label(l, sizeof(l), c);
@@ -294,6 +284,7 @@ void tpb_repeat_answer(const tpb_repeat_t *r, tpb_buf_t *txt, tpb_buf_t *js)
     for (int t = 0; t < r->nt; t++)
         straggler_over(r, &r->t[t], txt, js);
     tpb_json_arr_end(js);
+    tpb_repeat_use(r, txt, js);
     tpb_json_key(js, "configs");
     tpb_json_arr_begin(js);
     for (int i = 0; i < r->nc; i++) {

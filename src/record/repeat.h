@@ -20,6 +20,7 @@ typedef struct {
     tpb_config_key_t key;
     int block;                              /**< 1: a --block's block */
     double step[TPB_PASSES_MAX];            /**< its median step per pass, us (NaN: none) */
+    double half[TPB_PASSES_MAX];            /**< its median's 95 % log half-width (inf: none) */
     tpb_policy_verdict_t v[TPB_PASSES_MAX]; /**< over even per pass (has_v; NaN: none) */
     int has_v;                              /**< a policy other than even, with an even */
 } tpb_repeat_cfg_t;
@@ -34,6 +35,7 @@ typedef struct {
 
 typedef struct {
     int passes, done;
+    int world; /**< the passes' world size (the layer rate's groups at once) */
     tpb_repeat_cfg_t *c;
     int nc, cap;
     tpb_repeat_tp_t t[TPB_REPEAT_TPS];
@@ -45,6 +47,17 @@ void tpb_repeat_free(tpb_repeat_t *r);
 
 /** The next pass's finished record (its configs, blocks and straggler blocks). */
 tpb_status_t tpb_repeat_add(tpb_repeat_t *r, const tpb_record_t *rec);
+
+/** A policy's ratio over even combined over the passes (base/passes.h), its verdict at
+ *  the passes' level (disturbed where most passes were), and the passes disturbed and
+ *  measured. */
+tpb_passes_ratio_t tpb_repeat_over_even(const tpb_repeat_t *r, const tpb_repeat_cfg_t *c,
+                                        int *disturbed, int *measured, tpb_verdict_t *verdict);
+
+/** The use lines over the passes (repeat_use.c): per shape (and per block) what to use for
+ *  latency and for throughput by the passes' geometric mean step, against the runner-up
+ *  with the passes' combined interval; '#' lines into txt, the member "use" into js. */
+void tpb_repeat_use(const tpb_repeat_t *r, tpb_buf_t *txt, tpb_buf_t *js);
 
 /** The answer over the passes done: '#' lines into txt and the JSON members (configs,
  *  verdicts, stragglers, run_to_run) into the open object js. */

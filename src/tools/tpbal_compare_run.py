@@ -5,6 +5,7 @@ and step samples (entry)."""
 import os
 
 import tpbal_results as tr
+import tpbal_repeat as trp  # after tpbal_results: a built tool sets its path there
 from tpbal_results import BadInput, clean
 import tpbal_compare_io as io_
 
@@ -59,24 +60,7 @@ class Run:
         """A --repeat run: its passes (repeat.json's pass_dirs, each a run of its own) as a
         baseline of runs: per config the pooled samples and each pass's median; what the
         verdicts need of the run (conditions, ranks, noise) from its passes."""
-        doc = tr.load_json(os.path.join(path, "repeat.json"), "repeat.json", tr.MAX_JSONL,
-                           "%s/repeat.json is not JSON: is it a tpbal --repeat run?" % clean(path))
-        if isinstance(doc, dict) and doc.get("kind") == "fleet":
-            raise BadInput("%s is a --fleet --repeat run: compare its passes' fleet.json with "
-                           "--fleet (%s/pass-1 ...)" % (clean(path), clean(path)))
-        dirs = doc.get("pass_dirs") if isinstance(doc, dict) else None
-        status = doc.get("status") if isinstance(doc, dict) else None
-        if dirs == [] and status in ("running", "interrupted", "timeout", "failed"):
-            raise BadInput("%s: the --repeat run's repeat.json says %s before its first pass "
-                           "was done: no pass to read" % (clean(path), clean(str(status))))
-        if not isinstance(dirs, list) or not all(isinstance(d, str) and d.startswith("pass-")
-                                                 and "/" not in d for d in dirs) or not dirs:
-            raise BadInput("%s: repeat.json names no passes: is it a tpbal --repeat run?"
-                           % clean(path))
-        twice = sorted({d for d in dirs if dirs.count(d) > 1})
-        if twice:
-            raise BadInput("%s: repeat.json names %s more than once: a pass is pooled once"
-                           % (clean(path), clean(twice[0])))
+        doc, dirs = trp.repeat_doc(path)
         runs = [Run(os.path.join(path, d)) for d in dirs]
         want = doc.get("command_line")  # the passes' own, where repeat.json does not say
         want = want if isinstance(want, str) else runs[0].command_line

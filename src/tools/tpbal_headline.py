@@ -250,8 +250,10 @@ def trust(run, cfgs):
 
 def headline(res):
     """The headline's items, answers first."""
-    items = answers(res.summary, res.run) + comm_fits(res.summary) + calibration(res.configs) + \
+    summ = getattr(res, "headline_summary", None) or res.summary  # a --repeat run's: its passes'
+    items = answers(summ, res.run) + comm_fits(res.summary) + calibration(res.configs) + \
         machine_load(res.summary) + budget_note(res.summary) + \
-        on_purpose(res.run, res.configs) + trust(res.run, res.configs)
+        on_purpose(res.run, res.configs) + trust(res.run, res.configs) + \
+        ([("note", res.headline_note)] if getattr(res, "headline_note", None) else [])
     order = {"use": 0, "warning": 1, "answer": 2, "note": 3}
     return sorted(items, key=lambda it: order[it[0]])

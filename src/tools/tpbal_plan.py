@@ -30,9 +30,11 @@ import array
 import collections
 import itertools
 import math
+import os
 import sys
 
 import tpbal_results as tr
+import tpbal_repeat as trp  # after tpbal_results: a built tool sets its path there
 import tpbal_text as tt
 import tpbal_model as tm
 import tpbal_shardplan as tsp
@@ -286,9 +288,14 @@ def split_label(r):
 
 
 def text(res, val, summ, rows, recs, world):
+    summ_run = res.summary if isinstance(getattr(res, "summary", None), dict) else {}
+    passes = summ_run.get("passes")  # a --repeat run's: its passes pooled
     lines = ["tpbal-plan: %s, %d configs measured on %d ranks%s; planning for %d ranks" % (
-        clean(res.dir), len(res.configs), len(tm.hosts_of(res.run)),
-        " in %d runs" % res.runs if getattr(res, "runs", 1) > 1 else "", world)]
+        clean(os.path.dirname(res.dir) if passes else res.dir), len(res.configs),
+        len(tm.hosts_of(res.run)),
+        " over %d --repeat passes" % passes
+        if passes else " in %d runs" % res.runs if getattr(res, "runs", 1) > 1 else "",
+        world)]
     method = val[0]["method"] if val else "leave-one-out"
     lines.append("# validation, %s (each config predicted from models fitted without it%s)"
                  % (method, "" if method == "leave-one-out" else
@@ -324,7 +331,6 @@ def text(res, val, summ, rows, recs, world):
             star(p),
             tr.us_text(p["comp_us"]) if p else "-", tr.us_text(p["comm_us"]) if p else "-",
             tr.us_text(p["idle_us"]) if p else "-"))
-    summ_run = res.summary if isinstance(getattr(res, "summary", None), dict) else {}
     for a in tr.records(summ_run.get("answer")):  # what the run itself measured, as it said
         for p in tr.records(a.get("policies")) if a.get("kind") == "tp" else []:
             sp, lo, hi = (tr.num(p.get(k)) for k in ("speedup", "speedup_lo", "speedup_hi"))
@@ -353,12 +359,62 @@ def text(res, val, summ, rows, recs, world):
     return "\n".join(lines)
 
 
-def main(argv):
-    o = parse_args(argv)
-    runs = [tm.modelled(tr.load(d)) for d in o.dirs]
+def load_runs(dirs):
+    """The runs of dirs, a --repeat run's passes each a run; and with one --repeat run alone,
+    its answer over the passes (repeat.json) in a summary's shape, the run's own answer."""
+    runs, rep = [], None
+    for d in dirs:
+        if tr.is_repeat(d):
+            rep, passes = trp.repeat_doc(d)
+            runs += [tm.modelled(tr.load(os.path.join(d, p))) for p in passes]
+        else:
+            runs.append(tm.modelled(tr.load(d)))
     if len({r.run.get("world_size") for r in runs}) > 1:
         raise BadInput("the runs have different world sizes: pool runs of one sweep")
     res = runs[0] if len(runs) == 1 else tm.Pooled(runs)
+    if rep and len(dirs) == 1:
+        res.summary = trp.repeat_summary(rep)
+    return res
+
+
+def recommend_at(res, o, rows, world, parts, summ):
+    """The recommendations, and where the planned world is the measured one and --tp is not
+    given, among the TP degrees the run measured (its answer's): a TP degree it did not
+    measure that the models predict better is said apart, as what to measure next."""
+    rows = [r for r in rows if not parts or tw.part_key(r) in parts]
+    run_tps = {c["tp"] for c in res.configs if c.get("comm_only") != "yes"}
+    at_run = world == len(tm.hosts_of(res.run)) and not o.tp
+
+    def rec(rs):
+        out = recommend(rs, world, measured_verdicts(res, world), measured_steps(res, world),
+                        run_uses(res, world), summ["p90"] if summ else None)
+        for rc in out:
+            rc["part"] = parts.get(tw.part_key(rc["latency"])) if parts else None
+        return out
+    recs = rec([r for r in rows if r["tp"] in run_tps] if at_run else rows)
+    unmeasured = []
+    for rc in rec(rows) if at_run else []:
+        for q in ("latency", "throughput"):
+            if rc[q]["tp"] not in run_tps:
+                unmeasured.append(dict(rc[q], question=q))
+    return recs, unmeasured
+
+
+def unmeasured_text(unmeasured, world):
+    """"# not measured: ..." per pick the models make at a TP degree the run did not run."""
+    return ["# not measured: %dx%dx%d at TP %d (%s %s) is predicted the best for the %s, %s a step%s; "
+            "the answer above is among the TP degrees the run measured: measure it (tpbal "
+            "--tp %d) before using it" % (
+                u["m"], u["n"], u["k"], u["tp"], split_label(u), u["policy"],
+                "shortest step" if u["question"] == "latency"
+                else "highest layer rate", tr.us_text(u["step_us"]),
+                " x %d groups" % (world // u["tp"]) if u["question"] == "throughput" else "",
+                u["tp"]) for u in unmeasured]
+
+
+def main(argv):
+    o = parse_args(argv)
+    res = load_runs(o.dirs)
     if not [c for c in res.configs if c.get("comm_only") != "yes"]:
         raise BadInput("%s has no GEMM config: nothing to model" % clean(res.jsonl))
     tm.check_configs(res.configs, len(tm.hosts_of(res.run)))
@@ -377,11 +433,7 @@ def main(argv):
     summ = tm.error_summary(val)
     rows = predictions(pl, world, tps, shape_list, places)
     parts = tw.block_parts(res)
-    recs = recommend([r for r in rows if not parts or tw.part_key(r) in parts], world,
-                     measured_verdicts(res, world), measured_steps(res, world),
-                     run_uses(res, world), summ["p90"] if summ else None)
-    for rc in recs:
-        rc["part"] = parts.get(tw.part_key(rc["latency"])) if parts else None
+    recs, unmeasured = recommend_at(res, o, rows, world, parts, summ)
     bval = tw.validate_blocks(res, tm.hosts_of(res.run), pl.g)
     layout = Layout(pl.hosts, pl.borrow, "packed")
     wplan = tw.world_plan(pl, lambda t: layout.distinct_groups(t)[0], tw.block_shapes(res),
@@ -402,10 +454,11 @@ def main(argv):
         print(tr.json_dumps({"schema": PLAN_SCHEMA, "validation": {"configs": val,
                                                                     "summary": summ},
                              "predictions": rows, "recommend": recs,
-                             "blocks": bval, "world_plan": wplan,
+                             "blocks": bval, "world_plan": wplan, "not_measured": unmeasured,
                              "block_answer": tw.run_block_uses(res, world)}))
     else:
-        lines = text(res, val, summ, rows, recs, world).split("\n")
+        lines = text(res, val, summ, rows, recs, world).split("\n") + \
+            unmeasured_text(unmeasured, world)
         measured = len(tm.hosts_of(res.run))
         if world > measured and not o.ranks_per_node:  # what the planned world's nodes are
             lines.insert(1, "# assumed: nodes of %d ranks, as measured (--ranks-per-node N plans "

@@ -101,18 +101,24 @@ def run_uses(res, world):
 
 
 def sureness(question, pick, runner, margin, uses, err):
-    """How sure a pick is against its runner-up (the best other TP degree): the run's own
-    interval where both were measured and the run compared the same pair; else, where a
-    prediction is involved, sure only when the margin exceeds the models' p90 error on both
-    (margin > (1 + err)^2); "not enough data" where neither can say."""
+    """How sure a pick is against its runner-up (the best other TP degree): where both were
+    measured and the run picked the same config, the run's own statement (against its own
+    runner-up, any other config it may recommend: at least as close as this one); else,
+    where a prediction is involved, sure only when the margin exceeds the models' p90 error
+    on both (margin > (1 + err)^2); "not enough data" where neither can say. runner None:
+    no other TP degree, the run's statement alone (None without one)."""
+    u = uses.get((question, row_key(pick))) if pick["basis"] == "measured" else None
+    if (u and tr.num(u.get("margin_lo")) is not None and isinstance(u.get("runner_up"), str)
+            and (runner is None or runner["basis"] == "measured")):
+        return {"sure": u["sure"], "basis": "the run's interval",
+                "runner_up_tp": u.get("runner_up_tp"), "runner_up": u["runner_up"],
+                "margin": tr.num(u.get("margin")), "margin_lo": tr.num(u.get("margin_lo")),
+                "margin_hi": tr.num(u.get("margin_hi"))}
+    if runner is None:
+        return None
     out = {"runner_up_tp": runner["tp"], "runner_up": runner["split"] + " " + runner["policy"],
            "margin": margin, "margin_lo": None, "margin_hi": None}
     if pick["basis"] == "measured" and runner["basis"] == "measured":
-        u = uses.get((question, row_key(pick)))
-        if u and u.get("runner_up_tp") == runner["tp"] and tr.num(u.get("margin_lo")):
-            return dict(out, sure=u["sure"], basis="the run's interval",
-                        margin=tr.num(u.get("margin")), margin_lo=tr.num(u.get("margin_lo")),
-                        margin_hi=tr.num(u.get("margin_hi")))
         return dict(out, sure="not enough data", basis="no interval from the run")
     if err is None or not math.isfinite(margin):
         return dict(out, sure="not enough data", basis="no validated model")
@@ -177,9 +183,11 @@ def recommend(rows, world, verdicts=None, measured=None, uses=None, err=None):
                "throughput": pick(thr), "world": world}
         for q, p, better in (("latency", lat, lambda r: -step(r)), ("throughput", thr, rate)):
             rest = [r for r in best.values() if r is not p]
-            if rest:
-                nxt = max(rest, key=better)
-                margin = step(nxt) / step(p) if q == "latency" else rate(p) / rate(nxt)
-                rec[q + "_sure"] = sureness(q, rec[q], pick(nxt), margin, uses or {}, err)
+            nxt = max(rest, key=better) if rest else None
+            margin = (step(nxt) / step(p) if q == "latency" else rate(p) / rate(nxt)) \
+                if nxt else math.nan
+            s = sureness(q, rec[q], pick(nxt) if nxt else None, margin, uses or {}, err)
+            if s:
+                rec[q + "_sure"] = s
         out.append(rec)
     return out

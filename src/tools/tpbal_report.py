@@ -3,7 +3,8 @@
 
 Reads DIR/results.jsonl and the traces (trace-NNN.json) and writes into DIR/report/
 (or --out) a PNG and an SVG of each plot, plots.json (every number plotted, for
-checking) and index.html, which needs no network:
+checking) and index.html, which needs no network. A --repeat run's DIR: the answer over
+its passes (repeat.json) heads the page, the plots are its last pass's:
 
   step.png           median step time and efficiency E against the TP degree, per
                      shape, split and policy (solid: even, dashed: the others)
@@ -31,6 +32,7 @@ import os
 import sys
 
 import tpbal_results as tr
+import tpbal_repeat as trp  # after tpbal_results: a built tool sets its path there
 from tpbal_results import BadInput, clean
 
 EPILOG = "exit status: 0 written, 2 bad input (unreadable or not a tpbal result, no config, " \
@@ -362,11 +364,11 @@ def main(argv):
     if o.history:
         raise BadInput("--history draws fleets (tpbal --fleet): %s holds no fleet.json"
                        % clean(o.dir))
-    res = tr.load(o.dir)
+    res = load_run(o.dir)
     if not res.configs:
         raise BadInput("%s has no config: nothing to report (status %s)" % (
             clean(res.jsonl), clean(res.run.get("status"))))
-    outdir = report_dir(o, res.dir)
+    outdir = report_dir(o, o.dir if tr.is_repeat(o.dir) else res.dir)
     made, data = [], {}
     serial = [c for c in res.configs if not c.get("chunks")]  # chunked ones: the overlap plot
     data["step"] = plots.plot_step(serial, outdir, made)
@@ -395,6 +397,23 @@ def main(argv):
         print("tpbal-report: %d plots (%s) and compare.html in %s" % (
             len(cm), ", ".join(cm), clean(outdir)))
     return 0
+
+
+def load_run(path):
+    """The run at path; a --repeat run's last pass, whose plots and tables the report draws,
+    with the answer over the passes (repeat.json) as its headline's answer."""
+    if not tr.is_repeat(path):
+        return tr.load(path)
+    doc, dirs = trp.repeat_doc(path)
+    res = tr.load(os.path.join(path, dirs[-1]))
+    summ = dict(res.summary) if isinstance(res.summary, dict) else {}
+    summ["answer"] = trp.repeat_summary(doc)["answer"]
+    res.headline_summary = summ
+    res.headline_note = ("A --repeat run of %d passes: the answer above is the one over the "
+                         "passes (repeat.json); the tables and plots below are %s's "
+                         "(tpbal-report %s/pass-K draws another)." % (
+                             len(dirs), clean(dirs[-1]), clean(path)))
+    return res
 
 
 def per_rank_views(res, plots, outdir, window, made, data):

@@ -289,12 +289,17 @@ class Results:
         return run if not os.path.exists(own) and os.path.exists(run) else own
 
 
+def is_repeat(path):
+    """path is a --repeat run's folder: its repeat.json and no results.jsonl of its own."""
+    return (os.path.isdir(path) and os.path.exists(os.path.join(path, "repeat.json")) and
+            not os.path.exists(os.path.join(path, "results.jsonl")))
+
+
 def load(path):
     """The results at path (a directory or a results.jsonl)."""
     if not os.path.exists(path):
         raise BadInput("cannot read %s: no such file or directory" % clean(path))
-    if (os.path.isdir(path) and os.path.exists(os.path.join(path, "repeat.json")) and
-            not os.path.exists(os.path.join(path, "results.jsonl"))):
+    if is_repeat(path):
         raise BadInput("%s is a tpbal --repeat run: each pass is a run of its own (%s/pass-1, "
                        "...): give one of them; its answer over the passes is in repeat.json, "
                        "and tpbal-compare reads the whole run" % (clean(path), clean(path)))

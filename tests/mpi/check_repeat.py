@@ -130,5 +130,44 @@ for s in rep["stragglers"]:
         if s["verdict"] == "persistent":
             assert 2 * named > passes and s["slowest_blocks"] >= s["blocks_needed"], s
     assert s["verdict"] in ("none", "persistent", "transient", "not enough data"), s
-print("check_repeat: %d passes, %d configs, %d verdicts recomputed, %d straggler degrees"
-      % (passes, len(rep["configs"]), checked, len(rep["stragglers"])))
+# the use lines over the passes: per shape (block) and question the recommendable config
+# (even, TP 1, or a policy whose verdict over the passes is better) with the lowest median of
+# its passes' medians (throughput: x tp); the runner-up the next, at TP 1 another TP
+# degree; how sure: sure (a GEMM) only where the whole interval favours the pick
+better = {(v["kind"],) + key(v) for v in rep["verdicts"] if v["verdict"] == "better"}
+cands = {}
+for c in rep["configs"]:
+    if c.get("comm_only") == "yes":
+        continue
+    steps = [s for s in c["step_us"] if s is not None and s > 0]
+    if not steps or not (c["policy"] == "even" or c["tp"] == 1 or
+                        (c["kind"],) + key(c) in better or
+                        not any(v["kind"] == c["kind"] and key(v) == key(c)
+                                for v in rep["verdicts"])):
+        continue
+    group = (c["kind"], c["m"], c["n"], c["k"], c.get("shape"))
+    cands.setdefault(group, []).append((statistics.median(steps), c))
+uses = 0
+for group, cs in cands.items():
+    for q in ("latency", "throughput"):
+        cost = (lambda gc: gc[0] * gc[1]["tp"]) if q == "throughput" else (lambda gc: gc[0])
+        order = sorted(cs, key=cost)
+        pick = order[0][1]
+        rest = [gc for gc in order[1:] if not (pick["tp"] == 1 and gc[1]["tp"] == 1)]
+        got = [u for u in rep["use"] if u["question"] == q and u["kind"] ==
+               ("block_use" if group[0] == "block" else "use") and
+               (u["m"], u["n"], u["k"], u.get("shape")) == group[1:]]
+        assert len(got) == 1, (group, q, got)
+        u = got[0]
+        assert key(u) == key(pick), (q, key(u), key(pick))
+        assert abs(u["step_us"] - order[0][0]) <= 1e-9 * order[0][0], (u, order[0])
+        if rest:
+            assert u["runner_up_tp"] == rest[0][1]["tp"], (u, rest[0][1])
+            if u["sure"] != "not enough data":
+                assert u["margin_lo"] <= u["margin"] <= u["margin_hi"], u
+                if group[0] == "config":
+                    assert (u["sure"] == "sure") == (u["margin_lo"] > 1.0), u
+        uses += 1
+assert uses == len(rep["use"]), (uses, rep["use"])
+print("check_repeat: %d passes, %d configs, %d verdicts recomputed, %d straggler degrees, "
+      "%d use picks" % (passes, len(rep["configs"]), checked, len(rep["stragglers"]), uses))

@@ -171,6 +171,13 @@ expect_rc 2
 tpbal 2 --tp 1 --shape 64x128x128 --iters 3 --out "$WORK/p1"
 expect_rc 0
 "$PLAN" "$WORK/p1" --plan-out "$WORK/p1.json" >/dev/null || fail "tpbal-plan --plan-out of a TP 1 run"
+# at the measured world the picks are among the TP degrees the run measured, as its answer;
+# a better prediction elsewhere is said apart, as what to measure
+"$PLAN" "$WORK/p1" --wide >"$WORK/p1.txt" || fail "tpbal-plan of a TP 1 run"
+grep -q "^# recommend for 64x128x128 on 2 ranks: shortest step (latency) TP 1 (.*highest layer rate (throughput) TP 1 (" \
+    "$WORK/p1.txt" || fail "a pick at a TP degree the run did not measure: $(grep "^# recommend" "$WORK/p1.txt")"
+! grep "^# not measured" "$WORK/p1.txt" | grep -vq "at TP 2 (.*measure it (tpbal --tp 2)" ||
+    fail "the unmeasured line: $(grep "^# not measured" "$WORK/p1.txt")"
 tpbal 2 --tp 1 --shape 64x128x128 --iters 3 --shards-from "$WORK/p1.json" --out "$WORK/p1r"
 expect_rc 0
 tpbal 2 --shape 64x64x64 --shards-from "$WORK/none.json"

@@ -28,10 +28,42 @@ grep -q "^#   run to run: a config's median step moved by" "$WORK/out" || fail "
 "$PY" "$HERE/check_repeat.py" "$WORK/r" 3 || fail "check_repeat.py"
 [ ! -e "$WORK/r/results.jsonl" ] || fail "a results.jsonl beside the passes"
 
-# the tools: a pass is a run; the whole run is tpbal-compare's
-"$REPORT" "$WORK/r" >"$WORK/rep.out" 2>&1
-[ $? -eq 2 ] && grep -q "is a tpbal --repeat run" "$WORK/rep.out" || fail "tpbal-report of a --repeat dir"
+# the answer over the passes ends the run: its use lines, the last of the output
+grep -q "^# use for 128x256x256 over 3 passes, shortest step (latency): " "$WORK/out" ||
+    fail "no use line over the passes"
+grep "^# [a-z]" "$WORK/out" | tail -1 | grep -q "^# use for 128x256x256 over 3 passes, " ||
+    fail "the run does not end with the use lines over the passes"
+# the tools read the folder: the report's answer and tpbal-plan's picks are the run's over
+# its passes (each pass is still a run of its own)
+"$REPORT" "$WORK/r" >"$WORK/rep.out" 2>&1 || fail "tpbal-report of a --repeat dir: $(tail -2 "$WORK/rep.out")"
+"$PY" - "$WORK/r" <<'PYEOF' || fail "the report's answer is not the run's over its passes"
+import html, json, re, sys
+d = sys.argv[1]
+use = [u for u in json.load(open(d + "/repeat.json"))["use"] if u["question"] == "latency"][0]
+page = html.unescape(open(d + "/report/index.html").read())
+want = "Use %s %s at TP %d for 128x256x256: " % (use["split"], use["policy"], use["tp"])
+assert want in page, want
+assert "A --repeat run of 3 passes: the answer above is the one over the passes" in page
+PYEOF
 "$REPORT" "$WORK/r/pass-2" >/dev/null || fail "tpbal-report of a pass"
+if [ -n "${TPBAL_PLAN:-}" ]; then
+    "$TPBAL_PLAN" "$WORK/r" --format json >"$WORK/plan.json" 2>"$WORK/plan.err" ||
+        fail "tpbal-plan of a --repeat dir: $(tail -2 "$WORK/plan.err")"
+    "$PY" - "$WORK/r" "$WORK/plan.json" <<'PYEOF' || fail "tpbal-plan's picks are not the run's over its passes"
+import json, sys
+use = json.load(open(sys.argv[1] + "/repeat.json"))["use"]
+plan = json.load(open(sys.argv[2]))["recommend"]
+for q in ("latency", "throughput"):
+    u = [x for x in use if x["question"] == q][0]
+    p = plan[0][q]
+    if u["tp"] > 1:  # at TP 1 the split changes nothing: any TP 1 pick is the same
+        assert (p["tp"], p["split"], p["policy"]) == (u["tp"], u["split"], u["policy"]), (q, p, u)
+    else:
+        assert p["tp"] == 1, (q, p, u)
+    if u.get("sure"):
+        assert plan[0][q + "_sure"]["sure"] == u["sure"], (plan[0][q + "_sure"], u)
+PYEOF
+fi
 "$COMPARE" --wide "$WORK/r" "$WORK/r" >"$WORK/cmp.out" 2>&1 || fail "a --repeat run against itself"
 grep -q "a run as the unit" "$WORK/cmp.out" || fail "compare of --repeat runs: no pass-unit interval"
 "$COMPARE" --wide "$WORK/r/pass-1" "$WORK/r/pass-2" >"$WORK/cmp1.out" 2>&1

@@ -249,13 +249,17 @@ class Validation(unittest.TestCase):
                          "not enough data")
         measured = {plan.row_key(rows[0]): 1000.0, plan.row_key(rows[1]): 990.0}
         use = {"kind": "use", "question": "latency", "sure": "not sure", "runner_up_tp": 1,
-               "margin": 1.01, "margin_lo": 0.97, "margin_hi": 1.05}
+               "runner_up": "row even", "margin": 1.01, "margin_lo": 0.97, "margin_hi": 1.05}
         uses = {("latency", plan.row_key(rows[1])): use}
         lat = plan.recommend(rows, 2, {}, measured, uses, 0.001)[0]["latency_sure"]
         self.assertEqual((lat["sure"], lat["margin_lo"], lat["basis"]),
                          ("not sure", 0.97, "the run's interval"))
         lat = plan.recommend(rows, 2, {}, measured, {}, 0.001)[0]["latency_sure"]
         self.assertEqual(lat["sure"], "not enough data")  # measured, but no interval from the run
+        # one TP degree: no runner-up of its own, the run's statement alone (or none)
+        one = plan.recommend(rows[1:], 2, {}, measured, uses, 0.001)[0]
+        self.assertEqual(one["latency_sure"]["sure"], "not sure")
+        self.assertNotIn("latency_sure", plan.recommend(rows[1:], 2, {}, measured, {}, 0.001)[0])
 
     def pooled_with_link(self):
         """synthetic()'s packed run pooled with a comm-only sweep across two nodes"""
