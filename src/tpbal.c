@@ -312,6 +312,7 @@ static int run_pass(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t 
     if (st == TPB_OK)
         st = tpb_agree(world, tpb_plans_build(o, topo, &s.plans));
     s.plans.run.out_dir = dir;
+    s.plans.m.pass = pass; /* progress lines name it */
     if (st == TPB_OK)
         st = tpb_sweep_init(&s);
     if (st == TPB_OK)

@@ -146,7 +146,8 @@ START_TEST(answer_lines)
     ck_assert(has(&txt, "straggler in row even: rank 1 (node-b), last in 100 % of iterations, "
                         "by 200 us (slower over the whole run)\n"));
     ck_assert(has(&txt, "#   straggler at tp 2: rank 1 (node-b), the slowest of its group in 28 "
-                        "of 28 blocks over the run (22 needed for 1 % false alarms, the blocks "
+                        "of 28 blocks over the run (22 needed: chance alone names one at most once "
+                        "in 100 runs; the blocks "
                         "worth 28 independent ones), 30.0 % slower\n"));
     ck_assert(has(&js, "\"kind\":\"stragglers\",\"tp\":2,\"straggler_rank\":1"));
     ck_assert(has(&txt, "worst spread 31.0 % (rank 0 on node-a; goal 5 %): did not settle"));

@@ -177,14 +177,15 @@ static void run_stragglers(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *h
             continue;
         tpb_persistent_t p = tpb_answer_persistent(hist, n, hist[i].tp);
         const char *host = host_of(hosts, p.rank);
+        char alarm[80];
         if (p.persistent)
             tpb_buf_printf(txt,
                            "#   straggler at tp %d: rank %d%s%s%s, the slowest of its group in "
-                           "%d of %d blocks over the run (%d needed for %.2g %% false alarms, "
-                           "the blocks worth %d independent ones), %.1f %% slower\n",
+                           "%d of %d blocks over the run (%d needed: %s; the blocks worth %d "
+                           "independent ones), %.1f %% slower\n",
                            hist[i].tp, p.rank, host ? " (" : "", host ? host : "", host ? ")" : "",
-                           p.slowest, p.of, p.need, 100.0 * p.alpha, p.effective,
-                           100.0 * p.deficit);
+                           p.slowest, p.of, p.need, tpb_alarm_words(alarm, sizeof(alarm), p.alpha),
+                           p.effective, 100.0 * p.deficit);
         else if (isfinite(p.detectable))
             tpb_buf_printf(txt,
                            "#   no persistent straggler at tp %d (most often the slowest: rank %d, "

@@ -218,8 +218,8 @@ static void straggler_over(const tpb_repeat_t *r, const tpb_repeat_tp_t *t, tpb_
     case TPB_PASSES_PERSISTENT:
         tpb_buf_printf(txt,
                        "#   straggler at tp %d: rank %d, persistent over the passes: the slowest "
-                       "most often in %d of %d, in %d of %d blocks pooled (%d needed for 1 %% "
-                       "false alarms), %.1f %% slower\n",
+                       "most often in %d of %d, in %d of %d blocks pooled (%d needed: chance "
+                       "alone names one at most once in 100 runs), %.1f %% slower\n",
                        t->tp, s.rank, s.named, r->done, s.count, s.blocks, s.need,
                        100.0 * s.deficit);
         break;

@@ -120,3 +120,12 @@ void tpb_verdict_looks_json(tpb_buf_t *js, const tpb_policy_verdict_t *v)
     tpb_json_kv_int(js, "budget_looks", v->looks);
     tpb_json_kv_num(js, "confidence", v->conf);
 }
+
+const char *tpb_alarm_words(char *out, size_t cap, double alpha)
+{
+    if (alpha > 0.0 && alpha < 1.0)
+        snprintf(out, cap, "chance alone names one at most once in %.0f runs", 1.0 / alpha);
+    else
+        snprintf(out, cap, "chance alone could name one");
+    return out;
+}

@@ -63,4 +63,8 @@ const tpb_history_t *tpb_verdict_even_of(const tpb_history_t *hist, int n, const
 /** A time the way a person reads it into out: 830 us, 12.3 ms, 1.25 s ("-": not finite). */
 const char *tpb_human_us(char *out, size_t cap, double us);
 
+/** A test's false-alarm rate alpha in plain words: "chance alone names one at most once in
+ *  200 runs" (0.005); out returned. */
+const char *tpb_alarm_words(char *out, size_t cap, double alpha);
+
 #endif /* TPB_VERDICT_H */

@@ -118,6 +118,25 @@ static void whole_run(const tpb_backend_defaults_t *d, const tpb_topo_t *topo,
                 "tpbal: dry run: and up to --budget %s more for sets whose speed-up is still "
                 "open after their first look\n",
                 human_s(all, sizeof(all), list->m.budget_s));
+    const tpb_measure_t *m = &list->m;
+    if (m->passes > 1 || m->budget_s > 0.0) { /* the launch as a whole */
+        double about, most, settled, unused;
+        tpb_estimate_t el = e;
+        el.total_s = e.total_least_s; /* every calibration settled at once */
+        tpb_estimate_whole(&e, m->passes, m->budget_s, &about, &most);
+        tpb_estimate_whole(&el, m->passes, 0.0, &settled, &unused);
+        fprintf(out, "tpbal: dry run: in all");
+        if (m->passes > 1)
+            fprintf(out, " (%d passes)", m->passes);
+        fprintf(out, ": about %s", human_s(all, sizeof(all), about));
+        if (e.calibrations)
+            fprintf(out, " (%s if every calibration settles at once)",
+                    human_s(least, sizeof(least), settled));
+        if (m->budget_s > 0.0)
+            fprintf(out, ", at most %s with --budget%s", human_s(all, sizeof(all), most),
+                    m->passes > 1 ? " spent in every pass" : " spent");
+        fputs("\n", out);
+    }
 }
 
 tpb_status_t tpb_dry_run(MPI_Comm world, const tpb_options_t *o, const tpb_topo_t *topo, FILE *out)

@@ -42,6 +42,23 @@ tpb_est_rates_t tpb_est_rates_of(const tpb_plan_list_t *list, const tpb_backend_
                              .world = world};
 }
 
+/* The bytes config i's inputs draw: the largest buffers of its shape's GEMM configs where i
+ * is the first of them, else 0 (drawn once, copied after). */
+static double shape_fill_bytes(const tpb_plan_list_t *list, int i)
+{
+    const tpb_config_plan_t *p = &list->p[i];
+    double most = 0.0;
+    for (int j = 0; j < list->n; j++) {
+        const tpb_config_plan_t *q = &list->p[j];
+        if (q->skip[0] || q->comm_only || q->shape != p->shape)
+            continue;
+        if (j < i)
+            return 0.0;
+        most = fmax(most, q->mem_bytes);
+    }
+    return p->comm_only ? 0.0 : most;
+}
+
 void tpb_plans_estimate(const tpb_plan_list_t *list, const tpb_est_rates_t *r, tpb_estimate_t *e)
 {
     *e = (tpb_estimate_t){.start_s = TPB_EST_START_S};
@@ -62,9 +79,9 @@ void tpb_plans_estimate(const tpb_plan_list_t *list, const tpb_est_rates_t *r, t
         if (p->tp > 1)
             e->comm_s += n * (r->alpha_us * 1e-6 +
                               c->bytes(&p->desc) * c->busbw_factor(p->tp) / (r->busbw_gbs * 1e9));
-        /* a GEMM's inputs are seeded normal numbers; a message is not */
-        e->setup_s +=
-            TPB_EST_CONFIG_S + (p->comm_only ? 0.0 : p->mem_bytes) * TPB_EST_FILL_S_PER_BYTE;
+        /* a GEMM's inputs are seeded normal numbers, drawn once per shape (run/inputs.h: its
+         * other configs copy their shards out): the largest of its configs' buffers, once */
+        e->setup_s += TPB_EST_CONFIG_S + shape_fill_bytes(list, i) * TPB_EST_FILL_S_PER_BYTE;
         if (tpb_plan_needs_speeds(p) && p->block != last_block) {
             double fewest;
             e->calib_s += calibration_s(flop / (rate * least), &fewest);
@@ -76,4 +93,12 @@ void tpb_plans_estimate(const tpb_plan_list_t *list, const tpb_est_rates_t *r, t
     double rest = e->start_s + e->gemm_s + e->comm_s + e->setup_s;
     e->total_s = rest + e->calib_s;
     e->total_least_s = rest + e->calib_least_s;
+}
+
+void tpb_estimate_whole(const tpb_estimate_t *e, int passes, double budget_s, double *about,
+                        double *most)
+{
+    int n = passes > 1 ? passes : 1; /* MPI starts once: every pass but its start */
+    *about = n * (e->total_s - e->start_s) + e->start_s;
+    *most = *about + n * (budget_s > 0.0 ? budget_s : 0.0);
 }

@@ -16,8 +16,10 @@
 
 /** Launch to the first config: MPI's start, the plans, the device, the clock sync. */
 #define TPB_EST_START_S 0.5
-/** A config's fixed share: its clock re-sync, gather, analysis, record and trace. */
-#define TPB_EST_CONFIG_S 0.05
+/** A config's fixed share: its clock re-sync, gather, analysis, record and trace (3 ms a
+ *  small config on this project's AMD CI machine, 2026-12-05; 0.05 s was the 2026-12-03
+ *  Intel machine's, where calibrations ran to their budget too: doc/METRICS.md). */
+#define TPB_EST_CONFIG_S 0.01
 /** Filling a config's buffers (seeded normal inputs), a byte. */
 #define TPB_EST_FILL_S_PER_BYTE 10e-9
 
@@ -47,5 +49,11 @@ tpb_est_rates_t tpb_est_rates_of(const tpb_plan_list_t *list, const tpb_backend_
 
 /** The estimate of the plans of list at rates r (total NaN where the rate is unknown). */
 void tpb_plans_estimate(const tpb_plan_list_t *list, const tpb_est_rates_t *r, tpb_estimate_t *e);
+
+/** The whole launch from one pass's estimate e: *about its passes' totals, *most with each
+ *  pass's --budget (budget_s; 0: none) spent to the end, a bound (a set starts another look
+ *  only while the budget has its time left). Pure. */
+void tpb_estimate_whole(const tpb_estimate_t *e, int passes, double budget_s, double *about,
+                        double *most);
 
 #endif /* TPB_ESTIMATE_H */

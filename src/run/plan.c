@@ -4,10 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/partition.h"
 #include "base/placement.h"
 #include "base/sizes.h"
+#include "record/wrap.h"
 #include "run/coll.h"
 #include "run/orient.h"
 
@@ -286,6 +288,9 @@ static tpb_measure_t measure_of(const tpb_options_t *o)
                            .emulate_mode = o->emulate_mode,
                            .col_collective = o->col_collective,
                            .quiet = o->quiet,
+                           .pass = 1,
+                           .passes = o->repeat > 1 ? o->repeat : 1,
+                           .err_width = tpb_wrap_width(STDERR_FILENO, o->wide),
                            .block = o->block,
                            .preset = o->preset,
                            .calibration_file = o->calibration_file,

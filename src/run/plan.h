@@ -40,6 +40,8 @@ typedef struct {
     tpb_emulate_mode_t emulate_mode;
     tpb_coll_t col_collective;    /**< --col-collective (recorded with every config) */
     int quiet;                    /**< no progress lines */
+    int pass, passes;             /**< --repeat: this pass (from 1) of how many (1: none) */
+    int err_width;                /**< progress lines folded at this width (0: whole) */
     int block;                    /**< --block: the shapes run back to back as one step */
     const char *preset;           /**< --preset or --model ("" none; borrowed) */
     const char *calibration_file; /**< --calibration-file ("" none; borrowed) */

@@ -1,6 +1,7 @@
 /* progress.c - rank 0's progress lines on stderr: when a config starts (elapsed, time left)
  * and a heartbeat during a long one (sweep.h). */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,29 @@
 #include "run/estimate.h"
 #include "run/layer.h"
 #include "run/orient.h"
+#include "record/wrap.h"
 #include "run/sweep.h"
+
+void tpb_sweep_say(const tpb_sweep_t *s, const char *fmt, ...)
+{
+    const tpb_measure_t *m = &s->plans.m;
+    tpb_buf_t line = TPB_BUF_INIT, out = TPB_BUF_INIT;
+    tpb_buf_puts(&line, "tpbal: ");
+    if (m->passes > 1)
+        tpb_buf_printf(&line, "pass %d of %d, ", m->pass, m->passes);
+    va_list ap;
+    va_start(ap, fmt);
+    char text[1024];
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    text[strcspn(text, "\n")] = '\0'; /* one line, folded below */
+    tpb_buf_puts(&line, text);
+    tpb_wrap_line(tpb_buf_str(&line), strlen(tpb_buf_str(&line)), m->err_width, &out);
+    fputs(tpb_buf_str(&out), stderr);
+    fflush(stderr);
+    tpb_buf_free(&line);
+    tpb_buf_free(&out);
+}
 
 /* Work of plan p for the ETA: its iterations' FLOPs on a rank plus 64 a byte of its buffers
  * (a comm-only config's messages; a small GEMM's fixed costs). Only ratios matter. */
@@ -62,12 +85,12 @@ void tpb_sweep_progress(tpb_sweep_t *s, const tpb_config_plan_t *p, double work,
     char el[32], left[32];
     human_s(el, sizeof(el), elapsed);
     human_s(left, sizeof(left), done > 0.0 ? elapsed * (r->work_all - done) / done : NAN);
-    fprintf(stderr,
-            "tpbal: config %d (%d of %d: tp %d, %s, %s, %ldx%ldx%ld): %s elapsed, about %s "
-            "left\n",
-            s->nconfigs, s->nconfigs + 1, s->plans.measured, p->tp,
-            tpb_split_name(p->desc.orient->split), tpb_policy_name(p->policy), p->shape->m,
-            p->shape->n, p->shape->k, el, left);
+    tpb_sweep_say(s,
+                  "config %d (%d of %d: tp %d, %s, %s, %ldx%ldx%ld): %s elapsed, about %s "
+                  "left%s\n",
+                  s->nconfigs, s->nconfigs + 1, s->plans.measured, p->tp,
+                  tpb_split_name(p->desc.orient->split), tpb_policy_name(p->policy), p->shape->m,
+                  p->shape->n, p->shape->k, el, left, s->plans.m.passes > 1 ? " in this pass" : "");
 }
 
 double tpb_sweep_rate(MPI_Comm world, const tpb_backend_class_t *b, const tpb_plan_list_t *list,
@@ -93,12 +116,27 @@ void tpb_sweep_announce(tpb_sweep_t *s)
     tpb_estimate_t e;
     tpb_plans_estimate(&s->plans, &r, &e);
     /* at most 120 columns: the rate's basis is the dry run's to say in full */
-    fprintf(stderr, "tpbal: %d config%s on %d rank%s: about %s (%s%s%sGEMMs at %.3g GFLOP/s, %s)\n",
-            s->plans.measured, s->plans.measured == 1 ? "" : "s", s->real_topo->size,
-            s->real_topo->size == 1 ? "" : "s", human_s(all, sizeof(all), e.total_s),
-            e.calibrations ? human_s(least, sizeof(least), e.total_least_s) : "",
-            e.calibrations ? " if calibrations settle at once" : "", e.calibrations ? "; " : "",
-            rate, strncmp(basis, "measured", 8) == 0 ? "measured" : "guessed");
+    tpb_sweep_say(s, "%d config%s on %d rank%s: about %s (%s%s%sGEMMs at %.3g GFLOP/s, %s)\n",
+                  s->plans.measured, s->plans.measured == 1 ? "" : "s", s->real_topo->size,
+                  s->real_topo->size == 1 ? "" : "s", human_s(all, sizeof(all), e.total_s),
+                  e.calibrations ? human_s(least, sizeof(least), e.total_least_s) : "",
+                  e.calibrations ? " if calibrations settle at once" : "",
+                  e.calibrations ? "; " : "", rate,
+                  strncmp(basis, "measured", 8) == 0 ? "measured" : "guessed");
+    const tpb_measure_t *m = &s->plans.m;
+    if (m->pass == 1 && (m->passes > 1 || m->budget_s > 0.0)) { /* what the whole run takes */
+        double about, most;
+        tpb_estimate_whole(&e, m->passes, m->budget_s, &about, &most);
+        char n[24] = "";
+        if (m->passes > 1)
+            snprintf(n, sizeof(n), " (%d passes)", m->passes);
+        if (m->budget_s > 0.0)
+            tpb_sweep_say(s, "in all%s: about %s, at most %s with --budget %g s%s spent\n", n,
+                          human_s(all, sizeof(all), about), human_s(least, sizeof(least), most),
+                          m->budget_s, m->passes > 1 ? " a pass" : "");
+        else
+            tpb_sweep_say(s, "in all%s: about %s\n", n, human_s(all, sizeof(all), about));
+    }
 }
 
 void tpb_sweep_beat(tpb_sweep_t *s)
@@ -120,8 +158,8 @@ void tpb_sweep_beat(tpb_sweep_t *s)
     long done = s->iter_base - r->iter0, per = r->iters_now > 0 ? r->iters_now : 1;
     if (done >= per)
         snprintf(look, sizeof(look), ", look %ld of its --budget set", done / per + 1);
-    fprintf(stderr, "tpbal: config %d (%d of %d%s): iteration %ld of %ld, %s in it, %s elapsed\n",
-            s->nconfigs, s->nconfigs + 1, s->plans.measured, look, done % per, per,
-            human_s(in, sizeof(in), (now - r->config_at) * 1e-6),
-            human_s(el, sizeof(el), (now - r->start_at) * 1e-6));
+    tpb_sweep_say(s, "config %d (%d of %d%s): iteration %ld of %ld, %s in it, %s elapsed\n",
+                  s->nconfigs, s->nconfigs + 1, s->plans.measured, look, done % per, per,
+                  human_s(in, sizeof(in), (now - r->config_at) * 1e-6),
+                  human_s(el, sizeof(el), (now - r->start_at) * 1e-6));
 }

@@ -263,6 +263,12 @@ void tpb_sweep_progress(tpb_sweep_t *s, const tpb_config_plan_t *p, double work,
 double tpb_sweep_rate(MPI_Comm world, const tpb_backend_class_t *b, const tpb_plan_list_t *list,
                       char *basis, size_t cap);
 
+/** Rank 0's progress line "tpbal: [pass K of N, ]TEXT" on stderr, folded at the plans'
+ *  err_width (continuations indented 4 spaces): the one way progress, heartbeat and
+ *  --budget lines are said. */
+void tpb_sweep_say(const tpb_sweep_t *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /** The sweep's first progress line, before its first config (rank 0, stderr; none with
  *  -q): the configs, the ranks and the whole run's estimate (run/estimate.h) at the
  *  backend's rate guess, taken on every rank at once and the slowest kept (collective). */

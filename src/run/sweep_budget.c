@@ -65,42 +65,43 @@ static void say_open(const tpb_sweep_t *s, const tpb_config_run_t *c, int nl, in
     if (s->plans.m.quiet)
         return;
     if (u >= 0)
-        fprintf(stderr,
-                "tpbal: budget: %s vs %s (tp %d, %s, set %d) open after look %d: %.3fx "
-                "[%.3f, %.3f] at %.1f %%; %s\n",
-                tpb_policy_name(p->policy), tpb_policy_name(c[ref * nl].plan->policy), p->tp,
-                tpb_split_name(p->split), s->nsets, look, 1.0 / l->ci.ratio,
-                l->ci.hi > 0.0 ? 1.0 / l->ci.hi : 0.0, l->ci.lo > 0.0 ? 1.0 / l->ci.lo : 0.0,
-                100.0 * l->conf, then);
+        tpb_sweep_say(s,
+                      "budget: %s vs %s (tp %d, %s, set %d) open after look %d: %.3fx "
+                      "[%.3f, %.3f] at %.1f %%; %s\n",
+                      tpb_policy_name(p->policy), tpb_policy_name(c[ref * nl].plan->policy), p->tp,
+                      tpb_split_name(p->split), s->nsets, look, 1.0 / l->ci.ratio,
+                      l->ci.hi > 0.0 ? 1.0 / l->ci.hi : 0.0, l->ci.lo > 0.0 ? 1.0 / l->ci.lo : 0.0,
+                      100.0 * l->conf, then);
     char could[64];
     if (isfinite(sp->detectable))
         snprintf(could, sizeof(could), "the smallest slowdown they could name %.1f %%",
                  100.0 * sp->detectable);
     else
         snprintf(could, sizeof(could), "too few to name one");
+    char alarm[80];
     if (sopen)
-        fprintf(stderr,
-                "tpbal: budget: the persistent straggler (tp %d, %s, set %d) open after look %d: "
-                "rank %d the slowest in %d of %d blocks, %d needed at %.2g %% false alarms; "
-                "%s; %s\n",
-                p->tp, tpb_split_name(p->split), s->nsets, look, sp->rank, sp->slowest, sp->of,
-                sp->need, 100.0 * sp->alpha, could, then);
+        tpb_sweep_say(s,
+                      "budget: the persistent straggler (tp %d, %s, set %d) open after look %d: "
+                      "rank %d the slowest in %d of %d blocks, %d needed (%s); %s; %s\n",
+                      p->tp, tpb_split_name(p->split), s->nsets, look, sp->rank, sp->slowest,
+                      sp->of, sp->need, tpb_alarm_words(alarm, sizeof(alarm), sp->alpha), could,
+                      then);
     if (bo->thr >= 0)
-        fprintf(stderr,
-                "tpbal: budget: the block's TP ranking (%s, set %d at tp %d) open after look %d: "
-                "tp %d %.3fx tp %d's [%.3f, %.3f] at %.2f %%; %s\n",
-                bo->thr ? "throughput" : "latency", s->nsets, p->tp, look, bo->tp, bo->speedup,
-                bo->other_tp, bo->lo, bo->hi, 100.0 * bo->conf,
-                bo->futile ? "not measured again for it: the degree measured before keeps it "
-                             "open alone at this ratio (a larger --iters decides it)"
-                           : then);
+        tpb_sweep_say(s,
+                      "budget: the block's TP ranking (%s, set %d at tp %d) open after look %d: "
+                      "tp %d %.3fx tp %d's [%.3f, %.3f] at %.2f %%; %s\n",
+                      bo->thr ? "throughput" : "latency", s->nsets, p->tp, look, bo->tp,
+                      bo->speedup, bo->other_tp, bo->lo, bo->hi, 100.0 * bo->conf,
+                      bo->futile ? "not measured again for it: the degree measured before keeps it "
+                                   "open alone at this ratio (a larger --iters decides it)"
+                                 : then);
     if (bo->imprecise)
-        fprintf(stderr,
-                "tpbal: budget: the block at tp %d (set %d) after look %d: its step known to "
-                "+-%.1f %% at %.2f %%, wider than the +-%.1f %% that ranking its TP degrees "
-                "within 5 %% needs; %s\n",
-                p->tp, s->nsets, look, 100.0 * (exp(bo->half) - 1.0),
-                100.0 * tpb_seq_conf(0.05, look), 100.0 * (exp(TPB_BLOCK_HALF) - 1.0), then);
+        tpb_sweep_say(s,
+                      "budget: the block at tp %d (set %d) after look %d: its step known to "
+                      "+-%.1f %% at %.2f %%, wider than the +-%.1f %% that ranking its TP degrees "
+                      "within 5 %% needs; %s\n",
+                      p->tp, s->nsets, look, 100.0 * (exp(bo->half) - 1.0),
+                      100.0 * tpb_seq_conf(0.05, look), 100.0 * (exp(TPB_BLOCK_HALF) - 1.0), then);
 }
 
 tpb_status_t tpb_sweep_budget_more(tpb_sweep_t *s, const tpb_config_run_t *c, int k, int nl,

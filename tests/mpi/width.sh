@@ -42,6 +42,24 @@ narrow "comm-only"
 tpbal 2 --backend host --fleet --shape 128x128x128 --fleet-bytes 64K --out "$WORK/f"
 expect_rc 0
 narrow "the fleet"
+# --budget and --repeat: the progress and --budget lines on stderr fold at 120 too, each
+# naming its pass; the estimates count the passes and bound the budget
+tpbal 2 --backend host --tp 2 --shape 64x256x256 --iters 12 --budget 5 --repeat 2 --emulate-speed 1,0.5 \
+    --out "$WORK/bb"
+expect_rc 0
+narrow "--budget --repeat"
+wide=$(awk 'length($0) > 120' "$WORK/err" | wc -l)
+[ "$wide" -eq 0 ] || { awk 'length($0) > 120' "$WORK/err"; fail "stderr: $wide lines over 120"; }
+grep -q "^tpbal: pass 1 of 2, [0-9]* configs on 2 ranks: about " "$WORK/err" || fail "the start line names no pass"
+grep -q "^tpbal: pass 1 of 2, in all (2 passes): about [0-9.]* s, at most [0-9.]* s with --budget 5 s a pass spent$" \
+    "$WORK/err" || fail "no estimate of the whole launch: $(grep "in all" "$WORK/err")"
+! grep "^tpbal: budget\|^tpbal: config" "$WORK/err" | grep -q . ||
+    fail "a progress line that names no pass: $(grep -m1 "^tpbal: budget\|^tpbal: config" "$WORK/err")"
+tpbal 2 --backend host --tp 2 --shape 64x256x256 --iters 12 --budget 5 --repeat 3 --dry-run
+expect_rc 0
+sed -e ':a' -e 'N' -e '$!ba' -e 's/\n    / /g' "$WORK/out" >"$WORK/unfolded" # "tpbal: " lines fold
+grep -q "^tpbal: dry run: in all (3 passes): about [0-9.]* s\( (.*if every calibration settles at once)\)\{0,1\}, at most [0-9.]* s with --budget spent in every pass$" \
+    "$WORK/unfolded" || fail "the dry run's whole launch: $(grep "in all" "$WORK/out")"
 tpbal 2 --backend host --tp 2 --shape 64x256x256 --dry-run
 expect_rc 0
 narrow "the dry run"
