@@ -2,6 +2,7 @@
 #include "run/dryrun.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "run/estimate.h"
 #include "run/plan.h"
@@ -139,6 +140,55 @@ static void whole_run(const tpb_backend_defaults_t *d, const tpb_topo_t *topo,
     }
 }
 
+/* One config's line: "config ID: tp T SPLIT POLICY PLACEMENT, MxNxK DTYPE NAME, shards ..." */
+static void config_line(const tpb_plan_list_t *list, const tpb_config_plan_t *p, int id,
+                        double rate, FILE *out)
+{
+    const tpb_shape_t *sh = p->shape;
+    char shards[256], t[32];
+    shards_text(p, shards, sizeof(shards));
+    if (sh->comm_only)
+        fprintf(out, "config %3d: tp %d %s %s %s, %s", id, p->tp, tpb_coll_name(p->desc.coll->kind),
+                tpb_policy_name(p->policy), tpb_placement_name(p->placement), sh->name);
+    else
+        fprintf(out, "config %3d: tp %d %s %s %s, %ldx%ldx%ld %s%s%s", id, p->tp,
+                tpb_split_name(p->desc.orient->split), tpb_policy_name(p->policy),
+                tpb_placement_name(p->placement), sh->m, sh->n, sh->k,
+                tpb_dtype_name(list->run.dtype), sh->name[0] ? " " : "", sh->name);
+    if (*tpb_config_key_variant(&p->key))
+        fprintf(out, ",%s (%s)", tpb_config_key_variant(&p->key),
+                tpb_coll_label(p->desc.coll->kind));
+    if (p->desc.chunks)
+        fprintf(out, ", overlap %d chunks", p->desc.chunks);
+    double sec = plan_seconds(&list->m, p, rate);
+    fprintf(out, ", shards %s%s%s\n", shards, isfinite(sec) ? ", about " : "",
+            isfinite(sec) ? human_s(t, sizeof(t), sec) : "");
+}
+
+/* The configs in the order the run measures them, each with the id the run gives it
+ * (tpb_plans_order), then the entries it skips, each with its reason. */
+static void config_lines(const tpb_plan_list_t *list, double rate, FILE *out)
+{
+    int order[list->n + 1], listed[list->n + 1];
+    int n = tpb_plans_order(list, order);
+    memset(listed, 0, sizeof(listed));
+    for (int j = 0; j < n; j++) {
+        config_line(list, &list->p[order[j]], j, rate, out);
+        listed[order[j]] = 1;
+    }
+    for (int i = 0; i < list->n; i++) {
+        const tpb_config_plan_t *p = &list->p[i];
+        if (listed[i])
+            continue;
+        if (p->skip[0]) /* a skipped entry has no shape or split of its own */
+            fprintf(out, "skipped: tp %d %s: %s\n", p->tp, tpb_placement_name(p->placement),
+                    p->skip);
+        else
+            fprintf(out, "skipped: tp %d %s %s: its block's unit has a GEMM that cannot run\n",
+                    p->tp, tpb_policy_name(p->policy), tpb_placement_name(p->placement));
+    }
+}
+
 tpb_status_t tpb_dry_run(MPI_Comm world, const tpb_options_t *o, const tpb_topo_t *topo, FILE *out)
 {
     if (o->fleet)
@@ -151,36 +201,10 @@ tpb_status_t tpb_dry_run(MPI_Comm world, const tpb_options_t *o, const tpb_topo_
         tpb_plans_free(&list);
         return st;
     }
-    char basis[256] = "", t[32];
+    char basis[256] = "";
     double rate = tpb_sweep_rate(world, o->backend, &list, basis, sizeof(basis));
-    for (int i = 0; out && i < list.n; i++) {
-        const tpb_config_plan_t *p = &list.p[i];
-        const tpb_shape_t *sh = p->shape;
-        char shards[256];
-        if (p->skip[0]) { /* a skipped entry has no shape or split of its own */
-            fprintf(out, "config %3d: tp %d %s: skipped: %s\n", i, p->tp,
-                    tpb_placement_name(p->placement), p->skip);
-            continue;
-        }
-        shards_text(p, shards, sizeof(shards));
-        if (sh->comm_only)
-            fprintf(out, "config %3d: tp %d %s %s %s, %s", i, p->tp,
-                    tpb_coll_name(p->desc.coll->kind), tpb_policy_name(p->policy),
-                    tpb_placement_name(p->placement), sh->name);
-        else
-            fprintf(out, "config %3d: tp %d %s %s %s, %ldx%ldx%ld %s%s%s", i, p->tp,
-                    tpb_split_name(p->desc.orient->split), tpb_policy_name(p->policy),
-                    tpb_placement_name(p->placement), sh->m, sh->n, sh->k,
-                    tpb_dtype_name(list.run.dtype), sh->name[0] ? " " : "", sh->name);
-        if (*tpb_config_key_variant(&p->key))
-            fprintf(out, ",%s (%s)", tpb_config_key_variant(&p->key),
-                    tpb_coll_label(p->desc.coll->kind));
-        if (p->desc.chunks)
-            fprintf(out, ", overlap %d chunks", p->desc.chunks);
-        double sec = plan_seconds(&list.m, p, rate);
-        fprintf(out, ", shards %s%s%s\n", shards, isfinite(sec) ? ", about " : "",
-                isfinite(sec) ? human_s(t, sizeof(t), sec) : "");
-    }
+    if (out)
+        config_lines(&list, rate, out);
     if (out)
         fprintf(out,
                 "tpbal: dry run: %d configs would be measured and %d skipped on %d ranks, "

@@ -152,4 +152,31 @@ int tpb_plan_interleavable(const tpb_measure_t *m, const tpb_config_plan_t *q);
  *  do nothing. TPB_OK without --budget. */
 tpb_status_t tpb_plans_check_budget(const tpb_plan_list_t *list);
 
+/* ---- the order the sweep measures them in (plan_order.c, pure) ---- */
+
+/** Most configs measured side by side: the policies with fixed shards (even, weighted, cost). */
+#define TPB_SET_MAX 4
+
+/** The plans measured with plan i side by side (i first; at most TPB_SET_MAX) into idx: the
+ *  other policies of its block and sequence parallelism not yet done; returns how many (1:
+ *  alone). */
+int tpb_plans_set_of(const tpb_plan_list_t *l, int i, const unsigned char *done, int *idx);
+
+/** --block: plan i is a skip entry that a block of its placement and TP degree reports (its
+ *  range has a plan to measure). */
+int tpb_plans_block_reports(const tpb_plan_list_t *l, int i);
+
+/** --block: the plans measured with plan i as blocks (i first): every policy of its
+ *  placement, TP degree and sequence parallelism, each a unit of the shapes' plans in order.
+ *  idx receives k units of *nl plans; returns k, or 0 (*skip says why) where a shape cannot
+ *  be planned at this TP degree; the range's plans are marked in done. */
+int tpb_plans_block_of(const tpb_plan_list_t *l, int i, unsigned char *done, int *idx, int *nl,
+                       const char **skip);
+
+/** The plans the sweep measures, in its order, into order[] (room for l->n): a config's id
+ *  is its place here (the dry run prints these ids); skip entries, and a block's unit with a
+ *  plan that cannot run, are left out. Returns how many. A plan skipped only while the run
+ *  goes (a calibration the backend refuses) shifts the run's later ids. */
+int tpb_plans_order(const tpb_plan_list_t *l, int *order);
+
 #endif /* TPB_PLAN_H */

@@ -11,7 +11,7 @@ int tpb_plan_interleavable(const tpb_measure_t *m, const tpb_config_plan_t *q)
            q->policy != TPB_POLICY_ADAPTIVE;
 }
 
-/* 1 where plan i has a partner measured beside it (tpb_sweep_set_of's rule). */
+/* 1 where plan i has a partner measured beside it (tpb_plans_set_of's rule, either way round). */
 static int in_a_set(const tpb_plan_list_t *list, int i)
 {
     const tpb_config_plan_t *p = &list->p[i];

@@ -103,7 +103,7 @@ tpb_status_t tpb_sweep_run(tpb_sweep_t *s)
         int k = 1;
         if (done[i])
             continue; /* measured in an earlier plan's set */
-        if (s->plans.m.block && s->plans.p[i].skip[0] && tpb_sweep_block_reports(s, i))
+        if (s->plans.m.block && s->plans.p[i].skip[0] && tpb_plans_block_reports(&s->plans, i))
             continue; /* its block says why it is not measured */
         st = enter(s, i);
         if (st == TPB_OK && s->plans.m.block && !s->plans.p[i].skip[0]) {
@@ -112,7 +112,7 @@ tpb_status_t tpb_sweep_run(tpb_sweep_t *s)
         }
         if (st != TPB_OK)
             break; /* idx holds no set: enter() failed before one was chosen */
-        k = tpb_sweep_set_of(s, i, done, idx);
+        k = tpb_plans_set_of(&s->plans, i, done, idx);
         for (int j = 0; j < k; j++)
             done[idx[j]] = 1;
         st = k > 1 ? tpb_sweep_run_set(s, idx, k) : tpb_sweep_run_plan(s, i);

@@ -165,9 +165,6 @@ void tpb_sweep_free(tpb_sweep_t *s);
 /** Measure plan p on every rank; rank 0 records it (collective, sweep_config.c). */
 tpb_status_t tpb_sweep_config(tpb_sweep_t *s, const tpb_config_plan_t *p);
 
-/** Most configs measured side by side: the policies with fixed shards (even, weighted, cost). */
-#define TPB_SET_MAX 4
-
 /** One config while it is measured: its layer, marks and facts (sweep_config.c). */
 typedef struct {
     const tpb_config_plan_t *plan; /**< as planned */

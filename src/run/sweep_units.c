@@ -64,22 +64,6 @@ tpb_status_t tpb_sweep_run_plan(tpb_sweep_t *s, int i)
     return skipped(s, st);
 }
 
-/* The plans measured with plan i (i first; at most TPB_SET_MAX): the other policies of its
- * block and sequence parallelism. Returns how many (1: alone). */
-int tpb_sweep_set_of(const tpb_sweep_t *s, int i, const unsigned char *done, int *idx)
-{
-    const tpb_config_plan_t *p = &s->plans.p[i];
-    int k = 0;
-    idx[k++] = i;
-    if (!tpb_plan_interleavable(&s->plans.m, p))
-        return 1;
-    for (int j = i + 1; j < s->plans.n && s->plans.p[j].block == p->block && k < TPB_SET_MAX; j++)
-        if (!done[j] && tpb_plan_interleavable(&s->plans.m, &s->plans.p[j]) &&
-            tpb_config_key_side_by_side(&s->plans.p[j].key, &p->key))
-            idx[k++] = j;
-    return k;
-}
-
 /* The set's layers fit beside each other on every rank (collective). */
 static tpb_status_t set_fits(tpb_sweep_t *s, const int *idx, int k, int *fits)
 {
@@ -131,84 +115,6 @@ static tpb_status_t measure_units(tpb_sweep_t *s, const int *idx, int k, int nl)
     return skipped(s, st);
 }
 
-/* The plans of plan i's placement and TP degree: [returned, *end). */
-static int range_of(const tpb_sweep_t *s, int i, int *end)
-{
-    const tpb_config_plan_t *p = &s->plans.p[i];
-    int b = i;
-    unsigned same = TPB_KEY_PLACEMENT | TPB_KEY_TP;
-    while (b > 0 && tpb_config_key_same(&s->plans.p[b - 1].key, &p->key, same))
-        b--;
-    for (*end = i; *end < s->plans.n && tpb_config_key_same(&s->plans.p[*end].key, &p->key, same);
-         (*end)++)
-        ;
-    return b;
-}
-
-/* --block: plan i is a skip entry that a block of its range reports (its range has a plan
- * to measure). */
-int tpb_sweep_block_reports(const tpb_sweep_t *s, int i)
-{
-    int end, b = range_of(s, i, &end);
-    for (int j = b; j < end; j++)
-        if (!s->plans.p[j].skip[0])
-            return 1;
-    return 0;
-}
-
-/* q is of p's variant (base/config_key.h: sequence parallelism); with any, a plan without
- * one (a skip made before the variant was chosen) counts for every variant. */
-static int same_variant(const tpb_config_plan_t *q, const tpb_config_plan_t *p, int any)
-{
-    static const tpb_config_key_t none;
-    return tpb_config_key_same(&q->key, &p->key, TPB_KEY_VARIANT) ||
-           (any && tpb_config_key_same(&q->key, &none, TPB_KEY_VARIANT));
-}
-
-/* --block: the plans measured with plan i as blocks (i first): every policy of its
- * placement, TP degree and sequence parallelism, each a unit of the shapes' plans in
- * order. idx receives k units of *nl plans; returns k, or 0 (every plan in *skip, marked in done)
- * where a shape cannot be planned at this TP degree. */
-static int block_of(const tpb_sweep_t *s, int i, unsigned char *done, int *idx, int *nl,
-                    const char **skip)
-{
-    const tpb_config_plan_t *p = &s->plans.p[i];
-    unsigned pols[8];
-    int npol = 0, k = 0, end, begin = range_of(s, i, &end);
-    *skip = NULL;
-    for (int j = begin; j < end; j++) {
-        const tpb_config_plan_t *q = &s->plans.p[j];
-        /* a shape that cannot be planned at this degree (for this sequence parallelism):
-         * no block; a policy's plan that cannot (weighted shards): no unit of that policy */
-        if (q->skip[0] && !q->policy && same_variant(q, p, 1) && !*skip)
-            *skip = q->skip;
-        if (!q->policy || !same_variant(q, p, 0) || done[j])
-            continue;
-        int seen = 0;
-        for (int u = 0; u < npol; u++)
-            seen |= pols[u] == (unsigned)q->policy;
-        if (!seen && npol < 8)
-            pols[npol++] = (unsigned)q->policy;
-    }
-    *nl = 0;
-    for (int u = 0; u < npol; u++) {
-        int got = 0;
-        for (int j = begin; j < end; j++) {
-            const tpb_config_plan_t *q = &s->plans.p[j];
-            if (q->policy && same_variant(q, p, 0) && !done[j] &&
-                q->policy == (tpb_policy_t)pols[u])
-                idx[k * *nl + got++] = j;
-        }
-        if (u == 0)
-            *nl = got;
-        k += got == *nl;
-    }
-    for (int j = begin; j < end; j++)
-        if (*skip || same_variant(&s->plans.p[j], p, 1))
-            done[j] = 1;
-    return *skip ? 0 : k;
-}
-
 /* --block: the units (of nl plans, idx[k * nl]) whose plans can all run, moved to the front;
  * a plan that cannot (its policy's shards cannot be made) says why in its line, and its
  * unit is left out. Returns the units kept. */
@@ -239,7 +145,7 @@ tpb_status_t tpb_sweep_run_block(tpb_sweep_t *s, int i, unsigned char *done, int
 {
     int nl = 0, fits = 0;
     const char *skip = NULL;
-    int k = block_of(s, i, done, idx, &nl, &skip);
+    int k = tpb_plans_block_of(&s->plans, i, done, idx, &nl, &skip);
     if (!k)
         return skipped(
             s, tpb_agree(s->world, tpb_err_set(TPB_ERR_INVALID, "block tp %d: %s", s->plans.p[i].tp,

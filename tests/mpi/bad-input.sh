@@ -145,7 +145,7 @@ tpbal 2 --dry-run --wide --tp 2,3 --shape 4x64x64 --policy even --split row --ov
 expect_rc 0
 grep -q "^config   1: tp 2 row even packed, 4x64x64 fp32, overlap 2 chunks, shards 32,32" \
     "$WORK/out" || fail "--dry-run did not list the chunked config"
-grep -q "^config   3: tp 3 packed: skipped: --tp 3 does not divide the 2 ranks" "$WORK/out" ||
+grep -q "^skipped: tp 3 packed: --tp 3 does not divide the 2 ranks" "$WORK/out" ||
     fail "--dry-run did not list the skipped TP degree"
 grep -q "^tpbal: dry run: 2 configs would be measured and 2 skipped" "$WORK/out" ||
     fail "--dry-run closing line with skips"
