@@ -461,6 +461,10 @@ tpb_status_t tpb_options_parse(tpb_options_t *o, int argc, char **argv)
         if (!o->sweep_flag && sweep_only(spec->id))
             o->sweep_flag = spec->name;
         o->trace_ranks_given |= spec->id == OPT_TRACE_RANKS;
+        if (spec->id == OPT_REBALANCE || spec->id == OPT_EMULATE_MODE || spec->id == OPT_COLCOLL)
+            o->inert_given[spec->id == OPT_REBALANCE      ? 0
+                           : spec->id == OPT_EMULATE_MODE ? 1
+                                                          : 2] = spec->name;
     }
     return TPB_OK;
 }

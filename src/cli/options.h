@@ -61,11 +61,14 @@ typedef struct {
     int block; /**< --block (or --model): the shapes run back to back as one step, in order */
     int model; /**< the preset came as --model (messages name the flag given) */
     int fleet; /**< --fleet: qualify every rank, node and link instead of a sweep */
-    double fleet_threshold; /**< --fleet-threshold: a node scoring below is excluded */
-    long fleet_bytes;       /**< --fleet-bytes: the collectives' message */
-    int fleet_given;        /**< --fleet-threshold or --fleet-bytes given (at any value) */
-    const char *sweep_flag; /**< the first option given that only a sweep uses (no "--") */
-    int trace_ranks_given;  /**< --trace-ranks given (at any value) */
+    double fleet_threshold;     /**< --fleet-threshold: a node scoring below is excluded */
+    long fleet_bytes;           /**< --fleet-bytes: the collectives' message */
+    int fleet_given;            /**< --fleet-threshold or --fleet-bytes given (at any value) */
+    const char *sweep_flag;     /**< the first option given that only a sweep uses (no "--") */
+    int trace_ranks_given;      /**< --trace-ranks given (at any value) */
+    const char *inert_given[3]; /**< given options that only some modes read (no "--"):
+                                     --rebalance-every, --emulate-mode, --col-collective;
+                                     refused where this run's mode would ignore them */
     tpb_dtype_t dtype;
     int dtype_set; /**< 0: the backend's default dtype */
     int iters, warmup;

@@ -370,6 +370,31 @@ static tpb_status_t split_used(const tpb_options_t *o)
                        o->model ? "--model" : "preset");
 }
 
+/* An option that this run's mode would not read, refused in one line rather than ignored
+ * (after the policies' and the splits' defaults are set). */
+static tpb_status_t inert_refusals(const tpb_options_t *o)
+{
+    int col = !o->comm_only && (o->splits & TPB_SPLIT_COL);
+    for (int i = 0; !col && !o->comm_only && i < o->nshapes; i++)
+        col = o->shapes[i].splits ? (o->shapes[i].splits & TPB_SPLIT_COL) != 0 : 0;
+    const char *why =
+        o->inert_given[0] && !(o->policies & TPB_POLICY_ADAPTIVE)
+            ? "--rebalance-every sets --policy adaptive's rounds, and this run measures no "
+              "adaptive config: add adaptive to --policy, or drop --rebalance-every"
+        : o->inert_given[1] && !o->nemulate && !o->nsched
+            ? "--emulate-mode says how --emulate-speed slows a rank, and none is slowed: give "
+              "--emulate-speed (or --emulate-schedule), or drop --emulate-mode"
+        : o->inert_given[2] && !o->comm_only && !col
+            ? "--col-collective sets the col split's collective, and this run has no col "
+              "split: add col to --split, or drop --col-collective"
+        : (o->nspeeds || o->calibration_file[0]) && !o->fleet &&
+                (o->policies & ~(unsigned)TPB_POLICY_EVEN) == 0
+            ? "--speeds and --calibration-file weigh the shards of --policy weighted or cost, "
+              "and this run measures only even: add weighted to --policy, or drop them"
+            : NULL;
+    return why ? tpb_err_set(TPB_ERR_INVALID, "%s", why) : TPB_OK;
+}
+
 tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, const tpb_backend_class_t *backend)
 {
     const tpb_backend_defaults_t *defaults = &backend->defaults;
@@ -387,6 +412,7 @@ tpb_status_t tpb_options_resolve(tpb_options_t *o, int world, const tpb_backend_
         o->policies = TPB_POLICY_EVEN | TPB_POLICY_WEIGHTED |
                       (o->cost_profile.nblocks ? TPB_POLICY_COST : 0u);
     TPB_CHECK_RET(cost_refusals(o));
+    TPB_CHECK_RET(inert_refusals(o));
     TPB_CHECK_RET(block_refusals(o));
     TPB_CHECK_RET(fleet_refusals(o));
     TPB_CHECK_RET(trace_ranks_refusals(o));

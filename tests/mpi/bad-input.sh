@@ -33,6 +33,13 @@ bad "--preset 'no-such-model'" --preset no-such-model
 # an option the mode ignores is refused, not dropped: a model's GEMMs each have their split
 bad "--split has no effect here: every GEMM of the --model has its own split" --model llama3-8b \
     --split row
+bad "--rebalance-every sets --policy adaptive's rounds, and this run measures no adaptive config" \
+    --rebalance-every 3
+bad "--emulate-mode says how --emulate-speed slows a rank, and none is slowed" --emulate-mode work
+bad "--col-collective sets the col split's collective, and this run has no col split" \
+    --col-collective allreduce --split row
+bad "--speeds and --calibration-file weigh the shards of --policy weighted or cost" --speeds 1,2 \
+    --policy even
 bad "--bind gpu: the host backend has no GPU" --bind gpu --backend host
 printf 'not,a,calibration,file\n' >"$WORK/cal.csv"
 bad "not a tpbal calibration file" --calibration-file "$WORK/cal.csv"

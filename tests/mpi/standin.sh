@@ -107,7 +107,7 @@ done
 # a chunk piece's plan refused: the config skipped with the reason (its plan was first made
 # in the warm-up, where a refusal ended the sweep)
 fresh
-TPBAL_STANDIN_NO_ALGO=2 tpbal 2 --backend cuda --tp 2 --split row --policy even --speeds 1,1 \
+TPBAL_STANDIN_NO_ALGO=2 tpbal 2 --backend cuda --tp 2 --split row --policy even \
     --overlap none,chunked --chunks 3 --shape 96x256x256 --iters 3 --out "$WORK/r"
 expect_rc 0
 grep -q "^# skipped: cuBLASLt has no algorithm for a bf16 GEMM of 32x256x128" "$WORK/out" ||

@@ -12,7 +12,7 @@ run_bound() { # BIND NP ARGS...: tpbal under mpirun --bind-to BIND
     MPIRUN=${BASE/--bind-to none/--bind-to $bind}
     tpbal "$@"
 }
-small=(--tp 2 --shape 64x256x256 --policy even --split row --iters 3 --warmup 1 --speeds 1,1)
+small=(--tp 2 --shape 64x256x256 --policy even --split row --iters 3 --warmup 1)
 
 for bind in none socket; do
     run_bound "$bind" 2 "${small[@]}" --out "$WORK/$bind"
