@@ -145,10 +145,11 @@ START_TEST(answer_lines)
     ck_assert(has(&txt, ": worse: the even split was faster"));
     ck_assert(has(&txt, "straggler in row even: rank 1 (node-b), last in 100 % of iterations, "
                         "by 200 us (slower over the whole run)\n"));
-    ck_assert(has(&txt, "#   straggler at tp 2: rank 1 (node-b), the slowest of its group in 28 "
-                        "of 28 blocks over the run (22 needed: chance alone names one at most once "
-                        "in 100 runs; the blocks "
-                        "worth 28 independent ones), 30.0 % slower\n"));
+    ck_assert(has(&txt,
+                  "#   straggler at tp 2: rank 1 (node-b), the slowest of its group in 28 "
+                  "of 28 windows over the run (22 needed: chance alone names one at most once "
+                  "in 100 runs; the windows "
+                  "worth 28 independent ones), 30.0 % slower\n"));
     ck_assert(has(&js, "\"kind\":\"stragglers\",\"tp\":2,\"straggler_rank\":1"));
     ck_assert(has(&txt, "worst spread 31.0 % (rank 0 on node-a; goal 5 %): did not settle"));
     ck_assert(has(&txt, "# use for 64x512x512: row weighted at tp 2 (400 us a step; 1.50x ["));
@@ -223,7 +224,7 @@ START_TEST(keep_even_and_throughput)
     ck_assert(has(&txt, "#     transient in row even: rank 0, last in 97 % of iterations, by 300 "
                         "us (not slower over the run: a passing slowdown, not the rank's)\n"));
     ck_assert(has(&txt, "#   no persistent straggler at tp 2 (most often the slowest: rank 0, in "
-                        "13 of 20 blocks; "));
+                        "13 of 20 windows; "));
     ck_assert(has(&txt, "row: weighted 1.03x over even"));
     ck_assert(has(&txt, ": inconclusive"));
     ck_assert(has(&txt, "# use for 64x512x512, shortest step (latency): row even at tp 2 (500 us "
@@ -255,14 +256,14 @@ START_TEST(straggler_not_enough_data)
     tpb_answer_write(&txt, &js, h, 2, NULL, 0.05);
     ck_assert(has(&txt, "#     last most often in col even: rank 1, last in 100 % of iterations, "
                         "by 300 us: not enough data to tell a persistent straggler from a "
-                        "passing slowdown (3 blocks, "));
+                        "passing slowdown (3 windows worth 3 independent ones, "));
     /* 8 rounds (32 iterations) give 8 blocks, the fewest a TP 2 rank can be slowest in all
      * of at 1 %: 2 x 2^-8 = 0.8 % (7: 1.6 %) */
     ck_assert(has(&txt, "4 needed: measure longer: at least --iters 32)"));
     tpb_buf_reset(&txt);
     h[0].rounds = 0, h[0].nslow = 3; /* not interleaved, alone: 5 blocks at most (2 x 2^-5 > 1 %) */
     tpb_answer_write(&txt, &js, h, 1, NULL, 0.05);
-    ck_assert(has(&txt, " needed: more configs at tp 2 would: more iterations add no blocks)"));
+    ck_assert(has(&txt, " needed: more configs at tp 2 would: more iterations add no windows)"));
     tpb_buf_reset(&txt);
     tpb_answer_write(&txt, &js, h, 2, NULL, 0.05);
     ck_assert(!has(&txt, "transient"));

@@ -60,7 +60,7 @@ const tpb_opt_spec_t tpb_opt_table[] = {
      "adaptive: measured iterations per round (default 5)"},
     {"interleave", 0, "on|off", OPT_INTERLEAVE, NULL, NULL,
      "on: the policies of one shape, TP degree, split and\nplacement are measured side by side, "
-     "their iterations\nin alternating blocks (ABBA), so that a change of\nthe machine's speed "
+     "their iterations\nin alternating rounds (ABBA), so that a change of\nthe machine's speed "
      "falls on both and the speed-up\ngets a paired interval; off: one after the other\n"
      "(default on)"},
     {"budget", 0, "SECONDS", OPT_BUDGET, NULL, NULL,

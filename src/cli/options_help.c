@@ -85,7 +85,10 @@ void tpb_options_usage(FILE *f)
           "by signal N (results kept), 1 other failures. Metrics: see doc/METRICS.md.\n"
           "Then: tpbal-report DIR (plots and index.html), tpbal-compare A B (regressions,\n"
           "exit 1 when B is worse), tpbal-plan DIR (predictions checked by leave-one-out,\n"
-          "a layout for a world size, --plan-out shard plans), installed beside tpbal.\n",
+          "a layout for a world size, --plan-out shard plans), installed beside tpbal.\n"
+          "Words (window, set, round, look, pass, LB, E, %last, verdicts, sure): one\n"
+          "meaning each, in doc/GLOSSARY.md (installed with the docs, and at the end of\n"
+          "every report).\n",
           f);
 }
 

@@ -120,7 +120,7 @@ static void decide_advice(char *out, size_t cap, const tpb_history_t *hist, int 
             return;
         }
     }
-    snprintf(out, cap, "more configs at tp %d would: more iterations add no blocks", tp);
+    snprintf(out, cap, "more configs at tp %d would: more iterations add no windows", tp);
 }
 
 /* A config's straggler beyond noise said as the run's blocks decide it: persistent (slower
@@ -132,7 +132,7 @@ static void straggler_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *h
 {
     if (h->straggler_world < 0)
         return;
-    char late[24], tail[200];
+    char late[24], tail[256];
     const char *host = host_of(hosts, h->straggler_world);
     int persists = run->persistent && run->rank == h->straggler_world, known = decidable(run);
     const char *verdict = persists ? "persistent" : known ? "transient" : "not enough data";
@@ -145,8 +145,8 @@ static void straggler_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *h
     else
         snprintf(tail, sizeof(tail),
                  ": not enough data to tell a persistent straggler from a passing slowdown "
-                 "(%d blocks, %d needed: %s)",
-                 run->of, run->need, advice);
+                 "(%d windows worth %d independent ones, %d needed: %s)",
+                 run->of, run->effective, run->need, advice);
     tpb_buf_printf(txt,
                    "#     %s in %s %s: rank %d%s%s%s, last in %.0f %% of iterations, by %s%s\n",
                    persists ? "straggler"
@@ -181,23 +181,23 @@ static void run_stragglers(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *h
         if (p.persistent)
             tpb_buf_printf(txt,
                            "#   straggler at tp %d: rank %d%s%s%s, the slowest of its group in "
-                           "%d of %d blocks over the run (%d needed: %s; the blocks worth %d "
+                           "%d of %d windows over the run (%d needed: %s; the windows worth %d "
                            "independent ones), %.1f %% slower\n",
                            hist[i].tp, p.rank, host ? " (" : "", host ? host : "", host ? ")" : "",
                            p.slowest, p.of, p.need, tpb_alarm_words(alarm, sizeof(alarm), p.alpha),
                            p.effective, 100.0 * p.deficit);
         else if (isfinite(p.detectable))
-            tpb_buf_printf(txt,
-                           "#   no persistent straggler at tp %d (most often the slowest: rank %d, "
-                           "in %d of %d blocks; %d needed, the blocks worth %d independent ones); "
-                           "the smallest slowdown this run could name: %.1f %%\n",
-                           hist[i].tp, p.rank, p.slowest, p.of, p.need, p.effective,
-                           100.0 * p.detectable);
+            tpb_buf_printf(
+                txt,
+                "#   no persistent straggler at tp %d (most often the slowest: rank %d, "
+                "in %d of %d windows; %d needed, the windows worth %d independent ones); "
+                "the smallest slowdown this run could name: %.1f %%\n",
+                hist[i].tp, p.rank, p.slowest, p.of, p.need, p.effective, 100.0 * p.detectable);
         else {
             char advice[96];
             decide_advice(advice, sizeof(advice), hist, n, hist[i].tp);
             tpb_buf_printf(txt,
-                           "#   no persistent straggler at tp %d: %d blocks are too few to tell "
+                           "#   no persistent straggler at tp %d: %d windows are too few to tell "
                            "one from chance (%s)\n",
                            hist[i].tp, p.of, advice);
         }
@@ -426,7 +426,10 @@ static void answer_write(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *his
     tpb_buf_puts(txt, "from rounds paired side by side with even, and the most "
                       "balancing can buy: better, worse, a draw within 5 %, inconclusive or "
                       "disturbed; a straggler is named when it arrived last in more than "
-                      "(1 + 1/tp)/2 of the iterations, by >= 5 % of the step)\n");
+                      "(1 + 1/tp)/2 of the iterations, by >= 5 % of the step; a persistent one "
+                      "when it was the slowest in enough windows, stretches of iterations "
+                      "counted once each, that chance alone would name one at most once in "
+                      "100 runs)\n");
     for (int i = 0; i < n; i++) { /* one shape at a time, in the order measured */
         int seen = hist[i].comm_only;
         for (int j = 0; j < i && !seen; j++)

@@ -218,7 +218,7 @@ static void straggler_over(const tpb_repeat_t *r, const tpb_repeat_tp_t *t, tpb_
     case TPB_PASSES_PERSISTENT:
         tpb_buf_printf(txt,
                        "#   straggler at tp %d: rank %d, persistent over the passes: the slowest "
-                       "most often in %d of %d, in %d of %d blocks pooled (%d needed: chance "
+                       "most often in %d of %d, in %d of %d windows pooled (%d needed: chance "
                        "alone names one at most once in 100 runs), %.1f %% slower\n",
                        t->tp, s.rank, s.named, r->done, s.count, s.blocks, s.need,
                        100.0 * s.deficit);
@@ -232,13 +232,13 @@ static void straggler_over(const tpb_repeat_t *r, const tpb_repeat_tp_t *t, tpb_
     case TPB_PASSES_NONE:
         tpb_buf_printf(txt,
                        "#   no persistent straggler at tp %d over the passes (most often the "
-                       "slowest: rank %d, in %d of %d blocks pooled; %d needed)\n",
+                       "slowest: rank %d, in %d of %d windows pooled; %d needed)\n",
                        t->tp, s.rank, s.count, s.blocks, s.need);
         break;
     case TPB_PASSES_UNDECIDABLE:
         tpb_buf_printf(txt,
                        "#   no persistent straggler at tp %d: not enough data even over the "
-                       "passes (%d blocks; more --iters or passes)\n",
+                       "passes (%d windows; more --iters or passes)\n",
                        t->tp, s.blocks);
     }
     tpb_json_obj_begin(js);

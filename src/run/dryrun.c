@@ -106,8 +106,8 @@ static void whole_run(const tpb_backend_defaults_t *d, const tpb_topo_t *topo,
     tpb_plans_estimate(list, &r, &e);
     fprintf(out,
             "tpbal: dry run: about %s in all%s%s%s: GEMMs %s at %.3g GFLOP/s a rank (%s), "
-            "collectives %s at %.3g GB/s bus bandwidth, calibration %s (%d block%s, to its "
-            "budget), set-up and start %s\n",
+            "collectives %s at %.3g GB/s bus bandwidth, calibration %s (%d calibration%s, each to "
+            "its budget), set-up and start %s\n",
             human_s(all, sizeof(all), e.total_s), e.calibrations ? " (" : "",
             e.calibrations ? human_s(least, sizeof(least), e.total_least_s) : "",
             e.calibrations ? " if every calibration settles at once)" : "",

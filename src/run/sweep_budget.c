@@ -82,7 +82,7 @@ static void say_open(const tpb_sweep_t *s, const tpb_config_run_t *c, int nl, in
     if (sopen)
         tpb_sweep_say(s,
                       "budget: the persistent straggler (tp %d, %s, set %d) open after look %d: "
-                      "rank %d the slowest in %d of %d blocks, %d needed (%s); %s; %s\n",
+                      "rank %d the slowest in %d of %d windows, %d needed (%s); %s; %s\n",
                       p->tp, tpb_split_name(p->split), s->nsets, look, sp->rank, sp->slowest,
                       sp->of, sp->need, tpb_alarm_words(alarm, sizeof(alarm), sp->alpha), could,
                       then);

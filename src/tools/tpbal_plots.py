@@ -18,7 +18,7 @@ from matplotlib.patches import Patch  # noqa: E402
 from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
 
 import tpbal_results as tr  # noqa: E402
-from tpbal_layout import LAYOUT, legend_over_data  # noqa: E402,F401
+from tpbal_layout import LAYOUT, fit_legends, legend_over_data  # noqa: E402,F401
 from tpbal_results import BadInput, clean, finite  # noqa: E402
 
 COLORS = {"compute": "#4c72b0", "wait": "#dd8452", "comm": "#55a868", "idle": "#c44e52"}
@@ -32,7 +32,7 @@ def save(fig, outdir, name, made):
     link (tpbal_results.write_atomic); refuse with one line when that fails. The legends'
     overlap with the data is recorded in LAYOUT."""
     try:
-        LAYOUT[name] = {"legend_over_data": legend_over_data(fig)}
+        LAYOUT[name] = {"legend_over_data": fit_legends(fig)}
         for ext in ("png", "svg"):
             buf = io.BytesIO()
             fig.savefig(buf, format=ext, dpi=110, bbox_inches="tight")
@@ -123,56 +123,6 @@ def plot_step(cfgs, outdir, made):
         ax2.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     save(fig, outdir, "step", made)
     return data
-
-
-def speedup_intervals(summ):
-    """{(tp, placement, m, n, k, split, sequence_parallel, policy): (lo, hi)}: the 95 %
-    intervals of the answer's speed-ups over even (the intervals that decide the verdict)."""
-    out = {}
-    for a in tr.records((summ or {}).get("answer")):
-        if a.get("kind") != "tp":
-            continue
-        for p in tr.records(a.get("policies")):
-            lo, hi = p.get("speedup_lo"), p.get("speedup_hi")
-            if finite(lo) and finite(hi):
-                out[(a.get("tp"), a.get("placement"), a.get("m"), a.get("n"), a.get("k"),
-                     p.get("split"), p.get("sequence_parallel") or "off", p.get("policy"))] = (lo, hi)
-    return out
-
-
-def plot_weighted(cfgs, outdir, made, summ=None):
-    """Weighted (and cost) over even: the measured speed-up with its 95 % interval (the one
-    the verdict reads) beside the prediction, bars from 0 and a line at 1."""
-    rows = [c for c in cfgs if c["policy"] in ("weighted", "cost") and finite(c.get("speedup"))]
-    if not rows:
-        return None
-    rows = rows[:MAX_BARS]
-    labels = ["tp%d %s %s%s" % (c["tp"], c["split"], tr.shape_label(c),
-                                " cost" if c["policy"] == "cost" else "") for c in rows]
-    meas = [c["speedup"] for c in rows]
-    pred = [c["predicted_speedup"] if finite(c.get("predicted_speedup")) else float("nan")
-            for c in rows]
-    ivs = speedup_intervals(summ)
-    iv = [ivs.get((c["tp"], c.get("placement") or "packed", c["m"], c["n"], c["k"], c["split"],
-                   c.get("sequence_parallel") or "off", c["policy"])) for c in rows]
-    lo = [m - i[0] if i else 0.0 for m, i in zip(meas, iv)]
-    hi = [i[1] - m if i else 0.0 for m, i in zip(meas, iv)]
-    fig, ax = plt.subplots(figsize=(inches(len(rows), 1.1, 2), 4))
-    x = range(len(rows))
-    ax.bar([i - 0.2 for i in x], meas, 0.4, yerr=[lo, hi], capsize=3,
-           label="measured T_even / T_weighted, 95 % interval", color=COLORS["compute"])
-    ax.bar([i + 0.2 for i in x], pred, 0.4, label="predicted from the even run",
-           color=COLORS["wait"])
-    ax.axhline(1.0, color="black", lw=0.8)
-    vals = [v for v in meas + pred + [1.0] + [i[1] for i in iv if i] if finite(v)]
-    ax.set_ylim(0.0, 1.08 * max(vals))
-    ax.set_xticks(list(x))
-    ax.set_xticklabels([clean(s, 40) for s in labels], rotation=30, ha="right", fontsize=8)
-    ax.set(ylabel="speed-up of weighted over even (x)", title="Even vs weighted")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    save(fig, outdir, "weighted", made)
-    return {"labels": labels, "measured": meas, "predicted": pred,
-            "interval": [list(i) if i else None for i in iv]}
 
 
 def decomposition_groups(summ):

@@ -180,7 +180,8 @@ def headline_part(res):
         return []
     lis = ["<li class='%s'>%s%s</li>" % (k, "WARNING: " if k == "warning" else "",
                                          html.escape(t)) for k, t in items]
-    return ["<div class='headline'><h2>The answer</h2><ul>"] + lis + ["</ul></div>"]
+    return ["<div class='headline'><h2>The answer</h2><p>The words are defined at the end: "
+            "<a href='#words'>Words</a>.</p><ul>"] + lis + ["</ul></div>"]
 
 
 def page(res, made, captions, tl, extra=()):
@@ -202,6 +203,8 @@ def page(res, made, captions, tl, extra=()):
     if tl:
         parts.append("<p>Gantt chart and heat map: config %d, %s; iterations %s.</p>" % (
             tl["config"], html.escape(tl.get("why", "")), tl["window"]))
+    import tpbal_glossary as tg
+    parts += tg.html_part()  # every word the page uses, defined (doc/GLOSSARY.md)
     parts.append("</body></html>")
     return "\n".join(parts)
 
@@ -372,7 +375,8 @@ def main(argv):
     made, data = [], {}
     serial = [c for c in res.configs if not c.get("chunks")]  # chunked ones: the overlap plot
     data["step"] = plots.plot_step(serial, outdir, made)
-    data["weighted"] = plots.plot_weighted(res.configs, outdir, made, res.summary)
+    import tpbal_speedup as sp
+    data["weighted"] = sp.plot_weighted(res.configs, outdir, made, res.summary)
     data["decomposition"] = plots.plot_decomposition(res.summary, outdir, made)
     data["comm"] = plots.plot_comm(serial, res.summary, outdir, made)
     import tpbal_views as vw

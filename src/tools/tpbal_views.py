@@ -144,9 +144,14 @@ def plot_steps(cfgs, outdir, made):
         ax.set(xlabel="step (%s)" % unit, ylabel="fraction of iterations",
                title="%s, tp %d" % (clean(key[0], 40), key[1]))
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
     for ax in [a for row in axes for a in row][len(keys):]:
         ax.set_visible(False)
+    seen = {}  # one legend beside the panels, never over a curve: a split and policy look
+    for ax in [a for row in axes for a in row][:len(keys)]:  # the same in every panel
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(lab, h)
+    fig.legend(list(seen.values()), list(seen), fontsize=7, loc="upper left",
+               bbox_to_anchor=(1.0, 0.95))
     fig.suptitle("Step-time distributions (every recorded iteration)", fontsize=10)
     fig.tight_layout()
     pl.save(fig, outdir, "steps", made)
@@ -167,6 +172,20 @@ def window_end(t, shown):
     last = shown[-1]
     return max((t.spans[(r, last)]["comm"][0] + t.spans[(r, last)]["comm"][1]
                 for r in t.ranks if t.has(r, last, "comm")), default=float("nan"))
+
+
+def shade_gaps(ax, t, shown, t0, other):
+    """Each gap of the window where the config did not run (tpbal_plots.interleave_gaps),
+    shaded and named on its axes: the other config of the pair ran there."""
+    out = []
+    for s, e in pl.interleave_gaps(t, shown):
+        x0, x1 = (s - t0) / 1e3, (e - t0) / 1e3
+        ax.axvspan(x0, x1, facecolor="none", edgecolor="#999999", hatch="//", lw=0, zorder=0)
+        ax.text(0.5 * (x0 + x1), -0.45, other, ha="center", va="bottom", fontsize=7,
+                color="#555555", clip_on=True,
+                bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})
+        out.append([round(x0, 3), round(x1, 3)])
+    return out
 
 
 def plot_gantt_pair(pair, traces, outdir, window, made):
@@ -203,12 +222,17 @@ def plot_gantt_pair(pair, traces, outdir, window, made):
             end = b[k + 1] if k + 1 < len(b) and b[k + 1] is not None else t0 + span
             ax.axvspan((b[k] - t0) / 1e3, (end - t0) / 1e3, color="#ffd92f", alpha=0.35, lw=0,
                        zorder=0)
+        mate = pair[1] if c is pair[0] else pair[0]
+        gap = shade_gaps(ax, t, shown, t0, "%s ran here (side by side)" % mate["policy"]) \
+            if (c.get("interleave_rounds") or 0) > 0 else []
         ax.set_yticks(range(len(t.ranks)))
         ax.set_yticklabels([t.label(r) for r in t.ranks], fontsize=7)
-        ax.invert_yaxis()
-        ax.set_title("config %d: %s, iterations %d-%d (slowest %d, shaded)" % (
-            c["id"], c["policy"], shown[0], shown[-1], worst), fontsize=9)
-        data[c["policy"]] = {"config": c["id"], "window": shown, "slowest_iter": worst}
+        ax.set_ylim(len(t.ranks) - 0.5, -0.6)  # room above the first rank for the gaps' names
+        ax.set_title("config %d: %s, iterations %d-%d (slowest %d, shaded%s)" % (
+            c["id"], c["policy"], shown[0], shown[-1], worst,
+            "; hatched: it did not run" if gap else ""), fontsize=9)
+        data[c["policy"]] = {"config": c["id"], "window": shown, "slowest_iter": worst,
+                             "gaps_ms": gap}
     axes[1].set_xlim(0, span / 1e3)
     axes[1].set_xlabel("ms from the window's first iteration (one scale for both)")
     axes[0].legend(handles=[pl.Patch(color=COLORS[p], label=p) for p in ("compute", "wait",

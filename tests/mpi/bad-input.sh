@@ -116,11 +116,11 @@ grep -q "^tpbal: dry run: 3 configs would be measured and 0 skipped on 2 ranks, 
 [ "$(grep -c '^config .*, about [0-9.e+-]* \(s\|min\|h\)$' "$WORK/out")" = 3 ] ||
     fail "--dry-run did not estimate every config's time"
 # the whole run's (run/estimate.h): --speeds given, no calibration
-grep -q "^tpbal: dry run: about [0-9.e+]* \(s\|min\|h\) in all: GEMMs .* at [0-9.e+]* GFLOP/s a rank (measured: a 768x768x768 fp32 GEMM on every rank, OpenBLAS core [A-Za-z0-9]*), collectives .*, calibration 0 s (0 blocks, to its budget), set-up and start" \
+grep -q "^tpbal: dry run: about [0-9.e+]* \(s\|min\|h\) in all: GEMMs .* at [0-9.e+]* GFLOP/s a rank (measured: a 768x768x768 fp32 GEMM on every rank, OpenBLAS core [A-Za-z0-9]*), collectives .*, calibration 0 s (0 calibrations, each to its budget), set-up and start" \
     "$WORK/out" || fail "--dry-run did not estimate the whole run: $(tail -1 "$WORK/out")"
 # with a calibration, the range its settling spans
 tpbal 2 --dry-run --tp 2 --split row --shape 64x64x64 --wide
-grep -q "^tpbal: dry run: about .* in all (.* if every calibration settles at once): .*, calibration .* (1 block, to its budget)" \
+grep -q "^tpbal: dry run: about .* in all (.* if every calibration settles at once): .*, calibration .* (1 calibration, each to its budget)" \
     "$WORK/out" || fail "--dry-run did not estimate a calibration: $(tail -1 "$WORK/out")"
 # an --out the file system refuses (root may "write" /proc by access(2), not create in it):
 # refused by the dry run as by the run, and nothing made

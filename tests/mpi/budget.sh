@@ -49,7 +49,7 @@ grep -q "^tpbal: config 0 (1 of 2, look 2 of its --budget set): iteration [0-9]*
 awk '/: iteration [0-9]+ of [0-9]+,/ { split($0, a, /iteration /); split(a[2], b, / of |,/)
      if (b[1] + 0 > b[2] + 0) bad = 1 } END { exit bad }' "$WORK/err" ||
     fail "a heartbeat past its planned iterations: $(grep -m3 iteration "$WORK/err")"
-grep -q "^tpbal: budget: the persistent straggler (tp 2, row, set 0) open after look 1: rank [01] the slowest in [0-9]* of [0-9]* blocks, 7 needed (chance alone names one at most once in 200 runs); too few to name one; measuring the set again$" "$WORK/err" ||
+grep -q "^tpbal: budget: the persistent straggler (tp 2, row, set 0) open after look 1: rank [01] the slowest in [0-9]* of [0-9]* windows, 7 needed (chance alone names one at most once in 200 runs); too few to name one; measuring the set again$" "$WORK/err" ||
     fail "the straggler did not keep the set open: $(grep budget "$WORK/err")"
 "$PY" "$HERE/check_budget.py" "$WORK/s" 12 extended || fail "check_budget.py (the straggler's look)"
 grep -q "^# budget: .* (\([01]\) for the persistent straggler alone, 0 for a block's TP ranking alone)" "$WORK/out" || fail "no budget line"

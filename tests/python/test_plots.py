@@ -8,8 +8,9 @@ import fixtures as fx
 
 try:
     import tpbal_plots as plots
+    import tpbal_speedup as sp
 except ImportError:  # no matplotlib for this python3
-    plots = None
+    plots = sp = None
 from tpbal_results import BadInput
 
 
@@ -62,7 +63,9 @@ class Plots(unittest.TestCase):
                             "n": c["n"], "k": c["k"],
                             "policies": [{"split": c["split"], "sequence_parallel": "off",
                                           "policy": "weighted", "speedup": 1.3,
-                                          "speedup_lo": 1.1, "speedup_hi": 1.5}]}]}
+                                          "speedup_lo": 1.1, "speedup_hi": 1.5,
+                                          "speedup_bound": 1.6,
+                                          "verdict": "better"}]}]}
         seen = {}
         orig = plots.save
 
@@ -72,13 +75,17 @@ class Plots(unittest.TestCase):
             orig(fig, outdir, name, made)
         plots.save = keep
         try:
-            data = plots.plot_weighted(cfgs, self.d, [], summ)
+            data = sp.plot_weighted(cfgs, self.d, [], summ)
         finally:
             plots.save = orig
         self.assertEqual(data["interval"], [[1.1, 1.5]])
+        # the run's verdict, its bound and the draw band are drawn with it (issue 56)
+        self.assertEqual((data["verdict"], data["bound"]), (["better"], [1.6]))
+        self.assertAlmostEqual(data["band"][1], 1.05)
         (lo, hi), drawn = seen["weighted"]
         self.assertEqual(lo, 0.0)
-        self.assertGreaterEqual(hi, 1.5)  # the interval's top is on the axis
+        self.assertGreaterEqual(hi, 1.6)  # the interval's top and the bound are on the axis
+        self.assertEqual(plots.LAYOUT["weighted"], {"legend_over_data": 0})
         self.assertGreater(drawn, 1)  # the error bar beside the line at 1
         plt.close("all")
 
@@ -174,7 +181,25 @@ class Plots(unittest.TestCase):
         self.assertEqual(plots.legend_over_data(fig), 2)  # tpbal_layout's
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))  # beside the axes
         self.assertEqual(plots.legend_over_data(fig), 0)
+        ax.legend(loc="center")  # the report moves such a legend off the data itself
+        self.assertEqual(plots.fit_legends(fig), 0)
+        self.assertEqual(plots.legend_over_data(fig), 0)
+        self.assertEqual([t.get_text() for t in ax.get_legend().get_texts()], ["line", "bar"])
         plt.close(fig)
+
+    def test_gantt_pair_names_its_gaps(self):
+        """Even above weighted: where one did not run (the other's round, side by side) the
+        gap is hatched and named, and plots.json says where (issue 56: a 145-280 ms gap was
+        neither)."""
+        import tpbal_views as vw
+        t = self.trace(slowest=1)
+        pair = [fx.config(0, interleave_rounds=3), fx.config(1, policy="weighted",
+                                                             interleave_rounds=3)]
+        g = vw.plot_gantt_pair(pair, [t, t], self.d, 2, [])
+        self.assertEqual(g["even"]["gaps_ms"], [[0.03, 0.1]])  # 30 to 100 us of the window
+        self.assertEqual(plots.LAYOUT["gantt_pair"], {"legend_over_data": 0})
+        pair = [fx.config(0), fx.config(1, policy="weighted")]  # one after the other
+        self.assertEqual(vw.plot_gantt_pair(pair, [t, t], self.d, 2, [])["even"]["gaps_ms"], [])
 
     def test_arrival_offsets(self):
         t = self.trace(steps=[30.0, 31.0])
@@ -192,7 +217,7 @@ class Plots(unittest.TestCase):
                 for i in range(10000)]
         made = []
         self.assertEqual(len(plots.plot_step(cfgs, self.d, made)), plots.MAX_BARS)
-        self.assertEqual(len(plots.plot_weighted(cfgs, self.d, made)["labels"]), plots.MAX_BARS)
+        self.assertEqual(len(sp.plot_weighted(cfgs, self.d, made)["labels"]), plots.MAX_BARS)
         self.assertEqual(made, ["step", "weighted"])
 
     def test_unwritable_folder_is_one_line(self):

@@ -1,7 +1,10 @@
-"""The tools' text folded as tpbal folds its own (tpbal_text; src/record/wrap.c)."""
+"""The tools' text folded as tpbal folds its own (tpbal_text; src/record/wrap.c), and the
+words they use defined once (tpbal_glossary, doc/GLOSSARY.md)."""
 import io
+import os
 import unittest
 
+import tpbal_glossary as tg
 import tpbal_text as tt
 
 VERDICT = ("#     row: weighted 1.01x over even [0.89, 1.15] (3 paired rounds), at most "
@@ -42,6 +45,24 @@ class Fold(unittest.TestCase):
         tt.say(VERDICT + "\n# short", stream=buf)
         self.assertTrue(all(len(x) <= 120 for x in buf.getvalue().splitlines()))
         self.assertIn("\n# short\n", buf.getvalue())
+
+
+class Words(unittest.TestCase):
+    def test_glossary_doc_is_the_tools(self):
+        """doc/GLOSSARY.md is tpbal_glossary's markdown (regenerated, never edited apart),
+        each word once, the report's section the same words."""
+        doc = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "doc",
+                           "GLOSSARY.md")
+        with open(doc, encoding="utf-8") as fh:
+            self.assertEqual(fh.read(), tg.markdown(),
+                             "regenerate: python3 src/tools/tpbal_glossary.py > doc/GLOSSARY.md")
+        terms = [t for t, _ in tg.TERMS]
+        self.assertEqual(len(terms), len(set(terms)))
+        for word in ("window", "block", "set", "round", "look", "pass", "E", "%last", "sure"):
+            self.assertIn(word, terms)
+        page = "".join(tg.html_part())
+        self.assertIn("id='words'", page)
+        self.assertEqual(page.count("<li>"), len(terms))
 
 
 if __name__ == "__main__":
