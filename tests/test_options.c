@@ -175,6 +175,15 @@ START_TEST(resolve_against_world)
     assert_error(parse_resolve("--dtype bf16", 2), "the host backend supports fp32 and fp64");
     assert_error(parse_resolve("--inject-delay 5:100", 2), "rank 5 does not exist");
     assert_error(parse_resolve("--speeds 1,1 --calibration-file /tmp/c", 2), "one source");
+    /* an option the run would not read is refused, not ignored (issue 56) */
+    assert_error(parse_resolve("--rebalance-every 3", 2), "measures no adaptive config");
+    ck_assert_int_eq(parse_resolve("--rebalance-every 3 --policy even,adaptive", 2), TPB_OK);
+    assert_error(parse_resolve("--emulate-mode work", 2), "none is slowed");
+    ck_assert_int_eq(parse_resolve("--emulate-mode work --emulate-speed 1,0.5", 2), TPB_OK);
+    assert_error(parse_resolve("--col-collective allreduce --split row", 2), "no col split");
+    ck_assert_int_eq(parse_resolve("--col-collective allreduce --split row,col", 2), TPB_OK);
+    assert_error(parse_resolve("--speeds 1,2 --policy even", 2), "measures only even");
+    ck_assert_int_eq(parse_resolve("--speeds 1,2 --policy even,weighted", 2), TPB_OK);
 }
 END_TEST
 

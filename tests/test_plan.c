@@ -150,7 +150,7 @@ START_TEST(spread_placement_positions)
 {
     /* 4 ranks on 2 hosts (0,1 | 2,3): spread pairs one rank of each host */
     ck_assert_int_eq(plan("--tp 2 --policy even --split row --tp-placement packed,spread "
-                          "--shape 8x8x8 --speeds 1,1,1,3",
+                          "--shape 8x8x8",
                           4, 2, 2),
                      TPB_OK);
     ck_assert_int_eq(list.n, 2);
@@ -241,10 +241,22 @@ START_TEST(estimate_by_hand)
     double t = full / 2 * 1e-9;
     ck_assert_double_eq_tol(e.calib_s, 2 * (t + fmin(200 * t, fmax(8 * t, 2.0))), 1e-12);
     ck_assert_double_eq_tol(e.calib_least_s, 2 * 9 * t, 1e-12);
-    double setup = 0.0;
+    /* a config's share each, and the shape's inputs drawn once: its largest buffers (TP 1's
+     * whole layer; the other configs copy their shards out) */
+    double most = 0.0;
     for (int i = 0; i < list.n; i++)
-        setup += TPB_EST_CONFIG_S + list.p[i].mem_bytes * TPB_EST_FILL_S_PER_BYTE;
-    ck_assert_double_eq_tol(e.setup_s, setup, 1e-12);
+        most = fmax(most, list.p[i].mem_bytes);
+    ck_assert_double_eq_tol(most, list.p[0].mem_bytes, 1e-12);
+    ck_assert_double_eq_tol(e.setup_s, list.n * TPB_EST_CONFIG_S + most * TPB_EST_FILL_S_PER_BYTE,
+                            1e-12);
+    /* the launch: every pass but the start, and each pass's budget spent as the bound */
+    double about, at_most;
+    tpb_estimate_whole(&e, 3, 10.0, &about, &at_most);
+    ck_assert_double_eq_tol(about, 3 * (e.total_s - TPB_EST_START_S) + TPB_EST_START_S, 1e-12);
+    ck_assert_double_eq_tol(at_most, about + 30.0, 1e-12);
+    tpb_estimate_whole(&e, 1, 0.0, &about, &at_most);
+    ck_assert_double_eq_tol(about, e.total_s, 1e-12);
+    ck_assert_double_eq_tol(at_most, e.total_s, 1e-12);
     ck_assert_double_eq_tol(e.total_s,
                             TPB_EST_START_S + e.gemm_s + e.comm_s + e.calib_s + e.setup_s, 1e-12);
     ck_assert_double_eq_tol(e.total_least_s, e.total_s - e.calib_s + e.calib_least_s, 1e-12);
