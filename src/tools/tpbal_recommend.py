@@ -28,17 +28,9 @@ def measured_verdicts(res, world):
     return out
 
 
-def norm_key(key):
-    """At TP 1 the split, sequence parallelism, placement and policy do not change what runs
-    (one rank, the whole GEMM, no collective): one key for them all, so that a TP 1 config
-    the run measured as "col" is the measurement of a TP 1 "row" row too."""
-    m, n, k, tp = key[:4]
-    return tuple(key) if tp > 1 else (m, n, k, 1, "packed", "-", "off", "even")
-
-
 def row_key(r):
-    return norm_key((r["m"], r["n"], r["k"], r["tp"], r["placement"], r["split"],
-                     r.get("sequence_parallel", "off"), r["policy"]))
+    return (r["m"], r["n"], r["k"], r["tp"], r["placement"], r["split"],
+            r.get("sequence_parallel", "off"), r["policy"])
 
 
 def measured_steps(res, world):
@@ -52,8 +44,8 @@ def measured_steps(res, world):
         step = tr.num((c.get("step_us") or {}).get("median"))
         if c.get("comm_only") == "yes" or c.get("chunks") or step is None:
             continue
-        key = norm_key((c["m"], c["n"], c["k"], c["tp"], c.get("placement") or "packed",
-                        c["split"], c.get("sequence_parallel") or "off", c["policy"]))
+        key = (c["m"], c["n"], c["k"], c["tp"], c.get("placement") or "packed", c["split"],
+               c.get("sequence_parallel") or "off", c["policy"])
         seen.setdefault(key, []).append(step)
     return {k: statistics.median(v) for k, v in seen.items()}
 
@@ -93,10 +85,9 @@ def run_uses(res, world):
     out = {}
     for a in tr.records(summ.get("answer")):
         if a.get("kind") == "use" and "sure" in a:
-            out[(a.get("question"), norm_key((a.get("m"), a.get("n"), a.get("k"), a.get("tp"),
-                                              a.get("placement"), a.get("split"),
-                                              a.get("sequence_parallel", "off"),
-                                              a.get("policy"))))] = a
+            out[(a.get("question"), (a.get("m"), a.get("n"), a.get("k"), a.get("tp"),
+                                     a.get("placement"), a.get("split"),
+                                     a.get("sequence_parallel", "off"), a.get("policy")))] = a
     return out
 
 
@@ -152,10 +143,21 @@ def recommend(rows, world, verdicts=None, measured=None, uses=None, err=None):
     which (its "basis" and "step_us")."""
     measured = measured or {}
     out = []
+    tp1 = {}  # at TP 1 the split changes nothing that runs: one shape's fastest measured
+    for k, v in measured.items():
+        if k[3] == 1:
+            tp1[k[:3]] = min(v, tp1.get(k[:3], v))
+
+    def known(r):
+        m = measured.get(row_key(r))
+        return m if m is not None or r["tp"] > 1 else tp1.get(row_key(r)[:3])
 
     def step(r):
-        m = measured.get(row_key(r))
+        m = known(r)
         return m if m is not None else r["prediction"]["step_us"]
+
+    def order(r):  # a tie goes to the config the run measured itself (its label)
+        return (step(r), row_key(r) not in measured)
 
     evens, by_shape = even_index(rows), {}
     for r in rows:
@@ -163,10 +165,10 @@ def recommend(rows, world, verdicts=None, measured=None, uses=None, err=None):
     for shape in sorted(by_shape):
         best = {}
         for r in by_shape[shape]:
-            if (r["prediction"] is None and row_key(r) not in measured) or \
+            if (r["prediction"] is None and known(r) is None) or \
                     not recommendable(r, evens, verdicts or {}):
                 continue
-            if r["tp"] not in best or step(r) < step(best[r["tp"]]):
+            if r["tp"] not in best or order(r) < order(best[r["tp"]]):
                 best[r["tp"]] = r
         if not best:
             continue
@@ -175,7 +177,7 @@ def recommend(rows, world, verdicts=None, measured=None, uses=None, err=None):
 
         def pick(r):
             return dict(r, step_us=step(r),
-                        basis="measured" if row_key(r) in measured else "predicted")
+                        basis="measured" if known(r) is not None else "predicted")
 
         def rate(r):
             return (world / r["tp"]) / step(r)

@@ -217,19 +217,19 @@ class Validation(unittest.TestCase):
         self.assertEqual(plan.basis_text(lat), "40 ms predicted")
 
     def test_tp1_measured_for_every_split(self):
-        """At TP 1 the split does not change what runs: a TP 1 "col" measurement is the TP 1
-        "row" row's too, so a faster prediction of the unmeasured split cannot win over it
-        (a block run's qkv_proj was recommended "TP 1 row" from a prediction)."""
+        """At TP 1 the split does not change what runs: a TP 1 "col" measurement stands for
+        the TP 1 "row" row too, so a faster prediction of the unmeasured split cannot win
+        over it (a block run's qkv_proj was recommended "TP 1 row" from a prediction), and
+        the pick is named as the run measured it."""
         def row(tp, split, predicted):
             return {"m": 8, "n": 8, "k": 8, "tp": tp, "placement": "packed", "split": split,
                     "sequence_parallel": "off", "policy": "even",
                     "prediction": {"step_us": predicted, "extrapolates": False}}
         rows = [row(1, "row", 4480.0), row(1, "col", 4480.0), row(2, "col", 2570.0)]
-        self.assertEqual(plan.row_key(rows[0]), plan.row_key(rows[1]))
-        self.assertNotEqual(plan.row_key(rows[2]), plan.row_key(dict(rows[2], split="row")))
         measured = {plan.row_key(rows[1]): 4600.0, plan.row_key(rows[2]): 2570.0}
         thr = plan.recommend(rows, 2, {}, measured)[0]["throughput"]
-        self.assertEqual((thr["tp"], thr["basis"], thr["step_us"]), (1, "measured", 4600.0))
+        self.assertEqual((thr["tp"], thr["split"], thr["basis"], thr["step_us"]),
+                         (1, "col", "measured", 4600.0))
 
     def test_every_pick_says_how_sure(self):
         """A pick against the best other TP degree: both measured and compared by the run,
