@@ -9,6 +9,7 @@ from xml.sax.saxutils import escape, quoteattr
 import tpbal_results as tr
 from tpbal_results import BadInput, clean
 import tpbal_stats as st
+import tpbal_text as tt
 
 # name: (direction, +1 higher is better; format)
 METRICS = {"step_us": (-1, "%.1f"), "tflops": (+1, "%.4g"), "busbw_gbs": (+1, "%.3f"),
@@ -258,9 +259,15 @@ def out_table(rows, only_a, only_b, failed, sus, md, wide=True):
         lines += ["| " + " | ".join(c) + " |" for c in cells]
     else:  # every column as wide as its widest cell: nothing cut
         w = [max([len(cols[i])] + [len(c[i]) for c in cells]) for i in range(len(cols))]
+        over = 2 + sum(w) + len(w) - 1 - tt.DEFAULT_WIDTH
+        if not wide and over > 0:  # a label too long for 120 columns goes on a line of its own
+            w[0] = max(len(cols[0]), w[0] - over)
         lines.append("# " + " ".join("%-*s" % (w[i], c) for i, c in enumerate(cols)).rstrip())
-        lines += ["  " + " ".join("%-*s" % (w[i], x) for i, x in enumerate(c)).rstrip()
-                  for c in cells]
+        for c in cells:
+            if len(c[0]) > w[0]:
+                lines.append("  " + c[0])
+                c = [""] + c[1:]
+            lines.append("  " + " ".join("%-*s" % (w[i], x) for i, x in enumerate(c)).rstrip())
     p = "" if md else "# "
     left = [m for m in SHOWN if m not in cols_m]
     if left:

@@ -33,6 +33,7 @@ import sys
 
 import tpbal_results as tr
 import tpbal_repeat as trp  # after tpbal_results: a built tool sets its path there
+import tpbal_text as tt
 from tpbal_results import BadInput, clean
 
 EPILOG = "exit status: 0 written, 2 bad input (unreadable or not a tpbal result, no config, " \
@@ -338,7 +339,7 @@ def fleet_report(o, plots, outdir):
                          if len(fleets) > 1 else "", name))
     parts.append("</body></html>")
     write_outputs(outdir, data, "\n".join(parts))
-    print("tpbal-report: the fleet view (%s) and index.html in %s" % (
+    tt.say("tpbal-report: the fleet view (%s) and index.html in %s" % (
         ", ".join(made) or "no plot", clean(outdir)))
     return 0
 
@@ -391,14 +392,14 @@ def main(argv):
     extra += rb.block_part(res, outdir, made, data, table)
     extra += rp.plan_part(res, outdir, made, data, table)
     write_outputs(outdir, data, page(res, made, CAPTIONS, data["timeline"], extra))
-    print("tpbal-report: %d plots (%s) and index.html in %s" % (
+    tt.say("tpbal-report: %d plots (%s) and index.html in %s" % (
         len(made), ", ".join(made), clean(outdir)))
     if o.compare:
         import tpbal_compare
         import tpbal_report_compare as rc
         tol = tpbal_compare.parse_tolerance(o.tolerance)
         cm = rc.write(o.dir, o.compare, outdir, tol, table)
-        print("tpbal-report: %d plots (%s) and compare.html in %s" % (
+        tt.say("tpbal-report: %d plots (%s) and compare.html in %s" % (
             len(cm), ", ".join(cm), clean(outdir)))
     return 0
 

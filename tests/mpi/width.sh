@@ -65,6 +65,26 @@ expect_rc 0
 narrow "the dry run"
 grep -q "^tpbal: dry run: about " "$WORK/out" || fail "no dry-run estimate"
 
+# the tools, piped, within 120 columns too (issue 56: tpbal-plan's 147-column rows, a block
+# run's compare rows of 132): the plan of a sweep, a block and a --repeat --budget run, their
+# comparisons with themselves, and the report's closing lines
+tools_narrow() { # WHAT CMD...
+    local what=$1
+    shift
+    "$@" >"$WORK/tool.out" 2>&1 || fail "$what: $(tail -3 "$WORK/tool.out")"
+    local n
+    n=$(awk 'length($0) > 120' "$WORK/tool.out" | wc -l)
+    [ "$n" -eq 0 ] || { awk 'length($0) > 120' "$WORK/tool.out"; fail "$what: $n lines over 120"; }
+}
+for d in p b bb; do
+    tools_narrow "tpbal-plan $d" "${TPBAL_PLAN:?}" "$WORK/$d"
+    tools_narrow "tpbal-plan $d --world 64" "$TPBAL_PLAN" "$WORK/$d" --world 64 --ranks-per-node 8
+    tools_narrow "tpbal-compare $d" "${TPBAL_COMPARE:?}" "$WORK/$d" "$WORK/$d"
+done
+if [ -n "${TPBAL_REPORT:-}" ] && "${TPB_PYTHON_MPL:-false}" -c "import matplotlib" 2>/dev/null; then
+    tools_narrow "tpbal-report b" "$TPBAL_REPORT" "$WORK/b"
+fi
+
 # --wide: every column (M, N, K, p95, TFLOP/s, %peak, lateness ...)
 tpbal 2 --backend host --tp 2 --shape 64x256x256 --iters 12 --policy even --wide
 expect_rc 0

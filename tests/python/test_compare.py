@@ -225,6 +225,20 @@ class Compare(unittest.TestCase):
         self.assertIn("noise: A's calibration spread 284 % and B's calibration spread 284 %",
                       err)
 
+    def test_long_labels_keep_the_table_in_120_columns(self):
+        """A --block run's labels (issue 56: rows of 132 columns): piped, a label too long for
+        120 columns goes on its own line above its figures, whole; --wide keeps one row."""
+        cfgs = [fx.config(i, policy="weighted", m=512, n=3584, k=1792, block_pos=i, shape="q",
+                          tflops=1.0, busbw_gbs=2.0, speedup=1.1, slowdown=1.0)
+                for i in range(3)]
+        a = self.dir_of("a", cfgs)
+        rc, out, err = run_tool([a, a])
+        lines = (out + err).splitlines()
+        self.assertTrue(all(len(x) <= 120 for x in lines), [x for x in lines if len(x) > 120])
+        self.assertTrue(any(x.strip().endswith("(block GEMM 2)") for x in lines), lines)
+        rc, out, err = run_tool([a, a, "--wide"])
+        self.assertTrue(any("(block GEMM 2)" in x and "ok" in x for x in (out + err).splitlines()))
+
     def test_conditions_differ(self):
         a = self.run_of("a", [fx.config(0)],
                         run=fx.run_record(command_line="/x/tpbal --tp 2 --out /r/a --force"))
