@@ -203,7 +203,7 @@ with open(sys.argv[1], "w") as f:
         f.write("row,%d,64,64,2,fp32,%d,h,1,0.01,8\n" % (1 + i // 2, i % 2))
 PY
 start=$(date +%s)
-tpbal 2 --tp 2 --split row --policy even --shape 32x32x32 --iters 2 \
+tpbal 2 --tp 2 --split row --policy even,weighted --shape 32x32x32 --iters 2 \
     --calibration-file "$WORK/many.csv"
 expect_rc 0
 took=$(($(date +%s) - start))

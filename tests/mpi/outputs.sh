@@ -136,6 +136,10 @@ for speeds in 1,1 1,0.5; do
     expect_rc 0
     views "$WORK/v$speeds"
 done
+# and a --budget run's (its sets measured again while open: the same rule picks)
+tpbal 2 --tp 1,2 --shape 64x192x128 --iters 6 --budget 3 --out "$WORK/vbudget"
+expect_rc 0
+views "$WORK/vbudget"
 
 tpbal 2 --tp 2 --shape 32x64x64 --iters 2 --trace-iters 0
 expect_rc 2
