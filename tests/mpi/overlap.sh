@@ -6,11 +6,12 @@
 # inside their iteration (check_trace.py); the answer's overlap lines; bad input refused.
 . "$(dirname "$0")/lib.sh"
 
-run_overlap() { # DIR ARGS...
-    local d=$1
+run_overlap() { # DIR ARGS... (weighted by --speeds 1,2 unless ARGS say --policy even)
+    local d=$1 sp=(--speeds 1,2)
     shift
+    [[ " $* " != *" --policy even "* ]] || sp=()
     tpbal 2 --tp 2 --shape 64x384x256 --overlap none,chunked --chunks 1,3,8 --check \
-        --iters 6 --warmup 2 --trace-iters all --speeds 1,2 --out "$d" "$@"
+        --iters 6 --warmup 2 --trace-iters all "${sp[@]}" --out "$d" "$@"
     expect_rc 0
     check_results "$d" overlap 1,3,8
     timing_check "$d" overlap-bound

@@ -5,7 +5,7 @@
 # even matches the measured one (within 25 %; bench/validate: median 5.8 %, largest 12 %).
 # Both only on a steady machine (doc/TESTING.md: the steady gate).
 . "$(dirname "$0")/lib.sh"
-args=(--tp 2 --shape 256x1024x1024 --split row --iters 30 --warmup 3 --speeds 1,1)
+args=(--tp 2 --shape 256x1024x1024 --split row --iters 30 --warmup 3)
 whatif_attempt() {
     rm -rf "$WORK/fault" "$WORK/clean"
     tpbal 2 "${args[@]}" --policy even --inject-delay 1:4000 --out "$WORK/fault"
