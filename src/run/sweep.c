@@ -68,10 +68,15 @@ static tpb_status_t open_group(tpb_sweep_t *s, int tp)
 {
     TPB_MPI_RET(MPI_Comm_split(s->world, s->topo->rank / tp, s->topo->rank, &s->group),
                 "TP groups");
+    s->group_tp = tp;
     return tpb_agree(s->world, tpb_dev_comm_open(s->dev, s->group, &s->comm));
 }
 
-/* Enter plan i's placement and TP group (leaving the previous ones). */
+/* Enter plan i's placement and TP group (leaving the previous ones). The group open is
+ * judged by its own TP degree, never by the previous plan's: a skipped entry (a shape that
+ * cannot be split at this degree) comes before the degree's first measured config without
+ * opening its group, and that config ran on the last degree's groups (TP 2 configs on TP 1
+ * communicators, each rank alone, a rank's all-gather reading past its shard). */
 static tpb_status_t enter(tpb_sweep_t *s, int i)
 {
     const tpb_config_plan_t *p = &s->plans.p[i], *prev = i ? &s->plans.p[i - 1] : NULL;
@@ -80,8 +85,7 @@ static tpb_status_t enter(tpb_sweep_t *s, int i)
             unplace(s);
         TPB_CHECK_RET(place(s, p->placement));
     }
-    if (p->skip[0] ||
-        (s->group != MPI_COMM_NULL && prev && prev->tp == p->tp && prev->placement == p->placement))
+    if (p->skip[0] || (s->group != MPI_COMM_NULL && s->group_tp == p->tp))
         return TPB_OK;
     close_group(s);
     return open_group(s, p->tp);

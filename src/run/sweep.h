@@ -99,6 +99,7 @@ typedef struct {
     const int *rank_of;          /**< position -> world rank in that placement (the plans') */
     tpb_topo_t placed_topo;      /**< the world in placement order (hosts permuted) */
     MPI_Comm group;              /**< this rank's TP group of the current (placement, tp) */
+    int group_tp;                /**< that group's TP degree (the group, not the last plan's) */
     tpb_comm_t *comm;            /**< the backend's communicator of that group */
     int nconfigs, check_failed;
     int nsets;                  /**< interleaved sets measured so far */
