@@ -52,8 +52,7 @@ def runner_up(a):
     if x is None or not isinstance(a.get("runner_up_tp"), (int, float)):
         return ""
     conf = tr.num(a.get("confidence"))
-    said = {"better": "sure", "draw": "a draw within 5 %, either will do"}.get(
-        a.get("verdict"), "not sure")
+    said = tr.block_sure(a.get("verdict"))
     return "; %.2fx TP %d%s%s: %s" % (
         x, a["runner_up_tp"], " [%.2f, %.2f]" % (lo, hi) if lo is not None and hi is not None
         else "", " at %.2f %% after %s look(s) of --budget" % (100 * conf, a.get("budget_looks"))

@@ -127,8 +127,7 @@ def run_block_answer(res, world):
                                                 "over_runner_up"))
         vs = "" if x is None else "; %.2fx TP %s's%s: %s" % (
             x, a.get("runner_up_tp"), " [%.2f, %.2f]" % (lo, hi) if lo is not None and
-            hi is not None else "", {"better": "sure", "draw": "a draw within 5 %, either "
-                                     "will do"}.get(a.get("verdict"), "not sure"))
+            hi is not None else "", tr.block_sure(a.get("verdict")))
         lines.append("# recommend for block %s on %d ranks, as the run measured it: %s TP %s "
                      "%s (%s%s)" % (clean(a.get("block")), world,
                                     "highest tokens/s per rank (throughput)" if thr else
