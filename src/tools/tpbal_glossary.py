@@ -65,6 +65,13 @@ TERMS = [
 ]
 
 
+def block_sure(verdict):
+    """A block's pick against its runner-up in words ("sure" above), from the run's verdict
+    on them (the block ranking's rule, src/record/answer_block.c): better beyond 5 %."""
+    return {"better": "sure", "draw": "a draw within 5 %, either will do"}.get(verdict,
+                                                                              "not sure")
+
+
 def markdown():
     """doc/GLOSSARY.md's text."""
     out = ["# tpbal's words", "",

@@ -6,6 +6,7 @@ reader must know before trusting the numbers: a weighted split that lost, a cali
 did not settle, ranks slowed or delayed on purpose, a shared GPU, a failed check, a run that
 did not finish. Each item is (kind, text) with kind "use" (what to run), "warning", "answer" or "note".
 """
+import tpbal_glossary as tg
 import tpbal_results as tr
 from tpbal_results import clean, finite
 
@@ -52,7 +53,7 @@ def runner_up(a):
     if x is None or not isinstance(a.get("runner_up_tp"), (int, float)):
         return ""
     conf = tr.num(a.get("confidence"))
-    said = tr.block_sure(a.get("verdict"))
+    said = tg.block_sure(a.get("verdict"))
     return "; %.2fx TP %d%s%s: %s" % (
         x, a["runner_up_tp"], " [%.2f, %.2f]" % (lo, hi) if lo is not None and hi is not None
         else "", " at %.2f %% after %s look(s) of --budget" % (100 * conf, a.get("budget_looks"))

@@ -374,13 +374,6 @@ def read_trace(path, config=None):
     return info, view
 
 
-def block_sure(verdict):
-    """A block's pick against its runner-up in words, from the run's verdict on them (the
-    block ranking's rule, src/record/answer_block.c): better beyond 5 % is sure."""
-    return {"better": "sure", "draw": "a draw within 5 %, either will do"}.get(verdict,
-                                                                              "not sure")
-
-
 def records(x):
     """The objects of a list that a record holds (a summary's decomposition, say): []
     for anything else, so that a broken summary draws nothing instead of failing."""

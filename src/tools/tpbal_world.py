@@ -20,6 +20,7 @@ back, the next one starting as the last one's collective ends.
 The activations sent between pipeline stages are not modelled.
 """
 import tpbal_model as tm
+import tpbal_glossary as tg
 import tpbal_results as tr
 from tpbal_results import BadInput, clean, finite
 
@@ -127,7 +128,7 @@ def run_block_answer(res, world):
                                                 "over_runner_up"))
         vs = "" if x is None else "; %.2fx TP %s's%s: %s" % (
             x, a.get("runner_up_tp"), " [%.2f, %.2f]" % (lo, hi) if lo is not None and
-            hi is not None else "", tr.block_sure(a.get("verdict")))
+            hi is not None else "", tg.block_sure(a.get("verdict")))
         lines.append("# recommend for block %s on %d ranks, as the run measured it: %s TP %s "
                      "%s (%s%s)" % (clean(a.get("block")), world,
                                     "highest tokens/s per rank (throughput)" if thr else
