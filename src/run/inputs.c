@@ -1,6 +1,7 @@
 /* inputs.c - seeded matrices generated once and kept (inputs.h). */
 #include "run/inputs.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include "base/clock.h"
 #include "base/rng.h"
 #include "base/sizes.h"
+#include "base/stamp.h"
 
 enum { KEPT = 4 }; /* X and W of two shapes */
 
@@ -72,20 +74,23 @@ void tpb_inputs_free(void)
         drop(&kept[i]);
 }
 
-/* The kept matrix of b, generated now if it is not kept yet; NULL where it does not fit the
- * budget (or memory): then b's block is drawn alone. */
-static const unsigned char *matrix_of(const tpb_inputs_block_t *b, tpb_status_t *st)
+/* The slot keeping b's matrix, or -1. */
+static int kept_slot(const tpb_inputs_block_t *b)
 {
-    size_t bytes;
-    *st = TPB_OK;
     for (int i = 0; i < KEPT; i++)
-        if (kept[i].used && same_matrix(&kept[i].key, b)) {
-            kept[i].used = ++uses;
-            return kept[i].enc;
-        }
-    if (!tpb_size_mul3(b->rows, b->cols, tpb_dtype_in_size(b->dtype), &bytes))
+        if (kept[i].used && same_matrix(&kept[i].key, b))
+            return i;
+    return -1;
+}
+
+/* Room for b's matrix (bytes): the least recently used ones leave until it fits the budget;
+ * the slot it takes (emptied) and its memory, or NULL where it does not fit (alone larger than
+ * the budget, or no memory). */
+static unsigned char *reserve(const tpb_inputs_block_t *b, size_t *bytes, int *slot)
+{
+    if (!tpb_size_mul3(b->rows, b->cols, tpb_dtype_in_size(b->dtype), bytes))
         return NULL;
-    double held = (double)bytes;
+    double held = (double)*bytes;
     for (int i = 0; i < KEPT; i++)
         held += (double)kept[i].bytes;
     while (held > tpb_inputs_budget()) { /* the least recently used ones leave */
@@ -98,12 +103,31 @@ static const unsigned char *matrix_of(const tpb_inputs_block_t *b, tpb_status_t 
         held -= (double)kept[lru].bytes;
         drop(&kept[lru]);
     }
-    int slot = 0;
+    *slot = 0;
     for (int i = 1; i < KEPT; i++)
-        if (kept[i].used < kept[slot].used)
-            slot = i;
-    drop(&kept[slot]);
-    unsigned char *enc = malloc(bytes ? bytes : 1);
+        if (kept[i].used < kept[*slot].used)
+            *slot = i;
+    drop(&kept[*slot]);
+    return malloc(*bytes ? *bytes : 1);
+}
+
+static void keep(int slot, const tpb_inputs_block_t *b, unsigned char *enc, size_t bytes)
+{
+    kept[slot] = (kept_t){.key = *b, .enc = enc, .bytes = bytes, .used = ++uses};
+}
+
+/* The kept matrix of b, generated now if it is not kept yet; NULL where it does not fit the
+ * budget (or memory): then b's block is drawn alone. */
+static const unsigned char *matrix_of(const tpb_inputs_block_t *b, tpb_status_t *st)
+{
+    size_t bytes;
+    int slot = kept_slot(b);
+    *st = TPB_OK;
+    if (slot >= 0) {
+        kept[slot].used = ++uses;
+        return kept[slot].enc;
+    }
+    unsigned char *enc = reserve(b, &bytes, &slot);
     if (!enc)
         return NULL;
     *st = draw(enc, b->rows, b->cols, 0, 0, b);
@@ -111,8 +135,101 @@ static const unsigned char *matrix_of(const tpb_inputs_block_t *b, tpb_status_t 
         free(enc);
         return NULL;
     }
-    kept[slot] = (kept_t){.key = *b, .enc = enc, .bytes = bytes, .used = ++uses};
+    keep(slot, b, enc, bytes);
     return enc;
+}
+
+/* Every rank's 1 in `mine` (the minimum over comm), or an MPI error. */
+static tpb_status_t all_of(MPI_Comm comm, int mine, int *all)
+{
+    if (MPI_Allreduce(&mine, all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+        return tpb_err_call(TPB_ERR_MPI, "MPI_Allreduce", "the inputs' draw", __FILE__, __LINE__);
+    return TPB_OK;
+}
+
+/* Rank q's rows of a matrix drawn by `size` ranks: [rows q / size, rows (q + 1) / size). */
+static long share_row(long rows, int q, int size)
+{
+    return (long)((double)rows * q / size);
+}
+
+/* The ranks' shares of enc's rows (each drawn by its rank) gathered into every rank's enc. */
+static tpb_status_t gather_rows(MPI_Comm comm, unsigned char *enc, const tpb_inputs_block_t *b)
+{
+    int size;
+    MPI_Comm_size(comm, &size);
+    int *counts = malloc(2 * (size_t)size * sizeof(int)), *displs = counts + size;
+    if (!counts)
+        return tpb_err_set(TPB_ERR_NOMEM, "no memory to gather the inputs");
+    for (int q = 0; q < size; q++) {
+        displs[q] = (int)share_row(b->rows, q, size);
+        counts[q] = (int)(share_row(b->rows, q + 1, size) - displs[q]);
+    }
+    MPI_Datatype row;
+    int rc =
+        MPI_Type_contiguous((int)((size_t)b->cols * tpb_dtype_in_size(b->dtype)), MPI_BYTE, &row);
+    if (rc == MPI_SUCCESS && (rc = MPI_Type_commit(&row)) == MPI_SUCCESS) {
+        tpb_stamp_peers(1);
+        rc = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, enc, counts, displs, row, comm);
+        tpb_stamp_peers(0);
+        MPI_Type_free(&row);
+    }
+    free(counts);
+    if (rc != MPI_SUCCESS)
+        return tpb_err_call(TPB_ERR_MPI, "MPI_Allgatherv", "the inputs' rows", __FILE__, __LINE__);
+    return TPB_OK;
+}
+
+/* Whether comm's ranks can share b's draw: its rows and a row's bytes count in an int. */
+static int shareable(const tpb_inputs_block_t *b)
+{
+    return b->rows <= INT_MAX && (double)b->cols * (double)tpb_dtype_in_size(b->dtype) <= INT_MAX;
+}
+
+/* b's matrix kept on every rank of comm, drawn by all of them (tpb_inputs_prepare). */
+static tpb_status_t prepare_one(MPI_Comm comm, const tpb_inputs_block_t *b)
+{
+    int slot = kept_slot(b), all, rank, size;
+    TPB_CHECK_RET(all_of(comm, slot >= 0, &all));
+    if (all) {
+        kept[slot].used = ++uses;
+        return TPB_OK;
+    }
+    if (slot >= 0) /* kept here, not everywhere: drawn again with the others */
+        drop(&kept[slot]);
+    size_t bytes = 0;
+    unsigned char *enc = shareable(b) ? reserve(b, &bytes, &slot) : NULL;
+    tpb_status_t st = all_of(comm, enc != NULL, &all);
+    if (st != TPB_OK || !all) { /* not kept anywhere: tpb_inputs_fill draws the blocks */
+        free(enc);
+        return st;
+    }
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    long r0 = share_row(b->rows, rank, size), r1 = share_row(b->rows, rank + 1, size);
+    size_t row = (size_t)b->cols * tpb_dtype_in_size(b->dtype);
+    double t0 = tpb_clock_now_us(NULL);
+    st = tpb_rng_encode(enc + (size_t)r0 * row, r1 - r0, b->cols, r0, 0, b->seed, b->id, b->scale,
+                        b->dtype, 0);
+    TPB_CHECK_GOTO(all_of(comm, st == TPB_OK, &all), st, out);
+    if (!all) {
+        st = st != TPB_OK ? st : tpb_err_set(TPB_ERR_NOMEM, "another rank could not draw inputs");
+        goto out;
+    }
+    TPB_CHECK_GOTO(gather_rows(comm, enc, b), st, out);
+    drawn_us += tpb_clock_now_us(NULL) - t0; /* the share and the gather */
+    keep(slot, b, enc, bytes);
+    return TPB_OK;
+out:
+    free(enc);
+    return st;
+}
+
+tpb_status_t tpb_inputs_prepare(MPI_Comm comm, const tpb_inputs_block_t *m, int n)
+{
+    for (int i = 0; i < n; i++)
+        TPB_CHECK_RET(prepare_one(comm, &m[i]));
+    return TPB_OK;
 }
 
 tpb_status_t tpb_inputs_fill(tpb_device_t *dev, void *dst, const tpb_inputs_block_t *b)

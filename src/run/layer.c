@@ -62,6 +62,26 @@ static int shard_offset_planted(const tpb_layer_t *l, int id)
     return f && strcmp(f, "shard-offset") == 0 && id == TPB_MAT_W && l->d.group_rank == 1;
 }
 
+/* Seeded matrix id (TPB_MAT_X: M x K, TPB_MAT_W: N x K, scaled by 1/sqrt(K)) of d's shape. */
+static tpb_inputs_block_t matrix(const tpb_layer_desc_t *d, int id)
+{
+    return (tpb_inputs_block_t){.rows = id == TPB_MAT_W ? d->n : d->m,
+                                .cols = d->k,
+                                .seed = d->seed,
+                                .id = (uint32_t)id,
+                                .scale = id == TPB_MAT_W ? 1.0 / sqrt((double)d->k) : 1.0,
+                                .dtype = d->dtype};
+}
+
+int tpb_layer_inputs(const tpb_layer_desc_t *d, tpb_inputs_block_t m[2])
+{
+    if (d->comm_only)
+        return 0;
+    m[0] = matrix(d, TPB_MAT_X);
+    m[1] = matrix(d, TPB_MAT_W);
+    return 2;
+}
+
 tpb_status_t tpb_layer_fill(tpb_layer_t *l, void *dst, long rows, long cols, long row0, long col0,
                             int id)
 {
@@ -71,16 +91,11 @@ tpb_status_t tpb_layer_fill(tpb_layer_t *l, void *dst, long rows, long cols, lon
         else if (col0 > 0)
             col0--;
     }
-    tpb_inputs_block_t b = {.rows = id == TPB_MAT_W ? l->d.n : l->d.m,
-                            .cols = l->d.k,
-                            .r0 = row0,
-                            .c0 = col0,
-                            .nr = rows,
-                            .nc = cols,
-                            .seed = l->d.seed,
-                            .id = (uint32_t)id,
-                            .scale = id == TPB_MAT_W ? 1.0 / sqrt((double)l->d.k) : 1.0,
-                            .dtype = l->d.dtype};
+    tpb_inputs_block_t b = matrix(&l->d, id);
+    b.r0 = row0;
+    b.c0 = col0;
+    b.nr = rows;
+    b.nc = cols;
     return tpb_inputs_fill(l->dev, dst, &b);
 }
 

@@ -19,6 +19,7 @@
 #include "backend/backend.h"
 #include "base/costprofile.h"
 #include "base/marks.h"
+#include "run/inputs.h"
 
 /** A split orientation (run/orient.h) and a collective (run/coll.h). */
 typedef struct tpb_orient_ops tpb_orient_ops_t;
@@ -46,6 +47,10 @@ typedef struct {
 } tpb_layer_desc_t;
 
 typedef struct tpb_layer tpb_layer_t;
+
+/** The seeded matrices d's layer draws its shards from (X, then W; none for --comm-only),
+ *  for tpb_inputs_prepare; their count. Pure. */
+int tpb_layer_inputs(const tpb_layer_desc_t *d, tpb_inputs_block_t m[2]);
 
 /** Bytes this rank needs on the backend for the config. Pure. */
 double tpb_layer_bytes(const tpb_layer_desc_t *d);

@@ -135,6 +135,11 @@ static tpb_status_t build_layer(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_
     if (st == TPB_OK)
         st = tpb_plan_check_memory(p, avail, s->real_topo->rank);
     TPB_CHECK_RET(tpb_agree(s->world, st));
+    tpb_inputs_block_t mats[2]; /* drawn by all ranks together, each a share of the rows */
+    int n = tpb_layer_inputs(&p->desc, mats);
+    tpb_stamp(TPB_PHASE_INPUTS);
+    TPB_CHECK_RET(tpb_agree(s->world, tpb_inputs_prepare(s->world, mats, n)));
+    tpb_stamp(TPB_PHASE_SETUP);
     return tpb_agree(s->world, tpb_layer_create(s->dev, s->comm, &p->desc, l));
 }
 
