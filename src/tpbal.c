@@ -17,6 +17,7 @@
 #include "record/fleet_out.h"
 #include "record/outfile.h"
 #include "record/repeat.h"
+#include "record/schema.h"
 #include "record/seal.h"
 #include "record/wrap.h"
 #include "run/agree.h"
@@ -80,20 +81,26 @@ static tpb_status_t check_own_paths(const tpb_options_t *o)
     return tpb_outdir_check_paths(o->out_dir, flags, paths, 4);
 }
 
+/* --help, --version or --print-schema: print and end. */
+static int info_only(const tpb_options_t *o)
+{
+    return o->help || o->version || o->print_schema;
+}
+
 /* Options, preset and the backend choice, and rank 0's hold on --out (out_lock); agreed on
  * by every rank. */
 static tpb_status_t setup_options(MPI_Comm world, const tpb_topo_t *topo, int argc, char **argv,
                                   tpb_options_t *o)
 {
     tpb_status_t st = tpb_options_parse(o, argc, argv);
-    if (st == TPB_OK && !o->help && !o->version)
+    if (st == TPB_OK && !info_only(o))
         st = check_own_paths(o);
-    if (st == TPB_OK && !o->help && !o->version)
+    if (st == TPB_OK && !info_only(o))
         st = tpb_preset_load(o);
-    if (st == TPB_OK && !o->help && !o->version)
+    if (st == TPB_OK && !info_only(o))
         st = tpb_options_load_cost(o);
     TPB_CHECK_RET(tpb_agree(world, st));
-    if (o->help || o->version)
+    if (info_only(o))
         return TPB_OK;
     if (o->shards_from[0]) /* rank 0 reads it, the others take what it read */
         TPB_CHECK_RET(
@@ -460,9 +467,11 @@ int main(int argc, char **argv)
         code = tpb_status_exit_code(st);
     } else if ((st = setup_options(world, &topo, argc, argv, &o)) != TPB_OK) {
         code = fail(topo.rank, st);
-    } else if (o.help || o.version) {
+    } else if (info_only(&o)) {
         if (topo.rank == 0)
-            o.help ? tpb_options_usage(stdout) : tpb_options_version(stdout);
+            o.help      ? tpb_options_usage(stdout)
+            : o.version ? tpb_options_version(stdout)
+                        : tpb_schema_print(stdout);
         code = 0;
     } else if (o.dry_run) {
         FILE *out = topo.rank == 0 ? open_out(0, &o) : NULL;

@@ -12,36 +12,28 @@ static void key(tpb_buf_t *js, const char *prefix, const char *name)
     tpb_json_key(js, k);
 }
 
+/* A field's JSON value by its kind (a FLAG is not written: key_json skips it). */
+#define WRITE_STR(js, v, fn) tpb_json_str(js, v)
+#define WRITE_LONG(js, v, fn) tpb_json_int(js, v)
+#define WRITE_INT(js, v, fn) tpb_json_int(js, v)
+#define WRITE_ENUM(js, v, fn) tpb_json_str(js, fn(v))
+#define WRITE_FLAG(js, v, fn) (void)0
+#define WRITTEN_STR 1
+#define WRITTEN_LONG 1
+#define WRITTEN_INT 1
+#define WRITTEN_ENUM 1
+#define WRITTEN_FLAG 0
+
+#define JSON_ROW(BIT, field, type, dim, json, kind, fn, role, dflt, option)                        \
+    if (WRITTEN_##kind && (fields & TPB_KEY_##BIT)) {                                              \
+        key(js, prefix, json);                                                                     \
+        WRITE_##kind(js, k->field, fn);                                                            \
+    }
+
 void tpb_config_key_json_as(tpb_buf_t *js, const char *prefix, const tpb_config_key_t *k,
                             unsigned fields)
 {
-    if (fields & TPB_KEY_SHAPE) {
-        key(js, prefix, "shape");
-        tpb_json_str(js, k->shape_name);
-    }
-    static const char *const sizes[] = {"m", "n", "k"};
-    const long v[] = {k->m, k->n, k->k};
-    for (int i = 0; (fields & TPB_KEY_SIZES) && i < 3; i++) {
-        key(js, prefix, sizes[i]);
-        tpb_json_int(js, v[i]);
-    }
-    if (fields & TPB_KEY_TP) {
-        key(js, prefix, "tp");
-        tpb_json_int(js, k->tp);
-    }
-    const char *names[] = {"placement", "split", "sequence_parallel", "policy"};
-    const char *values[] = {tpb_placement_name(k->placement), tpb_split_name(k->split),
-                            tpb_seqpar_name(k->seqpar), tpb_policy_name(k->policy)};
-    const unsigned flags[] = {TPB_KEY_PLACEMENT, TPB_KEY_SPLIT, TPB_KEY_SEQPAR, TPB_KEY_POLICY};
-    for (int i = 0; i < 4; i++)
-        if (fields & flags[i]) {
-            key(js, prefix, names[i]);
-            tpb_json_str(js, values[i]);
-        }
-    if (fields & TPB_KEY_CHUNKS) {
-        key(js, prefix, "chunks");
-        tpb_json_int(js, k->chunks);
-    }
+    TPB_CONFIG_KEY_ROWS(JSON_ROW)
 }
 
 void tpb_config_key_json(tpb_buf_t *js, const tpb_config_key_t *k, unsigned fields)
@@ -49,42 +41,72 @@ void tpb_config_key_json(tpb_buf_t *js, const tpb_config_key_t *k, unsigned fiel
     tpb_config_key_json_as(js, "", k, fields);
 }
 
+#define TAKE_ROW(BIT, field, ...)                                                                  \
+    if (fields & TPB_KEY_##BIT)                                                                    \
+        memcpy(&dst->field, &src->field, sizeof(dst->field));
+
 void tpb_config_key_take(tpb_config_key_t *dst, const tpb_config_key_t *src, unsigned fields)
 {
-    if (fields & TPB_KEY_TP)
-        dst->tp = src->tp;
-    if (fields & TPB_KEY_PLACEMENT)
-        dst->placement = src->placement;
-    if (fields & TPB_KEY_SPLIT)
-        dst->split = src->split;
-    if (fields & TPB_KEY_SEQPAR)
-        dst->seqpar = src->seqpar;
-    if (fields & TPB_KEY_POLICY)
-        dst->policy = src->policy;
-    if (fields & TPB_KEY_SIZES) {
-        dst->m = src->m;
-        dst->n = src->n;
-        dst->k = src->k;
-    }
-    if (fields & TPB_KEY_SHAPE)
-        memcpy(dst->shape_name, src->shape_name, sizeof(dst->shape_name));
-    if (fields & TPB_KEY_CHUNKS)
-        dst->chunks = src->chunks;
-    if (fields & TPB_KEY_COMM_ONLY)
-        dst->comm_only = src->comm_only;
+    TPB_CONFIG_KEY_ROWS(TAKE_ROW)
 }
+
+#define SAME_STR(a, b) (strcmp(a, b) == 0)
+#define SAME_LONG(a, b) ((a) == (b))
+#define SAME_INT(a, b) ((a) == (b))
+#define SAME_ENUM(a, b) ((a) == (b))
+#define SAME_FLAG(a, b) ((a) == (b))
+#define SAME_ROW(BIT, field, type, dim, json, kind, ...)                                           \
+    &&(!(fields & TPB_KEY_##BIT) || SAME_##kind(a->field, b->field))
 
 int tpb_config_key_same(const tpb_config_key_t *a, const tpb_config_key_t *b, unsigned fields)
 {
-    return (!(fields & TPB_KEY_TP) || a->tp == b->tp) &&
-           (!(fields & TPB_KEY_PLACEMENT) || a->placement == b->placement) &&
-           (!(fields & TPB_KEY_SPLIT) || a->split == b->split) &&
-           (!(fields & TPB_KEY_SEQPAR) || a->seqpar == b->seqpar) &&
-           (!(fields & TPB_KEY_POLICY) || a->policy == b->policy) &&
-           (!(fields & TPB_KEY_SIZES) || (a->m == b->m && a->n == b->n && a->k == b->k)) &&
-           (!(fields & TPB_KEY_SHAPE) || strcmp(a->shape_name, b->shape_name) == 0) &&
-           (!(fields & TPB_KEY_CHUNKS) || a->chunks == b->chunks) &&
-           (!(fields & TPB_KEY_COMM_ONLY) || a->comm_only == b->comm_only);
+    return 1 TPB_CONFIG_KEY_ROWS(SAME_ROW);
+}
+
+/* The masks a role joins, as names. */
+static void groups(tpb_buf_t *js, unsigned role)
+{
+    static const struct {
+        unsigned in;
+        const char *name;
+    } g[] = {{TPB_KEYR_IN_LAYER, "layer"},
+             {TPB_KEYR_IN_VARIANT, "variant"},
+             {TPB_KEYR_IN_CHOICE, "choice"},
+             {TPB_KEYR_IN_BLOCK, "block"}};
+    tpb_json_key(js, "groups");
+    tpb_json_arr_begin(js);
+    for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++)
+        if (role & g[i].in)
+            tpb_json_str(js, g[i].name);
+    tpb_json_arr_end(js);
+}
+
+#define SCHEMA_ROW(BIT, field, type, dim, json, kind, fn, role, dflt, option)                      \
+    tpb_json_obj_begin(js);                                                                        \
+    tpb_json_kv_str(js, "field", #field);                                                          \
+    tpb_json_kv_str(js, "json", json);                                                             \
+    tpb_json_kv_str(js, "type", #type #dim);                                                       \
+    tpb_json_kv_str(js, "kind", #kind);                                                            \
+    tpb_json_kv_int(js, "mask", TPB_KEY_##BIT);                                                    \
+    groups(js, TPB_KEYR_##role);                                                                   \
+    default_of(js, dflt);                                                                          \
+    tpb_json_kv_str(js, "option", option);                                                         \
+    tpb_json_obj_end(js);
+
+/* "default": the value an older record stands for, raw JSON (none: not written). */
+static void default_of(tpb_buf_t *js, const char *dflt)
+{
+    if (!dflt)
+        return;
+    tpb_json_key(js, "default");
+    tpb_buf_puts(js, dflt); /* after the key: no separator */
+}
+
+void tpb_config_key_schema(tpb_buf_t *js)
+{
+    tpb_json_arr_begin(js);
+    TPB_CONFIG_KEY_ROWS(SCHEMA_ROW)
+    tpb_json_arr_end(js);
 }
 
 const char *tpb_config_key_label(const tpb_config_key_t *k)

@@ -213,6 +213,9 @@ const tpb_opt_spec_t tpb_opt_table[] = {
      "      --inject-clock-offset RANK:US", "add US to RANK's clock before clock sync"},
     {"help", 'h', NULL, OPT_HELP, "", NULL, "this text"},
     {"version", 'V', NULL, OPT_VERSION, NULL, NULL, "version and the backends built"},
+    {"print-schema", 0, NULL, OPT_SCHEMA, NULL, NULL,
+     "what the records' fields mean to the tools, as JSON\n(a config's identity; "
+     "src/tools/tpbal_schema.json)"},
 };
 
 #define NFLAGS (sizeof(tpb_opt_table) / sizeof(tpb_opt_table[0]))
@@ -370,6 +373,7 @@ static tpb_status_t apply(tpb_options_t *o, int id, const char *flag, const char
     }
     case OPT_HELP: o->help = 1; return TPB_OK;
     case OPT_VERSION: o->version = 1; return TPB_OK;
+    case OPT_SCHEMA: o->print_schema = 1; return TPB_OK;
     }
     return tpb_err_set(TPB_ERR_INVALID, "%s: internal error (unhandled option)", flag);
 }

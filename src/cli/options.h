@@ -118,7 +118,7 @@ typedef struct {
                                           collective (0: back-to-back) */
     int quiet;
     int dry_run; /**< --dry-run: resolve and print the configs, open no device, write nothing */
-    int help, version;
+    int help, version, print_schema;
     char notes[512]; /**< what resolving changed and says so ("" if nothing): repeats merged */
 } tpb_options_t;
 

@@ -67,7 +67,8 @@ enum {
     OPT_FLEET_THRESHOLD,
     OPT_FLEET_BYTES,
     OPT_HELP,
-    OPT_VERSION
+    OPT_VERSION,
+    OPT_SCHEMA
 };
 
 /* One entry per flag: parsing and --help come from this table alone. */

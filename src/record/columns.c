@@ -10,7 +10,8 @@
  *          csv_<value>(b, r) its CSV field(s), the name being their header)
  *   value  an expression of the result r, the field of RINFO / RSTAT, or FN's name
  * The JSON record, the CSV header and the CSV row are all made from it: adding a field
- * is one line here and its derivation (record/result.c).
+ * is one line here and its derivation (record/result.c). A new field of the config key is
+ * written to the JSON record with none (key_rest).
  */
 #include <math.h>
 #include <stddef.h>
@@ -108,7 +109,16 @@
       "overlap_efficiency,interference,chunking_cost,overlap_speedup",                             \
       FN, overlap)                                                                                 \
     X(J, "rounds", FN, rounds)                                                                     \
-    X(J, "step_samples", FN, step_samples)
+    X(J, "step_samples", FN, step_samples)                                                         \
+    X(J, "the key's other fields", FN, key_rest)
+
+/* The config key's fields the list above writes itself (base/config_key.h): a field of the
+ * key beyond these (a new dimension's row) is written at the end of the JSON record by
+ * json_key_rest, under its JSON name, with no line here (a CSV column is a line above). */
+enum {
+    KEY_LISTED = TPB_KEY_TP | TPB_KEY_SPLIT | TPB_KEY_SEQPAR | TPB_KEY_POLICY | TPB_KEY_PLACEMENT |
+                 TPB_KEY_SHAPE | TPB_KEY_SIZES | TPB_KEY_COMM_ONLY | TPB_KEY_CHUNKS
+};
 
 /* A straggler's figure, or NaN without one. */
 static double straggler_num(const tpb_result_t *r, double v)
@@ -237,6 +247,11 @@ static void json_pct_peak_rank(tpb_buf_t *b, const tpb_result_t *r)
     for (int q = 0; q < r->world; q++)
         tpb_json_num(b, tpb_result_rank_pct_peak(r, q));
     tpb_json_arr_end(b);
+}
+
+static void json_key_rest(tpb_buf_t *b, const tpb_result_t *r)
+{
+    tpb_config_key_json(b, &r->key, TPB_KEY_ALL & ~(unsigned)KEY_LISTED);
 }
 
 static void json_straggler(tpb_buf_t *b, const tpb_result_t *r)

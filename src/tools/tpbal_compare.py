@@ -56,6 +56,7 @@ import statistics
 import sys
 
 import tpbal_results as tr
+import tpbal_schema as ts
 import tpbal_text as tt
 from tpbal_results import BadInput, clean
 import tpbal_stats as st
@@ -233,7 +234,7 @@ def compare(A, B, tol, run_spread=0.0):
     for r in rows:  # derived ratios only where their references hold
         e_ref = "ok" if r["key"]["tp"] == 1 else (  # TP 1 has no weighted: even stands for it
             reference(r["key"], verdicts, tp=1, policy="even") or
-            reference(r["key"], verdicts, tp=1, policy="even", sequence_parallel="off"))
+            reference(r["key"], verdicts, tp=1, policy="even", **ts.variant_off()))
         s_ref = reference(r["key"], verdicts, policy="even")
         if e_ref != "ok":
             r["metrics"]["e"]["delta"] = None

@@ -28,6 +28,7 @@ import math
 import statistics
 
 import tpbal_results as tr
+import tpbal_schema as ts
 from tpbal_results import finite
 
 ELEMENT_BYTES = {"fp64": 8, "fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 2}
@@ -448,7 +449,7 @@ def _validate_one(res, pooled, mdl, c, meas, ids):
     pred = statistics.median(p["step_us"] for p in got) if got else None
     flags = sorted({f for p in got for f in p["extrapolates"]}) if got else ["no model"]
     return {"config": c["id"] if not pooled else ids[0], "tp": c["tp"], "split": c["split"],
-            "sequence_parallel": c.get("sequence_parallel", "off"), "policy": c["policy"],
+            **ts.variant_dict(c), "policy": c["policy"],
             "shape": tr.shape_label(c), "measured_us": meas, "predicted_us": pred,
             "error": pred / meas - 1.0 if pred else None, "extrapolates": flags}
 

@@ -6,6 +6,7 @@ import statistics
 
 import tpbal_model as tm
 import tpbal_results as tr
+import tpbal_schema as ts
 from tpbal_results import clean
 
 TOLERANCE = 0.05  # as tpbal's verdicts (src/record/verdict.h)
@@ -13,7 +14,7 @@ TOLERANCE = 0.05  # as tpbal's verdicts (src/record/verdict.h)
 
 def measured_verdicts(res, world):
     """The run's own verdicts on its policies over even (its summary's answer), by
-    (shape, tp, placement, split, sequence parallelism, policy): for the measured world."""
+    (shape, tp, placement, split, variant, policy): for the measured world."""
     out = {}
     summ = res.summary if isinstance(getattr(res, "summary", None), dict) else {}
     if world != len(tm.hosts_of(res.run)):
@@ -23,14 +24,14 @@ def measured_verdicts(res, world):
             continue
         for p in tr.records(a.get("policies")):
             out[(a.get("m"), a.get("n"), a.get("k"), a.get("tp"), a.get("placement"),
-                 p.get("split"), p.get("sequence_parallel", "off"), p.get("policy"))] = \
+                 p.get("split"), *ts.variant(p), p.get("policy"))] = \
                 p.get("verdict")
     return out
 
 
 def row_key(r):
-    return (r["m"], r["n"], r["k"], r["tp"], r["placement"], r["split"],
-            r.get("sequence_parallel", "off"), r["policy"])
+    return (r["m"], r["n"], r["k"], r["tp"], r["placement"], r["split"], *ts.variant(r),
+            r["policy"])
 
 
 def measured_steps(res, world):
@@ -45,12 +46,12 @@ def measured_steps(res, world):
         if c.get("comm_only") == "yes" or c.get("chunks") or step is None:
             continue
         key = (c["m"], c["n"], c["k"], c["tp"], c.get("placement") or "packed", c["split"],
-               c.get("sequence_parallel") or "off", c["policy"])
+               *ts.variant(c), c["policy"])
         seen.setdefault(key, []).append(step)
     return {k: statistics.median(v) for k, v in seen.items()}
 
 
-GROUP = ("m", "n", "k", "tp", "placement", "split", "sequence_parallel")
+GROUP = ("m", "n", "k", "tp", "placement", "split") + ts.VARIANT
 
 
 def even_index(rows):
@@ -68,8 +69,8 @@ def recommendable(r, evens, verdicts):
     else by a predicted speed-up beyond the tolerance."""
     if r["policy"] == "even" or r["tp"] == 1:
         return True
-    key = (r["m"], r["n"], r["k"], r["tp"], r["placement"], r["split"],
-           r["sequence_parallel"], r["policy"])
+    key = (r["m"], r["n"], r["k"], r["tp"], r["placement"], r["split"], *ts.variant(r),
+           r["policy"])
     if key in verdicts:
         return verdicts[key] == "better"
     ev = evens.get(tuple(r[f] for f in GROUP))
@@ -86,8 +87,8 @@ def run_uses(res, world):
     for a in tr.records(summ.get("answer")):
         if a.get("kind") == "use" and "sure" in a:
             out[(a.get("question"), (a.get("m"), a.get("n"), a.get("k"), a.get("tp"),
-                                     a.get("placement"), a.get("split"),
-                                     a.get("sequence_parallel", "off"), a.get("policy")))] = a
+                                     a.get("placement"), a.get("split"), *ts.variant(a),
+                                     a.get("policy")))] = a
     return out
 
 

@@ -4,6 +4,7 @@ tpbal-report and tpbal-plan read a --repeat folder as they read one run."""
 import os
 
 import tpbal_results as tr
+import tpbal_schema as ts
 from tpbal_results import BadInput, clean
 
 
@@ -48,7 +49,7 @@ def repeat_summary(doc):
                        "placement": at[4], "policies": []}
             answer.append(tps[at])
         tps[at]["policies"].append({"split": v.get("split"), "policy": v.get("policy"),
-                                    "sequence_parallel": v.get("sequence_parallel", "off"),
+                                    **ts.variant_dict(v),
                                     "speedup": v.get("speedup"), "speedup_lo": v.get("lo"),
                                     "speedup_hi": v.get("hi"), "verdict": v.get("verdict")})
     return {"type": "summary", "answer": answer, "passes": doc.get("passes_done")}

@@ -32,6 +32,7 @@ import os
 import sys
 
 import tpbal_results as tr
+import tpbal_schema as ts
 import tpbal_repeat as trp  # after tpbal_results: a built tool sets its path there
 import tpbal_text as tt
 from tpbal_results import BadInput, clean
@@ -71,7 +72,7 @@ def pick_config(res, want):
         if a.get("kind") == "use" and a.get("question") == "latency":
             at = [c for c in have if all(c.get(k) == a.get(k) for k in (
                 "tp", "m", "n", "k", "split", "policy", "placement")) and
-                c.get("sequence_parallel", "off") == a.get("sequence_parallel", "off")]
+                ts.variant(c) == ts.variant(a)]
             if at:
                 return at[0], "the shortest step the answer recommends"
     return slowest(have), "the largest what-if slowdown"

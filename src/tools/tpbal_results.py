@@ -17,8 +17,9 @@ import sys
 import time
 
 import tpbal_files as tf
+import tpbal_schema as ts
 
-SCHEMA = 1  # the C record's TPB_SCHEMA_VERSION
+SCHEMA = ts.VERSION  # the C record's TPB_SCHEMA_VERSION
 MAX_JSONL = 1 << 30  # bytes read from a results.jsonl or baseline
 MAX_CSV = 1 << 30
 MAX_TRACE = 4 << 30
@@ -27,14 +28,10 @@ MAX_TRACE = 4 << 30
 MAX_VALUE = 1e200
 MIN_VALUE = 1e-100
 
-# the parameters that identify a config across runs
-KEY_FIELDS = ["backend", "world_size", "tp", "split", "policy", "placement", "col_collective",
-              "m", "n", "k", "dtype", "comm_only", "comm_bytes", "overlap", "chunks",
-              "sequence_parallel", "block_pos"]
-# a record written before --overlap has neither field: it was serial; before
-# --sequence-parallel, it was off; before --block, a config was its own (position 0, as a
-# config outside a block is): a block's two identical GEMMs differ by their position
-KEY_DEFAULTS = {"overlap": "none", "chunks": 0, "sequence_parallel": "off", "block_pos": 0}
+# what identifies a config across runs, and what a record written before a field existed
+# stands for (before --overlap: serial; --sequence-parallel: off; --block: position 0)
+KEY_FIELDS = ts.IDENTITY
+KEY_DEFAULTS = ts.IDENTITY_DEFAULTS
 # a config record's fields and their kinds: int, num (number or null), str, list (of
 # numbers or nulls), obj (object)
 CONFIG_FIELDS = {

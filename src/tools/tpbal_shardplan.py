@@ -7,6 +7,7 @@ import os
 
 import tpbal_model as tm
 import tpbal_results as tr
+import tpbal_schema as ts
 
 PLAN_SCHEMA = "tpbal-plan/1"
 DTYPE_ALIGN = {"fp8": 16}  # fp8 GEMMs need widths in multiples of 16 (src/base/dtype.c)
@@ -47,7 +48,7 @@ def shard_plan(res, pl, recs, placement_ranks):
                            "devices": [devices[w] if w < len(devices) else "" for w in grp],
                            "shards": shards, "offsets": offs, "speeds_gflops": speeds})
         configs.append({"m": r["m"], "n": r["n"], "k": r["k"], "split": r["split"],
-                        "sequence_parallel": r.get("sequence_parallel", "off"),
+                        **ts.variant_dict(r),
                         "split_dim": "k" if r["split"] == "row" else "n",
                         "policy": r["policy"], "tp": tp, "placement": r["placement"],
                         "granularity": pl.g, "dtype": pl.dtype,

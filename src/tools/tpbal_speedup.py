@@ -5,6 +5,7 @@ above the bar, the most balancing could buy (the bound) as a tick, the band of a
 are the run's own (its summary's answer), never decided again here."""
 import tpbal_plots as pl
 import tpbal_results as tr
+import tpbal_schema as ts
 from tpbal_results import clean, finite
 
 TOLERANCE = 0.05  # a draw: within 5 % (src/record/verdict.h)
@@ -13,7 +14,7 @@ VERDICT_COLORS = {"better": "#2ca02c", "worse": "#d62728", "draw": "#7f7f7f",
 
 
 def speedup_answers(summ):
-    """{(tp, placement, m, n, k, split, sequence_parallel, policy): {lo, hi, bound, verdict}}:
+    """{(tp, placement, m, n, k, split, variant..., policy): {lo, hi, bound, verdict}}:
     the answer's speed-ups over even, their 95 % intervals (the ones that decide the
     verdict), the balance bound and the verdict."""
     out = {}
@@ -23,7 +24,7 @@ def speedup_answers(summ):
         for p in tr.records(a.get("policies")):
             lo, hi = p.get("speedup_lo"), p.get("speedup_hi")
             out[(a.get("tp"), a.get("placement"), a.get("m"), a.get("n"), a.get("k"),
-                 p.get("split"), p.get("sequence_parallel") or "off", p.get("policy"))] = {
+                 p.get("split"), *ts.variant(p), p.get("policy"))] = {
                 "lo": lo if finite(lo) else None, "hi": hi if finite(hi) else None,
                 "bound": p.get("speedup_bound") if finite(p.get("speedup_bound")) else None,
                 "verdict": p.get("verdict") if isinstance(p.get("verdict"), str) else None}
@@ -50,7 +51,7 @@ def plot_weighted(cfgs, outdir, made, summ=None):
             for c in rows]
     ans = speedup_answers(summ)
     got = [ans.get((c["tp"], c.get("placement") or "packed", c["m"], c["n"], c["k"], c["split"],
-                    c.get("sequence_parallel") or "off", c["policy"])) or {} for c in rows]
+                    *ts.variant(c), c["policy"])) or {} for c in rows]
     iv = [(g["lo"], g["hi"]) if g.get("lo") is not None and g.get("hi") is not None else None
           for g in got]
     lo = [m - i[0] if i else 0.0 for m, i in zip(meas, iv)]

@@ -22,6 +22,7 @@ The activations sent between pipeline stages are not modelled.
 import tpbal_model as tm
 import tpbal_glossary as tg
 import tpbal_results as tr
+import tpbal_schema as ts
 from tpbal_results import BadInput, clean, finite
 
 
@@ -85,17 +86,16 @@ def validate_blocks(res, hosts, g):
 
 
 def block_shapes(res):
-    """The GEMMs of the run's block: (m, n, k, split, sequence parallelism), in order."""
+    """The GEMMs of the run's block: (m, n, k, split, variant...), in order."""
     if not getattr(res, "blocks", None):
         raise BadInput("%s has no block (tpbal --block): --pp, --dp, --microbatches and "
                        "--layers plan a world from a measured block" % clean(res.dir))
-    return [(x["m"], x["n"], x["k"], x["split"], x.get("sequence_parallel", "off"))
-            for x in gemms_of(res, res.blocks[0])]
+    return [part_key(x) for x in gemms_of(res, res.blocks[0])]
 
 
 def part_key(r):
-    """A GEMM's place in a block: its shape, split and sequence parallelism."""
-    return (r["m"], r["n"], r["k"], r["split"], r.get("sequence_parallel", "off"))
+    """A GEMM's place in a block: its shape, split and variant (sequence parallelism)."""
+    return (r["m"], r["n"], r["k"], r["split"], *ts.variant(r))
 
 
 def block_parts(res):
@@ -312,9 +312,8 @@ def block_rows(res, rows):
     """--plan-out of a --block run: for every GEMM of the block (its own split) and every
     planned TP degree above 1, the even and the weighted row: the block's shards per layer."""
     gemms = block_shapes(res)
-    keys = {(m, n, k, split, sp) for (m, n, k, split, sp) in gemms}
-    out = [r for r in rows if r["prediction"] and r["tp"] > 1 and
-           (r["m"], r["n"], r["k"], r["split"], r["sequence_parallel"]) in keys and
+    keys = set(gemms)
+    out = [r for r in rows if r["prediction"] and r["tp"] > 1 and part_key(r) in keys and
            r["placement"] == "packed"]
     return [{"latency": r} for r in out]
 
