@@ -22,6 +22,7 @@ TIMING = {
     "comm_model", "placement_effect", "rounds", "command_line", "fit", "comp_us", "idle_us",
     "peak_tflops", "peak_basis",  # the host's peak from a measured clock (run record's ranks)
     "step_samples_us", "predicted_speedup",  # from the even config's measured compute
+    "host_s", "inputs_s",  # host time
 }
 # Values that follow from a measurement when the speeds were calibrated or adapted.
 MEASURED_SPEEDS = {"shards", "speeds", "speed_spread", "speed_samples", "fractions",
@@ -44,7 +45,8 @@ def shape(v):
     return type(v).__name__
 
 
-VARIABLE_LISTS = {"spikes", "rounds", "answer"}  # answer: its lines follow the timings
+# answer: its lines follow the timings; disturbed: whether the steps were one figure
+VARIABLE_LISTS = {"spikes", "rounds", "answer", "disturbed"}
 
 
 def masked(rec):
@@ -69,17 +71,32 @@ def masked(rec):
 CONFIG_WORDS = {"row", "col", "row+sp", "col+sp", "even", "weighted", "adaptive", "cost",
                 "row:", "col:", "row+sp:", "col+sp:"}
 
+# A table's step shown as how the steps looked (no one figure), or no straggler: timings.
+DISTURBED = {"bimodal", "spiky", "bimodal,spiky", "-"}
+
+
 def text(path):
     with open(path, errors="replace") as f:
         lines = f.read().splitlines()
-    keep, answer = [], False
+    joined = []  # a line folded at 120 columns is one line again (numbers move the fold)
     for line in lines:
-        if "did not settle" in line or line.startswith("tpbal: config "):
+        if joined and joined[-1].startswith("#") and re.match(r"#\s{3,}\S", line) and \
+                not re.match(r"#\s+disturbed:", line):
+            joined[-1] += " " + line[1:].strip()
+        else:
+            joined.append(line)
+    keep, answer, folded = [], False, False
+    for line in joined:
+        if folded and re.match(r"#\s{3,}\S", line):
+            continue  # the folded rest of a line left out
+        folded = bool(re.match(r"#\s+disturbed:", line) or "is disturbed" in line)
+        if "did not settle" in line or line.startswith("tpbal: config ") or folded:
             continue  # timing-dependent warnings and progress lines
         if answer and line.startswith("#"):
             continue  # which lines the answer has follows the timings (test_answer pins them)
-        answer = answer or line.startswith("# answer")
-        words = ["#" if NUM.search(t) else t for t in line.split()]
+        if line.startswith("# answer"):  # its heading, its folds joined: the answer's lines
+            answer, line = True, "# answer"
+        words = ["#" if NUM.search(t) or t in DISTURBED else t for t in line.split()]
         if "fastest" in line:
             words = ["?" if w in CONFIG_WORDS else w for w in words]
         keep.append(" ".join(words))
