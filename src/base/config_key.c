@@ -109,17 +109,42 @@ void tpb_config_key_schema(tpb_buf_t *js)
     tpb_json_arr_end(js);
 }
 
-const char *tpb_config_key_label(const tpb_config_key_t *k)
+/* A variant's name, for the label: an ENUM's or a STR's (other kinds are not named). */
+#define NAMED_STR(v, fn) (v)
+#define NAMED_ENUM(v, fn) fn(v)
+#define NAMED_LONG(v, fn) NULL
+#define NAMED_INT(v, fn) NULL
+#define NAMED_FLAG(v, fn) NULL
+
+/* "+json=name" onto out where a variant row other than sequence parallelism (the split's
+ * label says it: "+sp") is not at its default: a new dimension's value shows in every label. */
+static void variant_words(char *out, size_t cap, const char *json, const char *name,
+                          const char *dflt)
 {
-    static _Thread_local char label[48];
-    snprintf(label, sizeof(label), "%s %s", tpb_split_label(k->split, k->seqpar),
-             tpb_policy_name(k->policy));
-    return label;
+    size_t at = strlen(out), d = dflt ? strlen(dflt) : 0;
+    int same =
+        name && dflt && d >= 2 && strlen(name) == d - 2 && strncmp(name, dflt + 1, d - 2) == 0;
+    if (name && !same && at < cap)
+        snprintf(out + at, cap - at, "+%s=%s", json, name);
 }
+
+#define VARIANT_ROW(BIT, field, type, dim, json, kind, fn, role, dflt, option)                     \
+    if (TPB_KEY_##BIT & TPB_KEY_VARIANT & ~(unsigned)TPB_KEY_SEQPAR)                               \
+        variant_words(out, sizeof(out), json, NAMED_##kind(k->field, fn), dflt);
 
 const char *tpb_config_key_split(const tpb_config_key_t *k)
 {
-    return tpb_split_label(k->split, k->seqpar);
+    static _Thread_local char out[64];
+    snprintf(out, sizeof(out), "%s", tpb_split_label(k->split, k->seqpar));
+    TPB_CONFIG_KEY_ROWS(VARIANT_ROW)
+    return out;
+}
+
+const char *tpb_config_key_label(const tpb_config_key_t *k)
+{
+    static _Thread_local char label[96];
+    snprintf(label, sizeof(label), "%s %s", tpb_config_key_split(k), tpb_policy_name(k->policy));
+    return label;
 }
 
 const char *tpb_config_key_variant(const tpb_config_key_t *k)

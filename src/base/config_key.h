@@ -125,7 +125,8 @@ int tpb_config_key_same(const tpb_config_key_t *a, const tpb_config_key_t *b, un
  *  overwritten by the next call. */
 const char *tpb_config_key_label(const tpb_config_key_t *k);
 
-/** "row+sp": the split, with sequence parallelism. Static. */
+/** "row+sp": the split, with sequence parallelism (and "+json=name" for another variant
+ *  row not at its default). Per thread, overwritten by the next call. */
 const char *tpb_config_key_split(const tpb_config_key_t *k);
 
 /** " sequence parallel", or "" where the config has none: the words a line adds. Static. */

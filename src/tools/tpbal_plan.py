@@ -34,6 +34,7 @@ import os
 import sys
 
 import tpbal_results as tr
+import tpbal_schema as ts
 import tpbal_repeat as trp  # after tpbal_results: a built tool sets its path there
 import tpbal_text as tt
 import tpbal_model as tm
@@ -284,7 +285,7 @@ def star(p):
 
 def split_label(r):
     """"row", "col", or with sequence parallelism "row+sp", "col+sp" (as tpbal prints it)."""
-    return r["split"] + ("+sp" if r.get("sequence_parallel") == "on" else "")
+    return ts.split_label(r)
 
 
 def text(res, val, summ, rows, recs, world):

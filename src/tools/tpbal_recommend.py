@@ -51,15 +51,18 @@ def measured_steps(res, world):
     return {k: statistics.median(v) for k, v in seen.items()}
 
 
-GROUP = ("m", "n", "k", "tp", "placement", "split") + ts.VARIANT
+def group_of(r):
+    """A config's group: its shape, TP degree, placement, split and variant (all but the
+    policy)."""
+    return (r["m"], r["n"], r["k"], r["tp"], r["placement"], r["split"], *ts.variant(r))
 
 
 def even_index(rows):
-    """The first predicted even row of each group (GROUP's fields), for recommendable."""
+    """The first predicted even row of each group (group_of), for recommendable."""
     out = {}
     for e in rows:
         if e["policy"] == "even" and e["prediction"]:
-            out.setdefault(tuple(e[f] for f in GROUP), e)
+            out.setdefault(group_of(e), e)
     return out
 
 
@@ -73,7 +76,7 @@ def recommendable(r, evens, verdicts):
            r["policy"])
     if key in verdicts:
         return verdicts[key] == "better"
-    ev = evens.get(tuple(r[f] for f in GROUP))
+    ev = evens.get(group_of(r))
     return not ev or ev["prediction"]["step_us"] > r["prediction"]["step_us"] * (1.0 + TOLERANCE)
 
 

@@ -427,12 +427,11 @@ def collective_of(split, col_collective="allgather", sequence_parallel="off"):
 
 def key_label(key):
     k = dict(zip(KEY_FIELDS, key))
-    sp = k.get("sequence_parallel") == "on"
     if k.get("comm_only") == "yes":
         coll = collective_of(k["split"], k["col_collective"], k.get("sequence_parallel"))
         what = "comm %s %s" % (coll, size_label(k["comm_bytes"]))
     else:
-        what = "%s%s %sx%sx%s" % (k["split"], "+sp" if sp else "", k["m"], k["n"], k["k"])
+        what = "%s %sx%sx%s" % (ts.split_label(k), k["m"], k["n"], k["k"])
     label = "tp%s %s %s %s%s%s" % (k["tp"], what, k["policy"], k["dtype"],
                                    "" if k["placement"] in (None, "packed")
                                    else " " + str(k["placement"]),

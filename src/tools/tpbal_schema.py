@@ -45,3 +45,13 @@ def variant_dict(rec):
 def variant_off():
     """The variant of a plain config (every field at its default: no sequence parallelism)."""
     return {f: _DEFAULT[f] for f in VARIANT}
+
+
+def split_label(rec):
+    """"row+sp": the split, with sequence parallelism, and "+field=value" for another variant
+    field not at its default (as tpbal's tpb_config_key_split prints it)."""
+    out = str(rec.get("split")) + ("+sp" if rec.get("sequence_parallel") == "on" else "")
+    for f in VARIANT:
+        if f != "sequence_parallel" and (rec.get(f) or _DEFAULT[f]) != _DEFAULT[f]:
+            out += "+%s=%s" % (f, rec[f])
+    return out
