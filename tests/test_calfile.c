@@ -39,17 +39,27 @@ START_TEST(calibration_file)
     ck_assert_int_eq(tpb_calfile_save(path, &t), TPB_OK);
     ck_assert_int_eq(tpb_calfile_load(path, &u), TPB_OK);
     tpb_cal_speed_t g[2];
-    ck_assert_int_eq(
-        tpb_calfile_lookup(&u, TPB_SPLIT_COL, 64, 128, 256, 2, TPB_DTYPE_FP32, 0, 2, NULL, g, NULL),
-        1);
+    /* a config's key: the fields beyond TPB_CAL_KEY (policy, sequence parallelism, ...) do
+     * not change a rank's speed */
+    tpb_config_key_t k = {.split = TPB_SPLIT_COL,
+                          .m = 64,
+                          .n = 128,
+                          .k = 256,
+                          .tp = 2,
+                          .policy = TPB_POLICY_WEIGHTED,
+                          .seqpar = TPB_SEQPAR_ON,
+                          .shape_name = "up"};
+    ck_assert_int_eq(tpb_calfile_lookup(&u, &k, TPB_DTYPE_FP32, 0, 2, NULL, g, NULL), 1);
     ck_assert_double_eq(g[0].speed, 12.5);
     ck_assert_double_eq(g[1].speed, 6.5);
     ck_assert_double_eq_tol(g[0].spread, 0.031, 1e-12); /* the spread is kept */
     ck_assert_int_eq(g[0].samples, 12);
     ck_assert_str_eq(u.e[0].host, "node,a");
-    ck_assert_int_eq(
-        tpb_calfile_lookup(&u, TPB_SPLIT_ROW, 64, 128, 256, 2, TPB_DTYPE_FP32, 0, 2, NULL, g, NULL),
-        0);
+    k.split = TPB_SPLIT_ROW;
+    ck_assert_int_eq(tpb_calfile_lookup(&u, &k, TPB_DTYPE_FP32, 0, 2, NULL, g, NULL), 0);
+    k.split = TPB_SPLIT_COL;
+    k.tp = 4; /* another TP degree: not this calibration */
+    ck_assert_int_eq(tpb_calfile_lookup(&u, &k, TPB_DTYPE_FP32, 0, 2, NULL, g, NULL), 0);
     tpb_calfile_free(&u);
     char bad[] = "split,m,n,k,tp,dtype,rank,host,gflops\ncol,1,2,3,2,fp32,0,h,-1\n";
     ck_assert_int_eq(tpb_calfile_parse(bad, "x.csv", &u), TPB_ERR_INVALID);

@@ -114,6 +114,22 @@ START_TEST(labels_comparisons_and_copies)
 }
 END_TEST
 
+START_TEST(order_by_mask)
+{
+    tpb_config_key_t a = example(), b = example();
+    ck_assert_int_eq(tpb_config_key_cmp(&a, &b, TPB_KEY_ALL), 0);
+    b.n = 17; /* n 16 < 17, whatever the other fields say */
+    b.tp = 1;
+    ck_assert_int_eq(tpb_config_key_cmp(&a, &b, TPB_KEY_SIZES), -1);
+    ck_assert_int_eq(tpb_config_key_cmp(&b, &a, TPB_KEY_SIZES), 1);
+    ck_assert_int_eq(tpb_config_key_cmp(&a, &b, TPB_KEY_TP), 1);
+    ck_assert_int_eq(tpb_config_key_cmp(&a, &b, TPB_KEY_TP | TPB_KEY_SIZES), -1); /* rows' order */
+    ck_assert_int_eq(tpb_config_key_cmp(&a, &b, TPB_KEY_POLICY), 0);
+    snprintf(b.shape_name, sizeof(b.shape_name), "qkw");
+    ck_assert_int_eq(tpb_config_key_cmp(&a, &b, TPB_KEY_SHAPE), -1); /* "qkv" < "qkw" */
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("configkey");
@@ -121,6 +137,7 @@ static Suite *suite(void)
     tcase_add_test(tc, embedded_key_is_its_fields);
     tcase_add_test(tc, json_keys_by_mask);
     tcase_add_test(tc, labels_comparisons_and_copies);
+    tcase_add_test(tc, order_by_mask);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -76,14 +76,26 @@ START_TEST(plan_read)
     tpb_shardplan_t p;
     ck_assert_int_eq(tpb_shardplan_parse(doc, strlen(doc), "p.json", &p), TPB_OK);
     ck_assert_int_eq(p.n, 1);
-    const tpb_shardplan_entry_t *e =
-        tpb_shardplan_find(&p, 64, 512, 256, TPB_SPLIT_COL, TPB_POLICY_WEIGHTED, 2);
+    /* a config's key: its other fields (sequence parallelism, placement) do not matter */
+    tpb_config_key_t k = {.m = 64,
+                          .n = 512,
+                          .k = 256,
+                          .split = TPB_SPLIT_COL,
+                          .policy = TPB_POLICY_WEIGHTED,
+                          .tp = 2,
+                          .seqpar = TPB_SEQPAR_ON,
+                          .placement = TPB_PLACE_SPREAD};
+    const tpb_shardplan_entry_t *e = tpb_shardplan_find(&p, &k);
     ck_assert(e && e->nranks == 4);
     ck_assert_int_eq(e->world_ranks[2], 3);
     ck_assert_int_eq(e->shards[0], 340);
     ck_assert_double_eq(e->speeds[1], 15.2);
     ck_assert(isnan(e->speeds[2])); /* not given */
-    ck_assert(!tpb_shardplan_find(&p, 64, 512, 256, TPB_SPLIT_COL, TPB_POLICY_EVEN, 2));
+    k.policy = TPB_POLICY_EVEN;
+    ck_assert(!tpb_shardplan_find(&p, &k));
+    k.policy = TPB_POLICY_WEIGHTED;
+    k.n = 256; /* another shape */
+    ck_assert(!tpb_shardplan_find(&p, &k));
     tpb_shardplan_free(&p);
 }
 END_TEST

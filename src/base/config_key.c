@@ -63,6 +63,23 @@ int tpb_config_key_same(const tpb_config_key_t *a, const tpb_config_key_t *b, un
     return 1 TPB_CONFIG_KEY_ROWS(SAME_ROW);
 }
 
+#define CMP_NUM(a, b) ((a) > (b) ? 1 : (a) < (b) ? -1 : 0)
+#define CMP_STR(a, b) strcmp(a, b)
+#define CMP_LONG CMP_NUM
+#define CMP_INT CMP_NUM
+#define CMP_ENUM CMP_NUM
+#define CMP_FLAG CMP_NUM
+#define CMP_ROW(BIT, field, type, dim, json, kind, ...)                                            \
+    if ((fields & TPB_KEY_##BIT) && (c = CMP_##kind(a->field, b->field)) != 0)                     \
+        return c < 0 ? -1 : 1;
+
+int tpb_config_key_cmp(const tpb_config_key_t *a, const tpb_config_key_t *b, unsigned fields)
+{
+    int c;
+    TPB_CONFIG_KEY_ROWS(CMP_ROW)
+    return 0;
+}
+
 /* The masks a role joins, as names. */
 static void groups(tpb_buf_t *js, unsigned role)
 {

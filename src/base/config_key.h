@@ -121,6 +121,9 @@ void tpb_config_key_take(tpb_config_key_t *dst, const tpb_config_key_t *src, uns
 /** 1 if a and b agree on every one of fields. Pure. */
 int tpb_config_key_same(const tpb_config_key_t *a, const tpb_config_key_t *b, unsigned fields);
 
+/** -1, 0 or 1: a before, as or after b by fields, in the rows' order. Pure. */
+int tpb_config_key_cmp(const tpb_config_key_t *a, const tpb_config_key_t *b, unsigned fields);
+
 /** "row+sp weighted": the split (with sequence parallelism) and the policy. Per thread,
  *  overwritten by the next call. */
 const char *tpb_config_key_label(const tpb_config_key_t *k);

@@ -165,8 +165,7 @@ static tpb_status_t read_plan(const tpb_jv_t *doc, const char *what, tpb_shardpl
         out->n = i + 1; /* freed with the rest on error */
         TPB_CHECK_RET(read_config(&cfgs->items[i], &out->e[i], what, i));
         for (int j = 0; j < i; j++)
-            if (tpb_shardplan_find(out, out->e[i].m, out->e[i].n, out->e[i].k, out->e[i].split,
-                                   out->e[i].policy, out->e[i].tp) != &out->e[i])
+            if (tpb_shardplan_find(out, &out->e[i].key) != &out->e[i])
                 return tpb_err_set(TPB_ERR_INVALID,
                                    "%s: config %d plans a config that config "
                                    "%d plans already",
@@ -267,14 +266,10 @@ void tpb_shardplan_free(tpb_shardplan_t *p)
     memset(p, 0, sizeof(*p));
 }
 
-const tpb_shardplan_entry_t *tpb_shardplan_find(const tpb_shardplan_t *p, long m, long n, long k,
-                                                tpb_split_t split, tpb_policy_t policy, int tp)
+const tpb_shardplan_entry_t *tpb_shardplan_find(const tpb_shardplan_t *p, const tpb_config_key_t *k)
 {
-    for (int i = 0; i < p->n; i++) {
-        const tpb_shardplan_entry_t *e = &p->e[i];
-        if (e->m == m && e->n == n && e->k == k && e->split == split && e->policy == policy &&
-            e->tp == tp)
-            return e;
-    }
+    for (int i = 0; i < p->n; i++)
+        if (tpb_config_key_same(&p->e[i].key, k, TPB_SHARDPLAN_KEY))
+            return &p->e[i];
     return NULL;
 }

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "base/config_key.h"
 #include "base/dtype.h"
 #include "base/tpb_status.h"
 #include "base/tpb_types.h"
@@ -17,11 +18,12 @@
 #define TPB_SHARDPLAN_SCHEMA "tpbal-plan/1"
 
 /** One planned config: its groups one after the other (nranks = groups x tp). */
+/** What a plan's entry names of a config: its shape, split, policy and TP degree (a plan
+ *  of a --block run names its GEMMs by shape too, each with its own split). */
+#define TPB_SHARDPLAN_KEY (TPB_KEY_SIZES | TPB_KEY_SPLIT | TPB_KEY_POLICY | TPB_KEY_TP)
+
 typedef struct {
-    long m, n, k;
-    tpb_split_t split;
-    tpb_policy_t policy;
-    int tp;
+    TPB_CONFIG_KEY;    /**< the config it plans: TPB_SHARDPLAN_KEY's fields, the rest 0 */
     int has_dtype;     /**< the plan names the dtype its speeds were measured in */
     tpb_dtype_t dtype; /**< ... that dtype */
     int nranks;
@@ -72,8 +74,8 @@ void tpb_shardplan_free(tpb_shardplan_t *p);
 tpb_status_t tpb_shardplan_check(const tpb_shardplan_t *p, long g, tpb_dtype_t dt,
                                  const char *what);
 
-/** The entry for (shape, split, policy, tp), or NULL. */
-const tpb_shardplan_entry_t *tpb_shardplan_find(const tpb_shardplan_t *p, long m, long n, long k,
-                                                tpb_split_t split, tpb_policy_t policy, int tp);
+/** The entry for config k (TPB_SHARDPLAN_KEY's fields), or NULL. Pure. */
+const tpb_shardplan_entry_t *tpb_shardplan_find(const tpb_shardplan_t *p,
+                                                const tpb_config_key_t *k);
 
 #endif /* TPB_SHARDPLAN_H */

@@ -23,26 +23,16 @@ void tpb_calfile_free(tpb_calfile_t *t)
     memset(t, 0, sizeof(*t));
 }
 
-/* Order of entries by key (split, m, n, k, tp, dtype, rank). */
+/* Order of entries by key (split, then the rest of TPB_CAL_KEY: m, n, k, tp), dtype, rank. */
 static int key_cmp(const tpb_cal_entry_t *a, const tpb_cal_entry_t *b)
 {
-    long d[7] = {a->split - b->split,
-                 a->m > b->m   ? 1
-                 : a->m < b->m ? -1
-                               : 0,
-                 a->n > b->n   ? 1
-                 : a->n < b->n ? -1
-                               : 0,
-                 a->k > b->k   ? 1
-                 : a->k < b->k ? -1
-                               : 0,
-                 a->tp - b->tp,
-                 (long)a->dtype - (long)b->dtype,
-                 a->rank - b->rank};
-    for (int i = 0; i < 7; i++)
-        if (d[i])
-            return d[i] < 0 ? -1 : 1;
-    return 0;
+    int c = tpb_config_key_cmp(&a->key, &b->key, TPB_KEY_SPLIT);
+    if (!c)
+        c = tpb_config_key_cmp(&a->key, &b->key, TPB_CAL_KEY & ~(unsigned)TPB_KEY_SPLIT);
+    long d[2] = {(long)a->dtype - (long)b->dtype, (long)a->rank - (long)b->rank};
+    for (int i = 0; !c && i < 2; i++)
+        c = d[i] < 0 ? -1 : d[i] > 0;
+    return c;
 }
 
 /* Index of key in the sorted table, or -(insertion point) - 1. */
@@ -91,15 +81,14 @@ tpb_status_t tpb_calfile_put(tpb_calfile_t *t, const tpb_cal_entry_t *e)
     return TPB_OK;
 }
 
-int tpb_calfile_lookup(const tpb_calfile_t *t, int split, long m, long n, long k, int tp,
-                       tpb_dtype_t dt, int r0, int count, const char *const *hosts,
-                       tpb_cal_speed_t *speeds, int *stale)
+int tpb_calfile_lookup(const tpb_calfile_t *t, const tpb_config_key_t *k, tpb_dtype_t dt, int r0,
+                       int count, const char *const *hosts, tpb_cal_speed_t *speeds, int *stale)
 {
     if (stale)
         *stale = -1;
     for (int r = r0; r < r0 + count; r++) {
-        tpb_cal_entry_t key = {
-            .split = split, .m = m, .n = n, .k = k, .tp = tp, .dtype = dt, .rank = r};
+        tpb_cal_entry_t key = {.dtype = dt, .rank = r};
+        tpb_config_key_take(&key.key, k, TPB_CAL_KEY);
         int i = find(t, &key);
         if (i < 0)
             return 0;
@@ -158,7 +147,7 @@ static tpb_status_t parse_entry(char **f, int nf, const char *origin, int lineno
                            "--calibration-file %s:%d: malformed line (expected %s with "
                            "gflops above 0 and at most %.0e): fix or delete the file",
                            origin, lineno, cal_header, TPB_CAL_MAX_GFLOPS);
-    e->split = (int)split;
+    e->split = (tpb_split_t)split;
     e->m = v[0];
     e->n = v[1];
     e->k = v[2];

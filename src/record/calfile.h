@@ -10,6 +10,7 @@
 #ifndef TPB_CALFILE_H
 #define TPB_CALFILE_H
 
+#include "base/config_key.h"
 #include "base/dtype.h"
 #include "base/topo.h"
 #include "base/tpb_status.h"
@@ -32,10 +33,12 @@ typedef struct {
 } tpb_cal_speed_t;
 #undef TPB_CAL_FIELD_
 
+/** What a calibrated speed depends on of a config's identity: its split, M, N, K and TP
+ *  degree (with the dtype); a key field that changes a rank's speed joins here. */
+#define TPB_CAL_KEY (TPB_KEY_SPLIT | TPB_KEY_SIZES | TPB_KEY_TP)
+
 typedef struct {
-    int split; /**< TPB_SPLIT_ROW or TPB_SPLIT_COL */
-    long m, n, k;
-    int tp;
+    TPB_CONFIG_KEY; /**< the config it was measured for: TPB_CAL_KEY's fields, the rest 0 */
     tpb_dtype_t dtype;
     int rank;
     char host[TPB_HOST_LEN];
@@ -61,14 +64,13 @@ tpb_status_t tpb_calfile_load(const char *path, tpb_calfile_t *t);
 tpb_status_t tpb_calfile_parse(char *text, const char *origin, tpb_calfile_t *t);
 
 /**
- * Speeds of ranks [r0, r0+count) for a key into speeds[count]. Returns 1 if all
- * are present and, when hosts is not NULL, each was measured on hosts[r - r0];
- * else 0, and *stale (may be NULL) names the first rank whose row is of another
- * host (-1 if none). O(count log n).
+ * Speeds of ranks [r0, r0+count) for a config (TPB_CAL_KEY of key) into speeds[count]. Returns 1 if
+ * all are present and, when hosts is not NULL, each was measured on hosts[r - r0]; else 0, and
+ * *stale (may be NULL) names the first rank whose row is of another host (-1 if none). O(count log
+ * n).
  */
-int tpb_calfile_lookup(const tpb_calfile_t *t, int split, long m, long n, long k, int tp,
-                       tpb_dtype_t dt, int r0, int count, const char *const *hosts,
-                       tpb_cal_speed_t *speeds, int *stale);
+int tpb_calfile_lookup(const tpb_calfile_t *t, const tpb_config_key_t *key, tpb_dtype_t dt, int r0,
+                       int count, const char *const *hosts, tpb_cal_speed_t *speeds, int *stale);
 
 /** Add (or replace) one rank's speed for a key; the table stays sorted by key. */
 tpb_status_t tpb_calfile_put(tpb_calfile_t *t, const tpb_cal_entry_t *e);

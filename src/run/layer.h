@@ -17,6 +17,7 @@
 #define TPB_LAYER_H
 
 #include "backend/backend.h"
+#include "base/config_key.h"
 #include "base/costprofile.h"
 #include "base/marks.h"
 #include "run/inputs.h"
@@ -27,23 +28,23 @@ typedef struct tpb_coll_ops tpb_coll_ops_t;
 
 /** What one rank needs to know to run its part of a config. */
 typedef struct {
+    /* the config's identity (base/config_key.h): m, n, k; tp, the group size t; chunks, M cut
+     * into this many chunks (--overlap chunked), each chunk's collective beside the next
+     * one's GEMM, 0 serial; comm_only, no X, W or GEMM (--comm-only: the collective's input
+     * is seeded data, a 1 x n message split along n for both splits); the split, sequence
+     * parallelism, policy and placement it was planned for */
+    TPB_CONFIG_KEY;
     const tpb_orient_ops_t *orient; /**< which dimension of W is cut (tpb_orient_of) */
     const tpb_coll_ops_t *coll;     /**< the collective (tpb_coll_of) */
-    long m, n, k;
     tpb_dtype_t dtype;
-    int tp;             /**< group size t */
     int group_rank;     /**< this rank's index in its group */
     const long *shards; /**< t shard sizes along N (col) or K (row) */
     uint64_t seed;
-    int comm_only; /**< --comm-only: no X, W or GEMM; the collective's input is seeded data
-                        (a 1 x n message split along n for both splits) */
     const tpb_cost_profile_t *profile; /**< --cost-profile: W block-sparse along the split
                                             dimension (base/costprofile.h); NULL: dense */
     long granularity;                  /**< the shard unit (the profile's block edges) */
-    int chunks;               /**< --overlap chunked: M cut into this many chunks, each chunk's
-                                   collective beside the next one's GEMM; 0: serial */
-    int polls;                /**< pieces of a chunk's GEMM, a progress call after each */
-    tpb_marks_layout_t marks; /**< where its marks go (base/marks.h) */
+    int polls;                         /**< pieces of a chunk's GEMM, a progress call after each */
+    tpb_marks_layout_t marks;          /**< where its marks go (base/marks.h) */
 } tpb_layer_desc_t;
 
 typedef struct tpb_layer tpb_layer_t;

@@ -161,20 +161,15 @@ static tpb_status_t push_config(tpb_plan_list_t *list, const tpb_options_t *o, i
     for (int i = 0; i < tp; i++)
         p->fractions[i] = (double)even[i] / (double)total;
     p->desc = (tpb_layer_desc_t){
+        .key = p->key, /* the layer's identity is the plan's */
         .orient = tpb_orient_of(sp),
         .coll = tpb_coll_of(sp, o->col_collective, kd->seqpar),
-        .m = sh->m,
-        .n = sh->n,
-        .k = sh->k,
         .dtype = o->dtype,
-        .tp = tp,
         .group_rank = pos % tp,
         .shards = p->shards,
         .seed = o->seed,
-        .comm_only = sh->comm_only,
         .profile = o->cost_profile.nblocks ? &o->cost_profile : NULL,
         .granularity = o->granularity,
-        .chunks = kd->chunks,
         .polls = o->overlap_polls,
         .marks = {.iters = (size_t)(o->warmup + o->iters), .chunks = kd->chunks}};
     p->mem_bytes = tpb_layer_bytes(&p->desc);

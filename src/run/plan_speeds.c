@@ -116,9 +116,7 @@ tpb_status_t tpb_plans_take_planned(tpb_plan_list_t *list, const tpb_options_t *
         tpb_config_plan_t *p = &list->p[i];
         if (p->skip[0] || p->shape->comm_only)
             continue;
-        const tpb_shardplan_entry_t *e =
-            tpb_shardplan_find(&o->shard_plan, p->shape->m, p->shape->n, p->shape->k,
-                               p->desc.orient->split, p->policy, p->tp);
+        const tpb_shardplan_entry_t *e = tpb_shardplan_find(&o->shard_plan, &p->key);
         if (e && p->tp >= 2) /* TP 1: one shard, nothing to take, but the plan is used */
             TPB_CHECK_RET(take_planned(list, p, e));
         used += e != NULL;

@@ -64,8 +64,8 @@ static tpb_status_t lookup_file(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_
     *found = s->rec != NULL;
     for (int q = 0; q < s->topo->size && *found && s->rec; q++) {
         const char *host = s->topo->hosts[q];
-        *found = tpb_calfile_lookup(&s->rec->cal, d->orient->split, d->m, d->n, d->k, p->tp,
-                                    d->dtype, s->rank_of[q], 1, &host, &world[q], &stale);
+        *found = tpb_calfile_lookup(&s->rec->cal, &p->key, d->dtype, s->rank_of[q], 1, &host,
+                                    &world[q], &stale);
         if (stale >= 0) /* a row measured on another host is not this rank's speed */
             tpb_record_warn(&s->rec->rec,
                             "# warning: --calibration-file %s: the row of rank %d was measured on "
@@ -83,16 +83,12 @@ static tpb_status_t save_file(tpb_sweep_t *s, const tpb_config_plan_t *p,
     const tpb_layer_desc_t *d = &p->desc;
     tpb_status_t st = TPB_OK;
     for (int r = 0; s->rec && r < s->topo->size && st == TPB_OK; r++) {
-        tpb_cal_entry_t e = {.split = d->orient->split,
-                             .m = d->m,
-                             .n = d->n,
-                             .k = d->k,
-                             .tp = p->tp,
-                             .dtype = d->dtype,
+        tpb_cal_entry_t e = {.dtype = d->dtype,
                              .rank = s->rank_of[r],
                              .gflops = world[r].speed,
                              .spread = world[r].spread,
                              .samples = world[r].samples};
+        tpb_config_key_take(&e.key, &p->key, TPB_CAL_KEY);
         snprintf(e.host, sizeof(e.host), "%s", s->topo->hosts[r]);
         st = tpb_calfile_put(&s->rec->cal, &e);
     }
