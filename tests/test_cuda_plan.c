@@ -79,7 +79,7 @@ START_TEST(blocks_and_build)
     for (int i = 0; tpb_backends[i]; i++) {
         const tpb_backend_class_t *t = tpb_backends[i];
         void (*slots[])(void) = {(void (*)(void))t->device_count, (void (*)(void))t->check_config,
-                                 (void (*)(void))t->supports, (void (*)(void))t->open};
+                                 (void (*)(void))t->open};
         for (size_t j = 0; j < sizeof(slots) / sizeof(slots[0]); j++)
             ck_assert_ptr_nonnull(slots[j]);
         ck_assert_ptr_nonnull(t->name);
@@ -87,24 +87,46 @@ START_TEST(blocks_and_build)
         ck_assert_ptr_nonnull(t->dtypes);
         ck_assert(t->defaults.granularity >= 1 && t->defaults.m >= 1);
     }
-    /* NCCL's reduce-scatter and all-gather take equal blocks; MPI's any */
-    tpb_backend_cfg_t nccl = {.comm = TPB_COMM_NCCL}, mpi = {.comm = TPB_COMM_MPI};
+    /* every class runs every collective with equal blocks under every --comm it takes (its
+     * capability table has a row for each); NCCL's reduce-scatter and all-gather take equal
+     * blocks only, MPI's any */
+    tpb_backend_cfg_t nccl = {.comm = TPB_COMM_NCCL, .dtype = TPB_DTYPE_BF16},
+                      mpi = {.comm = TPB_COMM_MPI, .dtype = TPB_DTYPE_FP32};
     char why[160] = "";
-    for (int k = TPB_COLL_ALLGATHER; k <= TPB_COLL_REDUCE_SCATTER; k++)
-        ck_assert_int_eq(tpb_backend_host.supports(&nccl, (tpb_coll_t)k, 1, why, sizeof(why)), 1);
+    for (int i = 0; tpb_backends[i]; i++)
+        for (int k = 0; k < TPB_COLL_COUNT; k++) {
+            ck_assert_int_eq(
+                tpb_backend_supports(tpb_backends[i], &mpi, (tpb_coll_t)k, 1, why, sizeof(why)), 1);
+            ck_assert_int_eq(
+                tpb_backend_supports(tpb_backends[i], &nccl, (tpb_coll_t)k, 0, why, sizeof(why)),
+                1);
+            ck_assert_int_eq(
+                tpb_backend_supports(&tpb_backend_host, &nccl, (tpb_coll_t)k, 1, why, sizeof(why)),
+                1);
+        }
     ck_assert_str_eq(why, "");
-    if (tpb_backend_cuda.built) {
-        ck_assert_int_eq(
-            tpb_backend_cuda.supports(&nccl, TPB_COLL_REDUCE_SCATTER, 1, why, sizeof(why)), 0);
-        ck_assert_str_eq(why, "the cuda backend's reduce-scatter needs equal blocks under "
-                              "--comm nccl (ncclReduceScatter)");
-        ck_assert_int_eq(
-            tpb_backend_cuda.supports(&nccl, TPB_COLL_REDUCE_SCATTER, 0, why, sizeof(why)), 1);
-        ck_assert_int_eq(
-            tpb_backend_cuda.supports(&mpi, TPB_COLL_REDUCE_SCATTER, 1, why, sizeof(why)), 1);
-        ck_assert_int_eq(tpb_backend_cuda.supports(&nccl, TPB_COLL_ALLREDUCE, 1, why, sizeof(why)),
-                         1);
-    }
+    ck_assert_int_eq(tpb_backend_supports(&tpb_backend_cuda, &nccl, TPB_COLL_REDUCE_SCATTER, 1, why,
+                                          sizeof(why)),
+                     0);
+    ck_assert_str_eq(why, "the cuda backend's reduce-scatter needs equal blocks under "
+                          "--comm nccl (ncclReduceScatter)");
+    ck_assert_int_eq(
+        tpb_backend_supports(&tpb_backend_cuda, &nccl, TPB_COLL_ALLGATHER, 1, why, sizeof(why)), 0);
+    ck_assert_str_eq(why, "the cuda backend's all-gather needs equal blocks under "
+                          "--comm nccl (ncclAllGather)");
+    ck_assert_int_eq(
+        tpb_backend_supports(&tpb_backend_cuda, &nccl, TPB_COLL_ALLREDUCE, 1, why, sizeof(why)), 1);
+    /* a class without a row for a kind says so */
+    const tpb_backend_cap_t one[] = {
+        {TPB_COLL_ALLREDUCE, TPB_CAP_COMMS_ALL, 1u << TPB_DTYPE_FP32, 1, "MPI_Allreduce"}};
+    tpb_backend_class_t narrow = tpb_backend_host;
+    narrow.caps = one;
+    narrow.ncaps = 1;
+    ck_assert_int_eq(tpb_backend_supports(&narrow, &mpi, TPB_COLL_ALLGATHER, 0, why, sizeof(why)),
+                     0);
+    ck_assert_str_eq(why, "the host backend has no all-gather under --comm mpi in fp32");
+    ck_assert_int_eq(tpb_backend_supports(&narrow, &nccl, TPB_COLL_ALLREDUCE, 0, why, sizeof(why)),
+                     0); /* bf16: not in its row */
     tpb_backend_cfg_t bf16 = {.dtype = TPB_DTYPE_BF16}, fp64 = {.dtype = TPB_DTYPE_FP64};
     ck_assert_int_eq(tpb_backend_host.check_config(&bf16), TPB_ERR_INVALID);
     ck_assert_int_eq(tpb_backend_host.check_config(&fp64), TPB_OK);

@@ -22,6 +22,27 @@ const tpb_backend_class_t *tpb_backend_find(const char *name)
     return strcmp(name, "auto") == 0 ? tpb_backends[i - 1] : NULL;
 }
 
+int tpb_backend_supports(const tpb_backend_class_t *b, const tpb_backend_cfg_t *cfg,
+                         tpb_coll_t kind, int unequal, char *why, size_t cap)
+{
+    const tpb_backend_cap_t *equal_only = NULL;
+    for (int i = 0; i < b->ncaps; i++) {
+        const tpb_backend_cap_t *r = &b->caps[i];
+        if (r->kind != kind || !(r->comms & (1u << cfg->comm)) || !(r->dtypes & (1u << cfg->dtype)))
+            continue;
+        if (!unequal || r->unequal)
+            return 1;
+        equal_only = r;
+    }
+    if (equal_only)
+        snprintf(why, cap, "the %s backend's %s needs equal blocks under --comm %s (%s)", b->name,
+                 tpb_coll_label(kind), tpb_comm_kind_name(cfg->comm), equal_only->call);
+    else
+        snprintf(why, cap, "the %s backend has no %s under --comm %s in %s", b->name,
+                 tpb_coll_label(kind), tpb_comm_kind_name(cfg->comm), tpb_dtype_name(cfg->dtype));
+    return 0;
+}
+
 const char *tpb_backend_names(void)
 {
     static char names[128];

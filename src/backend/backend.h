@@ -228,6 +228,22 @@ struct tpb_device_ops {
     tpb_status_t (*comm_open)(tpb_device_t *dev, MPI_Comm group, tpb_comm_t **comm);
 };
 
+/** One row of a backend's capability table (as UCC's teams score their algorithms): it runs
+ *  collectives of `kind` under the --comm values of `comms` (a mask of 1 << tpb_comm_kind_t)
+ *  in the dtypes of `dtypes` (a mask of 1 << tpb_dtype_t), with blocks of any size where
+ *  unequal is 1 (MPI's v-collectives) or equal ones only (ncclReduceScatter, ncclAllGather),
+ *  by `call`. */
+typedef struct {
+    tpb_coll_t kind;
+    unsigned comms;
+    unsigned dtypes;
+    int unequal;
+    const char *call;
+} tpb_backend_cap_t;
+
+#define TPB_CAP_COMMS_ALL ((1u << TPB_COMM_NCCL) | (1u << TPB_COMM_MPI))
+#define TPB_CAP_DTYPES_ALL (~0u)
+
 /** A backend: what can be known without a device, and open, which starts one. */
 typedef struct {
     const char *name;                /**< as --backend spells it, and the record */
@@ -241,14 +257,11 @@ typedef struct {
      *  the dtype on the collectives' path, features it lacks), else a one-line error saying
      *  what it supports. The same answer on every rank, in a run and in --dry-run. */
     tpb_status_t (*check_config)(const tpb_backend_cfg_t *cfg);
-    /** 1 if it runs collectives of kind under cfg, with blocks of different sizes where
-     *  unequal is 1 (MPI's v-collectives take any; ncclReduceScatter and ncclAllGather
-     *  equal ones), else 0 with what it lacks in why[cap] ("the cuda backend's
-     *  reduce-scatter needs equal blocks under --comm nccl"). Asked where configs are
-     *  planned: a config it cannot run is skipped with that reason before the sweep, and
-     *  the dry run shows it. Pure. */
-    int (*supports)(const tpb_backend_cfg_t *cfg, tpb_coll_t kind, int unequal, char *why,
-                    size_t cap);
+    /** What it can run: its capability table (tpb_backend_cap_t), ncaps rows; a config of a
+     *  collective, --comm, block sizes and dtype no row holds is skipped where configs are
+     *  planned, with the reason tpb_backend_supports gives (and the dry run shows it). */
+    const tpb_backend_cap_t *caps;
+    int ncaps;
     /** The GEMM rate of a rank (GFLOP/s) that --dry-run's time estimates assume, with how
      *  it was guessed in basis[cap]; NaN where the class cannot tell without a device. */
     double (*rate_guess)(const tpb_backend_cfg_t *cfg, char *basis, size_t cap);
@@ -269,6 +282,13 @@ extern const tpb_backend_class_t tpb_backend_cuda;
 
 /** The registry: every backend, in the order auto prefers them; NULL-terminated. */
 extern const tpb_backend_class_t *const tpb_backends[];
+
+/** 1 if b runs collectives of kind under cfg (its --comm and dtype), with blocks of
+ *  different sizes where unequal is 1, by a row of its capability table; else 0 with what it
+ *  lacks in why[cap] ("the cuda backend's reduce-scatter needs equal blocks under --comm nccl
+ *  (ncclReduceScatter)"). Pure. */
+int tpb_backend_supports(const tpb_backend_class_t *b, const tpb_backend_cfg_t *cfg,
+                         tpb_coll_t kind, int unequal, char *why, size_t cap);
 
 /** The backend called name ("auto": the first built one of the registry with a device in
  *  this process, else the last); NULL if none is. */

@@ -52,7 +52,7 @@ static int policy_runs(const tpb_options_t *o, int tp, tpb_policy_t p, const tpb
 /* Why the rows of M cannot be scattered over the group as sequence parallelism's
  * collective (and the backend) needs ("" if they can): a row for every rank of every
  * chunk, and equal blocks where the backend supports only those
- * (tpb_backend_class_t.supports). */
+ * (tpb_backend_supports: its capability table). */
 static void seqpar_rows(const tpb_options_t *o, const tpb_coll_ops_t *coll, int tp, long m,
                         int chunks, const long *even, char *why, size_t cap)
 {
@@ -69,7 +69,7 @@ static void seqpar_rows(const tpb_options_t *o, const tpb_coll_ops_t *coll, int 
             total += even[q];
             unequal |= even[q] != even[0];
         }
-        if (!o->backend->supports(&cfg, coll->kind, (int)unequal, lacks, sizeof(lacks)))
+        if (!tpb_backend_supports(o->backend, &cfg, coll->kind, (int)unequal, lacks, sizeof(lacks)))
             snprintf(why, cap,
                      "--comm-only --sequence-parallel on: %ld elements do not divide by tp %d, "
                      "and %s (use a size whose elements do, or --comm mpi)",
@@ -83,7 +83,7 @@ static void seqpar_rows(const tpb_options_t *o, const tpb_coll_ops_t *coll, int 
                  "--sequence-parallel on: M = %ld%s has fewer rows than the %d ranks "
                  "of a group",
                  m, chunks ? " (each chunk's)" : "", tp);
-    else if (!o->backend->supports(&cfg, coll->kind, unequal, lacks, sizeof(lacks)))
+    else if (!tpb_backend_supports(o->backend, &cfg, coll->kind, unequal, lacks, sizeof(lacks)))
         snprintf(why, cap,
                  "--sequence-parallel on: M = %ld%s does not divide by tp %d, and %s (use "
                  "such an M, or --comm mpi)",

@@ -267,20 +267,6 @@ static const tpb_device_ops_t cuda_device_ops = {
     .comm_open = tpb_gpu_comm_open,
 };
 
-/* NCCL's reduce-scatter and all-gather take equal blocks (an all-gather of a weighted
- * split's unequal ones is grouped broadcasts, planned as equal-block layers are not); MPI's
- * any. */
-static int cuda_supports(const tpb_backend_cfg_t *cfg, tpb_coll_t kind, int unequal, char *why,
-                         size_t cap)
-{
-    if (!unequal || cfg->comm != TPB_COMM_NCCL || kind == TPB_COLL_ALLREDUCE)
-        return 1;
-    snprintf(why, cap, "the cuda backend's %s needs equal blocks under --comm nccl (%s)",
-             tpb_coll_label(kind),
-             kind == TPB_COLL_REDUCE_SCATTER ? "ncclReduceScatter" : "ncclAllGather");
-    return 0;
-}
-
 const tpb_backend_class_t tpb_backend_cuda = {
     .name = "cuda",
     .about = TPB_CUDA_ABOUT,
@@ -289,7 +275,7 @@ const tpb_backend_class_t tpb_backend_cuda = {
     .defaults = TPB_CUDA_DEFAULTS,
     .device_count = tpb_cuda_device_count,
     .check_config = cuda_check_config,
-    .supports = cuda_supports,
+    TPB_CUDA_CAPS,
     .rate_guess = tpb_cuda_rate_guess,
     .mem_guess = tpb_cuda_mem_guess,
     .open = cuda_open,

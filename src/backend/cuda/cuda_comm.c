@@ -137,7 +137,7 @@ static tpb_status_t nccl_allgather(tpb_gpu_comm_t *c, const tpb_coll_desc_t *d)
     return nccl_call(c, ncclGroupEnd(), "ncclGroupEnd (all-gather-v)");
 }
 
-/* NCCL's reduce-scatter takes equal blocks (planned so: tpb_backend_class_t.supports). */
+/* NCCL's reduce-scatter takes equal blocks (planned so: its capability table, cuda_defaults.h). */
 static tpb_status_t nccl_reduce_scatter(tpb_gpu_comm_t *c, const tpb_coll_desc_t *d)
 {
     size_t esz = tpb_dtype_in_size(d->dtype);

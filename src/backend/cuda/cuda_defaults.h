@@ -18,6 +18,21 @@
         .busbw_gbs = 100.0, .alpha_us = 20.0, .overlap_polls = 1                                   \
     }
 
+/** Its capability table: NCCL's all-reduce, and its reduce-scatter and all-gather of equal
+ *  blocks (an all-gather of a weighted split's unequal ones is grouped broadcasts, planned as
+ *  equal-block layers are not); MPI through pinned host buffers, blocks of any size. The stub
+ *  of a build without CUDA holds it too (its check_config refuses every config first). */
+static const tpb_backend_cap_t tpb_cuda_caps[] = {
+    {TPB_COLL_ALLREDUCE, 1u << TPB_COMM_NCCL, TPB_CAP_DTYPES_ALL, 1, "ncclAllReduce"},
+    {TPB_COLL_ALLGATHER, 1u << TPB_COMM_NCCL, TPB_CAP_DTYPES_ALL, 0, "ncclAllGather"},
+    {TPB_COLL_REDUCE_SCATTER, 1u << TPB_COMM_NCCL, TPB_CAP_DTYPES_ALL, 0, "ncclReduceScatter"},
+    {TPB_COLL_ALLREDUCE, 1u << TPB_COMM_MPI, TPB_CAP_DTYPES_ALL, 1, "MPI_Allreduce"},
+    {TPB_COLL_ALLGATHER, 1u << TPB_COMM_MPI, TPB_CAP_DTYPES_ALL, 1, "MPI_Allgatherv"},
+    {TPB_COLL_REDUCE_SCATTER, 1u << TPB_COMM_MPI, TPB_CAP_DTYPES_ALL, 1, "MPI_Reduce_scatter"},
+};
+#define TPB_CUDA_CAPS                                                                              \
+    .caps = tpb_cuda_caps, .ncaps = (int)(sizeof(tpb_cuda_caps) / sizeof(tpb_cuda_caps[0]))
+
 /** What --help says of it. */
 #define TPB_CUDA_ABOUT "one NVIDIA GPU per rank: cuBLASLt GEMMs, NCCL collectives"
 #define TPB_CUDA_DTYPES "fp32 | tf32 | fp16 | bf16 | fp8"

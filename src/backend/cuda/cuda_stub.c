@@ -18,13 +18,6 @@ static tpb_status_t not_built(const tpb_backend_cfg_t *cfg)
                        "(reconfigure with --with-cuda=DIR, or use --backend host)");
 }
 
-/* Not built: check_config refuses every config first. */
-static int supports_any(const tpb_backend_cfg_t *cfg, tpb_coll_t kind, int unequal, char *why,
-                        size_t cap)
-{
-    return 1;
-}
-
 static tpb_status_t open_not_built(const tpb_backend_args_t *args, tpb_device_t **dev)
 {
     return not_built(&args->cfg);
@@ -38,7 +31,7 @@ const tpb_backend_class_t tpb_backend_cuda = {
     .defaults = TPB_CUDA_DEFAULTS,
     .device_count = no_device,
     .check_config = not_built,
-    .supports = supports_any,
+    TPB_CUDA_CAPS,
     .rate_guess = tpb_cuda_rate_guess,
     .mem_guess = tpb_cuda_mem_guess,
     .open = open_not_built,

@@ -43,12 +43,13 @@ static tpb_status_t host_check_config(const tpb_backend_cfg_t *cfg)
                        tpb_dtype_name(dt), tpb_dtype_name(dt));
 }
 
-/* MPI_Allreduce, MPI_Reduce_scatter and MPI_Allgatherv: every kind, blocks of any size. */
-static int host_supports(const tpb_backend_cfg_t *cfg, tpb_coll_t kind, int unequal, char *why,
-                         size_t cap)
-{
-    return 1;
-}
+/* MPI's collectives, blocks of any size (its --comm is MPI whatever the flag says; its
+ * dtypes are check_config's). */
+static const tpb_backend_cap_t host_caps[] = {
+    {TPB_COLL_ALLREDUCE, TPB_CAP_COMMS_ALL, TPB_CAP_DTYPES_ALL, 1, "MPI_Allreduce"},
+    {TPB_COLL_ALLGATHER, TPB_CAP_COMMS_ALL, TPB_CAP_DTYPES_ALL, 1, "MPI_Allgatherv"},
+    {TPB_COLL_REDUCE_SCATTER, TPB_CAP_COMMS_ALL, TPB_CAP_DTYPES_ALL, 1, "MPI_Reduce_scatter"},
+};
 
 static const tpb_device_ops_t host_device_ops;
 
@@ -409,7 +410,8 @@ const tpb_backend_class_t tpb_backend_host = {
                  .overlap_polls = 1}, /* bench/overlap: more pieces cost more than they hide */
     .device_count = host_device_count,
     .check_config = host_check_config,
-    .supports = host_supports,
+    .caps = host_caps,
+    .ncaps = (int)(sizeof(host_caps) / sizeof(host_caps[0])),
     .rate_guess = host_rate_guess,
     .mem_guess = host_mem_guess,
     .open = host_open,
