@@ -35,8 +35,8 @@ START_TEST(sharing)
     char ids[3][TPB_CUDA_ID_LEN] = {"GPU-aaa", "GPU-bbb", "GPU-aaa"};
     ck_assert_int_eq(tpb_cuda_ranks_sharing(ids, 3, 0), 2);
     ck_assert_int_eq(tpb_cuda_ranks_sharing(ids, 3, 1), 1);
-    ck_assert_int_eq(tpb_cuda_check_sharing(ids, 2, TPB_COMM_NCCL), TPB_OK);
-    ck_assert_int_eq(tpb_cuda_check_sharing(ids, 3, TPB_COMM_NCCL), TPB_ERR_INVALID);
+    ck_assert_int_eq(tpb_cuda_check_sharing(ids, 2, TPB_COMM_CCL), TPB_OK);
+    ck_assert_int_eq(tpb_cuda_check_sharing(ids, 3, TPB_COMM_CCL), TPB_ERR_INVALID);
     ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "--comm mpi"));
     ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "share GPU GPU-aaa"));
     ck_assert_int_eq(tpb_cuda_check_sharing(ids, 3, TPB_COMM_MPI), TPB_OK);
@@ -90,7 +90,7 @@ START_TEST(blocks_and_build)
     /* every class runs every collective with equal blocks under every --comm it takes (its
      * capability table has a row for each); NCCL's reduce-scatter and all-gather take equal
      * blocks only, MPI's any */
-    tpb_backend_cfg_t nccl = {.comm = TPB_COMM_NCCL, .dtype = TPB_DTYPE_BF16},
+    tpb_backend_cfg_t nccl = {.comm = TPB_COMM_CCL, .dtype = TPB_DTYPE_BF16},
                       mpi = {.comm = TPB_COMM_MPI, .dtype = TPB_DTYPE_FP32};
     char why[160] = "";
     for (int i = 0; tpb_backends[i]; i++)
@@ -109,11 +109,11 @@ START_TEST(blocks_and_build)
                                           sizeof(why)),
                      0);
     ck_assert_str_eq(why, "the cuda backend's reduce-scatter needs equal blocks under "
-                          "--comm nccl (ncclReduceScatter)");
+                          "--comm ccl (ncclReduceScatter)");
     ck_assert_int_eq(
         tpb_backend_supports(&tpb_backend_cuda, &nccl, TPB_COLL_ALLGATHER, 1, why, sizeof(why)), 0);
     ck_assert_str_eq(why, "the cuda backend's all-gather needs equal blocks under "
-                          "--comm nccl (ncclAllGather)");
+                          "--comm ccl (ncclAllGather)");
     ck_assert_int_eq(
         tpb_backend_supports(&tpb_backend_cuda, &nccl, TPB_COLL_ALLREDUCE, 1, why, sizeof(why)), 1);
     /* a class without a row for a kind says so */
@@ -260,14 +260,14 @@ START_TEST(comm_dtype)
     for (int i = 0; i < 3; i++) {
         ck_assert_int_eq(tpb_cuda_check_comm_dtype(ok[i], TPB_COMM_MPI), TPB_OK);
         ck_assert_int_eq(tpb_cuda_check_comm_dtype(no[i], TPB_COMM_MPI), TPB_ERR_UNSUPPORTED);
-        ck_assert_int_eq(tpb_cuda_check_comm_dtype(no[i], TPB_COMM_NCCL), TPB_OK);
+        ck_assert_int_eq(tpb_cuda_check_comm_dtype(no[i], TPB_COMM_CCL), TPB_OK);
     }
     tpb_cuda_check_comm_dtype(TPB_DTYPE_BF16, TPB_COMM_MPI);
     ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "--comm mpi reduces fp32 and fp64 only"));
     /* the backend's check before any device: the same rule, and --emulate-schedule */
     tpb_backend_cfg_t bf16_mpi = {.dtype = TPB_DTYPE_BF16, .comm = TPB_COMM_MPI};
     tpb_backend_cfg_t sched = {
-        .dtype = TPB_DTYPE_BF16, .comm = TPB_COMM_NCCL, .emulate_schedule = 1};
+        .dtype = TPB_DTYPE_BF16, .comm = TPB_COMM_CCL, .emulate_schedule = 1};
     tpb_backend_cfg_t fine = {.dtype = TPB_DTYPE_FP32, .comm = TPB_COMM_MPI};
     if (tpb_backend_cuda.built) {
         ck_assert_int_ne(tpb_backend_cuda.check_config(&bf16_mpi), TPB_OK);

@@ -207,6 +207,15 @@ START_TEST(repeats_merged)
     ck_assert(strstr(o.notes, "--comm-sizes: a message of 1024 elements comes twice"));
     ck_assert_int_eq(parse_resolve("--tp 1,2 --shape 8x8x8", 2), TPB_OK);
     ck_assert_str_eq(o.notes, "");
+    /* --comm ccl: the vendor's collective library; nccl, its older name, is the same */
+    ck_assert_int_eq(parse("--comm ccl"), TPB_OK);
+    ck_assert_int_eq(o.comm, TPB_COMM_CCL);
+    ck_assert_int_eq(parse("--comm nccl"), TPB_OK);
+    ck_assert_int_eq(o.comm, TPB_COMM_CCL);
+    ck_assert_str_eq(tpb_comm_kind_name(o.comm), "ccl");
+    ck_assert_int_eq(parse("--comm mpi"), TPB_OK);
+    ck_assert_int_eq(o.comm, TPB_COMM_MPI);
+    assert_error(parse("--comm rccl"), "ccl (or nccl) or mpi");
 }
 END_TEST
 

@@ -241,7 +241,7 @@ typedef struct {
     const char *call;
 } tpb_backend_cap_t;
 
-#define TPB_CAP_COMMS_ALL ((1u << TPB_COMM_NCCL) | (1u << TPB_COMM_MPI))
+#define TPB_CAP_COMMS_ALL ((1u << TPB_COMM_CCL) | (1u << TPB_COMM_MPI))
 #define TPB_CAP_DTYPES_ALL (~0u)
 
 /** A backend: what can be known without a device, and open, which starts one. */
@@ -285,7 +285,7 @@ extern const tpb_backend_class_t *const tpb_backends[];
 
 /** 1 if b runs collectives of kind under cfg (its --comm and dtype), with blocks of
  *  different sizes where unequal is 1, by a row of its capability table; else 0 with what it
- *  lacks in why[cap] ("the cuda backend's reduce-scatter needs equal blocks under --comm nccl
+ *  lacks in why[cap] ("the cuda backend's reduce-scatter needs equal blocks under --comm ccl
  *  (ncclReduceScatter)"). Pure. */
 int tpb_backend_supports(const tpb_backend_class_t *b, const tpb_backend_cfg_t *cfg,
                          tpb_coll_t kind, int unequal, char *why, size_t cap);

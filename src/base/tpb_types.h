@@ -47,7 +47,7 @@ typedef enum {
  *  the row layer ends in a reduce-scatter of Y along M, the column layer starts with an
  *  all-gather of X along M). */
 typedef enum { TPB_SEQPAR_OFF = 1, TPB_SEQPAR_ON = 2 } tpb_seqpar_t;
-typedef enum { TPB_COMM_NCCL = 0, TPB_COMM_MPI } tpb_comm_kind_t;
+typedef enum { TPB_COMM_CCL = 0, TPB_COMM_MPI } tpb_comm_kind_t;
 /** How an MPI collective is called (--collectives): the blocking call, or the non-blocking
  *  one polled (backend/mpi_watch.h). */
 typedef enum { TPB_COLLS_BLOCKING = 0, TPB_COLLS_NONBLOCKING } tpb_collectives_t;
@@ -96,7 +96,7 @@ const char *tpb_coll_name(tpb_coll_t c);
 /** "all-gather", "all-reduce", "reduce-scatter" (in prose, tables and the record's
  *  "collective"). */
 const char *tpb_coll_label(tpb_coll_t c);
-/** "nccl", "mpi". */
+/** "ccl", "mpi". */
 const char *tpb_comm_kind_name(tpb_comm_kind_t c);
 /** "blocking", "nonblocking". */
 const char *tpb_collectives_name(tpb_collectives_t c);

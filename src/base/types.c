@@ -10,14 +10,16 @@ static const unsigned policy_values[] = {TPB_POLICY_EVEN, TPB_POLICY_WEIGHTED, T
                                          TPB_POLICY_COST};
 static const char *const coll_names[] = {"allgather", "allreduce"};
 static const unsigned coll_values[] = {TPB_COLL_ALLGATHER, TPB_COLL_ALLREDUCE};
-static const char *const comm_names[] = {"nccl", "mpi"};
+/* ccl: the vendor's collective library (NCCL on NVIDIA GPUs); nccl, its older name, reads
+ * the same (a name is printed as its first spelling) */
+static const char *const comm_names[] = {"ccl", "mpi", "nccl"};
 static const char *const bind_names[] = {"none", "core", "numa", "gpu"};
 static const unsigned bind_values[] = {TPB_BIND_NONE, TPB_BIND_CORE, TPB_BIND_NUMA, TPB_BIND_GPU};
 static const char *const placement_names[] = {"packed", "spread"};
 static const unsigned placement_values[] = {TPB_PLACE_PACKED, TPB_PLACE_SPREAD};
 static const char *const emulate_names[] = {"time", "work"};
 static const unsigned emulate_values[] = {TPB_EMULATE_TIME, TPB_EMULATE_WORK};
-static const unsigned comm_values[] = {TPB_COMM_NCCL, TPB_COMM_MPI};
+static const unsigned comm_values[] = {TPB_COMM_CCL, TPB_COMM_MPI, TPB_COMM_CCL};
 static const char *const overlap_names[] = {"none", "chunked"};
 static const unsigned overlap_values[] = {TPB_OVERLAP_NONE, TPB_OVERLAP_CHUNKED};
 static const char *const seqpar_names[] = {"off", "on"};
@@ -35,7 +37,7 @@ TABLE_(tpb_splits, split_names, split_values, "row and/or col (e.g. row,col)");
 TABLE_(tpb_policies, policy_names, policy_values,
        "even, weighted, adaptive and/or cost (e.g. even,weighted)");
 TABLE_(tpb_colls, coll_names, coll_values, "allgather or allreduce");
-TABLE_(tpb_comm_kinds, comm_names, comm_values, "nccl or mpi");
+TABLE_(tpb_comm_kinds, comm_names, comm_values, "ccl (or nccl) or mpi");
 TABLE_(tpb_binds, bind_names, bind_values, "none, core, numa or gpu");
 TABLE_(tpb_placements, placement_names, placement_values, "packed and/or spread");
 TABLE_(tpb_emulate_modes, emulate_names, emulate_values, "time or work");

@@ -201,9 +201,9 @@ const tpb_opt_spec_t tpb_opt_table[] = {
      "MPI collectives: the blocking call, as OSU and IMB\ntime it, watched by a thread that "
      "names the late\nranks of its node (default); or the non-blocking\ncall polled, which "
      "names late ranks on every node"},
-    {"comm", 0, "nccl|mpi", OPT_COMM, "GPU options", NULL,
-     "collectives by NCCL (default) or MPI through pinned\nhost buffers (several ranks may share "
-     "a GPU)"},
+    {"comm", 0, "ccl|mpi", OPT_COMM, "GPU options", NULL,
+     "collectives by the GPU vendor's library, NCCL\n(default; nccl is the same), or MPI through "
+     "pinned\nhost buffers (several ranks may share a GPU)"},
     {"gpu-map", 0, "LIST", OPT_GPUMAP, NULL, NULL, "device index per node-local rank"},
     {"inject-delay", 0, "RANK:US[:EVERY]", OPT_INJ_DELAY,
      "Fault injection, for testing tpbal itself", "      --inject-delay RANK:US[:EVERY]",

@@ -37,7 +37,7 @@ static void line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *best)
                    best->tp, tpb_config_key_split(&best->key), tpb_policy_name(best->policy));
     if (o->host_waits) /* no figure of overlap: none could happen */
         tpb_buf_printf(txt, "the host waits for --comm mpi's staged collectives: nothing can "
-                            "overlap (--comm nccl can");
+                            "overlap (--comm ccl can");
     else if (pays)
         tpb_buf_printf(txt,
                        "best at %d chunks, %.2fx over serial (%.0f %% of the communication "

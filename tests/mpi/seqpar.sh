@@ -57,7 +57,7 @@ if "$TPBAL" --version | grep -q "backend cuda: built"; then
     expect_rc 2
     grep -q "no config would be measured" "$WORK/err" || fail "the dry run did not refuse"
     grep -q "^skipped: tp 2 packed: --sequence-parallel on: M = 63 does not divide by tp 2, and the cuda "\
-"backend's reduce-scatter needs equal blocks under --comm nccl" "$WORK/out" ||
+"backend's reduce-scatter needs equal blocks under --comm ccl" "$WORK/out" ||
         fail "no NCCL refusal of uneven rows"
 fi
 

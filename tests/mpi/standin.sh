@@ -83,7 +83,7 @@ fresh
 tpbal 2 --backend cuda --tp 2 --comm-only --sequence-parallel on,off --comm-sizes 3002,4K \
     --iters 3 --timeout 30 --out "$WORK/r" --wide # --wide: the skip line whole, for grep
 clean
-grep -q "^# skipped: --comm-only --sequence-parallel on: 1501 elements do not divide by tp 2, and the cuda backend's reduce-scatter needs equal blocks under --comm nccl" "$WORK/out" ||
+grep -q "^# skipped: --comm-only --sequence-parallel on: 1501 elements do not divide by tp 2, and the cuda backend's reduce-scatter needs equal blocks under --comm ccl" "$WORK/out" ||
     fail "the uneven reduce-scatter was not skipped with its reason"
 fresh
 tpbal 2 --backend cuda --comm mpi --dtype fp32 --tp 2 --comm-only --sequence-parallel on \

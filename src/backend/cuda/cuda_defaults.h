@@ -23,9 +23,9 @@
  *  equal-block layers are not); MPI through pinned host buffers, blocks of any size. The stub
  *  of a build without CUDA holds it too (its check_config refuses every config first). */
 static const tpb_backend_cap_t tpb_cuda_caps[] = {
-    {TPB_COLL_ALLREDUCE, 1u << TPB_COMM_NCCL, TPB_CAP_DTYPES_ALL, 1, "ncclAllReduce"},
-    {TPB_COLL_ALLGATHER, 1u << TPB_COMM_NCCL, TPB_CAP_DTYPES_ALL, 0, "ncclAllGather"},
-    {TPB_COLL_REDUCE_SCATTER, 1u << TPB_COMM_NCCL, TPB_CAP_DTYPES_ALL, 0, "ncclReduceScatter"},
+    {TPB_COLL_ALLREDUCE, 1u << TPB_COMM_CCL, TPB_CAP_DTYPES_ALL, 1, "ncclAllReduce"},
+    {TPB_COLL_ALLGATHER, 1u << TPB_COMM_CCL, TPB_CAP_DTYPES_ALL, 0, "ncclAllGather"},
+    {TPB_COLL_REDUCE_SCATTER, 1u << TPB_COMM_CCL, TPB_CAP_DTYPES_ALL, 0, "ncclReduceScatter"},
     {TPB_COLL_ALLREDUCE, 1u << TPB_COMM_MPI, TPB_CAP_DTYPES_ALL, 1, "MPI_Allreduce"},
     {TPB_COLL_ALLGATHER, 1u << TPB_COMM_MPI, TPB_CAP_DTYPES_ALL, 1, "MPI_Allgatherv"},
     {TPB_COLL_REDUCE_SCATTER, 1u << TPB_COMM_MPI, TPB_CAP_DTYPES_ALL, 1, "MPI_Reduce_scatter"},

@@ -121,7 +121,7 @@ static tpb_status_t check_sharing(const tpb_cuda_t *be)
                            "(nvidia-smi -c DEFAULT)",
                            be->ranks_on_device, be->uuid,
                            mode == cudaComputeModeProhibited ? "prohibited" : "exclusive-process");
-    if (be->ranks_on_device < 2 || be->gpu.args.cfg.comm != TPB_COMM_NCCL)
+    if (be->ranks_on_device < 2 || be->gpu.args.cfg.comm != TPB_COMM_CCL)
         return TPB_OK;
     return tpb_err_set(TPB_ERR_INVALID,
                        "%d ranks of this node drive GPU %s (more ranks per node than GPUs): "

@@ -169,7 +169,7 @@ static int sm_target_of(const tpb_cuda_t *be, const tpb_gemm_t *g)
     if (be->green.sm_granted)
         return be->green.sm_granted;
     int all = be->prop.multiProcessorCount;
-    if (g->beside_comm && be->gpu.args.cfg.comm == TPB_COMM_NCCL && all > 2 * TPB_CUDA_COMM_SMS)
+    if (g->beside_comm && be->gpu.args.cfg.comm == TPB_COMM_CCL && all > 2 * TPB_CUDA_COMM_SMS)
         return all - TPB_CUDA_COMM_SMS;
     return 0;
 }

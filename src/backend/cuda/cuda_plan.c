@@ -41,7 +41,7 @@ int tpb_cuda_ranks_sharing(const char (*ids)[TPB_CUDA_ID_LEN], int n, int me)
 
 tpb_status_t tpb_cuda_check_sharing(const char (*ids)[TPB_CUDA_ID_LEN], int t, tpb_comm_kind_t comm)
 {
-    if (comm != TPB_COMM_NCCL)
+    if (comm != TPB_COMM_CCL)
         return TPB_OK;
     for (int a = 0; a < t; a++)
         for (int b = a + 1; b < t; b++)
@@ -59,7 +59,7 @@ tpb_status_t tpb_cuda_check_comm_dtype(tpb_dtype_t dt, tpb_comm_kind_t comm)
     if (comm == TPB_COMM_MPI && out != TPB_DTYPE_FP32 && out != TPB_DTYPE_FP64)
         return tpb_err_set(TPB_ERR_UNSUPPORTED,
                            "--comm mpi reduces fp32 and fp64 only, not the %s outputs of --dtype "
-                           "%s: use --comm nccl, or --dtype fp32/tf32",
+                           "%s: use --comm ccl, or --dtype fp32/tf32",
                            tpb_dtype_name(out), tpb_dtype_name(dt));
     return TPB_OK;
 }

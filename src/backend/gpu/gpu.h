@@ -62,7 +62,7 @@ typedef struct {
      *  go (tpb_gpu_mark, after that event; every wait for the GPU first). */
     tpb_status_t (*gate_arm)(tpb_gpu_t *g, int s); /* s: the stream held */
     void (*gate_release)(tpb_gpu_t *g);
-    /** The collective library: a group's communicator (c->size > 1, --comm nccl), a
+    /** The collective library: a group's communicator (c->size > 1, --comm ccl), a
      *  collective on the comm stream, its clean close, its asynchronous error and abort. */
     tpb_status_t (*ccl_open)(tpb_gpu_comm_t *c);
     tpb_status_t (*ccl_post)(tpb_gpu_comm_t *c, const tpb_coll_desc_t *d);

@@ -38,7 +38,7 @@ tpb_status_t tpb_gpu_comm_open(tpb_device_t *dev, MPI_Comm group, tpb_comm_t **o
     MPI_Comm_rank(c->mpi, &c->rank);
     MPI_Comm_size(c->mpi, &c->size);
     tpb_status_t st = TPB_OK;
-    if (g->args.cfg.comm == TPB_COMM_NCCL && c->size > 1) { /* a group of one: local_post */
+    if (g->args.cfg.comm == TPB_COMM_CCL && c->size > 1) { /* a group of one: local_post */
         st = g->v->ccl_open(c);
         if (st == TPB_OK)
             tpb_gpu_watch_add(c);
