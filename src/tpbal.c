@@ -322,9 +322,10 @@ static int run_pass(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t 
     s.plans.m.pass = pass; /* progress lines name it */
     if (st == TPB_OK)
         st = tpb_sweep_init(&s);
-    if (st == TPB_OK)
+    int ran = st == TPB_OK;
+    if (ran)
         st = tpb_sweep_run(&s);
-    if (s.fatal) { /* a rank failed inside a timed loop: the others may be stuck in it */
+    if (ran && !tpb_err_agreed(st)) { /* a rank failed alone (a timed loop): others may hang */
         tpb_sweep_close(&s, st);
         fprintf(stderr, "tpbal: error on rank %d: %s\n", topo->rank, tpb_err_msg());
         fflush(stderr);

@@ -32,5 +32,7 @@ tpb_status_t tpb_backend_agree(MPI_Comm world, tpb_status_t st)
         return tpb_err_call(TPB_ERR_MPI, "MPI_Bcast", "error agreement", __FILE__, __LINE__);
     if (!msg[0])
         snprintf(msg, sizeof(msg), "rank %d failed: %s", first, tpb_status_str(code));
-    return tpb_err_set((tpb_status_t)code, "%s", msg);
+    tpb_err_set((tpb_status_t)code, "%s", msg);
+    tpb_err_mark_agreed(); /* every rank holds it now */
+    return (tpb_status_t)code;
 }

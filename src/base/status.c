@@ -9,6 +9,7 @@
 /* The last error message of this process (like errno: error state, not an option). */
 /* one message a thread: a watchdog's or the signal thread's never overwrites the main's */
 static _Thread_local char tpb_err_buf[1024];
+static _Thread_local int tpb_err_shared; /* the recorded error is every rank's (agreed) */
 static int tpb_err_rank = -1;
 static char tpb_err_host[128] = "?";
 
@@ -60,7 +61,18 @@ tpb_status_t tpb_err_set(tpb_status_t st, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(tpb_err_buf, sizeof(tpb_err_buf), fmt, ap);
     va_end(ap);
+    tpb_err_shared = 0;
     return st;
+}
+
+void tpb_err_mark_agreed(void)
+{
+    tpb_err_shared = 1;
+}
+
+int tpb_err_agreed(tpb_status_t st)
+{
+    return st == TPB_OK || st == TPB_ERR_INTERRUPTED || tpb_err_shared;
 }
 
 tpb_status_t tpb_err_call(tpb_status_t st, const char *call, const char *what, const char *file,
@@ -126,4 +138,5 @@ const char *tpb_err_value(const char *s)
 void tpb_err_clear(void)
 {
     tpb_err_buf[0] = '\0';
+    tpb_err_shared = 0;
 }

@@ -74,6 +74,19 @@ void tpb_err_printable(const char *s, char *out, size_t cap);
  */
 const char *tpb_err_value(const char *s);
 
+/** The recorded error is one every rank of the communicator holds (tpb_backend_agree, once
+ *  it has exchanged it): tpb_err_agreed says so until the next tpb_err_set. */
+void tpb_err_mark_agreed(void);
+
+/**
+ * Whether every rank ended with status st: TPB_OK, a stop request (the ranks honour it at the
+ * same iteration) or an error agreed on (tpb_err_mark_agreed); 0 where this rank may be alone
+ * with it - a failure inside a timed loop, a failed call with no agreement after it - so that
+ * the others may wait in a collective it never reaches: main then aborts the job, where an
+ * agreed error ends every rank cleanly.
+ */
+int tpb_err_agreed(tpb_status_t st);
+
 /** Forget the recorded message. */
 void tpb_err_clear(void);
 

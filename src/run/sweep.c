@@ -94,7 +94,6 @@ static tpb_status_t enter(tpb_sweep_t *s, int i)
 tpb_status_t tpb_sweep_run(tpb_sweep_t *s)
 {
     tpb_status_t st = TPB_OK;
-    s->fatal = 0;
     tpb_sweep_announce(s);
     unsigned char *done = calloc((size_t)s->plans.n + 1, 1);
     int *idx = malloc(((size_t)s->plans.n + 1) * sizeof(int));
@@ -131,11 +130,14 @@ tpb_status_t tpb_sweep_run(tpb_sweep_t *s)
         (void)tpb_record_discard(&s->rec->rec); /* one that stays is the run's own, empty */
         pthread_mutex_unlock(&s->rec->lock);
     }
-    if (s->nconfigs == 0)
-        return tpb_err_set(TPB_ERR_INVALID,
-                           "no config was measured on the %d ranks: every one was skipped, "
-                           "each for the reason its '# skipped' line gives",
-                           s->topo->size);
+    if (s->nconfigs == 0) { /* every rank counted the same configs: an agreed end */
+        tpb_err_set(TPB_ERR_INVALID,
+                    "no config was measured on the %d ranks: every one was skipped, each for "
+                    "the reason its '# skipped' line gives",
+                    s->topo->size);
+        tpb_err_mark_agreed();
+        return TPB_ERR_INVALID;
+    }
     return TPB_OK;
 }
 

@@ -114,9 +114,6 @@ typedef struct {
     int host_waits;             /**< its collectives hold the host (tpb_device_info_t) */
     tpb_recorder_t *rec;        /**< rank 0 only (NULL elsewhere) */
     tpb_load_mark_t load0;      /**< this rank's CPU time and its machine's at the sweep's start */
-    /** A rank failed inside a timed loop and the others may be stuck in it:
-     *  main must abort the job rather than finalize. */
-    int fatal;
     int held; /**< rank 0, under the record's lock: a --budget set past its first look */
 } tpb_sweep_t;
 
@@ -134,7 +131,8 @@ tpb_status_t tpb_sweep_load_end(tpb_sweep_t *s);
  */
 tpb_status_t tpb_sweep_init(tpb_sweep_t *s);
 
-/** Run every config (collective). On error s->fatal says whether the ranks agree. */
+/** Run every config (collective). On error tpb_err_agreed(st) says whether every rank ended
+ *  with it (else this rank failed alone, inside a timed loop, and the others may be stuck). */
 tpb_status_t tpb_sweep_run(tpb_sweep_t *s);
 
 /**
@@ -318,8 +316,8 @@ tpb_status_t tpb_sweep_resync(tpb_sweep_t *s);
  * measured iterations (in rounds of --rebalance-every for the adaptive policy,
  * whose rounds may hand on a plan with new shards in *moved (tpb_plan_reshard; the
  * caller releases it; moved->shards stays NULL otherwise) and replace *l with a layer
- * built for it). Marks of the measured iterations into raw[iters]. Sets s->fatal
- * when a rank may be left inside the loop.
+ * built for it). Marks of the measured iterations into raw[iters]. A failure of this rank
+ * alone (the others may be left inside the loop) is not agreed (tpb_err_agreed).
  */
 tpb_status_t tpb_sweep_measure(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_config_plan_t *moved,
                                tpb_layer_t **l, tpb_mark_t *raw);

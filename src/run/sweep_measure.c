@@ -68,13 +68,6 @@ static tpb_status_t iterate(tpb_sweep_t *s, tpb_layer_t *const *ls, int nl, size
     return st;
 }
 
-/* A failure the ranks may not share (inside a timed loop) is fatal; a stop they agreed on
- * is not. */
-static int fatal(tpb_status_t st)
-{
-    return st != TPB_OK && st != TPB_ERR_INTERRUPTED;
-}
-
 /* The measured iterations between two stop checks (collective): about TPB_STOP_CHECK_S
  * at the slowest rank's pace over the warm-up (n iterations since t0_us), at least 1;
  * TPB_STOP_CHECK_NOWARM without a warm-up. A stop is then honoured within about that
@@ -251,8 +244,7 @@ tpb_status_t tpb_sweep_measure(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_c
         tpb_status_t done = tpb_dev_sync(s->dev); /* nothing in flight when the layer goes */
         st = st == TPB_OK ? done : st;
     }
-    s->fatal = fatal(st);
-    TPB_CHECK_RET(st);
+    TPB_CHECK_RET(st); /* a failure of this rank alone: tpb_err_agreed says so */
     TPB_CHECK_RET(agree_stop_every(s, t0, (size_t)m->warmup));
     TPB_MPI_RET(MPI_Barrier(s->world), "start of the measured iterations");
     tpb_stamp(TPB_PHASE_MEASURE);
@@ -267,19 +259,15 @@ tpb_status_t tpb_sweep_measure(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_c
         st = iterate(s, l, 1, 0, (size_t)from, (size_t)to, rec, s->stop_every);
         if (st == TPB_ERR_INTERRUPTED)
             tpb_dev_sync(s->dev); /* every rank stopped at the same iteration */
-        s->fatal = fatal(st);
-        if (st == TPB_OK && adaptive) {
-            st = rebalance(s, p, moved, l, from, to, to == n);
-            s->fatal = 0; /* rebalance agrees on its status */
-        }
+        if (st == TPB_OK && adaptive)
+            st = rebalance(s, p, moved, l, from, to, to == n); /* agreed on by the ranks */
     }
     if (st != TPB_OK)
-        return st; /* s->fatal says whether the ranks agree */
+        return st; /* tpb_err_agreed says whether the ranks share it */
     if (!rec)
         st = tpb_dev_mark(s->dev, tpb_marks_iter(span, 2), TPB_MARK_COMM);
     if (st == TPB_OK)
         st = read_marks(s, rec, &raw, 1, m->iters);
-    s->fatal = st != TPB_OK;
     return st;
 }
 
@@ -290,7 +278,6 @@ static tpb_status_t block_end(tpb_sweep_t *s, tpb_status_t st)
         tpb_status_t done = tpb_dev_sync(s->dev);
         st = st == TPB_OK ? done : st;
     }
-    s->fatal = fatal(st);
     TPB_CHECK_RET(st);
     TPB_MPI_RET(MPI_Barrier(s->world), "between interleaved blocks");
     return TPB_OK;
@@ -486,7 +473,5 @@ tpb_status_t tpb_sweep_measure_set(tpb_sweep_t *s, tpb_config_run_t *c, int k, i
         c[i].iters = m->iters * looks;
         c[i].looks = budget ? looks : 0;
     }
-    st = read_marks(s, 1, raw, k * nl, m->iters * looks);
-    s->fatal = st != TPB_OK;
-    return st;
+    return read_marks(s, 1, raw, k * nl, m->iters * looks);
 }

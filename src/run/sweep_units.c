@@ -39,7 +39,7 @@ static int any_skipped(const tpb_sweep_t *s, const int *idx, int k)
 /* A config not measured (TPB_ERR_INVALID, the ranks agreeing): one line, and on. */
 static tpb_status_t skipped(tpb_sweep_t *s, tpb_status_t st)
 {
-    if (st != TPB_ERR_INVALID || s->fatal)
+    if (st != TPB_ERR_INVALID || !tpb_err_agreed(st))
         return st;
     if (s->rec) {
         pthread_mutex_lock(&s->rec->lock);
