@@ -31,6 +31,23 @@ START_TEST(one_rank_fails)
 }
 END_TEST
 
+START_TEST(agreed_or_alone)
+{
+    tpb_status_t local =
+        rank() == 1 ? tpb_err_set(TPB_ERR_BACKEND, "rank 1's GEMM failed") : TPB_OK;
+    int before = tpb_err_agreed(local); /* asserted after the collective: no rank skips it */
+    tpb_status_t st = tpb_agree(MPI_COMM_WORLD, local);
+    ck_assert_int_eq(before, rank() != 1); /* rank 1 was alone with it */
+    ck_assert_int_eq(st, TPB_ERR_BACKEND);
+    ck_assert(tpb_err_agreed(st)); /* every rank holds it now */
+    st = tpb_err_set(TPB_ERR_MPI, "a failed call after it");
+    ck_assert(!tpb_err_agreed(st)); /* a new error is this rank's until agreed */
+    ck_assert(tpb_err_agreed(TPB_OK));
+    ck_assert(tpb_err_agreed(tpb_err_set(TPB_ERR_INTERRUPTED, "stop"))); /* at one iteration */
+    tpb_err_clear();
+}
+END_TEST
+
 START_TEST(lowest_failing_rank_wins)
 {
     tpb_status_t local =
@@ -67,6 +84,7 @@ static Suite *suite(void)
     tcase_add_test(tc, nobody_fails);
     tcase_add_test(tc, one_rank_fails);
     tcase_add_test(tc, lowest_failing_rank_wins);
+    tcase_add_test(tc, agreed_or_alone);
     tcase_add_test(tc, topology);
     suite_add_tcase(s, tc);
     return s;
