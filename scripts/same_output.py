@@ -85,17 +85,16 @@ def text(path):
             joined[-1] += " " + line[1:].strip()
         else:
             joined.append(line)
-    keep, answer, folded = [], False, False
+    keep, answer = [], False
     for line in joined:
-        if folded and re.match(r"#\s{3,}\S", line):
-            continue  # the folded rest of a line left out
-        folded = bool(re.match(r"#\s+disturbed:", line) or "is disturbed" in line)
-        if "did not settle" in line or line.startswith("tpbal: config ") or folded:
-            continue  # timing-dependent warnings and progress lines
-        if answer and line.startswith("#"):
-            continue  # which lines the answer has follows the timings (test_answer pins them)
         if line.startswith("# answer"):  # its heading, its folds joined: the answer's lines
             answer, line = True, "# answer"
+        elif answer and line.startswith("#"):
+            continue  # which lines the answer has follows the timings (test_answer pins them)
+        elif "did not settle" in line or line.startswith("tpbal: config ") or \
+                re.match(r"#\s+disturbed:", line) or \
+                (line.startswith("# warning:") and "is disturbed" in line):
+            continue  # timing-dependent warnings and progress lines
         words = ["#" if NUM.search(t) or t in DISTURBED else t for t in line.split()]
         if "fastest" in line:
             words = ["?" if w in CONFIG_WORDS else w for w in words]
