@@ -195,39 +195,40 @@ tpb_status_t tpb_dry_run(MPI_Comm world, const tpb_options_t *o, const tpb_topo_
         return fleet_dry_run(o, topo, out);
     tpb_plan_list_t list;
     TPB_CHECK_RET(tpb_plans_build(o, topo, &list));
-    double avail = o->backend->mem_guess(topo->local_size); /* what the run refuses, refused */
+    double avail = list.backend->mem_guess(topo->local_size); /* what the run refuses, refused */
     tpb_status_t st = isfinite(avail) ? tpb_plans_check_memory(&list, avail, topo->rank) : TPB_OK;
     if (st != TPB_OK) {
         tpb_plans_free(&list);
         return st;
     }
     char basis[256] = "";
-    double rate = tpb_sweep_rate(world, o->backend, &list, basis, sizeof(basis));
+    double rate = tpb_sweep_rate(world, list.backend, &list, basis, sizeof(basis));
     if (out)
         config_lines(&list, rate, out);
     if (out)
         fprintf(out,
                 "tpbal: dry run: %d configs would be measured and %d skipped on %d ranks, "
                 "backend %s (no device opened, nothing written; memory %s)\n",
-                list.measured, list.n - list.measured, topo->size, o->backend->name,
+                list.measured, list.n - list.measured, topo->size, list.backend->name,
                 isfinite(avail) ? "checked as the run checks it"
                                 : "checked by the run, once its device is open");
     if (out && list.m.timeline)
         gather_line(&list.m, topo->size, out);
-    if (out && list.m.block && o->nshapes > 0)
+    if (out && list.m.block && list.nshapes > 0)
         fprintf(out,
                 "tpbal: dry run: --block: the configs above run as blocks of %d GEMMs, one "
                 "block per TP degree, policy and sequence parallelism\n",
-                o->nshapes);
+                list.nshapes);
     if (out && isfinite(rate) && list.measured > 0)
-        whole_run(&o->backend->defaults, topo, &list, rate, basis, out);
+        whole_run(&list.backend->defaults, topo, &list, rate, basis, out);
     else if (out && !isfinite(rate))
         fprintf(out, "tpbal: dry run: no time estimate (%s)\n", basis);
-    if (out && o->repeat > 1)
+    if (out && list.m.passes > 1)
         fprintf(out,
                 "tpbal: dry run: --repeat %d: all of the above %d times, each pass with its own "
                 "calibration%s, into --out's pass-1 .. pass-%d\n",
-                o->repeat, o->repeat, o->budget_s > 0.0 ? " and --budget" : "", o->repeat);
+                list.m.passes, list.m.passes, list.m.budget_s > 0.0 ? " and --budget" : "",
+                list.m.passes);
     int measured = list.measured;
     tpb_plans_free(&list);
     if (measured == 0) /* the run refuses it */

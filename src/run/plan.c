@@ -21,6 +21,7 @@ void tpb_plans_free(tpb_plan_list_t *list)
         free(list->p[i].speeds);
     }
     free(list->p);
+    free(list->shapes);
     free(list->rank_of[0]);
     free(list->rank_of[1]);
     memset(list, 0, sizeof(*list));
@@ -256,10 +257,10 @@ static tpb_status_t push_placement(tpb_plan_list_t *list, const tpb_options_t *o
                                     "--comm-only --tp 1: a group of one rank has no collective"));
             continue;
         }
-        for (int i = 0; i < o->nshapes; i++)
+        for (int i = 0; i < list->nshapes; i++)
             for (unsigned sp = TPB_SPLIT_ROW; sp <= TPB_SPLIT_COL; sp <<= 1)
-                if (shape_splits(o, &o->shapes[i]) & sp)
-                    TPB_CHECK_RET(push_block(list, o, (*block)++, pl, pos, tp, &o->shapes[i],
+                if (shape_splits(o, &list->shapes[i]) & sp)
+                    TPB_CHECK_RET(push_block(list, o, (*block)++, pl, pos, tp, &list->shapes[i],
                                              (tpb_split_t)sp));
     }
     return TPB_OK;
@@ -326,6 +327,12 @@ tpb_status_t tpb_plans_build(const tpb_options_t *o, const tpb_topo_t *topo, tpb
     list->m = measure_of(o);
     tpb_options_backend_cfg(o, &list->m.backend);
     list->run = run_of(o);
+    list->shapes = malloc((size_t)(o->nshapes > 0 ? o->nshapes : 1) * sizeof(*list->shapes));
+    if (!list->shapes)
+        return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the plans' shapes");
+    memcpy(list->shapes, o->shapes, (size_t)o->nshapes * sizeof(*list->shapes));
+    list->nshapes = o->nshapes;
+    list->backend = o->backend;
     tpb_status_t st = TPB_OK;
     int block = 0;
     for (unsigned pl = TPB_PLACE_PACKED; pl <= TPB_PLACE_SPREAD && st == TPB_OK; pl <<= 1) {

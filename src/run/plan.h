@@ -55,7 +55,7 @@ typedef struct {
     /* identity: made once here, copied whole into its result (base/config_key.h) */
     TPB_CONFIG_KEY;
     int block; /**< index of its (placement, tp, shape, split) block: one calibration */
-    const tpb_shape_t *shape; /**< borrowed from the options */
+    const tpb_shape_t *shape; /**< one of its list's shapes */
     /* this rank's part */
     int position;          /**< this rank's position in the placement's order */
     tpb_layer_desc_t desc; /**< split, sizes, dtype, group rank; desc.shards = shards */
@@ -78,6 +78,10 @@ typedef struct {
     tpb_measure_t m;    /**< how each is measured */
     tpb_run_info_t run; /**< what the run record says of the command line (its options' part:
                              the sweep adds the command, the devices, the topology, ...) */
+    const tpb_backend_class_t *backend; /**< the class that runs them (the registry's) */
+    tpb_shape_t *shapes; /**< the shapes (or messages) the plans measure, the options' copied
+                              (owned: the plans outlive the options' reading) */
+    int nshapes;
 } tpb_plan_list_t;
 
 /**
