@@ -22,6 +22,8 @@ void tpb_plans_free(tpb_plan_list_t *list)
     }
     free(list->p);
     free(list->shapes);
+    free(list->own_factors);
+    free(list->own_names);
     free(list->rank_of[0]);
     free(list->rank_of[1]);
     memset(list, 0, sizeof(*list));
@@ -266,7 +268,7 @@ static tpb_status_t push_placement(tpb_plan_list_t *list, const tpb_options_t *o
     return TPB_OK;
 }
 
-/* The measurement's settings, once. */
+/* The measurement's settings, once (its factors and names: own_settings). */
 static tpb_measure_t measure_of(const tpb_options_t *o)
 {
     return (tpb_measure_t){.iters = o->iters,
@@ -278,8 +280,6 @@ static tpb_measure_t measure_of(const tpb_options_t *o)
                            .rebalance_every = o->rebalance_every,
                            .inject = o->inject_delay,
                            .comm_gap_us = o->comm_gap_us,
-                           .emulate = o->nemulate ? o->emulate : NULL,
-                           .sched = o->nsched ? o->sched : NULL,
                            .sched_iter = o->sched_iter,
                            .emulate_mode = o->emulate_mode,
                            .col_collective = o->col_collective,
@@ -288,10 +288,34 @@ static tpb_measure_t measure_of(const tpb_options_t *o)
                            .passes = o->repeat > 1 ? o->repeat : 1,
                            .err_width = tpb_wrap_width(STDERR_FILENO, o->wide),
                            .block = o->block,
-                           .preset = o->preset,
-                           .calibration_file = o->calibration_file,
                            .gather = o->gather,
                            .trace_ranks = o->trace_ranks};
+}
+
+/* The shapes, the measurement's factors and its names copied into the list (the plans and m
+ * point at the copies, so the plans need nothing of the options once built). */
+static tpb_status_t own_settings(tpb_plan_list_t *list, const tpb_options_t *o)
+{
+    size_t ne = (size_t)o->nemulate, ns = (size_t)o->nsched, np = strlen(o->preset) + 1,
+           nc = strlen(o->calibration_file) + 1;
+    list->shapes = malloc((size_t)(o->nshapes > 0 ? o->nshapes : 1) * sizeof(*list->shapes));
+    list->own_factors = malloc((ne + ns + 1) * sizeof(double));
+    list->own_names = malloc(np + nc);
+    if (!list->shapes || !list->own_factors || !list->own_names)
+        return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the plans' settings");
+    memcpy(list->shapes, o->shapes, (size_t)o->nshapes * sizeof(*list->shapes));
+    list->nshapes = o->nshapes;
+    if (ne)
+        memcpy(list->own_factors, o->emulate, ne * sizeof(double));
+    if (ns)
+        memcpy(list->own_factors + ne, o->sched, ns * sizeof(double));
+    memcpy(list->own_names, o->preset, np);
+    memcpy(list->own_names + np, o->calibration_file, nc);
+    list->m.emulate = ne ? list->own_factors : NULL;
+    list->m.sched = ns ? list->own_factors + ne : NULL;
+    list->m.preset = list->own_names;
+    list->m.calibration_file = list->own_names + np;
+    return TPB_OK;
 }
 
 /* The run record's part that the options decide: built once, here (the sweep reads the plans,
@@ -299,7 +323,6 @@ static tpb_measure_t measure_of(const tpb_options_t *o)
 static tpb_run_info_t run_of(const tpb_options_t *o)
 {
     return (tpb_run_info_t){.emulate = o->nemulate ? o->emulate : NULL,
-                            .sched = o->nsched ? o->sched : NULL,
                             .sched_iter = o->sched_iter,
                             .dtype = o->dtype,
                             .iters = o->iters,
@@ -327,13 +350,8 @@ tpb_status_t tpb_plans_build(const tpb_options_t *o, const tpb_topo_t *topo, tpb
     list->m = measure_of(o);
     tpb_options_backend_cfg(o, &list->m.backend);
     list->run = run_of(o);
-    list->shapes = malloc((size_t)(o->nshapes > 0 ? o->nshapes : 1) * sizeof(*list->shapes));
-    if (!list->shapes)
-        return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the plans' shapes");
-    memcpy(list->shapes, o->shapes, (size_t)o->nshapes * sizeof(*list->shapes));
-    list->nshapes = o->nshapes;
     list->backend = o->backend;
-    tpb_status_t st = TPB_OK;
+    tpb_status_t st = own_settings(list, o); /* the shapes, factors and names: the list's */
     int block = 0;
     for (unsigned pl = TPB_PLACE_PACKED; pl <= TPB_PLACE_SPREAD && st == TPB_OK; pl <<= 1) {
         int *order = malloc((size_t)topo->size * sizeof(int));

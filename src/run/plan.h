@@ -34,7 +34,7 @@ typedef struct {
     int rebalance_every;   /**< adaptive: measured iterations a round */
     tpb_inject_t inject;   /**< --inject-delay */
     double comm_gap_us;    /**< --comm-gap: a comm-only rank's "compute" */
-    const double *emulate; /**< --emulate-speed per world rank, or NULL (borrowed) */
+    const double *emulate; /**< --emulate-speed per world rank, or NULL (the list's) */
     const double *sched;   /**< --emulate-schedule's factors per world rank, or NULL */
     long sched_iter;       /**< ... from this iteration of the run on */
     tpb_emulate_mode_t emulate_mode;
@@ -43,8 +43,8 @@ typedef struct {
     int pass, passes;             /**< --repeat: this pass (from 1) of how many (1: none) */
     int err_width;                /**< progress lines folded at this width (0: whole) */
     int block;                    /**< --block: the shapes run back to back as one step */
-    const char *preset;           /**< --preset or --model ("" none; borrowed) */
-    const char *calibration_file; /**< --calibration-file ("" none; borrowed) */
+    const char *preset;           /**< --preset or --model ("" none; the list's) */
+    const char *calibration_file; /**< --calibration-file ("" none; the list's) */
     int gather;                   /**< --gather: TPB_GATHER_AUTO, _FULL or _PARTS */
     int trace_ranks;              /**< --trace-ranks (-1: every rank) */
     tpb_backend_cfg_t backend;    /**< the backend's settings (tpb_options_backend_cfg) */
@@ -79,6 +79,8 @@ typedef struct {
     tpb_run_info_t run; /**< what the run record says of the command line (its options' part:
                              the sweep adds the command, the devices, the topology, ...) */
     const tpb_backend_class_t *backend; /**< the class that runs them (the registry's) */
+    double *own_factors; /**< m.emulate and m.sched point here: the options' copied (owned) */
+    char *own_names;     /**< m.preset and m.calibration_file point here (owned) */
     tpb_shape_t *shapes; /**< the shapes (or messages) the plans measure, the options' copied
                               (owned: the plans outlive the options' reading) */
     int nshapes;
