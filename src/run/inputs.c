@@ -150,7 +150,7 @@ static tpb_status_t all_of(MPI_Comm comm, int mine, int *all)
 /* Rank q's rows of a matrix drawn by `size` ranks: [rows q / size, rows (q + 1) / size). */
 static long share_row(long rows, int q, int size)
 {
-    return (long)((double)rows * q / size);
+    return (long)((long long)rows * q / size); /* rows <= INT_MAX: no overflow */
 }
 
 /* The ranks' shares of enc's rows (each drawn by its rank) gathered into every rank's enc. */
