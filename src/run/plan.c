@@ -292,8 +292,8 @@ static tpb_measure_t measure_of(const tpb_options_t *o)
                            .trace_ranks = o->trace_ranks};
 }
 
-/* The shapes, the measurement's factors and its names copied into the list (the plans and m
- * point at the copies, so the plans need nothing of the options once built). */
+/* The shapes, the measurement's factors and its names copied into the list (the plans, m and
+ * the run record's part point at the copies: the plans need nothing of the options). */
 static tpb_status_t own_settings(tpb_plan_list_t *list, const tpb_options_t *o)
 {
     size_t ne = (size_t)o->nemulate, ns = (size_t)o->nsched, np = strlen(o->preset) + 1,
@@ -311,8 +311,8 @@ static tpb_status_t own_settings(tpb_plan_list_t *list, const tpb_options_t *o)
         memcpy(list->own_factors + ne, o->sched, ns * sizeof(double));
     memcpy(list->own_names, o->preset, np);
     memcpy(list->own_names + np, o->calibration_file, nc);
-    list->m.emulate = ne ? list->own_factors : NULL;
-    list->m.sched = ns ? list->own_factors + ne : NULL;
+    list->m.emulate = list->run.emulate = ne ? list->own_factors : NULL;
+    list->m.sched = list->run.sched = ns ? list->own_factors + ne : NULL;
     list->m.preset = list->own_names;
     list->m.calibration_file = list->own_names + np;
     return TPB_OK;
@@ -322,8 +322,7 @@ static tpb_status_t own_settings(tpb_plan_list_t *list, const tpb_options_t *o)
  * not the options). */
 static tpb_run_info_t run_of(const tpb_options_t *o)
 {
-    return (tpb_run_info_t){.emulate = o->nemulate ? o->emulate : NULL,
-                            .sched_iter = o->sched_iter,
+    return (tpb_run_info_t){.sched_iter = o->sched_iter, /* its factors: own_settings */
                             .dtype = o->dtype,
                             .iters = o->iters,
                             .warmup = o->warmup,
