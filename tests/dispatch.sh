@@ -58,7 +58,7 @@ REGISTRY=src/base/types.c plant base/tpb_types.h 'X(REDUCE_SCATTER, "reducescatt
     src/backend/gpu/gpu_staging.c \
     src/backend/cuda/cuda_comm.c
 REGISTRY=src/base/interval.c plant base/interval.h 'X(DISTURBED, "disturbed")' \
-    'X(PLANTED, "planted")' TPB_VERDICT_PLANTED src/record/answer.c
+    'X(PLANTED, "planted")' TPB_VERDICT_PLANTED src/record/answer_text.c
 # dtype.c holds the registry and the conversions, which must fail
 REGISTRY= plant base/dtype.h 'X(FP8, "fp8", 1, BF16, 16, 2e-2)' \
     'X(PLANTED, "planted", 4, FP32, 1, 1e-4)' TPB_DTYPE_PLANTED src/base/dtype.c \
