@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/answer.h"
+#include "record/answer_model.h"
 #include "record/verdict.h"
 
 /* A block the answer may recommend: even, or a policy whose verdict over even is better. */
@@ -19,7 +19,7 @@ static int recommendable(const tpb_history_t *b, int n, const tpb_history_t *h)
            tpb_verdict_of(ev, h, TPB_VERDICT_TOL).verdict == TPB_VERDICT_BETTER;
 }
 
-static double tps(const tpb_history_t *h)
+double tpb_block_tokens_rate(const tpb_history_t *h)
 {
     return h->step_med > 0 ? (double)h->m / ((double)h->tp * h->step_med * 1e-6) : NAN;
 }
@@ -42,34 +42,6 @@ static const tpb_history_t *pick_at(const tpb_history_t *b, int n, const tpb_his
     return pick;
 }
 
-static void policy_lines(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *b, int n,
-                         const tpb_history_t *g)
-{
-    for (int i = 0; i < n; i++) {
-        const tpb_history_t *h = &b[i], *ev = tpb_verdict_even_of(b, n, h);
-        if (!same_block(h, g) || h->tp != g->tp || !ev || h->policy == TPB_POLICY_EVEN)
-            continue;
-        tpb_policy_verdict_t v = tpb_verdict_of(ev, h, TPB_VERDICT_TOL);
-        tpb_buf_printf(txt, "#     %s %.2fx over even [%.2f, %.2f]", tpb_policy_name(h->policy),
-                       v.speedup, v.lo, v.hi);
-        tpb_verdict_rounds_text(txt, &v);
-        if (isfinite(v.bound))
-            tpb_buf_printf(txt, ", at most %.2fx", v.bound);
-        tpb_buf_printf(txt, ": %s\n", tpb_verdict_name(v.verdict));
-        tpb_json_obj_begin(js);
-        tpb_json_kv_str(js, "kind", "block_policy");
-        tpb_json_kv_str(js, "block", h->shape_name);
-        tpb_config_key_json(js, &h->key, TPB_KEY_TP | TPB_KEY_POLICY);
-        tpb_json_kv_num(js, "speedup", v.speedup);
-        tpb_json_kv_num(js, "speedup_lo", v.lo);
-        tpb_json_kv_num(js, "speedup_hi", v.hi);
-        tpb_json_kv_num(js, "speedup_bound", v.bound);
-        tpb_json_kv_str(js, "verdict", tpb_verdict_name(v.verdict));
-        tpb_verdict_looks_json(js, &v);
-        tpb_json_obj_end(js);
-    }
-}
-
 tpb_policy_verdict_t tpb_block_verdict(const tpb_history_t *a, const tpb_history_t *b, int thr)
 {
     const tpb_history_t *later = a->id > b->id ? a : b;
@@ -89,72 +61,6 @@ tpb_policy_verdict_t tpb_block_verdict(const tpb_history_t *a, const tpb_history
 }
 
 /* What the use line says of its verdict against the runner-up. */
-static const char *use_verdict_text(const tpb_policy_verdict_t *v)
-{
-    if (v->verdict == TPB_VERDICT_BETTER)
-        return "sure";
-    if (v->verdict == TPB_VERDICT_DRAW)
-        return "a draw within 5 %, either will do";
-    return v->looks > 0 ? "not sure: --budget measured as long as it could (the budget or its "
-                          "looks ran out)"
-                        : "not sure: measure longer (--iters, or --budget)";
-}
-
-/* Of two blocks, the one measured later (its set after the other's) and the other. */
-static const tpb_history_t *later_of(const tpb_history_t *a, const tpb_history_t *b)
-{
-    return a->id > b->id ? a : b;
-}
-
-static const tpb_history_t *earlier_of(const tpb_history_t *a, const tpb_history_t *b)
-{
-    return a->id > b->id ? b : a;
-}
-
-/* "use for block NAME, QUESTION: POLICY at tp T (FIGURE; X.XXx the runner-up's [lo, hi]: verdict)"
- */
-static void use_line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *best,
-                     const tpb_history_t *next, int thr)
-{
-    char step[24];
-    tpb_buf_printf(txt, "# use for block %s, %s: %s at tp %d (", best->shape_name,
-                   thr ? "highest tokens/s per rank (throughput)" : "shortest step (latency)",
-                   tpb_policy_name(best->policy), best->tp);
-    if (thr)
-        tpb_buf_printf(txt, "%.0f tokens/s per rank", tps(best));
-    else
-        tpb_buf_printf(txt, "%s a step", tpb_human_us(step, sizeof(step), best->step_med));
-    tpb_policy_verdict_t v = {.speedup = NAN, .lo = NAN, .hi = NAN};
-    if (next) {
-        v = tpb_block_verdict(best, next, thr);
-        tpb_buf_printf(txt, "; %.2fx tp %d's [%.2f, %.2f]", v.speedup, next->tp, v.lo, v.hi);
-        if (v.looks > 0)
-            tpb_buf_printf(txt, " at %.2f %% (--budget: %d look%s of tp %d, measured after tp %d)",
-                           100.0 * v.conf, v.looks, v.looks == 1 ? "" : "s",
-                           later_of(best, next)->tp, earlier_of(best, next)->tp);
-        tpb_buf_printf(txt, ": %s", use_verdict_text(&v));
-    }
-    tpb_buf_puts(txt, ")\n");
-    tpb_json_obj_begin(js);
-    tpb_json_kv_str(js, "kind", "block_use");
-    tpb_json_kv_str(js, "question", thr ? "throughput" : "latency");
-    tpb_json_kv_str(js, "block", best->shape_name);
-    tpb_config_key_json(js, &best->key, TPB_KEY_BLOCK);
-    tpb_json_kv_num(js, "step_us", best->step_med);
-    tpb_json_kv_num(js, "tokens_per_s_rank", tps(best));
-    tpb_json_kv_num(js, "runner_up_tp", next ? next->tp : NAN);
-    tpb_json_kv_num(js, "over_runner_up", v.speedup);
-    tpb_json_kv_num(js, "over_runner_up_lo", v.lo);
-    tpb_json_kv_num(js, "over_runner_up_hi", v.hi);
-    tpb_json_kv_str(js, "verdict", next ? tpb_verdict_name(v.verdict) : NULL);
-    if (next && v.looks > 0) {
-        tpb_json_kv_num(js, "confidence", v.conf);
-        tpb_json_kv_int(js, "budget_looks", v.looks);
-        tpb_json_kv_int(js, "measured_after_tp", earlier_of(best, next)->tp);
-    }
-    tpb_json_obj_end(js);
-}
-
 /* The TP degrees of block g ranked by tokens/s per rank (their picks), best first, into
  * pick[]; returns how many. */
 static int ranked(const tpb_history_t *b, int n, const tpb_history_t *g, const tpb_history_t **pick)
@@ -168,7 +74,7 @@ static int ranked(const tpb_history_t *b, int n, const tpb_history_t *g, const t
         if (!p)
             continue;
         int at = k++;
-        for (; at > 0 && tps(pick[at - 1]) < tps(p); at--)
+        for (; at > 0 && tpb_block_tokens_rate(pick[at - 1]) < tpb_block_tokens_rate(p); at--)
             pick[at] = pick[at - 1];
         pick[at] = p;
     }
@@ -191,13 +97,32 @@ static const tpb_history_t *latency_pair(const tpb_history_t *const *pick, int k
     return lat;
 }
 
-/* One block: per TP degree its figures, the ranking, and the two use lines. */
-static void block_answer(tpb_buf_t *txt, tpb_buf_t *use, tpb_buf_t *js, const tpb_history_t *b,
-                         int n, const tpb_history_t *g)
+/* The items of a policy other than even at p's TP degree: its verdict over even. */
+static void policies_at(tpb_block_answer_t *a, const tpb_history_t *b, int n,
+                        const tpb_history_t *p)
 {
-    const tpb_history_t *pick[n];
-    int k = ranked(b, n, g, pick);
-    char step[24];
+    for (int i = 0; i < n; i++) {
+        const tpb_history_t *h = &b[i], *ev = tpb_verdict_even_of(b, n, h);
+        if (same_block(h, p) && h->tp == p->tp && ev && h->policy != TPB_POLICY_EVEN)
+            a->pol[a->npol++] = (tpb_answer_policy_t){h, tpb_verdict_of(ev, h, TPB_VERDICT_TOL)};
+    }
+}
+
+/* best against its runner-up next (NULL: none) by throughput (thr 1) or latency. */
+static tpb_block_use_t block_use(const tpb_history_t *best, const tpb_history_t *next, int thr)
+{
+    tpb_block_use_t u = {.best = best, .next = next, .thr = thr};
+    u.v = next ? tpb_block_verdict(best, next, thr)
+               : (tpb_policy_verdict_t){.speedup = NAN, .lo = NAN, .hi = NAN};
+    return u;
+}
+
+/* One block: per TP degree its pick and policies, the ranking, and the two use lines. */
+static void block_build(tpb_block_answer_t *a, const tpb_history_t *b, int n,
+                        const tpb_history_t *g)
+{
+    tpb_block_one_t *o = &a->blocks[a->nblocks++];
+    *o = (tpb_block_one_t){.g = g, .tp0 = a->ntps, .rank0 = a->nrank};
     for (int i = 0; i < n; i++) {
         int first = same_block(&b[i], g);
         for (int j = 0; j < i && first; j++)
@@ -205,40 +130,54 @@ static void block_answer(tpb_buf_t *txt, tpb_buf_t *use, tpb_buf_t *js, const tp
         const tpb_history_t *p = first ? pick_at(b, n, &b[i]) : NULL;
         if (!p)
             continue;
-        tpb_buf_printf(txt, "#   block %s tp %d: fastest %s, %s a step, %.0f tokens/s per rank\n",
-                       g->shape_name, p->tp, tpb_policy_name(p->policy),
-                       tpb_human_us(step, sizeof(step), p->step_med), tps(p));
-        policy_lines(txt, js, b, n, p);
+        tpb_block_tp_t *t = &a->tps[a->ntps++];
+        *t = (tpb_block_tp_t){.pick = p, .pol0 = a->npol};
+        policies_at(a, b, n, p);
+        t->npol = a->npol - t->pol0;
     }
-    tpb_buf_printf(txt, "#   block %s, TP degrees by tokens/s per rank:", g->shape_name);
-    for (int j = 0; j < k; j++)
-        tpb_buf_printf(txt, "%s tp %d %.0f", j ? "," : "", pick[j]->tp, tps(pick[j]));
-    tpb_buf_puts(txt, "\n");
+    o->ntp = a->ntps - o->tp0;
+    const tpb_history_t **pick = &a->rank[a->nrank];
+    int k = ranked(b, n, g, pick);
+    a->nrank += k;
+    o->nrank = k;
     if (!k)
         return;
-    use_line(use, js, pick[0], k > 1 ? pick[1] : NULL, 1);
+    o->thr = block_use(pick[0], k > 1 ? pick[1] : NULL, 1);
     const tpb_history_t *lat2 = NULL, *lat = latency_pair(pick, k, &lat2);
-    use_line(use, js, lat, lat2, 0);
+    o->lat = block_use(lat, lat2, 0);
 }
 
-void tpb_answer_block(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *blocks, int n)
+int tpb_block_answer_build(tpb_block_answer_t *a, const tpb_history_t *blocks, int n)
 {
+    *a = (tpb_block_answer_t){0};
     if (n == 0)
-        return;
-    tpb_buf_t use = TPB_BUF_INIT;
-    tpb_buf_puts(txt, "# blocks (--block: the GEMMs back to back as one step; tokens/s per rank "
-                      "= M / (tp x median step), each group turning M tokens a step; a policy "
-                      "over even with its 95 % interval, the use lines against the runner-up; "
-                      "under --budget each at the level its looks allow)\n");
+        return 0;
+    size_t m = (size_t)n;
+    a->blocks = calloc(m, sizeof(*a->blocks));
+    a->tps = calloc(m, sizeof(*a->tps));
+    a->pol = calloc(m, sizeof(*a->pol));
+    a->rank = calloc(m, sizeof(*a->rank));
+    if (!a->blocks || !a->tps || !a->pol || !a->rank) {
+        tpb_block_answer_free(a);
+        return -1;
+    }
     for (int i = 0; i < n; i++) {
         int seen = 0;
         for (int j = 0; j < i && !seen; j++)
             seen = same_block(&blocks[j], &blocks[i]);
         if (!seen)
-            block_answer(txt, &use, js, blocks, n, &blocks[i]);
+            block_build(a, blocks, n, &blocks[i]);
     }
-    tpb_buf_puts(txt, tpb_buf_str(&use));
-    tpb_buf_free(&use);
+    return 0;
+}
+
+void tpb_block_answer_free(tpb_block_answer_t *a)
+{
+    free(a->blocks);
+    free(a->tps);
+    free(a->pol);
+    free(a->rank);
+    *a = (tpb_block_answer_t){0};
 }
 
 /* The widest half-width (log) of the units' own block steps, each at its look's level. */

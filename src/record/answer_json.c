@@ -122,3 +122,58 @@ void tpb_answer_json(tpb_buf_t *js, const tpb_answer_t *a)
     for (int i = 0; i < a->ntps; i++)
         tp_json(js, &a->tps[i]);
 }
+
+/* ---- a --block run's blocks ---- */
+
+static void block_policy_json(tpb_buf_t *js, const tpb_answer_policy_t *p)
+{
+    const tpb_policy_verdict_t *v = &p->v;
+    tpb_json_obj_begin(js);
+    tpb_json_kv_str(js, "kind", "block_policy");
+    tpb_json_kv_str(js, "block", p->h->shape_name);
+    tpb_config_key_json(js, &p->h->key, TPB_KEY_TP | TPB_KEY_POLICY);
+    tpb_json_kv_num(js, "speedup", v->speedup);
+    tpb_json_kv_num(js, "speedup_lo", v->lo);
+    tpb_json_kv_num(js, "speedup_hi", v->hi);
+    tpb_json_kv_num(js, "speedup_bound", v->bound);
+    tpb_json_kv_str(js, "verdict", tpb_verdict_name(v->verdict));
+    tpb_verdict_looks_json(js, v);
+    tpb_json_obj_end(js);
+}
+
+static void block_use_json(tpb_buf_t *js, const tpb_block_use_t *u)
+{
+    const tpb_history_t *best = u->best, *next = u->next;
+    tpb_json_obj_begin(js);
+    tpb_json_kv_str(js, "kind", "block_use");
+    tpb_json_kv_str(js, "question", u->thr ? "throughput" : "latency");
+    tpb_json_kv_str(js, "block", best->shape_name);
+    tpb_config_key_json(js, &best->key, TPB_KEY_BLOCK);
+    tpb_json_kv_num(js, "step_us", best->step_med);
+    tpb_json_kv_num(js, "tokens_per_s_rank", tpb_block_tokens_rate(best));
+    tpb_json_kv_num(js, "runner_up_tp", next ? next->tp : NAN);
+    tpb_json_kv_num(js, "over_runner_up", u->v.speedup);
+    tpb_json_kv_num(js, "over_runner_up_lo", u->v.lo);
+    tpb_json_kv_num(js, "over_runner_up_hi", u->v.hi);
+    tpb_json_kv_str(js, "verdict", next ? tpb_verdict_name(u->v.verdict) : NULL);
+    if (next && u->v.looks > 0) {
+        tpb_json_kv_num(js, "confidence", u->v.conf);
+        tpb_json_kv_int(js, "budget_looks", u->v.looks);
+        tpb_json_kv_int(js, "measured_after_tp", (best->id > next->id ? next : best)->tp);
+    }
+    tpb_json_obj_end(js);
+}
+
+void tpb_block_answer_json(tpb_buf_t *js, const tpb_block_answer_t *a)
+{
+    for (int b = 0; b < a->nblocks; b++) {
+        const tpb_block_one_t *o = &a->blocks[b];
+        for (int t = o->tp0; t < o->tp0 + o->ntp; t++)
+            for (int i = a->tps[t].pol0; i < a->tps[t].pol0 + a->tps[t].npol; i++)
+                block_policy_json(js, &a->pol[i]);
+        if (o->nrank) {
+            block_use_json(js, &o->thr);
+            block_use_json(js, &o->lat);
+        }
+    }
+}

@@ -100,4 +100,46 @@ double tpb_answer_layer_rate(const tpb_history_t *h);
  *  for some rank to be the slowest in the number the test needs. Pure. */
 int tpb_answer_decidable(const tpb_persistent_t *p);
 
+/** A block's use line: best against its runner-up next (NULL: none; v's figures NaN). */
+typedef struct {
+    const tpb_history_t *best, *next;
+    int thr;                /**< 1: tokens/s per rank (throughput); 0: the step (latency) */
+    tpb_policy_verdict_t v; /**< best over next (tpb_block_verdict) */
+} tpb_block_use_t;
+
+/** A block's TP degree: its pick (the fastest policy it may recommend) and the policies'
+ *  verdicts over even there, pol[pol0, pol0 + npol) of the block answer. */
+typedef struct {
+    const tpb_history_t *pick;
+    int pol0, npol;
+} tpb_block_tp_t;
+
+/** One block (name, tokens, sequence parallelism, placement): its TP degrees
+ *  tps[tp0, tp0 + ntp) in the order measured, their picks ranked by tokens/s per rank
+ *  rank[rank0, rank0 + nrank) best first, and the two use lines (where nrank > 0). */
+typedef struct {
+    const tpb_history_t *g;
+    int tp0, ntp, rank0, nrank;
+    tpb_block_use_t thr, lat;
+} tpb_block_one_t;
+
+/** The answer of a --block run's blocks (answer_block.c). */
+typedef struct {
+    tpb_block_one_t *blocks;
+    tpb_block_tp_t *tps;
+    tpb_answer_policy_t *pol;
+    const tpb_history_t **rank;
+    int nblocks, ntps, npol, nrank;
+} tpb_block_answer_t;
+
+/** Builds the answer of blocks[n] (see tpb_answer_block) into *a: 0, or -1 where memory ran
+ *  out (*a then empty). Pure but for reading the blocks' arrays back. */
+int tpb_block_answer_build(tpb_block_answer_t *a, const tpb_history_t *blocks, int n);
+void tpb_block_answer_free(tpb_block_answer_t *a);
+/** Its '#' lines (nothing without blocks) and its JSON objects as array items. */
+void tpb_block_answer_text(tpb_buf_t *txt, const tpb_block_answer_t *a);
+void tpb_block_answer_json(tpb_buf_t *js, const tpb_block_answer_t *a);
+/** A block's tokens per second per rank: M / (tp x its median step). */
+double tpb_block_tokens_rate(const tpb_history_t *h);
+
 #endif /* TPB_ANSWER_MODEL_H */

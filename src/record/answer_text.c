@@ -232,3 +232,87 @@ void tpb_answer_text(tpb_buf_t *txt, const tpb_answer_t *a)
     for (int i = 0; i < a->nshapes; i++)
         use_text(txt, a, &a->shapes[i]);
 }
+
+/* ---- a --block run's blocks ---- */
+
+/* A block's use line's verdict in words. */
+static const char *block_use_words(const tpb_policy_verdict_t *v)
+{
+    if (v->verdict == TPB_VERDICT_BETTER)
+        return "sure";
+    if (v->verdict == TPB_VERDICT_DRAW)
+        return "a draw within 5 %, either will do";
+    return v->looks > 0 ? "not sure: --budget measured as long as it could (the budget or its "
+                          "looks ran out)"
+                        : "not sure: measure longer (--iters, or --budget)";
+}
+
+/* "use for block NAME, QUESTION: POLICY at tp T (FIGURE; X.XXx the runner-up's [lo, hi]: verdict)"
+ */
+static void block_use_text(tpb_buf_t *txt, const tpb_block_use_t *u)
+{
+    const tpb_history_t *best = u->best, *next = u->next;
+    char step[24];
+    tpb_buf_printf(txt, "# use for block %s, %s: %s at tp %d (", best->shape_name,
+                   u->thr ? "highest tokens/s per rank (throughput)" : "shortest step (latency)",
+                   tpb_policy_name(best->policy), best->tp);
+    if (u->thr)
+        tpb_buf_printf(txt, "%.0f tokens/s per rank", tpb_block_tokens_rate(best));
+    else
+        tpb_buf_printf(txt, "%s a step", tpb_human_us(step, sizeof(step), best->step_med));
+    if (next) {
+        const tpb_policy_verdict_t *v = &u->v;
+        const tpb_history_t *later = best->id > next->id ? best : next;
+        const tpb_history_t *earlier = later == best ? next : best;
+        tpb_buf_printf(txt, "; %.2fx tp %d's [%.2f, %.2f]", v->speedup, next->tp, v->lo, v->hi);
+        if (v->looks > 0)
+            tpb_buf_printf(txt, " at %.2f %% (--budget: %d look%s of tp %d, measured after tp %d)",
+                           100.0 * v->conf, v->looks, v->looks == 1 ? "" : "s", later->tp,
+                           earlier->tp);
+        tpb_buf_printf(txt, ": %s", block_use_words(v));
+    }
+    tpb_buf_puts(txt, ")\n");
+}
+
+static void block_text(tpb_buf_t *txt, const tpb_block_answer_t *a, const tpb_block_one_t *o)
+{
+    char step[24];
+    for (int t = o->tp0; t < o->tp0 + o->ntp; t++) {
+        const tpb_history_t *p = a->tps[t].pick;
+        tpb_buf_printf(txt, "#   block %s tp %d: fastest %s, %s a step, %.0f tokens/s per rank\n",
+                       o->g->shape_name, p->tp, tpb_policy_name(p->policy),
+                       tpb_human_us(step, sizeof(step), p->step_med), tpb_block_tokens_rate(p));
+        for (int i = a->tps[t].pol0; i < a->tps[t].pol0 + a->tps[t].npol; i++) {
+            const tpb_policy_verdict_t *v = &a->pol[i].v;
+            tpb_buf_printf(txt, "#     %s %.2fx over even [%.2f, %.2f]",
+                           tpb_policy_name(a->pol[i].h->policy), v->speedup, v->lo, v->hi);
+            tpb_verdict_rounds_text(txt, v);
+            if (isfinite(v->bound))
+                tpb_buf_printf(txt, ", at most %.2fx", v->bound);
+            tpb_buf_printf(txt, ": %s\n", tpb_verdict_name(v->verdict));
+        }
+    }
+    tpb_buf_printf(txt, "#   block %s, TP degrees by tokens/s per rank:", o->g->shape_name);
+    for (int j = 0; j < o->nrank; j++) {
+        const tpb_history_t *p = a->rank[o->rank0 + j];
+        tpb_buf_printf(txt, "%s tp %d %.0f", j ? "," : "", p->tp, tpb_block_tokens_rate(p));
+    }
+    tpb_buf_puts(txt, "\n");
+}
+
+void tpb_block_answer_text(tpb_buf_t *txt, const tpb_block_answer_t *a)
+{
+    if (!a->nblocks)
+        return;
+    tpb_buf_puts(txt, "# blocks (--block: the GEMMs back to back as one step; tokens/s per rank "
+                      "= M / (tp x median step), each group turning M tokens a step; a policy "
+                      "over even with its 95 % interval, the use lines against the runner-up; "
+                      "under --budget each at the level its looks allow)\n");
+    for (int b = 0; b < a->nblocks; b++)
+        block_text(txt, a, &a->blocks[b]);
+    for (int b = 0; b < a->nblocks; b++)
+        if (a->blocks[b].nrank) {
+            block_use_text(txt, &a->blocks[b].thr);
+            block_use_text(txt, &a->blocks[b].lat);
+        }
+}

@@ -1,5 +1,6 @@
 /* answer_write.c - the closing answer built once (answer.c) and rendered to the terminal's
- * lines (answer_text.c) and the JSON summary (answer_json.c) from the same model. */
+ * lines (answer_text.c) and the JSON summary (answer_json.c) from the same model; the same for
+ * a --block run's blocks (answer_block.c). */
 #include "record/answer_model.h"
 
 static void answer_write(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, int n,
@@ -25,4 +26,16 @@ void tpb_answer_parts(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *hist, 
                       const char *const *hosts, double target_spread)
 {
     answer_write(txt, js, hist, n, hosts, target_spread, 1);
+}
+
+void tpb_answer_block(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *blocks, int n)
+{
+    tpb_block_answer_t a;
+    if (tpb_block_answer_build(&a, blocks, n) != 0) {
+        tpb_buf_puts(txt, "# blocks: out of memory for the answer\n");
+        return;
+    }
+    tpb_block_answer_text(txt, &a);
+    tpb_block_answer_json(js, &a);
+    tpb_block_answer_free(&a);
 }
