@@ -177,3 +177,26 @@ void tpb_block_answer_json(tpb_buf_t *js, const tpb_block_answer_t *a)
         }
     }
 }
+
+/* ---- --overlap chunked ---- */
+
+static void overlap_json(tpb_buf_t *js, const tpb_overlap_line_t *l)
+{
+    const tpb_history_t *best = l->best;
+    tpb_json_obj_begin(js);
+    tpb_json_kv_str(js, "kind", "overlap");
+    tpb_config_key_json(js, &best->key,
+                        TPB_KEY_SIZES | TPB_KEY_TP | TPB_KEY_PLACEMENT | TPB_KEY_CHOICE);
+    tpb_json_kv_int(js, "best_chunks", best->chunks);
+    tpb_json_kv_num(js, "speedup", l->speedup);
+    tpb_json_kv_num(js, "speedup_vs_serial_config", best->speedup);
+    tpb_json_kv_str(js, "pays", l->verdict == TPB_OVERLAP_PAYS ? "yes" : "no");
+    tpb_json_kv_str(js, "reason", tpb_overlap_why_text(l->verdict));
+    tpb_json_obj_end(js);
+}
+
+void tpb_overlap_answer_json(tpb_buf_t *js, const tpb_overlap_answer_t *a)
+{
+    for (int i = 0; i < a->nlines; i++)
+        overlap_json(js, &a->lines[i]);
+}

@@ -142,4 +142,37 @@ void tpb_block_answer_json(tpb_buf_t *js, const tpb_block_answer_t *a);
 /** A block's tokens per second per rank: M / (tp x its median step). */
 double tpb_block_tokens_rate(const tpb_history_t *h);
 
+/** An overlap line's verdict: nothing could overlap (--comm mpi's staged collectives: the host
+ *  waits), overlap pays, or why it does not (the largest of its costs). */
+typedef enum {
+    TPB_OVERLAP_HOST_WAITS,
+    TPB_OVERLAP_PAYS,
+    TPB_OVERLAP_NO_PROGRESS,  /**< the collectives were not hidden behind the GEMMs */
+    TPB_OVERLAP_CHUNKING,     /**< the chunked GEMMs run slower than the whole */
+    TPB_OVERLAP_INTERFERENCE, /**< the GEMM runs slower beside the collectives */
+} tpb_overlap_why_t;
+
+/** One (shape, TP degree, placement, split, policy) of the chunked configs: the chunk count
+ *  with the best speed-up over serial. */
+typedef struct {
+    const tpb_history_t *best;
+    double speedup; /**< over serial, in the same config */
+    tpb_overlap_why_t verdict;
+} tpb_overlap_line_t;
+
+/** The overlap lines of a run (answer_overlap.c). */
+typedef struct {
+    tpb_overlap_line_t *lines;
+    int nlines;
+} tpb_overlap_answer_t;
+
+/** Builds the overlap lines of the chunked configs ohist[n] (see tpb_answer_overlap): 0, or
+ *  -1 where memory ran out. Pure. */
+int tpb_overlap_answer_build(tpb_overlap_answer_t *a, const tpb_history_t *ohist, int n);
+void tpb_overlap_answer_free(tpb_overlap_answer_t *a);
+void tpb_overlap_answer_text(tpb_buf_t *txt, const tpb_overlap_answer_t *a);
+void tpb_overlap_answer_json(tpb_buf_t *js, const tpb_overlap_answer_t *a);
+/** Why a line's overlap does not pay, in words (NULL where it pays; answer_text.c). */
+const char *tpb_overlap_why_text(tpb_overlap_why_t w);
+
 #endif /* TPB_ANSWER_MODEL_H */

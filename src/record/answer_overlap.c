@@ -1,8 +1,10 @@
-/* answer_overlap.c - the closing answer's overlap lines (--overlap chunked). */
+/* answer_overlap.c - the closing answer's overlap lines (--overlap chunked), decided into
+ * the answer model (record/answer_model.h); answer_text.c and answer_json.c render them. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "record/answer.h"
+#include "record/answer_model.h"
 
 /* Chunked configs of one answer line: the same shape, TP, placement, split and policy. */
 static int same_line(const tpb_history_t *a, const tpb_history_t *b)
@@ -19,57 +21,32 @@ static double over_serial(const tpb_history_t *h)
 }
 
 /* Why overlap does not pay: the largest of its three costs. */
-static const char *why_not(const tpb_overlap_t *o)
+static tpb_overlap_why_t why_not(const tpb_overlap_t *o)
 {
     double chunking = o->chunking_cost - 1.0, interference = o->interference - 1.0;
     if (!(o->efficiency >= 0.25) && chunking < 0.05 && interference < 0.05)
-        return "no progress: the collectives were not hidden behind the GEMMs";
-    return chunking >= interference ? "chunking cost: the chunked GEMMs run slower than the whole"
-                                    : "interference: the GEMM runs slower beside the collectives";
+        return TPB_OVERLAP_NO_PROGRESS;
+    return chunking >= interference ? TPB_OVERLAP_CHUNKING : TPB_OVERLAP_INTERFERENCE;
 }
 
-static void line(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *best)
+/* The line's verdict on its best chunk count. */
+static tpb_overlap_line_t overlap_line(const tpb_history_t *best)
 {
-    const tpb_overlap_t *o = &best->overlap;
-    double sp = over_serial(best);
-    int pays = sp >= TPB_ANSWER_OVERLAP_PAYS;
-    tpb_buf_printf(txt, "#   overlap %ldx%ldx%ld tp %d %s %s: ", best->m, best->n, best->k,
-                   best->tp, tpb_config_key_split(&best->key), tpb_policy_name(best->policy));
-    if (o->host_waits) /* no figure of overlap: none could happen */
-        tpb_buf_printf(txt, "the host waits for --comm mpi's staged collectives: nothing can "
-                            "overlap (--comm ccl can");
-    else if (pays)
-        tpb_buf_printf(txt,
-                       "best at %d chunks, %.2fx over serial (%.0f %% of the communication "
-                       "hidden",
-                       best->chunks, sp, 100.0 * o->efficiency);
-    else
-        tpb_buf_printf(txt,
-                       "overlap does not pay here (best %.2fx at %d chunks): %s (chunking "
-                       "%.2fx, interference %.2fx, %.0f %% hidden",
-                       sp, best->chunks, why_not(o), o->chunking_cost, o->interference,
-                       100.0 * o->efficiency);
-    if (isfinite(best->speedup) && !o->host_waits)
-        tpb_buf_printf(txt, "; %.2fx the serial config's step", best->speedup);
-    tpb_buf_puts(txt, ")\n");
-    tpb_json_obj_begin(js);
-    tpb_json_kv_str(js, "kind", "overlap");
-    tpb_config_key_json(js, &best->key,
-                        TPB_KEY_SIZES | TPB_KEY_TP | TPB_KEY_PLACEMENT | TPB_KEY_CHOICE);
-    tpb_json_kv_int(js, "best_chunks", best->chunks);
-    tpb_json_kv_num(js, "speedup", sp);
-    tpb_json_kv_num(js, "speedup_vs_serial_config", best->speedup);
-    tpb_json_kv_str(js, "pays", pays && !o->host_waits ? "yes" : "no");
-    tpb_json_kv_str(js, "reason",
-                    o->host_waits ? "the host waits for --comm mpi's staged "
-                                    "collectives: nothing can overlap"
-                    : pays        ? NULL
-                                  : why_not(o));
-    tpb_json_obj_end(js);
+    tpb_overlap_line_t l = {.best = best, .speedup = over_serial(best)};
+    l.verdict = best->overlap.host_waits               ? TPB_OVERLAP_HOST_WAITS
+                : l.speedup >= TPB_ANSWER_OVERLAP_PAYS ? TPB_OVERLAP_PAYS
+                                                       : why_not(&best->overlap);
+    return l;
 }
 
-void tpb_answer_overlap(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *ohist, int n)
+int tpb_overlap_answer_build(tpb_overlap_answer_t *a, const tpb_history_t *ohist, int n)
 {
+    *a = (tpb_overlap_answer_t){0};
+    if (n == 0)
+        return 0;
+    a->lines = calloc((size_t)n, sizeof(*a->lines));
+    if (!a->lines)
+        return -1;
     for (int i = 0; i < n; i++) {
         int seen = 0;
         for (int j = 0; j < i && !seen; j++)
@@ -80,6 +57,13 @@ void tpb_answer_overlap(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *ohis
         for (int j = i + 1; j < n; j++)
             if (same_line(&ohist[j], &ohist[i]) && over_serial(&ohist[j]) > over_serial(best))
                 best = &ohist[j];
-        line(txt, js, best);
+        a->lines[a->nlines++] = overlap_line(best);
     }
+    return 0;
+}
+
+void tpb_overlap_answer_free(tpb_overlap_answer_t *a)
+{
+    free(a->lines);
+    *a = (tpb_overlap_answer_t){0};
 }

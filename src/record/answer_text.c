@@ -316,3 +316,51 @@ void tpb_block_answer_text(tpb_buf_t *txt, const tpb_block_answer_t *a)
             block_use_text(txt, &a->blocks[b].lat);
         }
 }
+
+/* ---- --overlap chunked ---- */
+
+/* Why overlap does not pay, in words (the line's verdict when it is not host_waits or pays). */
+const char *tpb_overlap_why_text(tpb_overlap_why_t w)
+{
+    switch (w) {
+    case TPB_OVERLAP_HOST_WAITS:
+        return "the host waits for --comm mpi's staged collectives: nothing can overlap";
+    case TPB_OVERLAP_PAYS: return NULL;
+    case TPB_OVERLAP_NO_PROGRESS:
+        return "no progress: the collectives were not hidden behind the GEMMs";
+    case TPB_OVERLAP_CHUNKING: return "chunking cost: the chunked GEMMs run slower than the whole";
+    case TPB_OVERLAP_INTERFERENCE: break;
+    }
+    return "interference: the GEMM runs slower beside the collectives";
+}
+
+static void overlap_text(tpb_buf_t *txt, const tpb_overlap_line_t *l)
+{
+    const tpb_history_t *best = l->best;
+    const tpb_overlap_t *o = &best->overlap;
+    tpb_buf_printf(txt, "#   overlap %ldx%ldx%ld tp %d %s %s: ", best->m, best->n, best->k,
+                   best->tp, tpb_config_key_split(&best->key), tpb_policy_name(best->policy));
+    if (l->verdict == TPB_OVERLAP_HOST_WAITS) /* no figure of overlap: none could happen */
+        tpb_buf_printf(txt, "the host waits for --comm mpi's staged collectives: nothing can "
+                            "overlap (--comm ccl can");
+    else if (l->verdict == TPB_OVERLAP_PAYS)
+        tpb_buf_printf(txt,
+                       "best at %d chunks, %.2fx over serial (%.0f %% of the communication "
+                       "hidden",
+                       best->chunks, l->speedup, 100.0 * o->efficiency);
+    else
+        tpb_buf_printf(txt,
+                       "overlap does not pay here (best %.2fx at %d chunks): %s (chunking "
+                       "%.2fx, interference %.2fx, %.0f %% hidden",
+                       l->speedup, best->chunks, tpb_overlap_why_text(l->verdict), o->chunking_cost,
+                       o->interference, 100.0 * o->efficiency);
+    if (isfinite(best->speedup) && l->verdict != TPB_OVERLAP_HOST_WAITS)
+        tpb_buf_printf(txt, "; %.2fx the serial config's step", best->speedup);
+    tpb_buf_puts(txt, ")\n");
+}
+
+void tpb_overlap_answer_text(tpb_buf_t *txt, const tpb_overlap_answer_t *a)
+{
+    for (int i = 0; i < a->nlines; i++)
+        overlap_text(txt, &a->lines[i]);
+}

@@ -39,3 +39,15 @@ void tpb_answer_block(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *blocks
     tpb_block_answer_json(js, &a);
     tpb_block_answer_free(&a);
 }
+
+void tpb_answer_overlap(tpb_buf_t *txt, tpb_buf_t *js, const tpb_history_t *ohist, int n)
+{
+    tpb_overlap_answer_t a;
+    if (tpb_overlap_answer_build(&a, ohist, n) != 0) {
+        tpb_buf_puts(txt, "# overlap: out of memory for the answer\n");
+        return;
+    }
+    tpb_overlap_answer_text(txt, &a);
+    tpb_overlap_answer_json(js, &a);
+    tpb_overlap_answer_free(&a);
+}
