@@ -54,10 +54,49 @@ tpb_status_t tpb_repeat_add(tpb_repeat_t *r, const tpb_record_t *rec);
 tpb_passes_ratio_t tpb_repeat_over_even(const tpb_repeat_t *r, const tpb_repeat_cfg_t *c,
                                         int *disturbed, int *measured, tpb_verdict_t *verdict);
 
-/** The use lines over the passes (repeat_use.c): per shape (and per block) what to use for
- *  latency and for throughput by the passes' geometric mean step, against the runner-up
- *  with the passes' combined interval; '#' lines into txt, the member "use" into js. */
-void tpb_repeat_use(const tpb_repeat_t *r, tpb_buf_t *txt, tpb_buf_t *js);
+/** How sure a use line's pick over the passes is against its runner-up. */
+typedef enum {
+    TPB_SURE_NO_DATA, /**< no pass had both with an interval */
+    TPB_SURE_YES,     /**< a GEMM's whole interval favours it; a block's is better beyond 5 % */
+    TPB_SURE_DRAW,    /**< a block's within 5 %: either will do */
+    TPB_SURE_NOT      /**< neither */
+} tpb_sure_t;
+
+/** A use line over the passes: pick for one question of its shape (or block). */
+typedef struct {
+    const tpb_repeat_cfg_t *pick, *next; /**< next: the runner-up (NULL: none) */
+    int thr;                             /**< 1: throughput, 0: latency */
+    int part;                            /**< a --block run's GEMM: "part SHAPE alone" */
+    double step;                         /**< pick's passes' median step, us */
+    tpb_passes_ratio_t pr;               /**< pick over next, combined over the passes */
+    double margin, lo, hi;               /**< pick's advantage and its interval */
+    tpb_sure_t sure;
+} tpb_repeat_use_t;
+
+/** A policy's verdict over even over the passes (tpb_repeat_over_even). */
+typedef struct {
+    const tpb_repeat_cfg_t *c;
+    tpb_passes_ratio_t pr;
+    int disturbed, measured;
+    tpb_verdict_t verdict;
+    double speedup, lo, hi;
+} tpb_repeat_verdict_t;
+
+/** The answer over the passes as data (repeat_use.c), rendered to the terminal and to
+ *  repeat.json from the same values (repeat_render.c). */
+typedef struct {
+    const tpb_repeat_t *r;
+    double spread_mid, spread_worst; /**< the configs' pass-to-pass spreads: median, most */
+    int spread_n, spread_at;         /**< configs with one, and the most's index in r->c */
+    tpb_repeat_verdict_t *v;
+    tpb_passes_straggler_t *s; /**< per r->t[i] */
+    tpb_repeat_use_t *u;
+    int nv, ns, nu, blocks;
+} tpb_repeat_answer_t;
+
+/** Builds the answer over r's passes into *a: 0, or -1 where memory ran out. Pure. */
+int tpb_repeat_answer_build(tpb_repeat_answer_t *a, const tpb_repeat_t *r);
+void tpb_repeat_answer_free(tpb_repeat_answer_t *a);
 
 /** The answer over the passes done: '#' lines into txt and the JSON members (configs,
  *  verdicts, stragglers, run_to_run) into the open object js. */

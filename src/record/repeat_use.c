@@ -1,4 +1,6 @@
-/* repeat_use.c - --repeat's verdicts and use lines over the passes (record/repeat.h): a
+/* repeat_use.c - --repeat's answer over the passes decided as data (record/repeat.h
+ * tpb_repeat_answer_t; repeat_render.c writes it): the configs' pass-to-pass spread, the
+ * persistent straggler per TP degree over the passes, and the verdicts and use lines: a
  * policy's ratio over even combined over the passes; per shape, and per
  * block, the config to use for latency (the shortest step) and for throughput (the highest
  * rate: layers per second over the world, a block's tokens per second per rank), among the
@@ -9,7 +11,7 @@
  * the passes as a policy's verdict is (base/passes.h). A GEMM's pick is sure where the whole
  * interval favours it, a block's where it is better beyond 5 %, as in one run's answer. */
 #include <math.h>
-#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/stats.h"
@@ -115,110 +117,118 @@ static tpb_passes_ratio_t against(const tpb_repeat_t *r, const tpb_repeat_cfg_t 
     return tpb_passes_ratio(ratio, half, conf, n, TPB_VERDICT_TOL);
 }
 
-static const char *sure_word(const tpb_repeat_cfg_t *pick, const tpb_passes_ratio_t *pr, double lo)
+static tpb_sure_t sure_of(const tpb_repeat_cfg_t *pick, const tpb_passes_ratio_t *pr, double lo)
 {
     if (pr->n < 1 || !isfinite(pr->half))
-        return "not enough data";
+        return TPB_SURE_NO_DATA;
     if (pick->block)
-        return pr->verdict == TPB_VERDICT_BETTER ? "sure"
-               : pr->verdict == TPB_VERDICT_DRAW ? "a draw within 5 %, either will do"
-                                                 : "not sure";
-    return lo > 1.0 ? "sure" : "not sure";
+        return pr->verdict == TPB_VERDICT_BETTER ? TPB_SURE_YES
+               : pr->verdict == TPB_VERDICT_DRAW ? TPB_SURE_DRAW
+                                                 : TPB_SURE_NOT;
+    return lo > 1.0 ? TPB_SURE_YES : TPB_SURE_NOT;
 }
 
-/* The use line of c's shape for one question (thr: throughput) and its JSON object; part: a
- * --block run's GEMM, said as a part of the block ("# part SHAPE alone ..."). */
-static void use_over(const tpb_repeat_t *r, const tpb_repeat_cfg_t *c, int thr, int part,
-                     tpb_buf_t *txt, tpb_buf_t *js)
+/* The use line of c's shape for one question (thr: throughput), if it has a pick; part: a
+ * --block run's GEMM, said as a part of the block. */
+static void use_over(tpb_repeat_answer_t *a, const tpb_repeat_cfg_t *c, int thr, int part)
 {
+    const tpb_repeat_t *r = a->r;
     const tpb_repeat_cfg_t *pick = best_of(r, c, NULL, thr);
     if (!pick)
         return;
-    const tpb_repeat_cfg_t *next = best_of(r, c, pick, thr);
-    double g = mid_step(r, pick);
-    char what[160], fig[64];
-    if (pick->block)
-        snprintf(what, sizeof(what), "block %s", pick->key.shape_name);
-    else
-        snprintf(what, sizeof(what), "%ldx%ldx%ld%s%s", pick->key.m, pick->key.n, pick->key.k,
-                 pick->key.shape_name[0] ? " " : "", pick->key.shape_name);
-    if (thr && pick->block)
-        snprintf(fig, sizeof(fig), "%.0f tokens/s per rank",
-                 pick->key.m / (pick->key.tp * g * 1e-6));
-    else if (thr)
-        snprintf(fig, sizeof(fig), "%.0f layers/s over %d ranks",
-                 (double)(r->world / pick->key.tp) / (g * 1e-6), r->world);
-    else {
-        char step[24];
-        snprintf(fig, sizeof(fig), "%s a step", tpb_human_us(step, sizeof(step), g));
+    tpb_repeat_use_t *u = &a->u[a->nu++];
+    *u = (tpb_repeat_use_t){.pick = pick,
+                            .next = best_of(r, c, pick, thr),
+                            .thr = thr,
+                            .part = part,
+                            .step = mid_step(r, pick)};
+    if (u->next) {
+        u->pr = against(r, pick, u->next, thr);
+        u->margin = 1.0 / u->pr.ratio;
+        u->lo = u->margin * exp(-u->pr.half);
+        u->hi = u->margin * exp(u->pr.half);
+        u->sure = sure_of(pick, &u->pr, u->lo);
     }
-    tpb_buf_printf(txt, "# %s %s%s over %d passes, %s: %s at tp %d%s (%s, the passes' median)\n",
-                   part ? "part" : "use for", what, part ? " alone" : "", r->done,
-                   thr ? (pick->block ? "highest tokens/s per rank (throughput)"
-                                      : "highest layer rate (throughput)")
-                       : "shortest step (latency)",
-                   pick->block ? tpb_policy_name(pick->key.policy)
-                               : tpb_config_key_label(&pick->key),
-                   pick->key.tp, pick->key.placement == TPB_PLACE_SPREAD ? " spread" : "", fig);
-    tpb_json_obj_begin(js);
-    tpb_json_kv_str(js, "kind", pick->block ? "block_use" : "use");
-    tpb_json_kv_str(js, "question", thr ? "throughput" : "latency");
-    tpb_config_key_json(js, &pick->key, TPB_KEY_ALL);
-    tpb_json_kv_num(js, "step_us", g);
-    if (pick->block) { /* the keys of one run's block_use, and its name as "block" */
-        tpb_json_kv_str(js, "block", pick->key.shape_name);
-        tpb_json_kv_num(js, "tokens_per_s_rank", pick->key.m / (pick->key.tp * g * 1e-6));
-    } else
-        tpb_json_kv_num(js, "layers_per_s", (double)(r->world / pick->key.tp) / (g * 1e-6));
-    tpb_json_kv_int(js, "passes", r->done);
-    if (next) {
-        tpb_passes_ratio_t pr = against(r, pick, next, thr);
-        double m = 1.0 / pr.ratio, lo = m * exp(-pr.half), hi = m * exp(pr.half);
-        const char *sure = sure_word(pick, &pr, lo);
-        tpb_buf_printf(txt, "#     %s: %s, %.2fx [%.2f, %.2f] over the next, %s at tp %d (%s)\n",
-                       thr ? "highest rate" : "shortest step", sure, m, lo, hi,
-                       next->block ? tpb_policy_name(next->key.policy)
-                                   : tpb_config_key_label(&next->key),
-                       next->key.tp,
-                       pr.n < 2     ? "one pass with both"
-                       : pr.by_pass ? "a pass as the unit: the passes disagree more than their "
-                                      "intervals"
-                                    : "the passes pooled: they agree within their intervals");
-        tpb_json_kv_str(js, "sure", sure);
-        tpb_json_kv_str(js, "runner_up", tpb_config_key_label(&next->key));
-        tpb_json_kv_int(js, "runner_up_tp", next->key.tp);
-        tpb_json_kv_num(js, "margin", m);
-        tpb_json_kv_num(js, "margin_lo", lo);
-        tpb_json_kv_num(js, "margin_hi", hi);
-        tpb_json_kv_int(js, "passes_used", pr.n);
-        tpb_json_kv_str(js, "rule", pr.by_pass ? "by_pass" : "pooled");
-        if (pick->block) { /* one run's block_use keys: the pick over the runner-up */
-            tpb_json_kv_num(js, "over_runner_up", m);
-            tpb_json_kv_num(js, "over_runner_up_lo", lo);
-            tpb_json_kv_num(js, "over_runner_up_hi", hi);
-            tpb_json_kv_str(js, "verdict", isfinite(pr.half) ? tpb_verdict_name(pr.verdict) : NULL);
-        }
-    }
-    tpb_json_obj_end(js);
 }
 
-void tpb_repeat_use(const tpb_repeat_t *r, tpb_buf_t *txt, tpb_buf_t *js)
+/* Per shape (then per block: a block's answer last), each once in the order measured. */
+static void uses_build(tpb_repeat_answer_t *a)
 {
-    int blocks = 0;
+    const tpb_repeat_t *r = a->r;
     for (int i = 0; i < r->nc; i++)
-        blocks |= r->c[i].block;
-    tpb_json_key(js, "use");
-    tpb_json_arr_begin(js);
-    for (int want_block = 0; want_block < 2; want_block++) /* a block's answer last */
-        for (int i = 0; i < r->nc; i++) { /* each shape (block) once, in the order measured */
+        a->blocks |= r->c[i].block;
+    for (int want_block = 0; want_block < 2; want_block++)
+        for (int i = 0; i < r->nc; i++) {
             const tpb_repeat_cfg_t *c = &r->c[i];
             int seen = c->key.comm_only || c->block != want_block;
             for (int j = 0; j < i && !seen; j++)
                 seen = same_use(&r->c[j], c);
             if (seen)
                 continue;
-            use_over(r, c, 0, blocks && !c->block, txt, js);
-            use_over(r, c, 1, blocks && !c->block, txt, js);
+            use_over(a, c, 0, a->blocks && !c->block);
+            use_over(a, c, 1, a->blocks && !c->block);
         }
-    tpb_json_arr_end(js);
+}
+
+/* The configs' pass-to-pass spreads: their median and the most. */
+static int spread_build(tpb_repeat_answer_t *a)
+{
+    const tpb_repeat_t *r = a->r;
+    double *s = malloc(((size_t)r->nc + 1) * sizeof(*s)), worst = NAN;
+    if (!s)
+        return -1;
+    int k = 0, at = -1;
+    for (int i = 0; i < r->nc; i++) {
+        double v = tpb_passes_spread(r->c[i].step, r->done);
+        if (!isfinite(v) || r->done < 2)
+            continue;
+        s[k++] = v;
+        if (!(v <= worst))
+            worst = v, at = i;
+    }
+    a->spread_mid = tpb_stats_median(s, (size_t)k);
+    a->spread_worst = worst, a->spread_n = k, a->spread_at = at;
+    free(s);
+    return 0;
+}
+
+static void verdicts_build(tpb_repeat_answer_t *a)
+{
+    const tpb_repeat_t *r = a->r;
+    for (int i = 0; i < r->nc; i++) {
+        if (!r->c[i].has_v)
+            continue;
+        tpb_repeat_verdict_t *v = &a->v[a->nv++];
+        *v = (tpb_repeat_verdict_t){.c = &r->c[i]};
+        v->pr = tpb_repeat_over_even(r, v->c, &v->disturbed, &v->measured, &v->verdict);
+        v->speedup = 1.0 / v->pr.ratio;
+        v->lo = v->speedup * exp(-v->pr.half);
+        v->hi = v->speedup * exp(v->pr.half);
+    }
+}
+
+int tpb_repeat_answer_build(tpb_repeat_answer_t *a, const tpb_repeat_t *r)
+{
+    *a = (tpb_repeat_answer_t){.r = r};
+    size_t m = (size_t)r->nc + 1;
+    a->v = calloc(m, sizeof(*a->v));
+    a->s = calloc((size_t)r->nt + 1, sizeof(*a->s));
+    a->u = calloc(2 * m, sizeof(*a->u));
+    if (!a->v || !a->s || !a->u || spread_build(a) != 0) {
+        tpb_repeat_answer_free(a);
+        return -1;
+    }
+    verdicts_build(a);
+    for (a->ns = 0; a->ns < r->nt; a->ns++)
+        a->s[a->ns] = tpb_passes_straggler(r->t[a->ns].p, r->done, r->t[a->ns].tp);
+    uses_build(a);
+    return 0;
+}
+
+void tpb_repeat_answer_free(tpb_repeat_answer_t *a)
+{
+    free(a->v);
+    free(a->s);
+    free(a->u);
+    *a = (tpb_repeat_answer_t){.r = a->r};
 }
