@@ -46,7 +46,7 @@ START_TEST(picks_and_sureness)
     tpb_repeat_t r = {.passes = 2, .done = 2, .world = 2, .c = c, .nc = 4, .cap = 4};
     tpb_buf_t txt = TPB_BUF_INIT, js = TPB_BUF_INIT;
     tpb_json_obj_begin(&js);
-    tpb_repeat_use(&r, &txt, &js);
+    tpb_repeat_answer(&r, &txt, &js); /* the whole answer: its use lines among them */
     tpb_json_obj_end(&js);
     /* latency: even at tp 2 (weighted is not recommendable: a draw), sqrt(2200 x 2255) */
     ck_assert_msg(has(&txt, "# use for 512x768x512 over 2 passes, shortest step (latency): col "
@@ -67,6 +67,17 @@ START_TEST(picks_and_sureness)
     ck_assert(!has(&txt, "over the next, col even at tp 1"));
     ck_assert(has(&js, "\"kind\":\"use\",\"question\":\"latency\""));
     ck_assert(has(&js, "\"sure\":\"sure\""));
+    /* the same decisions as data: latency's pick col even at tp 2, sure over row at tp 1 */
+    tpb_repeat_answer_t a;
+    ck_assert_int_eq(tpb_repeat_answer_build(&a, &r), 0);
+    ck_assert_int_eq(a.nu, 2);
+    ck_assert(a.u[0].thr == 0 && a.u[0].pick == &c[2] && a.u[0].next == &c[1]);
+    ck_assert_int_eq(a.u[0].sure, TPB_SURE_YES);
+    ck_assert_double_eq_tol(a.u[0].margin, m, 1e-9);
+    ck_assert(a.u[1].thr == 1 && a.u[1].pick == &c[1] && a.u[1].next->key.tp == 2);
+    ck_assert_int_eq(a.nv, 1); /* weighted's verdict over even: a draw over the passes */
+    ck_assert_int_eq(a.v[0].verdict, TPB_VERDICT_DRAW);
+    tpb_repeat_answer_free(&a);
     tpb_buf_free(&txt);
     tpb_buf_free(&js);
 }
@@ -86,7 +97,7 @@ START_TEST(not_sure_and_block_last)
     tpb_repeat_t r = {.passes = 2, .done = 2, .world = 2, .c = c, .nc = 4, .cap = 4};
     tpb_buf_t txt = TPB_BUF_INIT, js = TPB_BUF_INIT;
     tpb_json_obj_begin(&js);
-    tpb_repeat_use(&r, &txt, &js);
+    tpb_repeat_answer(&r, &txt, &js); /* the whole answer: its use lines among them */
     tpb_json_obj_end(&js);
     /* the GEMM's throughput: tp 1 against tp 2, 4000 x 1 against ~2000 x 2: within noise */
     ck_assert_msg(has(&txt, "# part 512x768x512 alone over 2 passes, highest layer rate"), "%s",
