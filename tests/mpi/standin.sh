@@ -9,38 +9,18 @@
 #              4x the bytes: in the matrix; --comm-only --sequence-parallel with uneven
 #              blocks; a plan cache that rebuilt plans inside timed loops; chunk pieces first
 #              planned in a warm-up; TP 1 opening an NCCL communicator)
-#   features   --block, --shards-from, --fleet, --comm-only, --gather parts, a slow device
-#              named and balanced (the time model: a timing step, attempts)
+#   features   --block, --shards-from, --fleet, --comm-only, --gather parts, marks never
+#              recorded late (a host lagging the device), SMs left to NCCL in chunked overlap
 #   faults     the planted ones end as designed: one line (busy device, exclusive mode),
 #              a skipped config (no cuBLASLt algorithm), the run's records kept with its
 #              status (an allocation failure, an NCCL asynchronous error, a collective that
 #              never completes, ended by --timeout)
-#   gpu.sh     the GPU test itself, shapes scaled down (TPB_GPU_SHAPES=small); where
-#              bundle.sh runs (root, unshare, dpkg) its rehearsal runs gpu.sh instead
+# Nothing here asserts a timing (the stalls' bounds are --timeout + 5 s and 30 s: beside other
+# tests, side by side); standin-timing.sh holds the steps that do (a slow device, emulation, an
+# alternating device, gpu.sh), one at a time.
 # TPB_STANDIN_QUICK=1 (the sanitizer stage): the matrix for fp32, bf16 and fp8 at 2 devices
-# and fp32 through MPI, the features and the faults; no timing step (the slow device, gpu.sh).
-. "$(dirname "$0")/lib.sh"
-build=$(cd "$(dirname "$TPBAL")/.." && pwd)
-SI="$build/tests/standin/run"
-"$TPBAL" --version | grep -q "^backend cuda: built" ||
-    { echo "SKIP: tpbal was built without CUDA (the stand-in runs the CUDA backend)"; exit 77; }
-[ -x "$SI" ] || fail "no $SI: make check builds the stand-in in a CUDA build"
-PLAIN_MPIRUN=$MPIRUN
-MPIRUN="$SI $MPIRUN"
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
-export TPBAL_STANDIN_STATS="$WORK/stats"
-ST="$PY $HERE/check_standin.py"
-
-fresh() { rm -rf "$WORK/stats" "$WORK/r" && mkdir "$WORK/stats"; }
-# clean: tpbal ended 0, the stand-in saw no misuse (on stderr and in its counts)
-clean() {
-    expect_rc 0
-    if grep -q "^tpbal-standin:" "$WORK/err"; then
-        grep "^tpbal-standin:" "$WORK/err" | head -5
-        fail "the stand-in reported a misuse of the CUDA, cuBLASLt or NCCL API"
-    fi
-    $ST stats "$WORK/stats" complaints eq 0 >/dev/null || fail "stand-in complaints counted"
-}
+# and fp32 through MPI.
+. "$(dirname "$0")/standin-lib.sh"
 
 # ---- matrix: every dtype, split, sequence parallelism, overlap and policy, checked
 matrix() { # NP COMM DTYPE
@@ -153,55 +133,6 @@ tpbal 2 --backend cuda --tp 2 --gather parts --trace-ranks all --shape 64x256x25
 clean
 check_results "$WORK/parts" all-pass
 
-# a device at half speed (the time model): named, and balanced by the weighted split
-# (each attempt its own folder: a retry into the first one's is refused as an earlier run)
-slow_device() {
-    fresh
-    TPBAL_STANDIN_SPEEDS=1,0.5 tpbal 2 --backend cuda --tp 2 --dtype bf16 \
-        --shape 128x512x512 --iters 20 --out "$WORK/slow.$1"
-    clean
-    $ST slow "$WORK/slow.$1" 1
-}
-if [ "${TPB_STANDIN_QUICK:-0}" = 1 ]; then # a timing step: not under the sanitizers
-    echo "slow-device: not in the quick mode (timing)"
-else
-    attempts slow-device slow_device 3
-fi
-
-# --emulate-speed on a green partition hits the factor asked (issue 55, item 4): the stand-in's
-# partitions are sublinear, as the H200's were (32, 72 and 104 of 132 SMs alone run at 0.37,
-# 0.60 and 0.83), and the event-timed probe pads each GEMM on the device until its factor is
-# within 2 %; the compute phase measured against a full-speed run lands within 5 %. The
-# arithmetic is off (the model's time only: a host GEMM would outrun it)
-emulation() { # FACTOR ATTEMPT
-    fresh
-    TPBAL_STANDIN_NO_MATH=1 TPBAL_STANDIN_GFLOPS=200 tpbal 1 --backend cuda --tp 1 \
-        --shape 512x1024x1024 --split row --emulate-speed "$1" --emulate-mode time --iters 10 \
-        --warmup 2 --out "$WORK/emu.$1.$2"
-    expect_rc 0
-    "$PY" - "$WORK/emu.$1.$2/results.jsonl" "$WORK/emu.full/results.jsonl" "$1" <<'EOF' || return 75
-import json, sys
-def config(path):
-    return next(json.loads(l) for l in open(path) if '"type":"config"' in l)
-e, full, f = config(sys.argv[1]), config(sys.argv[2]), float(sys.argv[3])
-probe, measured = e["emulate_achieved"][0], full["compute_us"][0] / e["compute_us"][0]
-print(f"emulation {f}: probe {probe:.3f}, measured {measured:.3f}")
-sys.exit(not (abs(probe / f - 1) <= 0.05 and abs(measured / f - 1) <= 0.05))
-EOF
-}
-emulations() {
-    fresh
-    TPBAL_STANDIN_NO_MATH=1 TPBAL_STANDIN_GFLOPS=200 tpbal 1 --backend cuda --tp 1 \
-        --shape 512x1024x1024 --split row --iters 10 --warmup 2 --out "$WORK/emu.full"
-    expect_rc 0
-    for f in 0.25 0.5 0.75; do emulation "$f" "$1" || return $?; done
-}
-if [ "${TPB_STANDIN_QUICK:-0}" = 1 ]; then
-    echo "emulation: not in the quick mode (timing)"
-else
-    attempts emulation emulations 3
-fi
-
 # the start gate holds each compute phase's stream until the marks that close it are queued
 # (issue 55, item 6): with the host lagging 300 us before every event record (a host slower
 # than a short GEMM), no timing mark is recorded on a stream that had gone idle after work,
@@ -215,31 +146,6 @@ for comm in nccl mpi; do
     clean
     $ST stats "$WORK/stats" late_record eq 0 || fail "a mark recorded late (--comm $comm)"
 done
-
-# a device whose every other GEMM takes twice as long (another process taking turns on it, as
-# on the H200 whose timed steps alternated 1401 / 2737 us and were reported as 2070): the config
-# is called disturbed with both modes in the record, the table and after it, never the midpoint
-# (its steps are the model's only while the host keeps ahead of it: a timing step, not under
-# the sanitizers)
-if [ "${TPB_STANDIN_QUICK:-0}" = 1 ]; then
-    echo "alternating device: not in the quick mode (timing)"
-else
-    fresh
-    TPBAL_STANDIN_ALTERNATE=2 TPBAL_STANDIN_NO_MATH=1 TPBAL_STANDIN_GFLOPS=2000 tpbal 1 \
-        --backend cuda --tp 1 --shape 512x1024x1024 --iters 20 --warmup 5 --out "$WORK/alt"
-    expect_rc 0
-    "$PY" - "$WORK/alt/results.jsonl" <<'EOF' || fail "the alternating device: not called disturbed"
-import json, sys
-for r in (json.loads(l) for l in open(sys.argv[1]) if '"type":"config"' in l):
-    d = r["disturbed"]
-    print("alternating:", d)
-    lo, hi = d["modes_us"]
-    assert d["verdict"] == "disturbed" and "bimodal" in d["why"] and 1.8 < hi / lo < 2.2
-EOF
-    grep -q "^ *0 .* bimodal " "$WORK/out" || fail "the alternating device: the table printed a step"
-    grep -q "^# warning: config 0 .* is disturbed, steps bimodal" "$WORK/out" ||
-        fail "the alternating device: no warning after the table"
-fi
 
 # --overlap chunked beside NCCL: the chunks' GEMMs leave SMs to the collective (cuBLASLt's SM
 # count target, 16 fewer than the device's), the serial configs' take them all; through
@@ -386,17 +292,4 @@ fault 0 TPBAL_STANDIN_GREEN=0 TPBAL_STANDIN_WAIT_VALUE=0 TPBAL_STANDIN_NCCL_INPR
 grep -q "emulation repeat x2.00 (green contexts not available" "$WORK/out" ||
     fail "no green contexts: the repeat fallback not said"
 
-# ---- the GPU test itself on one stand-in device (it names a delayed rank: a timing step)
-if [ "${TPB_STANDIN_QUICK:-0}" = 1 ]; then
-    echo "gpu.sh: not in the quick mode (timing)"
-elif [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null && command -v dpkg >/dev/null; then
-    # bundle.sh runs where these are, and its rehearsal's tests step runs gpu.sh on the stand-in
-    echo "gpu.sh: run by bundle.sh (the rehearsal's tests step), not twice"
-else
-    echo "+ tests/mpi/gpu.sh on the stand-in (TPB_GPU_SHAPES=small)"
-    fresh
-    TPB_GPU_SHAPES=small TPBAL_STANDIN_DEVICES=1 MPIRUN="$PLAIN_MPIRUN" \
-        "$SI" ${SHELL:-sh} "$HERE/gpu.sh" >"$WORK/gpu.out" 2>&1 || { tail -30 "$WORK/gpu.out"; fail "gpu.sh"; }
-    grep -q "^gpu: ok$" "$WORK/gpu.out" || fail "gpu.sh did not finish"
-fi
 echo "standin: ok"
