@@ -228,18 +228,19 @@ static tpb_status_t fleet_pass(MPI_Comm world, const tpb_topo_t *topo, const tpb
                                tpb_device_t *dev, const char *cmdline, FILE *out, const char *dir,
                                tpb_fleet_passes_t *fp)
 {
-    tpb_fleet_data_t d = {.m = o->shapes[0].m,
-                          .n = o->shapes[0].n,
-                          .k = o->shapes[0].k,
-                          .dtype = tpb_dtype_name(o->dtype),
-                          .bytes = (double)o->fleet_bytes};
-    tpb_status_t st = tpb_fleet_measure(dev, world, topo, o, (double)o->fleet_bytes, &d);
+    tpb_fleet_plan_t plan = tpb_fleet_plan_of(o); /* what the fleet reads, not the options */
+    tpb_fleet_data_t d = {.m = plan.shape.m,
+                          .n = plan.shape.n,
+                          .k = plan.shape.k,
+                          .dtype = tpb_dtype_name(plan.dtype),
+                          .bytes = plan.bytes};
+    tpb_status_t st = tpb_fleet_measure(dev, world, topo, &plan, &d);
     int excluded = 0;
     if (st == TPB_OK) /* a stop in the last phase: nothing printed or written */
         st = tpb_signal_agree(world);
     if (st == TPB_OK && topo->rank == 0) {
         tpb_buf_t ex = TPB_BUF_INIT;
-        st = tpb_fleet_report(&d, o->fleet_threshold, cmdline, out, dir, &excluded, &ex);
+        st = tpb_fleet_report(&d, plan.threshold, cmdline, out, dir, &excluded, &ex);
         if (st == TPB_OK && o->repeat > 1)
             st = tpb_fleet_passes_add(fp, tpb_buf_str(&ex));
         if (st == TPB_OK && o->repeat > 1 && o->out_dir[0])

@@ -67,20 +67,17 @@ static void gather_line(const tpb_measure_t *m, int world, FILE *out)
 /* --fleet: what it measures instead of a sweep (fleet.c), and the GEMM rounds' time: each
  * a calibration of 8 to 40 GEMMs within about 0.25 s, 5 rounds (a turn a node-local rank
  * where ranks share a device: times their number). */
-static tpb_status_t fleet_dry_run(const tpb_options_t *o, const tpb_topo_t *topo, FILE *out)
+static tpb_status_t fleet_dry_run(const tpb_fleet_plan_t *fp, const tpb_topo_t *topo, FILE *out)
 {
     if (!out)
         return TPB_OK;
-    const tpb_shape_t *sh = &o->shapes[0];
+    const tpb_shape_t *sh = &fp->shape;
     char basis[256] = "", t[32], b[32];
-    tpb_backend_cfg_t cfg;
-    tpb_options_backend_cfg(o, &cfg);
-    double rate = o->backend->rate_guess(&cfg, basis, sizeof(basis));
+    double rate = fp->backend->rate_guess(&fp->cfg, basis, sizeof(basis));
     double g = 2.0 * (double)sh->m * (double)sh->n * (double)sh->k / (rate * 1e9);
     double round = fmin(fmax(8.0 * g, 0.25), 40.0 * g);
-    double mib = (double)o->fleet_bytes / 1048576.0;
-    snprintf(b, sizeof(b), mib >= 1.0 ? "%.4g MiB" : "%.0f bytes",
-             mib >= 1.0 ? mib : (double)o->fleet_bytes);
+    double mib = fp->bytes / 1048576.0;
+    snprintf(b, sizeof(b), mib >= 1.0 ? "%.4g MiB" : "%.0f bytes", mib >= 1.0 ? mib : fp->bytes);
     fprintf(out,
             "tpbal: dry run: --fleet on %d rank%s on %d host%s: 5 rounds of every rank's "
             "%ldx%ldx%ld %s GEMM (a calibration each, about %s in all at %.3g GFLOP/s a "
@@ -90,9 +87,9 @@ static tpb_status_t fleet_dry_run(const tpb_options_t *o, const tpb_topo_t *topo
             "the fleet's median, the nodes below %.2f excluded%s%s; backend %s (no device "
             "opened, nothing written)\n",
             topo->size, topo->size == 1 ? "" : "s", topo->nhosts, topo->nhosts == 1 ? "" : "s",
-            sh->m, sh->n, sh->k, tpb_dtype_name(o->dtype),
-            isfinite(round) ? human_s(t, sizeof(t), 5.0 * round) : "?", rate, b, o->fleet_threshold,
-            o->out_dir[0] ? "; fleet.json into " : "", o->out_dir, o->backend->name);
+            sh->m, sh->n, sh->k, tpb_dtype_name(fp->dtype),
+            isfinite(round) ? human_s(t, sizeof(t), 5.0 * round) : "?", rate, b, fp->threshold,
+            fp->out_dir[0] ? "; fleet.json into " : "", fp->out_dir, fp->backend->name);
     return TPB_OK;
 }
 
@@ -191,8 +188,10 @@ static void config_lines(const tpb_plan_list_t *list, double rate, FILE *out)
 
 tpb_status_t tpb_dry_run(MPI_Comm world, const tpb_options_t *o, const tpb_topo_t *topo, FILE *out)
 {
-    if (o->fleet)
-        return fleet_dry_run(o, topo, out);
+    if (o->fleet) {
+        tpb_fleet_plan_t fp = tpb_fleet_plan_of(o);
+        return fleet_dry_run(&fp, topo, out);
+    }
     tpb_plan_list_t list;
     TPB_CHECK_RET(tpb_plans_build(o, topo, &list));
     double avail = list.backend->mem_guess(topo->local_size); /* what the run refuses, refused */

@@ -54,12 +54,13 @@ static tpb_status_t phase_end(MPI_Comm world)
 /* The collective of `bytes` over comm (every rank of it), timed FLEET_REPS times after 2
  * untimed: the bus bandwidth (GB/s) at the median time, and that time. */
 static tpb_status_t time_allreduce(tpb_device_t *dev, MPI_Comm comm, tpb_comm_t *c,
-                                   const tpb_options_t *o, double bytes, double *bw, double *med_us)
+                                   const tpb_fleet_plan_t *fp, double bytes, double *bw,
+                                   double *med_us)
 {
     int t, r;
     MPI_Comm_size(comm, &t);
     MPI_Comm_rank(comm, &r);
-    size_t es = tpb_dtype_out_size(o->dtype);
+    size_t es = tpb_dtype_out_size(fp->dtype);
     long n = (long)(bytes / (double)es) > t ? (long)(bytes / (double)es) : t;
     tpb_shape_t sh = {.m = 1, .n = n, .k = 1, .comm_only = 1};
     long shards[t];
@@ -70,11 +71,11 @@ static tpb_status_t time_allreduce(tpb_device_t *dev, MPI_Comm comm, tpb_comm_t 
                           .m = 1,
                           .n = n,
                           .k = 1,
-                          .dtype = o->dtype,
+                          .dtype = fp->dtype,
                           .tp = t,
                           .group_rank = r,
                           .shards = shards,
-                          .seed = o->seed,
+                          .seed = fp->seed,
                           .comm_only = 1,
                           .granularity = 1,
                           .marks = {.iters = (size_t)iters, .chunks = 0}};
@@ -131,9 +132,9 @@ static void fleet_comm_close(fleet_comm_t *f)
 /* 1. Round i of every rank's GEMM: a short calibration in `phases` turns by node-local rank
  * (1: all at once), its rate into mine[i]. */
 static tpb_status_t gemm_round(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
-                               const tpb_options_t *o, int phases, double *rate)
+                               const tpb_fleet_plan_t *fp, int phases, double *rate)
 {
-    tpb_gemm_shape_t g = {o->shapes[0].m, o->shapes[0].n, o->shapes[0].k, o->dtype};
+    tpb_gemm_shape_t g = {fp->shape.m, fp->shape.n, fp->shape.k, fp->dtype};
     tpb_cal_policy_t pol = {
         .target_spread = 0.05, .min_samples = 8, .max_samples = 40, .budget_us = 0.25e6};
     for (int j = 0; j < phases; j++) {
@@ -165,7 +166,7 @@ static int link_of(const tpb_topo_t *topo, int parity)
 /* 3. A round of every link, even links then odd ones: the lower node's rank keeps the
  * bandwidth and the 8-byte time. */
 static tpb_status_t link_round(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
-                               const tpb_options_t *o, fleet_comm_t *links, double bytes,
+                               const tpb_fleet_plan_t *fp, fleet_comm_t *links, double bytes,
                                double *bw, double *alpha)
 {
     for (int parity = 0; parity < 2; parity++) {
@@ -173,9 +174,9 @@ static tpb_status_t link_round(tpb_device_t *dev, MPI_Comm world, const tpb_topo
         tpb_status_t st = TPB_OK;
         if (f->c) {
             double b = NAN, us = NAN, small = NAN, a = NAN;
-            st = time_allreduce(dev, f->mpi, f->c, o, bytes, &b, &us);
+            st = time_allreduce(dev, f->mpi, f->c, fp, bytes, &b, &us);
             if (st == TPB_OK)
-                st = time_allreduce(dev, f->mpi, f->c, o, 8.0, &small, &a);
+                st = time_allreduce(dev, f->mpi, f->c, fp, 8.0, &small, &a);
             if (link_of(topo, parity) == topo->host_index[topo->rank]) { /* the lower node's */
                 *bw = b;
                 *alpha = a;
@@ -190,7 +191,7 @@ static tpb_status_t link_round(tpb_device_t *dev, MPI_Comm world, const tpb_topo
 /* 2. A round of every node's ranks' all-reduce: all nodes at once, or one node after another
  * where ranks share cores (the nodes' ranks would take each other's time). */
 static tpb_status_t coll_round(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
-                               const tpb_options_t *o, fleet_comm_t *f, double bytes, int turns,
+                               const tpb_fleet_plan_t *fp, fleet_comm_t *f, double bytes, int turns,
                                double *bw)
 {
     int node = topo->host_index[topo->rank];
@@ -198,7 +199,7 @@ static tpb_status_t coll_round(tpb_device_t *dev, MPI_Comm world, const tpb_topo
         tpb_status_t st = TPB_OK;
         if (f->c && (!turns || node == j)) {
             double us;
-            st = time_allreduce(dev, f->mpi, f->c, o, bytes, bw, &us);
+            st = time_allreduce(dev, f->mpi, f->c, fp, bytes, bw, &us);
         }
         TPB_CHECK_RET(phase_end(world));
         TPB_CHECK_RET(tpb_agree(world, st));
@@ -209,7 +210,7 @@ static tpb_status_t coll_round(tpb_device_t *dev, MPI_Comm world, const tpb_topo
 /* The collective rounds over communicators opened once: the node's and the two links':
  * mine[3 R] (the node's all-reduce, the link's bandwidth, its 8-byte time, R each). */
 static tpb_status_t coll_rounds(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
-                                const tpb_options_t *o, double bytes, int turns, double *mine)
+                                const tpb_fleet_plan_t *fp, double bytes, int turns, double *mine)
 {
     enum { R = FLEET_ROUNDS };
     fleet_comm_t node = {MPI_COMM_NULL, NULL},
@@ -220,11 +221,11 @@ static tpb_status_t coll_rounds(tpb_device_t *dev, MPI_Comm world, const tpb_top
     for (int parity = 0; parity < 2 && st == TPB_OK; parity++)
         st = fleet_comm_open(dev, world, topo->rank, link_of(topo, parity), &links[parity]);
     for (int i = 0; i < R && st == TPB_OK; i++) {
-        st = coll_round(dev, world, topo, o, &node, bytes, turns, &coll);
+        st = coll_round(dev, world, topo, fp, &node, bytes, turns, &coll);
         if (st == TPB_OK && topo->local_rank == 0)
             mine[i] = coll;
         if (st == TPB_OK)
-            st = link_round(dev, world, topo, o, links, bytes, &mine[R + i], &mine[2 * R + i]);
+            st = link_round(dev, world, topo, fp, links, bytes, &mine[R + i], &mine[2 * R + i]);
     }
     fleet_comm_close(&links[1]);
     fleet_comm_close(&links[0]);
@@ -241,7 +242,7 @@ static tpb_status_t coll_rounds(tpb_device_t *dev, MPI_Comm world, const tpb_top
  * finds a node suspect for its GEMM and the budget allows (fleet_budget.c). rate[R x the
  * most looks]; *rounds: the rounds done. */
 static tpb_status_t gemm_rounds(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
-                                const tpb_options_t *o, int phases, int cohort, double *rate,
+                                const tpb_fleet_plan_t *fp, int phases, int cohort, double *rate,
                                 int *rounds, tpb_fleet_budget_t *b)
 {
     enum { R = FLEET_ROUNDS };
@@ -249,15 +250,15 @@ static tpb_status_t gemm_rounds(tpb_device_t *dev, MPI_Comm world, const tpb_top
     for (*rounds = 0, b->looks = 0; more; b->looks++) {
         double t0 = MPI_Wtime();
         for (int i = 0; i < R; i++)
-            TPB_CHECK_RET(gemm_round(dev, world, topo, o, phases, &rate[*rounds + i]));
+            TPB_CHECK_RET(gemm_round(dev, world, topo, fp, phases, &rate[*rounds + i]));
         *rounds += R;
         double took = MPI_Wtime() - t0;
         if (b->looks > 0)
             b->spent_s += took;
         more = 0;
         if (b->budget_s > 0.0)
-            TPB_CHECK_RET(tpb_fleet_budget_more(world, topo, o, rate, *rounds, cohort, b->looks + 1,
-                                                took, b, &more));
+            TPB_CHECK_RET(tpb_fleet_budget_more(world, topo, fp, rate, *rounds, cohort,
+                                                b->looks + 1, took, b, &more));
     }
     return TPB_OK;
 }
@@ -265,10 +266,10 @@ static tpb_status_t gemm_rounds(tpb_device_t *dev, MPI_Comm world, const tpb_top
 /* The fleet's buffers fit on every rank (collective), before anything is measured: the GEMM's
  * operands, and the all-reduce's send and receive buffers with room for a staging copy. */
 static tpb_status_t fits(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
-                         const tpb_options_t *o, double bytes)
+                         const tpb_fleet_plan_t *fp, double bytes)
 {
-    const tpb_shape_t *sh = &o->shapes[0];
-    double in = (double)tpb_dtype_in_size(o->dtype), out = (double)tpb_dtype_out_size(o->dtype);
+    const tpb_shape_t *sh = &fp->shape;
+    double in = (double)tpb_dtype_in_size(fp->dtype), out = (double)tpb_dtype_out_size(fp->dtype);
     double gemm = in * ((double)sh->m * sh->k + (double)sh->k * sh->n) + out * sh->m * sh->n;
     double need = fmax(gemm, 3.0 * bytes), avail = 0.0;
     tpb_status_t st = tpb_dev_mem_free(dev, &avail);
@@ -281,11 +282,12 @@ static tpb_status_t fits(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *to
 }
 
 tpb_status_t tpb_fleet_measure(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
-                               const tpb_options_t *o, double bytes, tpb_fleet_data_t *d)
+                               const tpb_fleet_plan_t *fp, tpb_fleet_data_t *d)
 {
+    double bytes = fp->bytes;
     enum { R = FLEET_ROUNDS };
     tpb_stamp(TPB_PHASE_FLEET);
-    TPB_CHECK_RET(fits(dev, world, topo, o, bytes));
+    TPB_CHECK_RET(fits(dev, world, topo, fp, bytes));
     tpb_device_info_t info;
     tpb_dev_info(dev, &info);
     int share = info.sharing > 1 || info.ranks_on_device > 1, phases = 1;
@@ -297,9 +299,9 @@ tpb_status_t tpb_fleet_measure(tpb_device_t *dev, MPI_Comm world, const tpb_topo
     double mine[FLEET_FIGS(R * TPB_SEQ_LOOKS)];
     for (size_t i = 0; i < sizeof(mine) / sizeof(mine[0]); i++)
         mine[i] = NAN;
-    d->budget = (tpb_fleet_budget_t){.budget_s = o->budget_s};
-    TPB_CHECK_RET(gemm_rounds(dev, world, topo, o, phases, cohort, mine, &g, &d->budget));
-    TPB_CHECK_RET(coll_rounds(dev, world, topo, o, bytes, share, mine + g));
+    d->budget = (tpb_fleet_budget_t){.budget_s = fp->budget_s};
+    TPB_CHECK_RET(gemm_rounds(dev, world, topo, fp, phases, cohort, mine, &g, &d->budget));
+    TPB_CHECK_RET(coll_rounds(dev, world, topo, fp, bytes, share, mine + g));
     mine[g + 3 * R] = info.peak_gflops;
     mine[g + 3 * R + 1] = cohort;
     double *all =
@@ -314,7 +316,7 @@ tpb_status_t tpb_fleet_measure(tpb_device_t *dev, MPI_Comm world, const tpb_topo
         st = tpb_fleet_fill(topo, all, g, d);
     free(all);
     d->turns = share;
-    d->gemm_conf = o->budget_s > 0.0 ? tpb_seq_conf(0.05, d->budget.looks) : 0.95;
+    d->gemm_conf = fp->budget_s > 0.0 ? tpb_seq_conf(0.05, d->budget.looks) : 0.95;
     return tpb_agree(world, st);
 }
 

@@ -9,13 +9,26 @@
 #include "backend/backend.h"
 #include "base/fleet.h"
 #include "base/topo.h"
-#include "cli/options.h"
 
-/** Measure the fleet (collective over world; the status agreed). Rank 0 receives d (free
- *  it with tpb_fleet_free); the GEMM is o->shapes[0] in o->dtype, the collectives' message
- *  `bytes`. */
+/** What --fleet measures, planned once from the options (run/plan.h tpb_fleet_plan_of):
+ *  nothing of the fleet reads the options. */
+typedef struct {
+    tpb_shape_t shape; /**< the GEMM: the first --shape */
+    tpb_dtype_t dtype;
+    uint64_t seed;
+    double bytes;     /**< --fleet-bytes: the collectives' message */
+    double threshold; /**< --fleet-threshold: a node scoring below is excluded */
+    double budget_s;  /**< --budget: seconds more GEMM looks may take (0: none) */
+    int quiet;        /**< --quiet: no line of what stayed open */
+    const tpb_backend_class_t *backend;
+    tpb_backend_cfg_t cfg; /**< the backend's settings (the dry run's rate guess) */
+    char out_dir[1024];    /**< --out: where fleet.json goes ("": none) */
+} tpb_fleet_plan_t;
+
+/** Measure the fleet fp plans (collective over world; the status agreed). Rank 0 receives d
+ *  (free it with tpb_fleet_free). */
 tpb_status_t tpb_fleet_measure(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
-                               const tpb_options_t *o, double bytes, tpb_fleet_data_t *d);
+                               const tpb_fleet_plan_t *fp, tpb_fleet_data_t *d);
 
 /** Rank 0: d from every rank's gathered figures (fleet.c's FLEET_FIGS(g) a rank, g GEMM
  *  rounds). TPB_ERR_NOMEM only. */
@@ -29,9 +42,10 @@ tpb_status_t tpb_fleet_fill(const tpb_topo_t *topo, const double *all, int g, tp
  * budget and the most looks (TPB_SEQ_LOOKS). Rank 0 keeps in b what stayed open and why,
  * and says it on stderr (unless --quiet).
  */
-tpb_status_t tpb_fleet_budget_more(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o,
-                                   const double *rate, int rounds, int cohort, int look,
-                                   double look_s, tpb_fleet_budget_t *b, int *more);
+tpb_status_t tpb_fleet_budget_more(MPI_Comm world, const tpb_topo_t *topo,
+                                   const tpb_fleet_plan_t *fp, const double *rate, int rounds,
+                                   int cohort, int look, double look_s, tpb_fleet_budget_t *b,
+                                   int *more);
 
 void tpb_fleet_free(tpb_fleet_data_t *d);
 

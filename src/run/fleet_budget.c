@@ -41,9 +41,10 @@ static int suspects(const tpb_topo_t *topo, const double *all, int rounds, int l
     return open;
 }
 
-tpb_status_t tpb_fleet_budget_more(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t *o,
-                                   const double *rate, int rounds, int cohort, int look,
-                                   double look_s, tpb_fleet_budget_t *b, int *more)
+tpb_status_t tpb_fleet_budget_more(MPI_Comm world, const tpb_topo_t *topo,
+                                   const tpb_fleet_plan_t *fp, const double *rate, int rounds,
+                                   int cohort, int look, double look_s, tpb_fleet_budget_t *b,
+                                   int *more)
 {
     int n = 1 + rounds, decide[2] = {0, 0}; /* more, and why not: 0 decided, 1 budget, 2 looks */
     double mine[1 + rounds];
@@ -58,7 +59,7 @@ tpb_status_t tpb_fleet_budget_more(MPI_Comm world, const tpb_topo_t *topo, const
     if (topo->rank == 0) {
         int first = -1;
         tpb_fleet_score_t s = {0};
-        int open = suspects(topo, all, rounds, look, o->fleet_threshold, &first, &s);
+        int open = suspects(topo, all, rounds, look, fp->threshold, &first, &s);
         st = open < 0 ? tpb_err_set(TPB_ERR_NOMEM, "--budget: no memory for the fleet's scores")
                       : TPB_OK;
         decide[1] = open <= 0                           ? 0
@@ -68,7 +69,7 @@ tpb_status_t tpb_fleet_budget_more(MPI_Comm world, const tpb_topo_t *topo, const
         decide[0] = open > 0 && decide[1] == 0;
         b->open = open > 0 ? open : 0;
         b->why = decide[1];
-        if (open > 0 && !o->quiet)
+        if (open > 0 && !fp->quiet)
             fprintf(stderr,
                     "tpbal: budget: fleet: %d node%s suspect for its GEMM after look %d (rank %d "
                     "on %s: %.2f [%.2f, %.2f] at %.4g %%); %s\n",

@@ -429,3 +429,18 @@ tpb_status_t tpb_plans_check_memory(const tpb_plan_list_t *list, double avail, i
     }
     return TPB_OK;
 }
+
+tpb_fleet_plan_t tpb_fleet_plan_of(const tpb_options_t *o)
+{
+    tpb_fleet_plan_t fp = {.shape = o->shapes[0],
+                           .dtype = o->dtype,
+                           .seed = o->seed,
+                           .bytes = (double)o->fleet_bytes,
+                           .threshold = o->fleet_threshold,
+                           .budget_s = o->budget_s,
+                           .quiet = o->quiet,
+                           .backend = o->backend};
+    tpb_options_backend_cfg(o, &fp.cfg);
+    snprintf(fp.out_dir, sizeof(fp.out_dir), "%s", o->out_dir);
+    return fp;
+}

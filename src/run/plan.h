@@ -19,6 +19,7 @@
 #include "base/config_key.h"
 #include "base/topo.h"
 #include "cli/options.h"
+#include "run/fleet.h"
 #include "record/calfile.h"
 #include "record/record.h"
 #include "run/layer.h"
@@ -85,6 +86,9 @@ typedef struct {
                               (owned: the plans outlive the options' reading) */
     int nshapes;
 } tpb_plan_list_t;
+
+/** --fleet's plan from the options (what run/fleet.c and the dry run read instead). Pure. */
+tpb_fleet_plan_t tpb_fleet_plan_of(const tpb_options_t *o);
 
 /**
  * The plans of options o (resolved: o->backend names the backend) on topology topo
