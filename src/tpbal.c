@@ -155,7 +155,7 @@ static tpb_status_t start_backend(MPI_Comm world, const tpb_topo_t *topo, const 
 /* What a watchdog that fires needs: rank 0 writes the run's record (status "timeout")
  * while this rank is blocked in MPI, then --out is released and the process ends. */
 typedef struct {
-    tpb_sweep_t *s;
+    tpb_sweep_t *_Atomic s; /* set once the sweep exists: the signal thread reads it */
     const tpb_options_t *o;
     int rank;
 } fire_ctx_t;
@@ -295,18 +295,11 @@ static int run_pass(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t 
                     const char *cmdline, const tpb_slurm_t *slurm, tpb_device_t *dev,
                     const tpb_clock_t *clock, FILE *out, int pass, tpb_repeat_t *rep)
 {
-    tpb_sweep_t s;
-    memset(&s, 0, sizeof(s));
-    s.world = world;
-    s.backend = o->backend;
-    s.dev = dev;
-    s.topo = topo;
-    s.clock = clock;
-    s.command_line = cmdline;
-    s.slurm = slurm;
-    s.out = out;
+    tpb_sweep_ctx_t ctx = {world, topo, o->backend, dev, clock, cmdline, slurm, out};
+    tpb_sweep_t *s = NULL;
+    tpb_plan_list_t plans;
     char dir[sizeof(o->out_dir) + 16];
-    fire_ctx_t fire = {.s = &s, .o = o, .rank = topo->rank};
+    fire_ctx_t fire = {.s = NULL, .o = o, .rank = topo->rank};
     tpb_watchdog_on_fire(on_watchdog, &fire);
     if (topo->rank == 0)
         tpb_signals_on_stop(on_stop, &fire);
@@ -318,16 +311,20 @@ static int run_pass(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t 
     tpb_status_t st = pass_dir(world, topo->rank, o, pass, dir, sizeof(dir));
     tpb_stamp(TPB_PHASE_PLAN);
     if (st == TPB_OK)
-        st = tpb_agree(world, tpb_plans_build(o, topo, &s.plans));
-    s.plans.run.out_dir = dir;
-    s.plans.m.pass = pass; /* progress lines name it */
+        st = tpb_agree(world, tpb_plans_build(o, topo, &plans));
+    if (st == TPB_OK) {
+        plans.run.out_dir = dir;
+        plans.m.pass = pass; /* progress lines name it */
+        st = tpb_agree(world, tpb_sweep_new(&ctx, &plans, &s));
+        fire.s = s; /* before the sweep starts a watchdog or a record */
+    }
     if (st == TPB_OK)
-        st = tpb_sweep_init(&s);
+        st = tpb_sweep_init(s);
     int ran = st == TPB_OK;
     if (ran)
-        st = tpb_sweep_run(&s);
+        st = tpb_sweep_run(s);
     if (ran && !tpb_err_agreed(st)) { /* a rank failed alone (a timed loop): others may hang */
-        tpb_sweep_close(&s, st);
+        tpb_sweep_close(s, st);
         fprintf(stderr, "tpbal: error on rank %d: %s\n", topo->rank, tpb_err_msg());
         fflush(stderr);
         tpb_seal_fire("failed");
@@ -335,13 +332,14 @@ static int run_pass(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t 
         MPI_Abort(world, tpb_status_exit_code(st));
     }
     if (st == TPB_OK)
-        st = tpb_sweep_finish(&s);
+        st = tpb_sweep_finish(s);
     if (st == TPB_OK && o->repeat > 1) /* rank 0 keeps what the pass said */
-        st = tpb_agree(world, s.rec ? tpb_repeat_add(rep, &s.rec->rec) : TPB_OK);
+        st = tpb_agree(world,
+                       tpb_sweep_record(s) ? tpb_repeat_add(rep, tpb_sweep_record(s)) : TPB_OK);
     if (st != TPB_OK)
-        tpb_sweep_close(&s, st);
+        tpb_sweep_close(s, st);
     int code = exit_code(topo->rank, st);
-    if (code == 0 && s.check_failed) {
+    if (code == 0 && tpb_sweep_check_failed(s)) {
         if (topo->rank == 0)
             fprintf(stderr, "tpbal: error: --check failed for at least one config (see the "
                             "check column)\n");
@@ -350,7 +348,7 @@ static int run_pass(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t 
     MPI_Bcast(&code, 1, MPI_INT, 0, world);
     tpb_signals_on_stop(NULL, NULL); /* before the sweep it acts on is gone */
     tpb_watchdog_on_fire(NULL, NULL);
-    tpb_sweep_free(&s);
+    tpb_sweep_free(s);
     return code;
 }
 

@@ -2,7 +2,7 @@
  * on any of them: an option that the plans make inert is refused, not ignored (plan.h). */
 #include "run/plan.h"
 
-#include "run/sweep.h"
+#include "run/sweep_state.h"
 
 int tpb_plan_interleavable(const tpb_measure_t *m, const tpb_config_plan_t *q)
 {

@@ -10,7 +10,7 @@
 #include "run/layer.h"
 #include "run/orient.h"
 #include "record/wrap.h"
-#include "run/sweep.h"
+#include "run/sweep_state.h"
 
 void tpb_sweep_say(const tpb_sweep_t *s, const char *fmt, ...)
 {

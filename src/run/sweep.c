@@ -1,5 +1,5 @@
 /* sweep.c - set-up, the loop over the planned configs, and the end of a run. */
-#include "run/sweep.h"
+#include "run/sweep_state.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -243,9 +243,40 @@ tpb_status_t tpb_sweep_finish(tpb_sweep_t *s)
     return tpb_agree(s->world, st);
 }
 
+tpb_status_t tpb_sweep_new(const tpb_sweep_ctx_t *ctx, tpb_plan_list_t *plans, tpb_sweep_t **out)
+{
+    tpb_sweep_t *s = calloc(1, sizeof(*s));
+    *out = s;
+    if (!s) {
+        tpb_plans_free(plans);
+        return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the sweep");
+    }
+    s->world = ctx->world;
+    s->topo = ctx->topo;
+    s->backend = ctx->backend;
+    s->dev = ctx->dev;
+    s->clock = ctx->clock;
+    s->command_line = ctx->command_line;
+    s->slurm = ctx->slurm;
+    s->out = ctx->out;
+    s->plans = *plans;
+    memset(plans, 0, sizeof(*plans));
+    return TPB_OK;
+}
+
+const tpb_record_t *tpb_sweep_record(const tpb_sweep_t *s)
+{
+    return s && s->rec ? &s->rec->rec : NULL;
+}
+
+int tpb_sweep_check_failed(const tpb_sweep_t *s)
+{
+    return s && s->check_failed;
+}
+
 void tpb_sweep_close(tpb_sweep_t *s, tpb_status_t why)
 {
-    if (!s->rec || !s->rec->rec.run.topo)
+    if (!s || !s->rec || !s->rec->rec.run.topo)
         return;
     tpb_run_status_t rs = why == TPB_ERR_TIMEOUT       ? TPB_RUN_TIMEOUT
                           : why == TPB_ERR_INTERRUPTED ? TPB_RUN_INTERRUPTED
@@ -261,7 +292,7 @@ void tpb_sweep_close(tpb_sweep_t *s, tpb_status_t why)
 
 int tpb_sweep_stop(tpb_sweep_t *s)
 {
-    if (!s->rec)
+    if (!s || !s->rec)
         return 0;
     pthread_mutex_lock(&s->rec->lock);
     int held = s->held && s->rec->rec.run.topo;
@@ -273,6 +304,8 @@ int tpb_sweep_stop(tpb_sweep_t *s)
 
 void tpb_sweep_free(tpb_sweep_t *s)
 {
+    if (!s)
+        return;
     tpb_recorder_t *r = s->rec;
     if (r) {
         if (r->rec.run.topo)
@@ -289,4 +322,5 @@ void tpb_sweep_free(tpb_sweep_t *s)
         s->rec = NULL;
     }
     tpb_plans_free(&s->plans);
+    free(s);
 }

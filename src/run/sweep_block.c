@@ -10,7 +10,7 @@
 #include "base/stats.h"
 #include "record/answer.h"
 #include "run/agree.h"
-#include "run/sweep.h"
+#include "run/sweep_state.h"
 
 /* The block's name: the preset's file name without its folder and ".shapes". */
 static void block_name(const char *preset, char *out, size_t cap)

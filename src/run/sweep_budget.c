@@ -14,7 +14,7 @@
 #include "base/sequential.h"
 #include "record/verdict.h"
 #include "run/agree.h"
-#include "run/sweep.h"
+#include "run/sweep_state.h"
 
 int tpb_sweep_budget_cap(const tpb_sweep_t *s, const tpb_config_plan_t *const *p, int k, int nl)
 {

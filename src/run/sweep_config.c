@@ -11,7 +11,7 @@
 #include "run/coll.h"
 #include "run/inputs.h"
 #include "run/orient.h"
-#include "run/sweep.h"
+#include "run/sweep_state.h"
 #include "run/wire.h"
 
 /* Gather marks (raw NULL: not these) and rank facts to rank 0 (collective), each by its

@@ -6,7 +6,7 @@
 
 #include "run/agree.h"
 #include "run/gather.h"
-#include "run/sweep.h"
+#include "run/sweep_state.h"
 #include "run/wire.h"
 
 int tpb_gather_in_parts(const tpb_measure_t *m, int world, int chunks)

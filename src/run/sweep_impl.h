@@ -5,7 +5,7 @@
 #ifndef TPB_SWEEP_IMPL_H
 #define TPB_SWEEP_IMPL_H
 
-#include "run/sweep.h"
+#include "run/sweep_state.h"
 
 /** Plan i: its block's speeds when first needed, then the config or its skip line
  *  (collective). */

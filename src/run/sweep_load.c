@@ -6,7 +6,7 @@
 
 #include "base/cpuload.h"
 #include "run/agree.h"
-#include "run/sweep.h"
+#include "run/sweep_state.h"
 
 static tpb_load_mark_t mark_now(void)
 {

@@ -20,7 +20,7 @@
 #include "run/agree.h"
 #include "run/orient.h"
 #include "run/signals.h"
-#include "run/sweep.h"
+#include "run/sweep_state.h"
 #include "run/wire.h"
 
 /* --inject-delay RANK:US:EVERY (every EVERY-th iteration of the run). */

@@ -13,7 +13,7 @@
 #include "base/metrics.h"
 #include "base/overlap.h"
 #include "run/agree.h"
-#include "run/sweep.h"
+#include "run/sweep_state.h"
 
 #define TPB_ALONE_REPS 9
 

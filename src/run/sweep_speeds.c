@@ -6,7 +6,7 @@
 #include "base/partition.h"
 #include "run/agree.h"
 #include "run/orient.h"
-#include "run/sweep.h"
+#include "run/sweep_state.h"
 #include "run/wire.h"
 
 /* All-gather or broadcast (root >= 0) of the world's speeds by their datatype. */

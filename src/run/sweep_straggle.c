@@ -16,7 +16,7 @@
 #include "base/detect.h"
 #include "base/sequential.h"
 #include "run/agree.h"
-#include "run/sweep.h"
+#include "run/sweep_state.h"
 
 /* This rank's view of its group's blocks: how often it was the slowest, the blocks that
  * named one, its deficits where it was (d, NaN past them) and its log rate against the
