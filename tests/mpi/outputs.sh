@@ -57,8 +57,11 @@ expect_rc 2
 grep -q "ranks on this node but it has $cores cores" "$WORK/err" || fail "--bind core over cores"
 
 # --trace-iters: a window of 4 around the slowest step, plus the slowest 4 spikes outside it:
-# the 30 ms stalls of every 10th iteration (4 of the 40) are all in the trace; the records
-# keep every iteration
+# the 30 ms stalls of every 10th iteration (4 of the 40) are in the records, the slowest step
+# is in the trace, and no spike left out is slower than one kept outside the window (on a
+# quiet machine: the four stalls; beside other tests a spike of their own may be slower than
+# a stall, as on a fresh clone's first phase: kept 17 and 19 over a left-out stall at 18); the
+# records keep every iteration
 d="$WORK/window"
 tpbal 2 --tp 2 --shape 32x64x64 --split row --policy even --iters 40 --warmup 2 \
     --inject-delay 1:30000:10 --trace-iters 4 --out "$d"
@@ -72,7 +75,13 @@ tr = json.load(open(d + "/trace-000.json"))["otherData"]
 stalls = [s["iter"] for s in cfg["spikes"] if s["step_us"] > 25000]
 print("kept", tr["kept"], "stalls", stalls)
 assert cfg["iters"] == 40 and tr["iters_kept"] <= 8 and len(stalls) >= 4, (tr, stalls)
-assert set(stalls) <= set(tr["kept"]), "a stall left out of the trace"
+step = {s["iter"]: s["step_us"] for s in cfg["spikes"]}
+kept, top = set(tr["kept"]), max(step, key=step.get)
+assert top in kept, "the slowest step left out of the trace"
+near = set(range(top - 3, top + 4))  # where the window around it may lie
+out = [step[i] for i in kept - near if i in step]
+left = [i for i in step if i not in kept]
+assert not out or all(step[i] <= min(out) for i in left), "a spike left out, slower than one kept"
 PY
 # --trace-per run: one trace.json, every config on the run's time axis (even then
 # weighted on the same rank tracks), arrows from each last arrival, comm spans with their
