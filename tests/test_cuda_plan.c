@@ -1,30 +1,38 @@
-/* test_cuda_plan.c - the CUDA backend's device-free decisions (run without a GPU). */
+/* test_cuda_plan.c - the GPU class's and the CUDA backend's device-free decisions (run without
+ * a GPU). */
 #include <string.h>
 
 #include "backend/backend.h"
 #include "backend/cuda/cuda_plan.h"
 #include "backend/gpu/gpu.h"
+#include "backend/gpu/gpu_device.h"
 #include "base/partition.h"
 #include "tpb_test.h"
+
+/* a GPU vendor's names as its refusals say them (no device call is made here) */
+static const tpb_gpu_class_t vendor = {
+    .backend = "vgpu", .visible_env = "VGPU_VISIBLE_DEVICES", .ccl = "VCCL"};
 
 START_TEST(pick_device)
 {
     int dev = -1;
-    ck_assert_int_eq(tpb_cuda_pick_device(5, 4, NULL, 0, &dev), TPB_OK);
+    ck_assert_int_eq(tpb_gpu_pick_device(&vendor, 5, 4, NULL, 0, &dev), TPB_OK);
     ck_assert_int_eq(dev, 1);
-    ck_assert_int_eq(tpb_cuda_pick_device(3, 1, NULL, 0, &dev), TPB_OK); /* one visible device */
+    ck_assert_int_eq(tpb_gpu_pick_device(&vendor, 3, 1, NULL, 0, &dev),
+                     TPB_OK); /* one visible device */
     ck_assert_int_eq(dev, 0);
     int map[3] = {2, 0, 1};
-    ck_assert_int_eq(tpb_cuda_pick_device(0, 4, map, 3, &dev), TPB_OK);
+    ck_assert_int_eq(tpb_gpu_pick_device(&vendor, 0, 4, map, 3, &dev), TPB_OK);
     ck_assert_int_eq(dev, 2);
     dev = -1;
-    ck_assert_int_eq(tpb_cuda_pick_device(3, 4, map, 3, &dev), TPB_ERR_INVALID);
+    ck_assert_int_eq(tpb_gpu_pick_device(&vendor, 3, 4, map, 3, &dev), TPB_ERR_INVALID);
     ck_assert_int_eq(dev, -1);
     ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "--gpu-map has 3 entries"));
-    ck_assert_int_eq(tpb_cuda_pick_device(0, 2, map, 3, &dev), TPB_ERR_INVALID);
+    ck_assert_int_eq(tpb_gpu_pick_device(&vendor, 0, 2, map, 3, &dev), TPB_ERR_INVALID);
     ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "only 2 devices"));
-    ck_assert_int_eq(tpb_cuda_pick_device(0, 0, NULL, 0, &dev), TPB_ERR_NO_DEVICE);
-    ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "no GPU is visible"));
+    ck_assert_int_eq(tpb_gpu_pick_device(&vendor, 0, 0, NULL, 0, &dev), TPB_ERR_NO_DEVICE);
+    ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "--backend vgpu: no GPU is visible"));
+    ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "check VGPU_VISIBLE_DEVICES"));
 }
 END_TEST
 
@@ -32,14 +40,20 @@ START_TEST(sharing)
 {
     /* GPUs are told apart by UUID: with per-task CUDA_VISIBLE_DEVICES every rank says
      * device 0, yet the GPUs differ */
-    char ids[3][TPB_CUDA_ID_LEN] = {"GPU-aaa", "GPU-bbb", "GPU-aaa"};
-    ck_assert_int_eq(tpb_cuda_ranks_sharing(ids, 3, 0), 2);
-    ck_assert_int_eq(tpb_cuda_ranks_sharing(ids, 3, 1), 1);
-    ck_assert_int_eq(tpb_cuda_check_sharing(ids, 2, TPB_COMM_CCL), TPB_OK);
-    ck_assert_int_eq(tpb_cuda_check_sharing(ids, 3, TPB_COMM_CCL), TPB_ERR_INVALID);
+    char ids[3][TPB_GPU_ID_LEN] = {"GPU-aaa", "GPU-bbb", "GPU-aaa"};
+    ck_assert_int_eq(tpb_gpu_ranks_sharing((const char(*)[TPB_GPU_ID_LEN])ids, 3, 0), 2);
+    ck_assert_int_eq(tpb_gpu_ranks_sharing((const char(*)[TPB_GPU_ID_LEN])ids, 3, 1), 1);
+    ck_assert_int_eq(
+        tpb_gpu_check_sharing(&vendor, (const char(*)[TPB_GPU_ID_LEN])ids, 2, TPB_COMM_CCL),
+        TPB_OK);
+    ck_assert_int_eq(
+        tpb_gpu_check_sharing(&vendor, (const char(*)[TPB_GPU_ID_LEN])ids, 3, TPB_COMM_CCL),
+        TPB_ERR_INVALID);
     ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "--comm mpi"));
-    ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "share GPU GPU-aaa"));
-    ck_assert_int_eq(tpb_cuda_check_sharing(ids, 3, TPB_COMM_MPI), TPB_OK);
+    ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "share GPU GPU-aaa: VCCL needs one GPU"));
+    ck_assert_int_eq(
+        tpb_gpu_check_sharing(&vendor, (const char(*)[TPB_GPU_ID_LEN])ids, 3, TPB_COMM_MPI),
+        TPB_OK);
 }
 END_TEST
 

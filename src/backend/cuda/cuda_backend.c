@@ -10,25 +10,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/gpu/gpu_device.h"
 #include "backend/bind.h"
 #include "backend/cuda/cuda_defaults.h"
 #include "backend/cuda/cuda_internal.h"
 #include "backend/cuda/cuda_plan.h"
-#include "base/stamp.h"
+
+static const tpb_gpu_class_t tpb_cuda_gpu_class;
 
 /* Before a device is chosen: every dtype of the table is a GPU dtype; what the dtype
  * needs of the collectives' path and the host-only features are known without one. */
 static tpb_status_t cuda_check_config(const tpb_backend_cfg_t *cfg)
 {
     TPB_CHECK_RET(tpb_cuda_check_comm_dtype(cfg->dtype, cfg->comm));
-    if (cfg->threads)
-        return tpb_err_set(TPB_ERR_INVALID, "--threads sets the BLAS threads of the host "
-                                            "backend: drop it with --backend cuda");
-    if (cfg->emulate_schedule)
-        return tpb_err_set(TPB_ERR_UNSUPPORTED,
-                           "--emulate-schedule: the cuda backend fixes each rank's SM partition "
-                           "at start; change speeds during a run on the host backend");
-    return TPB_OK;
+    return tpb_gpu_check_config(&tpb_cuda_gpu_class, cfg);
 }
 
 static tpb_status_t setup_streams(tpb_cuda_t *be)
@@ -48,54 +43,51 @@ static tpb_status_t setup_streams(tpb_cuda_t *be)
     return TPB_OK;
 }
 
-static void release(tpb_cuda_t *be);
-
 static const tpb_device_ops_t cuda_device_ops;
+
+/* Its state for device dev, opened (*g set once allocated: released on any failure). */
+static tpb_status_t cuda_create(const tpb_backend_args_t *args, int dev, tpb_gpu_t **g)
+{
+    tpb_cuda_t *be = calloc(1, sizeof(*be));
+    if (!be)
+        return tpb_err_set(TPB_ERR_NOMEM, "cuda backend: out of memory");
+    be->gpu.base.ops = &cuda_device_ops;
+    be->gpu.v = &tpb_cuda_vendor;
+    be->gpu.args = *args;
+    tpb_gpu_plans_init(&be->gpu.plans, sizeof(tpb_cuda_plan_t));
+    be->gpu.device = dev;
+    *g = &be->gpu;
+    return tpb_cuda_open_device(be, dev);
+}
+
+static tpb_status_t cuda_check(tpb_gpu_t *g)
+{
+    return tpb_cuda_check_device(tpb_cuda_of(g));
+}
+
+static tpb_status_t cuda_setup(tpb_gpu_t *g)
+{
+    return setup_streams(tpb_cuda_of(g));
+}
+
+static void release(tpb_gpu_t *g);
+
+static const tpb_gpu_class_t tpb_cuda_gpu_class = {
+    .backend = "cuda",
+    .visible_env = "CUDA_VISIBLE_DEVICES",
+    .ccl = "NCCL",
+    .count = tpb_cuda_device_count,
+    .driver_problem = tpb_cuda_driver_problem,
+    .create = cuda_create,
+    .check = cuda_check,
+    .bind_near = tpb_cuda_bind_near_gpu,
+    .setup = cuda_setup,
+    .release = release,
+};
 
 static tpb_status_t cuda_open(const tpb_backend_args_t *args, tpb_device_t **out)
 {
-    const tpb_backend_cfg_t *o = &args->cfg;
-    int ndev = tpb_cuda_device_count(), dev = -1;
-    tpb_cuda_t *be = NULL;
-    char why[320];
-    tpb_status_t st = tpb_cuda_pick_device(args->local_rank, ndev, o->gpu_map, o->ngpu_map, &dev);
-    if (st == TPB_ERR_NO_DEVICE && (tpb_cuda_driver_problem(why, sizeof(why)), why[0]))
-        st = tpb_err_set(TPB_ERR_NO_DEVICE, "%s", why);
-    if (st == TPB_OK && !(be = calloc(1, sizeof(*be))))
-        st = tpb_err_set(TPB_ERR_NOMEM, "cuda backend: out of memory");
-    if (st == TPB_OK) {
-        be->gpu.base.ops = &cuda_device_ops;
-        be->gpu.v = &tpb_cuda_vendor;
-        be->gpu.args = *args;
-        tpb_gpu_plans_init(&be->gpu.plans, sizeof(tpb_cuda_plan_t));
-        be->device = dev;
-        st = tpb_cuda_open_device(be, dev);
-    }
-    int sharing = tpb_cuda_node_sharing(args->world, st == TPB_OK ? be->uuid : "");
-    if (st == TPB_OK) {
-        be->ranks_on_device = sharing;
-        be->isolated = args->local_size > 1 && ndev == 1 && sharing == 1;
-        st = tpb_cuda_check_device(be);
-    }
-    if (st == TPB_OK && o->bind == TPB_BIND_GPU)
-        st = tpb_cuda_bind_near_gpu(dev);
-    else if (st == TPB_OK)
-        st = tpb_bind_apply(o->bind, args->local_rank, args->local_size);
-    if (st == TPB_OK)
-        st = setup_streams(be);
-    /* the watchdog, for every --comm (a rank stuck in cuBLASLt, a synchronize or NCCL is
-     * ended too): collective over the world, every rank whatever st */
-    tpb_status_t ws = tpb_watchdog_start(args->world, o->timeout_s);
-    st = st == TPB_OK ? ws : st;
-    st = tpb_backend_agree(args->world, st); /* one that failed: every rank ends, nothing kept */
-    if (st != TPB_OK) {
-        tpb_watchdog_stop();
-        if (be)
-            release(be);
-        return st;
-    }
-    *out = &be->gpu.base;
-    return TPB_OK;
+    return tpb_gpu_open(args, &tpb_cuda_gpu_class, out);
 }
 
 /* The SM partition is made once, at start: a schedule of speeds is a host feature. */
@@ -104,14 +96,13 @@ static tpb_status_t cuda_set_emulation(tpb_device_t *dev, double factor)
     tpb_cuda_t *be = (tpb_cuda_t *)dev;
     if (factor == be->gpu.args.emulate_factor)
         return TPB_OK;
-    return tpb_err_set(TPB_ERR_UNSUPPORTED,
-                       "--emulate-schedule: the cuda backend fixes each rank's SM partition at "
-                       "start; change speeds during a run on the host backend");
+    return tpb_gpu_refuse_schedule(&tpb_cuda_gpu_class);
 }
 
-/* Everything of be, but the watchdog (whose end is collective: cuda_finalize). */
-static void release(tpb_cuda_t *be)
+/* Everything of the device, but the watchdog (whose end is collective: tpb_gpu_close). */
+static void release(tpb_gpu_t *g)
 {
+    tpb_cuda_t *be = tpb_cuda_of(g);
     tpb_cuda_gate_release(be);
     if (be->comm_stream)
         cudaStreamSynchronize(be->comm_stream);
@@ -131,9 +122,7 @@ static void release(tpb_cuda_t *be)
 
 static void cuda_finalize(tpb_device_t *dev)
 {
-    tpb_stamp(TPB_PHASE_CLOSE);
-    release((tpb_cuda_t *)dev); /* its synchronizes still watched */
-    tpb_watchdog_stop();
+    tpb_gpu_close((tpb_gpu_t *)dev, &tpb_cuda_gpu_class);
 }
 
 static void cuda_info(tpb_device_t *dev, tpb_device_info_t *info)
@@ -141,13 +130,13 @@ static void cuda_info(tpb_device_t *dev, tpb_device_info_t *info)
     tpb_cuda_t *be = (tpb_cuda_t *)dev;
     memset(info, 0, sizeof(*info));
     snprintf(info->name, sizeof(info->name), "%.127s", be->prop.name);
-    cudaDeviceGetPCIBusId(info->bus_id, sizeof(info->bus_id), be->device);
-    snprintf(info->uuid, sizeof(info->uuid), "%.47s", be->uuid);
-    info->index = be->device;
+    cudaDeviceGetPCIBusId(info->bus_id, sizeof(info->bus_id), be->gpu.device);
+    snprintf(info->uuid, sizeof(info->uuid), "%.47s", be->gpu.id);
+    info->index = be->gpu.device;
     info->gpu_numa = tpb_cuda_gpu_numa_node(info->bus_id);
     info->sm_total = be->prop.multiProcessorCount;
     info->sm_count = be->green.sm_granted ? be->green.sm_granted : info->sm_total;
-    info->ranks_on_device = be->ranks_on_device;
+    info->ranks_on_device = be->gpu.ranks_on_device;
     info->host_waits = be->gpu.args.cfg.comm == TPB_COMM_MPI; /* staged, blocking */
     info->mem_bytes = (double)be->prop.totalGlobalMem;
     snprintf(info->emulation, sizeof(info->emulation), "%s", be->green.how);
@@ -163,17 +152,17 @@ static void cuda_info(tpb_device_t *dev, tpb_device_info_t *info)
         nccl / 100 % 100, nccl % 100, be->prop.major, be->prop.minor);
     tpb_bind_report(info);
     int khz = 0; /* the maximum SM clock */
-    if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, be->device) != cudaSuccess)
+    if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, be->gpu.device) != cudaSuccess)
         khz = 0;
     info->peak_gflops =
         tpb_cuda_peak_gflops(be->prop.major, be->prop.minor, info->sm_total, be->prop.name, khz,
                              be->gpu.args.cfg.dtype, info->peak_basis, sizeof(info->peak_basis));
-    if (be->ranks_on_device > 1)
+    if (be->gpu.ranks_on_device > 1)
         snprintf(info->advice, sizeof(info->advice),
                  "%d ranks share this GPU: they take turns on it, so its results are for "
                  "correctness, not speed",
-                 be->ranks_on_device);
-    else if (be->isolated)
+                 be->gpu.ranks_on_device);
+    else if (be->gpu.isolated)
         snprintf(info->advice, sizeof(info->advice),
                  "each rank sees only its own GPU (per-task CUDA_VISIBLE_DEVICES, "
                  "--gpus-per-task): NCCL cannot use P2P/NVLink between the ranks of a node; "
@@ -189,7 +178,7 @@ static tpb_status_t cuda_mem_free(tpb_device_t *dev, double *bytes)
     tpb_cuda_t *be = (tpb_cuda_t *)dev;
     size_t free_b = 0, total = 0;
     TPB_CUDA_RET(cudaMemGetInfo(&free_b, &total));
-    *bytes = (double)free_b / be->ranks_on_device;
+    *bytes = (double)free_b / be->gpu.ranks_on_device;
     return TPB_OK;
 }
 

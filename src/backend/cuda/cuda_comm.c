@@ -33,24 +33,6 @@ static ncclDataType_t nccl_type(tpb_dtype_t dt)
     return ncclFloat32; /* not a dtype */
 }
 
-/* NCCL needs one GPU per rank: compare the group's GPU UUIDs. */
-static tpb_status_t check_group_devices(tpb_gpu_comm_t *c)
-{
-    char(*ids)[TPB_CUDA_ID_LEN] = calloc((size_t)c->size, TPB_CUDA_ID_LEN);
-    char me[TPB_CUDA_ID_LEN] = {0};
-    snprintf(me, sizeof(me), "%s", tpb_cuda_of(c->gpu)->uuid);
-    tpb_status_t st = TPB_OK;
-    if (!ids)
-        st = tpb_err_set(TPB_ERR_NOMEM, "cuda backend: out of memory");
-    else if (MPI_Allgather(me, TPB_CUDA_ID_LEN, MPI_CHAR, ids, TPB_CUDA_ID_LEN, MPI_CHAR, c->mpi) !=
-             MPI_SUCCESS)
-        st = tpb_err_call(TPB_ERR_MPI, "MPI_Allgather", "GPUs of a TP group", __FILE__, __LINE__);
-    if (st == TPB_OK)
-        st = tpb_cuda_check_sharing(ids, c->size, c->gpu->args.cfg.comm);
-    free(ids);
-    return st;
-}
-
 /* Poll a non-blocking communicator until its last call finished, under --timeout: so a
  * blocking step (ncclCommInitRank, the first collective making connections) cannot hang
  * the rank unwatched. */
@@ -90,7 +72,7 @@ static tpb_status_t nccl_call(tpb_gpu_comm_t *c, ncclResult_t r, const char *wha
 /* The group's NCCL communicator, after checking that its ranks drive distinct GPUs. */
 tpb_status_t tpb_cuda_ccl_open(tpb_gpu_comm_t *c)
 {
-    TPB_CHECK_RET(check_group_devices(c));
+    TPB_CHECK_RET(tpb_gpu_check_group(c));
     struct {
         int rc; /* the group's rank 0 tells the others if it has no id */
         ncclUniqueId id;

@@ -82,51 +82,26 @@ static void format_uuid(const struct cudaDeviceProp *p, char *out, size_t cap)
              u[14], u[15]);
 }
 
-/* How many ranks of this node drive the GPU whose UUID is uuid ("" for none). GPUs are
- * told apart by UUID, never by ordinal: with per-task CUDA_VISIBLE_DEVICES every rank
- * calls its GPU 0. Collective over the node: every rank calls it, failed or not. */
-int tpb_cuda_node_sharing(MPI_Comm world, const char *uuid)
-{
-    MPI_Comm node;
-    int n = 1, size, rank;
-    if (world == MPI_COMM_NULL ||
-        MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
-        return 1;
-    MPI_Comm_size(node, &size);
-    MPI_Comm_rank(node, &rank);
-    char(*all)[TPB_CUDA_ID_LEN] = calloc((size_t)size, TPB_CUDA_ID_LEN);
-    char me[TPB_CUDA_ID_LEN] = {0};
-    snprintf(me, sizeof(me), "%s", uuid);
-    if (all &&
-        MPI_Allgather(me, TPB_CUDA_ID_LEN, MPI_CHAR, all, TPB_CUDA_ID_LEN, MPI_CHAR, node) ==
-            MPI_SUCCESS &&
-        me[0])
-        n = tpb_cuda_ranks_sharing(all, size, rank);
-    free(all);
-    MPI_Comm_free(&node);
-    return n;
-}
-
 /* More ranks on a node than GPUs: NCCL cannot put two ranks on one GPU, and a GPU in
  * exclusive-process compute mode takes one process only. */
 static tpb_status_t check_sharing(const tpb_cuda_t *be)
 {
     int mode = cudaComputeModeDefault;
-    if (be->ranks_on_device > 1 &&
-        cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, be->device) == cudaSuccess &&
+    if (be->gpu.ranks_on_device > 1 &&
+        cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, be->gpu.device) == cudaSuccess &&
         (mode == cudaComputeModeExclusiveProcess || mode == cudaComputeModeProhibited))
         return tpb_err_set(TPB_ERR_INVALID,
                            "%d ranks of this node drive GPU %s, which is in %s compute mode: "
                            "start one rank per GPU, or ask the admin for the default mode "
                            "(nvidia-smi -c DEFAULT)",
-                           be->ranks_on_device, be->uuid,
+                           be->gpu.ranks_on_device, be->gpu.id,
                            mode == cudaComputeModeProhibited ? "prohibited" : "exclusive-process");
-    if (be->ranks_on_device < 2 || be->gpu.args.cfg.comm != TPB_COMM_CCL)
+    if (be->gpu.ranks_on_device < 2 || be->gpu.args.cfg.comm != TPB_COMM_CCL)
         return TPB_OK;
     return tpb_err_set(TPB_ERR_INVALID,
                        "%d ranks of this node drive GPU %s (more ranks per node than GPUs): "
                        "start as many ranks per node as GPUs, or share GPUs with --comm mpi",
-                       be->ranks_on_device, be->uuid);
+                       be->gpu.ranks_on_device, be->gpu.id);
 }
 
 /* The NUMA node of the GPU at PCI bus id bus (-1 if the system does not say). */
@@ -174,7 +149,7 @@ tpb_status_t tpb_cuda_open_device(tpb_cuda_t *be, int dev)
         e = cudaGetDeviceProperties(&be->prop, dev);
     if (e != cudaSuccess)
         return tpb_cuda_err(e, "cudaSetDevice", __FILE__, __LINE__);
-    format_uuid(&be->prop, be->uuid, sizeof(be->uuid));
+    format_uuid(&be->prop, be->gpu.id, sizeof(be->gpu.id));
     return TPB_OK;
 }
 

@@ -102,7 +102,7 @@ static const char *green_try(tpb_cuda_t *be, double f)
     CUgreenCtx ctx;
     CUstream stream;
     unsigned groups = 1;
-    if (dev_get(&dev, be->device) != CUDA_SUCCESS ||
+    if (dev_get(&dev, be->gpu.device) != CUDA_SUCCESS ||
         get_res(dev, &all, CU_DEV_RESOURCE_TYPE_SM) != CUDA_SUCCESS)
         return "cannot query the SM resource";
     int step = all.sm.smCoscheduledAlignment ? (int)all.sm.smCoscheduledAlignment : 1;

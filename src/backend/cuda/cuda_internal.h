@@ -14,6 +14,7 @@
 #include "backend/backend.h"
 #include "backend/cuda/cuda_plan.h"
 #include "backend/gpu/gpu.h"
+#include "backend/gpu/gpu_device.h"
 
 #define TPB_CUDA_WORKSPACE (32u << 20)
 
@@ -52,16 +53,12 @@ typedef struct tpb_cuda tpb_cuda_t;
 /** One rank's GPU (its tpb_device_t): the generic layer's part, then CUDA's. */
 struct tpb_cuda {
     tpb_gpu_t gpu; /* first: passed as a tpb_gpu_t and a tpb_device_t */
-    int device;
-    int ranks_on_device; /* node-local ranks sharing this GPU (told apart by UUID) */
-    int isolated;        /* each local rank sees one GPU of its own (per-task binding) */
     /* the start gate: c0 and the GEMM are enqueued before the idle stream may run them */
     void *wait_value;             /* cuStreamWaitValue32, or NULL: no gate */
     volatile unsigned *gate_host; /* pinned, mapped: the value the stream waits for */
     unsigned long long gate_dev;  /* its device address (CUdeviceptr) */
     unsigned gate_seq;
     int gate_armed;
-    char uuid[TPB_CUDA_ID_LEN]; /* "GPU-..." */
     struct cudaDeviceProp prop;
     cudaStream_t gemm_stream; /* in the green context when emulating */
     cudaStream_t comm_stream; /* primary context (== gemm_stream without emulation) */
@@ -114,10 +111,6 @@ void tpb_cuda_driver_problem(char *why, size_t cap);
  *  in an exclusive or prohibited compute mode held by another process, or busy, is
  *  TPB_ERR_INVALID / TPB_ERR_NO_DEVICE with what to do. */
 tpb_status_t tpb_cuda_open_device(tpb_cuda_t *be, int dev);
-
-/** How many ranks of this node drive the GPU of this UUID ("" for none). Collective over
- *  the node's ranks of world: every rank calls it, failed or not. */
-int tpb_cuda_node_sharing(MPI_Comm world, const char *uuid);
 
 /** The opened device can run the config: its sharing with the compute mode and --comm, and
  *  the dtype on its compute capability. */

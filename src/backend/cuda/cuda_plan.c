@@ -6,53 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-tpb_status_t tpb_cuda_pick_device(int local_rank, int ndev, const int *map, int nmap, int *dev)
-{
-    if (ndev <= 0)
-        return tpb_err_set(
-            TPB_ERR_NO_DEVICE,
-            "--backend cuda: no GPU is visible to this rank (check "
-            "CUDA_VISIBLE_DEVICES and the job's GPU request, or use --backend host)");
-    if (!map || nmap == 0) {
-        *dev = local_rank % ndev;
-        return TPB_OK;
-    }
-    if (local_rank >= nmap)
-        return tpb_err_set(TPB_ERR_INVALID,
-                           "--gpu-map has %d entries but this node runs at least %d ranks: give "
-                           "one device per node-local rank",
-                           nmap, local_rank + 1);
-    if (map[local_rank] < 0 || map[local_rank] >= ndev)
-        return tpb_err_set(TPB_ERR_INVALID,
-                           "--gpu-map entry %d is device %d but only %d devices are visible "
-                           "(0..%d)",
-                           local_rank, map[local_rank], ndev, ndev - 1);
-    *dev = map[local_rank];
-    return TPB_OK;
-}
-
-int tpb_cuda_ranks_sharing(const char (*ids)[TPB_CUDA_ID_LEN], int n, int me)
-{
-    int k = 0;
-    for (int r = 0; r < n; r++)
-        k += strncmp(ids[r], ids[me], TPB_CUDA_ID_LEN) == 0;
-    return k > 0 ? k : 1;
-}
-
-tpb_status_t tpb_cuda_check_sharing(const char (*ids)[TPB_CUDA_ID_LEN], int t, tpb_comm_kind_t comm)
-{
-    if (comm != TPB_COMM_CCL)
-        return TPB_OK;
-    for (int a = 0; a < t; a++)
-        for (int b = a + 1; b < t; b++)
-            if (ids[a][0] && strncmp(ids[a], ids[b], TPB_CUDA_ID_LEN) == 0)
-                return tpb_err_set(TPB_ERR_INVALID,
-                                   "ranks %d and %d of a TP group share GPU %s: NCCL needs one "
-                                   "GPU per rank, use --comm mpi to share GPUs",
-                                   a, b, ids[a]);
-    return TPB_OK;
-}
-
 tpb_status_t tpb_cuda_check_comm_dtype(tpb_dtype_t dt, tpb_comm_kind_t comm)
 {
     tpb_dtype_t out = tpb_dtype_out(dt);

@@ -1,7 +1,8 @@
 /*
- * cuda_plan.h - the device-free decisions of the CUDA backend: which GPU a
- * rank drives, whether a TP group can use NCCL, how many SMs to ask for when
- * emulating a slower GPU, and the repeat-based fallback. Pure functions,
+ * cuda_plan.h - the device-free decisions of the CUDA backend (which GPU a rank drives
+ * and whether a TP group may share one are the GPU class's: backend/gpu/gpu_device.h):
+ * which dtypes go through --comm mpi, how many SMs to ask for when emulating a slower
+ * GPU, the peak rate. Pure functions,
  * always built and unit-tested on machines without a GPU.
  */
 #ifndef TPB_CUDA_PLAN_H
@@ -14,29 +15,6 @@
 #include "base/dtype.h"
 #include "base/tpb_status.h"
 #include "base/tpb_types.h"
-
-/**
- * Device for a node-local rank: map[local_rank] when --gpu-map is given (it
- * must cover every local rank and name visible devices), else
- * local_rank modulo ndev (with one visible device - CUDA_VISIBLE_DEVICES or
- * Slurm's per-task binding - that device). TPB_ERR_NO_DEVICE if ndev == 0.
- */
-tpb_status_t tpb_cuda_pick_device(int local_rank, int ndev, const int *map, int nmap, int *dev);
-
-/** Length of a GPU's identity string (UUID or PCI bus id, NUL included). */
-#define TPB_CUDA_ID_LEN 64
-
-/** How many of the n ids equal ids[me] (ranks driving the same GPU). At least 1. Pure. */
-int tpb_cuda_ranks_sharing(const char (*ids)[TPB_CUDA_ID_LEN], int n, int me);
-
-/**
- * NCCL needs one GPU per rank of a communicator. Given the identity (UUID) of
- * the GPU of each of the t ranks of a group, return TPB_ERR_INVALID (naming the
- * two ranks and the GPU, suggesting --comm mpi) if two share a GPU and comm is
- * NCCL. UUIDs are unique across hosts; ordinals are not even unique on a host.
- */
-tpb_status_t tpb_cuda_check_sharing(const char (*ids)[TPB_CUDA_ID_LEN], int t,
-                                    tpb_comm_kind_t comm);
 
 /**
  * What the collectives' path can carry: --comm mpi reduces fp32 and fp64 outputs

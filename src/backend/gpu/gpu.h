@@ -24,6 +24,9 @@
 
 enum { TPB_GPU_GEMM = 0, TPB_GPU_COMM = 1 };
 
+/** Length of a GPU's identity string (UUID or PCI bus id, NUL included). */
+#define TPB_GPU_ID_LEN 64
+
 typedef enum { TPB_GPU_TO_HOST, TPB_GPU_TO_DEVICE, TPB_GPU_ON_DEVICE } tpb_gpu_copy_t;
 
 typedef struct tpb_gpu tpb_gpu_t;
@@ -87,6 +90,11 @@ struct tpb_gpu {
     tpb_device_t base; /* first: passed as a tpb_device_t */
     const tpb_gpu_vendor_t *v;
     tpb_backend_args_t args;
+    const struct tpb_gpu_class *cls; /* its vendor's lifecycle and names (gpu_device.h) */
+    int device;                      /* the vendor's index of the device this rank drives */
+    char id[TPB_GPU_ID_LEN];         /* its identity ("GPU-..." UUID): ranks on one GPU share it */
+    int ranks_on_device;             /* node-local ranks sharing this GPU (told apart by id) */
+    int isolated;                /* each local rank sees one GPU of its own (per-task binding) */
     int apart;                   /* the GEMM and comm streams are two streams */
     int gemm_queued;             /* a GEMM was queued since c0 armed the gate (the vendor's
                                     compute phase sets it) */
