@@ -75,7 +75,7 @@ void tpb_sweep_progress(tpb_sweep_t *s, const tpb_config_plan_t *p, double work,
             r->work_all += tpb_sweep_plan_work(s, &s->plans.p[i]);
     }
     r->config_at = r->beat_at = now;
-    r->iter0 = s->iter_base;
+    r->iter0 = s->pos.iter_base;
     r->iters_now = (long)k * (s->plans.m.iters + s->plans.m.warmup);
     double done = r->work_done, elapsed = (now - r->start_at) * 1e-6;
     r->work_done += work;
@@ -88,7 +88,7 @@ void tpb_sweep_progress(tpb_sweep_t *s, const tpb_config_plan_t *p, double work,
     tpb_sweep_say(s,
                   "config %d (%d of %d: tp %d, %s, %s, %ldx%ldx%ld): %s elapsed, about %s "
                   "left%s\n",
-                  s->nconfigs, s->nconfigs + 1, s->plans.measured, p->tp,
+                  s->acct.nconfigs, s->acct.nconfigs + 1, s->plans.measured, p->tp,
                   tpb_split_name(p->desc.orient->split), tpb_policy_name(p->policy), p->shape->m,
                   p->shape->n, p->shape->k, el, left, s->plans.m.passes > 1 ? " in this pass" : "");
 }
@@ -108,17 +108,17 @@ void tpb_sweep_announce(tpb_sweep_t *s)
     if (s->plans.m.quiet || s->plans.measured == 0)
         return;
     char basis[256] = "", all[32], least[32];
-    double rate = tpb_sweep_rate(s->world, s->backend, &s->plans, basis, sizeof(basis));
+    double rate = tpb_sweep_rate(s->pos.world, s->ctx.backend, &s->plans, basis, sizeof(basis));
     if (!isfinite(rate) || !s->rec)
         return;
     tpb_est_rates_t r =
-        tpb_est_rates_of(&s->plans, &s->backend->defaults, s->real_topo->size, rate);
+        tpb_est_rates_of(&s->plans, &s->ctx.backend->defaults, s->ctx.topo->size, rate);
     tpb_estimate_t e;
     tpb_plans_estimate(&s->plans, &r, &e);
     /* at most 120 columns: the rate's basis is the dry run's to say in full */
     tpb_sweep_say(s, "%d config%s on %d rank%s: about %s (%s%s%sGEMMs at %.3g GFLOP/s, %s)\n",
-                  s->plans.measured, s->plans.measured == 1 ? "" : "s", s->real_topo->size,
-                  s->real_topo->size == 1 ? "" : "s", human_s(all, sizeof(all), e.total_s),
+                  s->plans.measured, s->plans.measured == 1 ? "" : "s", s->ctx.topo->size,
+                  s->ctx.topo->size == 1 ? "" : "s", human_s(all, sizeof(all), e.total_s),
                   e.calibrations ? human_s(least, sizeof(least), e.total_least_s) : "",
                   e.calibrations ? " if calibrations settle at once" : "",
                   e.calibrations ? "; " : "", rate,
@@ -155,11 +155,11 @@ void tpb_sweep_beat(tpb_sweep_t *s)
     r->beat_at = now;
     char in[32], el[32], look[64] = "";
     /* past its planned iterations a --budget set is in a later look: counted within it */
-    long done = s->iter_base - r->iter0, per = r->iters_now > 0 ? r->iters_now : 1;
+    long done = s->pos.iter_base - r->iter0, per = r->iters_now > 0 ? r->iters_now : 1;
     if (done >= per)
         snprintf(look, sizeof(look), ", look %ld of its --budget set", done / per + 1);
     tpb_sweep_say(s, "config %d (%d of %d%s): iteration %ld of %ld, %s in it, %s elapsed\n",
-                  s->nconfigs, s->nconfigs + 1, s->plans.measured, look, done % per, per,
+                  s->acct.nconfigs, s->acct.nconfigs + 1, s->plans.measured, look, done % per, per,
                   human_s(in, sizeof(in), (now - r->config_at) * 1e-6),
                   human_s(el, sizeof(el), (now - r->start_at) * 1e-6));
 }

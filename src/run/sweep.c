@@ -14,18 +14,18 @@
 
 static int is_root(const tpb_sweep_t *s)
 {
-    return s->real_topo->rank == 0;
+    return s->ctx.topo->rank == 0;
 }
 
 /* The world in placement p's order: a communicator, and a topology of positions. */
 static tpb_status_t place(tpb_sweep_t *s, tpb_placement_t p)
 {
-    const tpb_topo_t *t = s->real_topo;
+    const tpb_topo_t *t = s->ctx.topo;
     const int *rank_of = tpb_plans_rank_of(&s->plans, p);
     int me = 0;
     while (rank_of[me] != t->rank)
         me++;
-    tpb_topo_t *pt = &s->placed_topo;
+    tpb_topo_t *pt = &s->pos.placed_topo;
     *pt = *t;
     pt->rank = me;
     pt->hosts = calloc((size_t)t->size, sizeof(*pt->hosts));
@@ -36,40 +36,41 @@ static tpb_status_t place(tpb_sweep_t *s, tpb_placement_t p)
         memcpy(pt->hosts[q], t->hosts[rank_of[q]], TPB_HOST_LEN);
         pt->host_index[q] = t->host_index[rank_of[q]];
     }
-    TPB_MPI_RET(MPI_Comm_split(s->real_world, 0, me, &s->world), "placement");
-    s->topo = pt;
-    s->placement = p;
-    s->rank_of = rank_of;
+    TPB_MPI_RET(MPI_Comm_split(s->ctx.world, 0, me, &s->pos.world), "placement");
+    s->pos.topo = pt;
+    s->pos.placement = p;
+    s->pos.rank_of = rank_of;
     return TPB_OK;
 }
 
 static void close_group(tpb_sweep_t *s)
 {
-    if (s->comm)
-        tpb_comm_close(s->comm);
-    if (s->group != MPI_COMM_NULL)
-        MPI_Comm_free(&s->group);
-    s->comm = NULL;
-    s->group = MPI_COMM_NULL;
+    if (s->pos.comm)
+        tpb_comm_close(s->pos.comm);
+    if (s->pos.group != MPI_COMM_NULL)
+        MPI_Comm_free(&s->pos.group);
+    s->pos.comm = NULL;
+    s->pos.group = MPI_COMM_NULL;
 }
 
 static void unplace(tpb_sweep_t *s)
 {
     close_group(s);
-    if (s->world != s->real_world)
-        MPI_Comm_free(&s->world);
-    s->world = s->real_world;
-    s->topo = s->real_topo;
-    tpb_topo_free(&s->placed_topo);
+    if (s->pos.world != s->ctx.world)
+        MPI_Comm_free(&s->pos.world);
+    s->pos.world = s->ctx.world;
+    s->pos.topo = s->ctx.topo;
+    tpb_topo_free(&s->pos.placed_topo);
 }
 
 /* This rank's TP group of degree tp in the current placement, and its backend communicator. */
 static tpb_status_t open_group(tpb_sweep_t *s, int tp)
 {
-    TPB_MPI_RET(MPI_Comm_split(s->world, s->topo->rank / tp, s->topo->rank, &s->group),
-                "TP groups");
-    s->group_tp = tp;
-    return tpb_agree(s->world, tpb_dev_comm_open(s->dev, s->group, &s->comm));
+    TPB_MPI_RET(
+        MPI_Comm_split(s->pos.world, s->pos.topo->rank / tp, s->pos.topo->rank, &s->pos.group),
+        "TP groups");
+    s->pos.group_tp = tp;
+    return tpb_agree(s->pos.world, tpb_dev_comm_open(s->ctx.dev, s->pos.group, &s->pos.comm));
 }
 
 /* Enter plan i's placement and TP group (leaving the previous ones). The group open is
@@ -85,7 +86,7 @@ static tpb_status_t enter(tpb_sweep_t *s, int i)
             unplace(s);
         TPB_CHECK_RET(place(s, p->placement));
     }
-    if (p->skip[0] || (s->group != MPI_COMM_NULL && s->group_tp == p->tp))
+    if (p->skip[0] || (s->pos.group != MPI_COMM_NULL && s->pos.group_tp == p->tp))
         return TPB_OK;
     close_group(s);
     return open_group(s, p->tp);
@@ -122,19 +123,19 @@ tpb_status_t tpb_sweep_run(tpb_sweep_t *s)
     }
     free(done);
     free(idx);
-    if (s->world != s->real_world || s->group != MPI_COMM_NULL)
+    if (s->pos.world != s->ctx.world || s->pos.group != MPI_COMM_NULL)
         unplace(s);
     TPB_CHECK_RET(st);
-    if (s->nconfigs == 0 && s->rec) { /* nothing measured: nothing left in --out either */
+    if (s->acct.nconfigs == 0 && s->rec) { /* nothing measured: nothing left in --out either */
         pthread_mutex_lock(&s->rec->lock);
         (void)tpb_record_discard(&s->rec->rec); /* one that stays is the run's own, empty */
         pthread_mutex_unlock(&s->rec->lock);
     }
-    if (s->nconfigs == 0) { /* every rank counted the same configs: an agreed end */
+    if (s->acct.nconfigs == 0) { /* every rank counted the same configs: an agreed end */
         tpb_err_set(TPB_ERR_INVALID,
                     "no config was measured on the %d ranks: every one was skipped, each for "
                     "the reason its '# skipped' line gives",
-                    s->topo->size);
+                    s->pos.topo->size);
         tpb_err_mark_agreed();
         return TPB_ERR_INVALID;
     }
@@ -146,15 +147,15 @@ tpb_status_t tpb_sweep_run(tpb_sweep_t *s)
 static tpb_run_info_t run_info(const tpb_sweep_t *s)
 {
     tpb_run_info_t r = s->plans.run;
-    r.command_line = s->command_line;
-    r.backend = s->backend->name;
+    r.command_line = s->ctx.command_line;
+    r.backend = s->ctx.backend->name;
     r.mpi_version = s->rec->mpi_version;
-    r.topo = s->real_topo;
+    r.topo = s->ctx.topo;
     r.devices = s->rec->devices;
     r.clock_exchanges = TPB_CLOCK_EXCHANGES;
     r.cal_target_spread = TPB_CAL_POLICY_DEFAULT.target_spread;
-    r.slurm = s->slurm;
-    r.table = s->out;
+    r.slurm = s->ctx.slurm;
+    r.table = s->ctx.out;
     return r;
 }
 
@@ -163,18 +164,18 @@ static tpb_run_info_t run_info(const tpb_sweep_t *s)
 static tpb_status_t check_plans(tpb_sweep_t *s)
 {
     double avail = 0.0;
-    tpb_status_t st = tpb_dev_mem_free(s->dev, &avail);
+    tpb_status_t st = tpb_dev_mem_free(s->ctx.dev, &avail);
     if (st == TPB_OK)
-        st = tpb_plans_check_memory(&s->plans, avail, s->real_topo->rank);
+        st = tpb_plans_check_memory(&s->plans, avail, s->ctx.topo->rank);
     if (st == TPB_OK && is_root(s) && s->plans.m.calibration_file[0])
         st = tpb_outfile_check_writable(s->plans.m.calibration_file, "--calibration-file");
-    return tpb_agree(s->world, st);
+    return tpb_agree(s->pos.world, st);
 }
 
 /* Rank 0's recorder: device facts, clock samples and the calibration file. */
 static tpb_status_t recorder_new(tpb_sweep_t *s)
 {
-    int size = s->real_topo->size;
+    int size = s->ctx.topo->size;
     tpb_recorder_t *r = calloc(1, sizeof(*r));
     if (!r)
         return tpb_err_set(TPB_ERR_NOMEM, "out of memory for %d ranks", size);
@@ -193,29 +194,28 @@ static tpb_status_t recorder_new(tpb_sweep_t *s)
 tpb_status_t tpb_sweep_init(tpb_sweep_t *s)
 {
     tpb_status_t st = TPB_OK;
-    s->real_world = s->world;
-    s->real_topo = s->topo;
-    s->group = MPI_COMM_NULL;
-    s->budget = (tpb_record_budget_t){.budget_s = s->plans.m.budget_s};
+    s->pos.group = MPI_COMM_NULL;
+    s->acct.budget = (tpb_record_budget_t){.budget_s = s->plans.m.budget_s};
     TPB_CHECK_RET(check_plans(s));
-    s->placement = TPB_PLACE_PACKED;
-    s->rank_of = tpb_plans_rank_of(&s->plans, TPB_PLACE_PACKED);
+    s->pos.placement = TPB_PLACE_PACKED;
+    s->pos.rank_of = tpb_plans_rank_of(&s->plans, TPB_PLACE_PACKED);
     tpb_device_info_t mine;
-    tpb_dev_info(s->dev, &mine);
-    s->peak_gflops = mine.peak_gflops;
-    s->ranks_on_device = mine.ranks_on_device;
-    s->host_waits = mine.host_waits;
-    TPB_CHECK_RET(tpb_agree(s->world, is_root(s) ? recorder_new(s) : TPB_OK));
+    tpb_dev_info(s->ctx.dev, &mine);
+    s->facts.peak_gflops = mine.peak_gflops;
+    s->facts.ranks_on_device = mine.ranks_on_device;
+    s->facts.host_waits = mine.host_waits;
+    TPB_CHECK_RET(tpb_agree(s->pos.world, is_root(s) ? recorder_new(s) : TPB_OK));
     /* device facts are a fixed-size record of one architecture's chars and numbers */
     TPB_MPI_RET(MPI_Gather(&mine, sizeof(mine), MPI_BYTE, s->rec ? s->rec->devices : NULL,
-                           sizeof(mine), MPI_BYTE, 0, s->world),
+                           sizeof(mine), MPI_BYTE, 0, s->pos.world),
                 "device facts");
-    TPB_CHECK_RET(tpb_agree(s->world, tpb_clock_sync(s->world, s->clock, TPB_CLOCK_EXCHANGES,
-                                                     s->rec ? s->rec->sync0 : NULL)));
+    TPB_CHECK_RET(
+        tpb_agree(s->pos.world, tpb_clock_sync(s->pos.world, s->ctx.clock, TPB_CLOCK_EXCHANGES,
+                                               s->rec ? s->rec->sync0 : NULL)));
     if (s->rec) {
         int len;
         TPB_MPI_RET(MPI_Get_library_version(s->rec->mpi_version, &len), "MPI version");
-        memcpy(s->rec->sync1, s->rec->sync0, (size_t)s->real_topo->size * sizeof(*s->rec->sync0));
+        memcpy(s->rec->sync1, s->rec->sync0, (size_t)s->ctx.topo->size * sizeof(*s->rec->sync0));
         tpb_run_info_t info = run_info(s);
         pthread_mutex_lock(&s->rec->lock);
         tpb_record_init(&s->rec->rec, &info, s->rec->sync0, s->rec->sync1);
@@ -223,24 +223,24 @@ tpb_status_t tpb_sweep_init(tpb_sweep_t *s)
         st = tpb_record_begin(&s->rec->rec); /* a stop from here on leaves a record */
         pthread_mutex_unlock(&s->rec->lock);
     }
-    TPB_CHECK_RET(tpb_agree(s->world, st));
+    TPB_CHECK_RET(tpb_agree(s->pos.world, st));
     return tpb_sweep_load_mark(s);
 }
 
 tpb_status_t tpb_sweep_finish(tpb_sweep_t *s)
 {
     tpb_status_t st = TPB_OK;
-    TPB_CHECK_RET(tpb_signal_agree(s->world)); /* a stop in the last config: no answer */
+    TPB_CHECK_RET(tpb_signal_agree(s->pos.world)); /* a stop in the last config: no answer */
     TPB_CHECK_RET(tpb_sweep_resync(s));
     TPB_CHECK_RET(tpb_sweep_load_end(s));
     if (s->rec) {
-        s->rec->rec.budget = s->budget;
+        s->rec->rec.budget = s->acct.budget;
         pthread_mutex_lock(&s->rec->lock);
         tpb_record_summary(&s->rec->rec);
         st = tpb_record_write(&s->rec->rec, TPB_RUN_FINISHED);
         pthread_mutex_unlock(&s->rec->lock);
     }
-    return tpb_agree(s->world, st);
+    return tpb_agree(s->pos.world, st);
 }
 
 tpb_status_t tpb_sweep_new(const tpb_sweep_ctx_t *ctx, tpb_plan_list_t *plans, tpb_sweep_t **out)
@@ -251,14 +251,9 @@ tpb_status_t tpb_sweep_new(const tpb_sweep_ctx_t *ctx, tpb_plan_list_t *plans, t
         tpb_plans_free(plans);
         return tpb_err_set(TPB_ERR_NOMEM, "out of memory for the sweep");
     }
-    s->world = ctx->world;
-    s->topo = ctx->topo;
-    s->backend = ctx->backend;
-    s->dev = ctx->dev;
-    s->clock = ctx->clock;
-    s->command_line = ctx->command_line;
-    s->slurm = ctx->slurm;
-    s->out = ctx->out;
+    s->ctx = *ctx; /* ctx.world and ctx.topo: the world as found, for clock sync */
+    s->pos.world = ctx->world;
+    s->pos.topo = ctx->topo;
     s->plans = *plans;
     memset(plans, 0, sizeof(*plans));
     return TPB_OK;
@@ -271,7 +266,7 @@ const tpb_record_t *tpb_sweep_record(const tpb_sweep_t *s)
 
 int tpb_sweep_check_failed(const tpb_sweep_t *s)
 {
-    return s && s->check_failed;
+    return s && s->acct.check_failed;
 }
 
 void tpb_sweep_close(tpb_sweep_t *s, tpb_status_t why)

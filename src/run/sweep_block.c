@@ -33,7 +33,7 @@ static tpb_block_result_t unit_block(const tpb_sweep_t *s, const tpb_config_run_
     return (tpb_block_result_t){.key = p->key,
                                 .id = c[0].block,
                                 .name = name,
-                                .world = s->topo->size,
+                                .world = s->pos.topo->size,
                                 .iters = iters,
                                 .tokens = p->shape->m,
                                 .ngemm = nl,
@@ -60,7 +60,7 @@ tpb_status_t tpb_sweep_block(tpb_sweep_t *s, const tpb_config_run_t *c, int nl)
         if (!steps) {
             st = tpb_err_set(TPB_ERR_NOMEM, "out of memory for the block's steps");
         } else {
-            tpb_block_steps(marks, nl, s->topo->size, p->tp, iters, steps);
+            tpb_block_steps(marks, nl, s->pos.topo->size, p->tp, iters, steps);
             tpb_block_result_t b = unit_block(s, c, nl, name, steps, iters);
             b.configs = ids;
             pthread_mutex_lock(&s->rec->lock);
@@ -69,7 +69,7 @@ tpb_status_t tpb_sweep_block(tpb_sweep_t *s, const tpb_config_run_t *c, int nl)
         }
         free(steps);
     }
-    return tpb_agree(s->world, st);
+    return tpb_agree(s->pos.world, st);
 }
 
 /* The TP degrees of plan p's block in the run, counted to two: 1, or 2 where a plan of its
@@ -97,8 +97,8 @@ int tpb_sweep_block_open(const tpb_sweep_t *s, const tpb_config_run_t *c, int k,
     for (int u = 0; u < k; u++) {
         const double *mine = steps + (size_t)u * (size_t)n;
         tpb_block_result_t b = unit_block(s, &c[u * nl], nl, name, mine, n);
-        b.id = s->nblocks + u; /* after every one recorded; its set not closed yet */
-        b.set = s->nsets;
+        b.id = s->acct.nblocks + u; /* after every one recorded; its set not closed yet */
+        b.set = s->acct.nsets;
         b.rounds = rounds;
         b.looks = look;
         tpb_block_history(&b, tpb_stats_median(mine, (size_t)n), &cur[u]);

@@ -69,7 +69,7 @@ static void say_open(const tpb_sweep_t *s, const tpb_config_run_t *c, int nl, in
                       "budget: %s vs %s (tp %d, %s, set %d) open after look %d: %.3fx "
                       "[%.3f, %.3f] at %.1f %%; %s\n",
                       tpb_policy_name(p->policy), tpb_policy_name(c[ref * nl].plan->policy), p->tp,
-                      tpb_split_name(p->split), s->nsets, look, 1.0 / l->ci.ratio,
+                      tpb_split_name(p->split), s->acct.nsets, look, 1.0 / l->ci.ratio,
                       l->ci.hi > 0.0 ? 1.0 / l->ci.hi : 0.0, l->ci.lo > 0.0 ? 1.0 / l->ci.lo : 0.0,
                       100.0 * l->conf, then);
     char could[64];
@@ -83,14 +83,14 @@ static void say_open(const tpb_sweep_t *s, const tpb_config_run_t *c, int nl, in
         tpb_sweep_say(s,
                       "budget: the persistent straggler (tp %d, %s, set %d) open after look %d: "
                       "rank %d the slowest in %d of %d windows, %d needed (%s); %s; %s\n",
-                      p->tp, tpb_split_name(p->split), s->nsets, look, sp->rank, sp->slowest,
+                      p->tp, tpb_split_name(p->split), s->acct.nsets, look, sp->rank, sp->slowest,
                       sp->of, sp->need, tpb_alarm_words(alarm, sizeof(alarm), sp->alpha), could,
                       then);
     if (bo->thr >= 0)
         tpb_sweep_say(s,
                       "budget: the block's TP ranking (%s, set %d at tp %d) open after look %d: "
                       "tp %d %.3fx tp %d's [%.3f, %.3f] at %.2f %%; %s\n",
-                      bo->thr ? "throughput" : "latency", s->nsets, p->tp, look, bo->tp,
+                      bo->thr ? "throughput" : "latency", s->acct.nsets, p->tp, look, bo->tp,
                       bo->speedup, bo->other_tp, bo->lo, bo->hi, 100.0 * bo->conf,
                       bo->futile ? "not measured again for it: the degree measured before keeps it "
                                    "open alone at this ratio (a larger --iters decides it)"
@@ -100,7 +100,7 @@ static void say_open(const tpb_sweep_t *s, const tpb_config_run_t *c, int nl, in
                       "budget: the block at tp %d (set %d) after look %d: its step known to "
                       "+-%.1f %% at %.2f %%, wider than the +-%.1f %% that ranking its TP degrees "
                       "within 5 %% needs; %s\n",
-                      p->tp, s->nsets, look, 100.0 * (exp(bo->half) - 1.0),
+                      p->tp, s->acct.nsets, look, 100.0 * (exp(bo->half) - 1.0),
                       100.0 * tpb_seq_conf(0.05, look), 100.0 * (exp(TPB_BLOCK_HALF) - 1.0), then);
 }
 
@@ -108,7 +108,7 @@ tpb_status_t tpb_sweep_budget_more(tpb_sweep_t *s, const tpb_config_run_t *c, in
                                    const double *steps, int n, int rounds, int look, double look_us,
                                    const double *rate, int *more)
 {
-    tpb_record_budget_t *b = &s->budget;
+    tpb_record_budget_t *b = &s->acct.budget;
     /* more; why not: 0 decided, 1 budget, 2 looks; for the straggler alone; for the ranking */
     int decide[4] = {0, 0, 0, 0};
     int sopen = 0;
@@ -127,7 +127,7 @@ tpb_status_t tpb_sweep_budget_more(tpb_sweep_t *s, const tpb_config_run_t *c, in
         decide[3] = ropen && u < 0 && !sopen;
         say_open(s, c, nl, ref, u, &l, sopen, &sp, look, decide, &bo);
     }
-    TPB_MPI_RET(MPI_Bcast(decide, 4, MPI_INT, 0, s->world), "--budget's decision");
+    TPB_MPI_RET(MPI_Bcast(decide, 4, MPI_INT, 0, s->pos.world), "--budget's decision");
     if (look == 1)
         b->sets++;
     b->extended += look == 1 && decide[0];

@@ -27,9 +27,9 @@ static tpb_status_t gather(tpb_sweep_t *s, int iters, const tpb_mark_t *raw,
         return st;
     }
     tpb_stamp_peers(1);
-    int rc = raw ? MPI_Gather(raw, iters, mark, all, iters, mark, 0, s->world) : MPI_SUCCESS;
+    int rc = raw ? MPI_Gather(raw, iters, mark, all, iters, mark, 0, s->pos.world) : MPI_SUCCESS;
     if (rc == MPI_SUCCESS)
-        rc = MPI_Gather(info, 1, rank_info, infos, 1, rank_info, 0, s->world);
+        rc = MPI_Gather(info, 1, rank_info, infos, 1, rank_info, 0, s->pos.world);
     tpb_stamp_peers(0);
     MPI_Type_free(&mark);
     MPI_Type_free(&rank_info);
@@ -41,12 +41,12 @@ static tpb_status_t gather(tpb_sweep_t *s, int iters, const tpb_mark_t *raw,
 
 tpb_status_t tpb_sweep_resync(tpb_sweep_t *s)
 {
-    int size = s->real_topo->size;
+    int size = s->ctx.topo->size;
     tpb_clock_sample_t *fresh = s->rec ? calloc((size_t)size, sizeof(*fresh)) : NULL;
     tpb_status_t st = s->rec && !fresh ? tpb_err_set(TPB_ERR_NOMEM, "out of memory") : TPB_OK;
-    TPB_CHECK_RET(tpb_agree(s->real_world, st));
-    st = tpb_agree(s->real_world,
-                   tpb_clock_sync(s->real_world, s->clock, TPB_CLOCK_EXCHANGES, fresh));
+    TPB_CHECK_RET(tpb_agree(s->ctx.world, st));
+    st = tpb_agree(s->ctx.world,
+                   tpb_clock_sync(s->ctx.world, s->ctx.clock, TPB_CLOCK_EXCHANGES, fresh));
     /* a sample taken in a noisy moment (RTT far above the start's) would bend the drift
      * correction by its own error: the previous one stays */
     for (int r = 0; s->rec && st == TPB_OK && r < size; r++)
@@ -60,8 +60,8 @@ tpb_status_t tpb_sweep_resync(tpb_sweep_t *s)
  * world rank). */
 static void correct_marks(const tpb_sweep_t *s, tpb_mark_t *all, int iters)
 {
-    for (int r = 0; r < s->topo->size; r++) {
-        int w = s->rank_of[r];
+    for (int r = 0; r < s->pos.topo->size; r++) {
+        int w = s->pos.rank_of[r];
         const tpb_clock_sample_t *a = &s->rec->sync0[w], *b = &s->rec->sync1[w];
         for (int i = 0; i < iters; i++) {
             tpb_mark_t *m = &all[(size_t)r * iters + i];
@@ -80,9 +80,9 @@ static void describe(const tpb_sweep_t *s, const tpb_config_plan_t *p, const tpb
     const tpb_measure_t *m = &s->plans.m;
     memset(res, 0, sizeof(*res));
     res->key = p->key;
-    res->id = s->nconfigs;
-    res->backend = s->backend->name;
-    res->world = s->topo->size;
+    res->id = s->acct.nconfigs;
+    res->backend = s->ctx.backend->name;
+    res->world = s->pos.topo->size;
     res->iters = m->iters;
     res->warmup = m->warmup;
     res->col_collective = m->col_collective;
@@ -97,7 +97,7 @@ static void describe(const tpb_sweep_t *s, const tpb_config_plan_t *p, const tpb
     res->rounds = s->rec->rounds.r;
     res->nrounds = p->policy == TPB_POLICY_ADAPTIVE ? s->rec->rounds.n : 0;
     res->round_shards = s->rec->rounds.shards;
-    res->rank_of = s->rank_of;
+    res->rank_of = s->pos.rank_of;
 }
 
 /* The --emulate-speed / --emulate-schedule factors of the config whose measured iterations
@@ -123,37 +123,37 @@ static void rank_facts(const tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_ran
     info->speed_samples = p->speeds ? p->speeds[gr].samples : 0;
     info->flop = tpb_layer_rank_flop(&p->desc);
     info->mem = p->mem_bytes;
-    info->peak_gflops = s->peak_gflops;
-    info->device_shared = s->ranks_on_device;
+    info->peak_gflops = s->facts.peak_gflops;
+    info->device_shared = s->facts.ranks_on_device;
 }
 
 /* The layer of plan p, once it is known to fit (collective). */
 static tpb_status_t build_layer(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_layer_t **l)
 {
     double avail = 0.0;
-    tpb_status_t st = tpb_dev_mem_free(s->dev, &avail);
+    tpb_status_t st = tpb_dev_mem_free(s->ctx.dev, &avail);
     if (st == TPB_OK)
-        st = tpb_plan_check_memory(p, avail, s->real_topo->rank);
-    TPB_CHECK_RET(tpb_agree(s->world, st));
+        st = tpb_plan_check_memory(p, avail, s->ctx.topo->rank);
+    TPB_CHECK_RET(tpb_agree(s->pos.world, st));
     tpb_inputs_block_t mats[2]; /* drawn by all ranks together, each a share of the rows */
     int n = tpb_layer_inputs(&p->desc, mats);
     tpb_stamp(TPB_PHASE_INPUTS);
-    TPB_CHECK_RET(tpb_agree(s->world, tpb_inputs_prepare(s->world, mats, n)));
+    TPB_CHECK_RET(tpb_agree(s->pos.world, tpb_inputs_prepare(s->pos.world, mats, n)));
     tpb_stamp(TPB_PHASE_SETUP);
-    return tpb_agree(s->world, tpb_layer_create(s->dev, s->comm, &p->desc, l));
+    return tpb_agree(s->pos.world, tpb_layer_create(s->ctx.dev, s->pos.comm, &p->desc, l));
 }
 
 tpb_status_t tpb_config_open(tpb_sweep_t *s, const tpb_config_plan_t *plan, tpb_config_run_t *c)
 {
     const tpb_measure_t *m = &s->plans.m;
-    int size = s->topo->size, root = s->rec != NULL;
+    int size = s->pos.topo->size, root = s->rec != NULL;
     int cap = c->cap > m->iters ? c->cap : m->iters; /* --budget's room: set by the caller */
     double t0 = tpb_clock_now_us(NULL);
     *c = (tpb_config_run_t){.plan = plan,
                             .cap = cap,
                             .iters = m->iters,
                             .info = {.max_err = NAN, .speed_spread = NAN, .emulate_achieved = NAN},
-                            .first = s->iter_base + m->warmup,
+                            .first = s->pos.iter_base + m->warmup,
                             .set = -1,
                             .block = -1};
     c->raw = calloc((size_t)cap, sizeof(*c->raw));
@@ -163,22 +163,22 @@ tpb_status_t tpb_config_open(tpb_sweep_t *s, const tpb_config_plan_t *plan, tpb_
     tpb_status_t st = (!c->raw || (whole && !c->all) || (root && !c->infos))
                           ? tpb_err_set(TPB_ERR_NOMEM, "no memory for the timelines")
                           : TPB_OK;
-    TPB_CHECK_RET(tpb_agree(s->world, st));
+    TPB_CHECK_RET(tpb_agree(s->pos.world, st));
     /* a stop request is honoured between configs, on every rank alike */
-    TPB_CHECK_RET(tpb_signal_agree(s->world));
-    tpb_stamp_config(s->nconfigs);
+    TPB_CHECK_RET(tpb_signal_agree(s->pos.world));
+    tpb_stamp_config(s->acct.nconfigs);
     tpb_stamp(TPB_PHASE_SETUP);
     TPB_CHECK_RET(build_layer(s, plan, &c->l));
     if (!plan->desc.comm_only) {
         tpb_stamp(TPB_PHASE_PROBE);
-        st = tpb_dev_emulation_probe(s->dev, tpb_layer_gemm(c->l), &c->info.emulate_achieved);
+        st = tpb_dev_emulation_probe(s->ctx.dev, tpb_layer_gemm(c->l), &c->info.emulate_achieved);
         if (st == TPB_OK && c->info.emulate_achieved != 1.0) /* the padding's plans: here */
             st = tpb_layer_warm(c->l);
-        TPB_CHECK_RET(tpb_agree(s->world, st));
+        TPB_CHECK_RET(tpb_agree(s->pos.world, st));
     }
-    c->host_us = tpb_clock_now_us(NULL) - t0 + s->cal_us;
+    c->host_us = tpb_clock_now_us(NULL) - t0 + s->acct.cal_us;
     c->drawn_s = tpb_inputs_drawn_s();
-    s->cal_us = 0.0;
+    s->acct.cal_us = 0.0;
     return TPB_OK;
 }
 
@@ -194,7 +194,7 @@ static tpb_status_t check_y(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_conf
         uint64_t h = 0, h0;
         st = tpb_layer_result_hash(c->l, &h);
         h0 = h;
-        TPB_MPI_RET(MPI_Bcast(&h0, 1, MPI_UINT64_T, 0, s->group), "--check: Y's hash");
+        TPB_MPI_RET(MPI_Bcast(&h0, 1, MPI_UINT64_T, 0, s->pos.group), "--check: Y's hash");
         all = st == TPB_OK && h != h0;
     }
     if (st == TPB_OK)
@@ -205,20 +205,20 @@ static tpb_status_t check_y(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_conf
 tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c)
 {
     const tpb_measure_t *m = &s->plans.m;
-    int size = s->topo->size;
+    int size = s->pos.topo->size;
     const tpb_config_plan_t *p = c->moved.shards ? &c->moved : c->plan;
     double *chunk = NULL, *alone = NULL, t0 = tpb_clock_now_us(NULL);
     tpb_status_t st = TPB_OK;
     tpb_stamp(TPB_PHASE_CHECK);
     if (m->check)
         st = check_y(s, p, c);
-    TPB_CHECK_GOTO(tpb_agree(s->world, st), st, out);
+    TPB_CHECK_GOTO(tpb_agree(s->pos.world, st), st, out);
     if (p->desc.chunks > 0) { /* then its parts alone, outside the measured loop */
         tpb_stamp(TPB_PHASE_MEASURE);
         TPB_CHECK_GOTO(tpb_sweep_overlap(s, p, c->l, &chunk, &alone), st, out);
     }
     rank_facts(s, p, &c->info);
-    c->id = s->nconfigs;
+    c->id = s->acct.nconfigs;
     int parts = tpb_sweep_in_parts(s, p);
     tpb_stamp(TPB_PHASE_GATHER);
     tpb_gathered_t g = {.ranks = NULL};
@@ -250,19 +250,19 @@ tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c)
             res.chunk_marks = chunk;
             tpb_overlap_figures(size, p->tp, c->iters, res.chunks, c->all, chunk, alone,
                                 &res.overlap);
-            res.overlap.host_waits = s->host_waits;
+            res.overlap.host_waits = s->facts.host_waits;
         }
         tpb_stamp(TPB_PHASE_RECORD);
         pthread_mutex_lock(&s->rec->lock);
         st = tpb_record_config(&s->rec->rec, &res, parts ? g.marks : c->all);
-        s->check_failed = s->rec->rec.check_failed;
+        s->acct.check_failed = s->rec->rec.check_failed;
         pthread_mutex_unlock(&s->rec->lock);
-        if (ferror(s->out)) { /* the table's reader is gone (EPIPE): a stop, as SIGPIPE */
-            clearerr(s->out);
+        if (ferror(s->ctx.out)) { /* the table's reader is gone (EPIPE): a stop, as SIGPIPE */
+            clearerr(s->ctx.out);
             tpb_signal_broken_pipe();
         }
     }
-    st = tpb_agree(s->world, st);
+    st = tpb_agree(s->pos.world, st);
 out:
     if (s->rec)
         tpb_gathered_free(&g);

@@ -19,22 +19,22 @@ int tpb_gather_in_parts(const tpb_measure_t *m, int world, int chunks)
 
 int tpb_sweep_in_parts(const tpb_sweep_t *s, const tpb_config_plan_t *p)
 {
-    return tpb_gather_in_parts(&s->plans.m, s->topo->size, p->desc.chunks);
+    return tpb_gather_in_parts(&s->plans.m, s->pos.topo->size, p->desc.chunks);
 }
 
 /* This rank's two clock samples (its start's and its latest), from rank 0 by position. */
 static tpb_status_t my_samples(tpb_sweep_t *s, tpb_clock_sample_t mine[2])
 {
-    int size = s->topo->size, n = (int)(2 * sizeof(tpb_clock_sample_t));
+    int size = s->pos.topo->size, n = (int)(2 * sizeof(tpb_clock_sample_t));
     tpb_clock_sample_t *all = s->rec ? malloc(2 * (size_t)size * sizeof(*all)) : NULL;
     tpb_status_t st = s->rec && !all ? tpb_err_set(TPB_ERR_NOMEM, "out of memory") : TPB_OK;
     for (int r = 0; all && r < size; r++) {
-        all[2 * r] = s->rec->sync0[s->rank_of[r]];
-        all[2 * r + 1] = s->rec->sync1[s->rank_of[r]];
+        all[2 * r] = s->rec->sync0[s->pos.rank_of[r]];
+        all[2 * r + 1] = s->rec->sync1[s->pos.rank_of[r]];
     }
-    st = tpb_agree(s->world, st);
+    st = tpb_agree(s->pos.world, st);
     if (st == TPB_OK &&
-        MPI_Scatter(all, n, MPI_BYTE, mine, n, MPI_BYTE, 0, s->world) != MPI_SUCCESS)
+        MPI_Scatter(all, n, MPI_BYTE, mine, n, MPI_BYTE, 0, s->pos.world) != MPI_SUCCESS)
         st = tpb_err_call(TPB_ERR_MPI, "MPI_Scatter", "clock samples", __FILE__, __LINE__);
     free(all);
     return st;
@@ -57,11 +57,11 @@ static tpb_status_t to_leader(tpb_sweep_t *s, int iters, const tpb_mark_t *own, 
 {
     MPI_Datatype mark;
     TPB_CHECK_RET(tpb_wire_type(TPB_WIRE_MARK, &mark));
-    int rc = MPI_Gather(own, iters, mark, g->marks, iters, mark, 0, s->group);
+    int rc = MPI_Gather(own, iters, mark, g->marks, iters, mark, 0, s->pos.group);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Gather(&unc, 1, MPI_DOUBLE, g->unc, 1, MPI_DOUBLE, 0, s->group);
+        rc = MPI_Gather(&unc, 1, MPI_DOUBLE, g->unc, 1, MPI_DOUBLE, 0, s->pos.group);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Gather(&work, 1, MPI_DOUBLE, g->work, 1, MPI_DOUBLE, 0, s->group);
+        rc = MPI_Gather(&work, 1, MPI_DOUBLE, g->work, 1, MPI_DOUBLE, 0, s->pos.group);
     MPI_Type_free(&mark);
     if (rc != MPI_SUCCESS)
         return tpb_err_call(TPB_ERR_MPI, "MPI_Gather", "a TP group's timelines", __FILE__,
@@ -72,7 +72,7 @@ static tpb_status_t to_leader(tpb_sweep_t *s, int iters, const tpb_mark_t *own, 
 tpb_status_t tpb_sweep_gather_parts(tpb_sweep_t *s, const tpb_config_plan_t *p,
                                     const tpb_config_run_t *c, tpb_gathered_t *out)
 {
-    int iters = c->iters, tp = p->tp, pos = s->topo->rank, lead = pos % tp == 0;
+    int iters = c->iters, tp = p->tp, pos = s->pos.topo->rank, lead = pos % tp == 0;
     int nb = tp > 1 && !p->desc.comm_only ? tpb_detect_nblocks(iters, c->rounds) : 0;
     size_t n = (size_t)iters;
     tpb_clock_sample_t mine[2];
@@ -89,27 +89,27 @@ tpb_status_t tpb_sweep_gather_parts(tpb_sweep_t *s, const tpb_config_plan_t *p,
     tpb_status_t st = !own || !rec || !sums || (lead && (!g.marks || !g.unc))
                           ? tpb_err_set(TPB_ERR_NOMEM, "out of memory for the timelines")
                           : TPB_OK;
-    st = tpb_agree(s->world, st);
+    st = tpb_agree(s->pos.world, st);
     for (size_t i = 0; st == TPB_OK && i < n; i++) /* onto rank 0's clock */
         own[i] = (tpb_mark_t){.c0 = tpb_clock_correct(&mine[0], &mine[1], c->raw[i].c0),
                               .c1 = tpb_clock_correct(&mine[0], &mine[1], c->raw[i].c1),
                               .x1 = tpb_clock_correct(&mine[0], &mine[1], c->raw[i].x1)};
     if (st == TPB_OK)
-        st =
-            tpb_agree(s->world, to_leader(s, iters, own, 0.5 * fmax(mine[0].rtt_us, mine[1].rtt_us),
-                                          c->info.flop, &g));
+        st = tpb_agree(
+            s->pos.world,
+            to_leader(s, iters, own, 0.5 * fmax(mine[0].rtt_us, mine[1].rtt_us), c->info.flop, &g));
     if (st == TPB_OK) {
         tpb_iter_sum_init(sums, iters);
         if (lead)
             st = tpb_timeline_part(g.marks, 1, tp, iters, pos / tp, g.unc, g.work, nb, rec, sums);
-        st = tpb_agree(s->world, st);
+        st = tpb_agree(s->pos.world, st);
     }
-    long want = s->plans.m.trace_ranks < 0 ? s->topo->size : s->plans.m.trace_ranks;
+    long want = s->plans.m.trace_ranks < 0 ? s->pos.topo->size : s->plans.m.trace_ranks;
     int max = (int)((want + tp - 1) / tp); /* whole groups */
-    tpb_gather_spec_t spec = {s->topo->size, tp, iters, nb, max};
+    tpb_gather_spec_t spec = {s->pos.topo->size, tp, iters, nb, max};
     if (st == TPB_OK)
-        st = tpb_agree(s->world, tpb_gather_parts(s->world, &spec, lead, pos / tp, rec, sums,
-                                                  group_marks, &g, out));
+        st = tpb_agree(s->pos.world, tpb_gather_parts(s->pos.world, &spec, lead, pos / tp, rec,
+                                                      sums, group_marks, &g, out));
     free(own);
     free(g.marks);
     free(g.unc);

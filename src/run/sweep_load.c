@@ -18,7 +18,7 @@ static tpb_load_mark_t mark_now(void)
 
 tpb_status_t tpb_sweep_load_mark(tpb_sweep_t *s)
 {
-    s->load0 = mark_now();
+    s->acct.load0 = mark_now();
     return TPB_OK;
 }
 
@@ -52,17 +52,17 @@ static void worst_machine(tpb_sweep_t *s, load_t *all, int n)
         if (isfinite(share) && !(share <= rec->cpu_others)) {
             rec->cpu_others = share;
             snprintf(rec->cpu_others_host, sizeof(rec->cpu_others_host), "%s",
-                     s->real_topo->hosts[all[i].rank]);
+                     s->ctx.topo->hosts[all[i].rank]);
         }
     }
 }
 
 tpb_status_t tpb_sweep_load_end(tpb_sweep_t *s)
 {
-    tpb_load_mark_t now = mark_now(), *m0 = &s->load0;
+    tpb_load_mark_t now = mark_now(), *m0 = &s->acct.load0;
     int me, n;
-    MPI_Comm_rank(s->real_world, &me);
-    MPI_Comm_size(s->real_world, &n);
+    MPI_Comm_rank(s->ctx.world, &me);
+    MPI_Comm_size(s->ctx.world, &n);
     load_t mine = {.own_s = now.self_s - m0->self_s,
                    .busy0 = m0->busy_s,
                    .busy1 = now.busy_s,
@@ -74,10 +74,10 @@ tpb_status_t tpb_sweep_load_end(tpb_sweep_t *s)
     tpb_status_t st = s->rec && !all ? tpb_err_set(TPB_ERR_NOMEM, "out of memory for the "
                                                                   "ranks' CPU load")
                                      : TPB_OK;
-    TPB_CHECK_RET(tpb_agree(s->real_world, st)); /* rank 0 of the world holds the record */
+    TPB_CHECK_RET(tpb_agree(s->ctx.world, st)); /* rank 0 of the world holds the record */
     /* a fixed-size record of one architecture's numbers, as the device facts */
     int rc =
-        MPI_Gather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, 0, s->real_world);
+        MPI_Gather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE, 0, s->ctx.world);
     if (rc == MPI_SUCCESS && all)
         worst_machine(s, all, n);
     free(all);

@@ -32,7 +32,7 @@ static double inject_delay(const tpb_measure_t *m, int rank, long it)
     return d->us;
 }
 
-/* Iterations [from, to) of the layers ls[nl] as the next iterations of the run (s->iter_base
+/* Iterations [from, to) of the layers ls[nl] as the next iterations of the run (s->pos.iter_base
  * counts them): one layer, or a --block's GEMMs back to back in every iteration, layer j's
  * marks `stride` slots after layer j - 1's. A delay is injected into the first layer. Every
  * `every` iterations of the run (0: never) the device's work is waited for (watched) and the
@@ -44,13 +44,13 @@ static tpb_status_t iterate(tpb_sweep_t *s, tpb_layer_t *const *ls, int nl, size
                             size_t from, size_t to, int rec, int every)
 {
     const tpb_measure_t *m = &s->plans.m;
-    int rank = s->real_topo->rank; /* faults are injected into world ranks */
+    int rank = s->ctx.topo->rank; /* faults are injected into world ranks */
     tpb_status_t st = TPB_OK;
     for (size_t i = from; i < to && st == TPB_OK; i++) {
-        long it = s->iter_base++;
+        long it = s->pos.iter_base++;
         tpb_stamp_iter(it);
         if (m->sched && it == m->sched_iter)
-            st = tpb_dev_set_emulation(s->dev, m->sched[rank]);
+            st = tpb_dev_set_emulation(s->ctx.dev, m->sched[rank]);
         for (int j = 0; j < nl && st == TPB_OK; j++) /* --comm-gap: a comm-only rank's
                                                          "compute" is the gap */
             st = tpb_layer_iter(ls[j], i + (size_t)j * stride,
@@ -60,9 +60,9 @@ static tpb_status_t iterate(tpb_sweep_t *s, tpb_layer_t *const *ls, int nl, size
             /* the device's work done first, under the backend's watch (--timeout): a rank
              * whose stream waits for a stalled peer must find it there, not block in the
              * world's all-reduce behind it (a CUDA rank hung so) */
-            st = tpb_dev_sync(s->dev);
+            st = tpb_dev_sync(s->ctx.dev);
             if (st == TPB_OK)
-                st = tpb_signal_agree(s->world);
+                st = tpb_signal_agree(s->pos.world);
         }
     }
     return st;
@@ -75,9 +75,10 @@ static tpb_status_t iterate(tpb_sweep_t *s, tpb_layer_t *const *ls, int nl, size
 static tpb_status_t agree_stop_every(tpb_sweep_t *s, double t0_us, size_t n)
 {
     double per = n ? (tpb_clock_now_us(NULL) - t0_us) * 1e-6 / (double)n : 0.0;
-    TPB_MPI_RET(MPI_Allreduce(MPI_IN_PLACE, &per, 1, MPI_DOUBLE, MPI_MAX, s->world), "stop checks");
+    TPB_MPI_RET(MPI_Allreduce(MPI_IN_PLACE, &per, 1, MPI_DOUBLE, MPI_MAX, s->pos.world),
+                "stop checks");
     double every = per > 0.0 ? TPB_STOP_CHECK_S / per : TPB_STOP_CHECK_NOWARM;
-    s->stop_every = every < 1.0 ? 1 : every > 1e6 ? 1000000 : (int)every;
+    s->acct.stop_every = every < 1.0 ? 1 : every > 1e6 ? 1000000 : (int)every;
     return TPB_OK;
 }
 
@@ -132,7 +133,7 @@ static tpb_status_t share_round(tpb_sweep_t *s, const tpb_round_rank_t *mine, tp
 {
     MPI_Datatype t;
     TPB_CHECK_RET(tpb_wire_type(TPB_WIRE_ROUND_RANK, &t));
-    int rc = MPI_Allgather(mine, 1, t, w, 1, t, s->world);
+    int rc = MPI_Allgather(mine, 1, t, w, 1, t, s->pos.world);
     MPI_Type_free(&t);
     if (rc != MPI_SUCCESS)
         return tpb_err_call(TPB_ERR_MPI, "MPI_Allgather", "adaptive round", __FILE__, __LINE__);
@@ -151,11 +152,11 @@ static tpb_status_t reshard(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_conf
     *cur = next;
     tpb_layer_destroy(*l);
     *l = NULL;
-    tpb_status_t st = tpb_dev_mem_free(s->dev, &avail);
+    tpb_status_t st = tpb_dev_mem_free(s->ctx.dev, &avail);
     if (st == TPB_OK)
-        st = tpb_plan_check_memory(cur, avail, s->real_topo->rank);
+        st = tpb_plan_check_memory(cur, avail, s->ctx.topo->rank);
     if (st == TPB_OK)
-        st = tpb_layer_create(s->dev, s->comm, &cur->desc, l);
+        st = tpb_layer_create(s->ctx.dev, s->pos.comm, &cur->desc, l);
     return st;
 }
 
@@ -164,29 +165,30 @@ static tpb_status_t reshard(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_conf
 static tpb_status_t rebalance(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_config_plan_t *cur,
                               tpb_layer_t **l, int from, int to, int last)
 {
-    int size = s->topo->size, t = p->tp, g0 = s->topo->rank / t * t;
+    int size = s->pos.topo->size, t = p->tp, g0 = s->pos.topo->rank / t * t;
     const tpb_config_plan_t *now = cur->shards ? cur : p;
     size_t nread = tpb_marks_iter((size_t)to, 0);
     double *m = malloc(nread * sizeof(double));
     tpb_round_rank_t mine, w[size];
-    tpb_status_t st = m ? tpb_dev_marks_read(s->dev, nread, m)
+    tpb_status_t st = m ? tpb_dev_marks_read(s->ctx.dev, nread, m)
                         : tpb_err_set(TPB_ERR_NOMEM, "adaptive policy: out of memory");
     if (st == TPB_OK)
         mine = round_stats(m, from, to, now->shards[p->desc.group_rank]);
     free(m);
-    TPB_CHECK_RET(tpb_agree(s->world, st));
+    TPB_CHECK_RET(tpb_agree(s->pos.world, st));
     TPB_CHECK_RET(share_round(s, &mine, w));
     long shards[t];
     double gain = 0.0;
     long total = tpb_split_total(p->shape, p->desc.orient->split);
     int mine_moves = !last && tpb_adaptive_decide(w, g0, t, total, p->granularity, shards, &gain);
     int any = mine_moves;
-    TPB_MPI_RET(MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, s->world), "adaptive round");
+    TPB_MPI_RET(MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, s->pos.world),
+                "adaptive round");
     if (s->rec)
         st = keep_round(&s->rec->rounds, w, size, t, to - from, any, gain);
     if (st == TPB_OK && mine_moves) /* the plan's new shards and their layer, outside timing */
         st = reshard(s, p, cur, l, shards);
-    return tpb_agree(s->world, st);
+    return tpb_agree(s->pos.world, st);
 }
 
 /* The slot of measured iteration i of config c of a set of nc configs, n iterations with the
@@ -211,7 +213,7 @@ static tpb_status_t read_marks(tpb_sweep_t *s, int rec, tpb_mark_t *const *raw, 
         rec ? measured_slot(ms, k - 1, k, n, (size_t)iters - 1) + 1 : (size_t)ms->warmup + 1;
     size_t nread = tpb_marks_iter(last, 0);
     double *m = malloc(nread * sizeof(double));
-    tpb_status_t st = m ? tpb_dev_marks_read(s->dev, nread, m)
+    tpb_status_t st = m ? tpb_dev_marks_read(s->ctx.dev, nread, m)
                         : tpb_err_set(TPB_ERR_NOMEM, "no memory for %zu marks", nread);
     for (int c = 0; st == TPB_OK && c < k; c++)
         for (int i = 0; i < iters; i++) {
@@ -235,37 +237,37 @@ tpb_status_t tpb_sweep_measure(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_c
     *moved = (tpb_config_plan_t){0};
     if (s->rec)
         s->rec->rounds.n = 0;
-    tpb_status_t st = tpb_dev_marks_prepare(s->dev, tpb_marks_count(&p->desc.marks));
-    TPB_CHECK_RET(tpb_agree(s->world, st));
+    tpb_status_t st = tpb_dev_marks_prepare(s->ctx.dev, tpb_marks_count(&p->desc.marks));
+    TPB_CHECK_RET(tpb_agree(s->pos.world, st));
     double t0 = tpb_clock_now_us(NULL);
     tpb_stamp(TPB_PHASE_WARMUP);
     st = iterate(s, l, 1, 0, 0, (size_t)m->warmup, 1, 1); /* untimed: a check every one */
     if (st == TPB_OK || st == TPB_ERR_INTERRUPTED) {
-        tpb_status_t done = tpb_dev_sync(s->dev); /* nothing in flight when the layer goes */
+        tpb_status_t done = tpb_dev_sync(s->ctx.dev); /* nothing in flight when the layer goes */
         st = st == TPB_OK ? done : st;
     }
     TPB_CHECK_RET(st); /* a failure of this rank alone: tpb_err_agreed says so */
     TPB_CHECK_RET(agree_stop_every(s, t0, (size_t)m->warmup));
-    TPB_MPI_RET(MPI_Barrier(s->world), "start of the measured iterations");
+    TPB_MPI_RET(MPI_Barrier(s->pos.world), "start of the measured iterations");
     tpb_stamp(TPB_PHASE_MEASURE);
     if (!rec) { /* the span's start holds no start gate (marked as a compute end): it opens a
                  * loop of many iterations, and a gate armed with no GEMM to close it would hold
                  * the stream under the whole loop */
-        TPB_CHECK_RET(tpb_dev_mark(s->dev, tpb_marks_iter(span, 0), TPB_MARK_COMPUTE_END));
-        TPB_CHECK_RET(tpb_dev_mark(s->dev, tpb_marks_iter(span, 1), TPB_MARK_COMPUTE_END));
+        TPB_CHECK_RET(tpb_dev_mark(s->ctx.dev, tpb_marks_iter(span, 0), TPB_MARK_COMPUTE_END));
+        TPB_CHECK_RET(tpb_dev_mark(s->ctx.dev, tpb_marks_iter(span, 1), TPB_MARK_COMPUTE_END));
     }
     for (int from = m->warmup; from < n && st == TPB_OK; from += round) {
         int to = from + round < n ? from + round : n;
-        st = iterate(s, l, 1, 0, (size_t)from, (size_t)to, rec, s->stop_every);
+        st = iterate(s, l, 1, 0, (size_t)from, (size_t)to, rec, s->acct.stop_every);
         if (st == TPB_ERR_INTERRUPTED)
-            tpb_dev_sync(s->dev); /* every rank stopped at the same iteration */
+            tpb_dev_sync(s->ctx.dev); /* every rank stopped at the same iteration */
         if (st == TPB_OK && adaptive)
             st = rebalance(s, p, moved, l, from, to, to == n); /* agreed on by the ranks */
     }
     if (st != TPB_OK)
         return st; /* tpb_err_agreed says whether the ranks share it */
     if (!rec)
-        st = tpb_dev_mark(s->dev, tpb_marks_iter(span, 2), TPB_MARK_COMM);
+        st = tpb_dev_mark(s->ctx.dev, tpb_marks_iter(span, 2), TPB_MARK_COMM);
     if (st == TPB_OK)
         st = read_marks(s, rec, &raw, 1, m->iters);
     return st;
@@ -275,11 +277,11 @@ tpb_status_t tpb_sweep_measure(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_c
 static tpb_status_t block_end(tpb_sweep_t *s, tpb_status_t st)
 {
     if (st == TPB_OK || st == TPB_ERR_INTERRUPTED) {
-        tpb_status_t done = tpb_dev_sync(s->dev);
+        tpb_status_t done = tpb_dev_sync(s->ctx.dev);
         st = st == TPB_OK ? done : st;
     }
     TPB_CHECK_RET(st);
-    TPB_MPI_RET(MPI_Barrier(s->world), "between interleaved blocks");
+    TPB_MPI_RET(MPI_Barrier(s->pos.world), "between interleaved blocks");
     return TPB_OK;
 }
 
@@ -295,7 +297,7 @@ static tpb_status_t run_look(tpb_sweep_t *s, tpb_layer_t *const *ls, int k, int 
         int j = b / k, u = order[(size_t)(r0 + j) * (size_t)k + (size_t)(b % k)];
         size_t lo = (size_t)j * (size_t)m->iters / (size_t)rounds;
         size_t hi = (size_t)(j + 1) * (size_t)m->iters / (size_t)rounds;
-        st = iterate(s, &ls[u * nl], nl, stride, at[u] + lo, at[u] + hi, 1, s->stop_every);
+        st = iterate(s, &ls[u * nl], nl, stride, at[u] + lo, at[u] + hi, 1, s->acct.stop_every);
         st = block_end(s, st);
     }
     return st;
@@ -321,14 +323,14 @@ static tpb_status_t unit_steps(tpb_sweep_t *s, const double *mk, int k, int nl, 
             mine[(size_t)u * (size_t)n + (size_t)i] = -mk[tpb_marks_iter(a, 0)]; /* max: min c0 */
             mine[kn + (size_t)u * (size_t)n + (size_t)i] = mk[tpb_marks_iter(b, 2)];
         }
-    st = tpb_agree(s->world, st);
+    st = tpb_agree(s->pos.world, st);
     if (st == TPB_OK && MPI_Allreduce(MPI_IN_PLACE, mine, 2 * (int)kn, MPI_DOUBLE, MPI_MAX,
-                                      s->group) != MPI_SUCCESS)
+                                      s->pos.group) != MPI_SUCCESS)
         st = tpb_err_call(TPB_ERR_MPI, "MPI_Allreduce", "--budget's steps", __FILE__, __LINE__);
     for (size_t i = 0; st == TPB_OK && i < kn; i++)
         mine[i] += mine[kn + i]; /* the group's step */
     if (st == TPB_OK &&
-        MPI_Reduce(mine, steps, (int)kn, MPI_DOUBLE, MPI_MAX, 0, s->world) != MPI_SUCCESS)
+        MPI_Reduce(mine, steps, (int)kn, MPI_DOUBLE, MPI_MAX, 0, s->pos.world) != MPI_SUCCESS)
         st = tpb_err_call(TPB_ERR_MPI, "MPI_Reduce", "--budget's steps", __FILE__, __LINE__);
     free(mine);
     return st;
@@ -357,7 +359,7 @@ static tpb_status_t unit_rates(const tpb_sweep_t *s, const double *mk, const tpb
         }
     }
     free(comp);
-    return tpb_agree(s->world, st);
+    return tpb_agree(s->pos.world, st);
 }
 
 /* --budget: this rank's marks of the set's nc configs' first n measured iterations, read
@@ -368,9 +370,9 @@ static tpb_status_t look_marks(tpb_sweep_t *s, int nc, int n, double **mk)
     size_t w = (size_t)(m->warmup + m->iters);
     size_t nread = tpb_marks_iter(measured_slot(m, nc - 1, nc, w, (size_t)n - 1) + 1, 0);
     *mk = malloc(nread * sizeof(double));
-    tpb_status_t st = *mk ? tpb_dev_marks_read(s->dev, nread, *mk)
+    tpb_status_t st = *mk ? tpb_dev_marks_read(s->ctx.dev, nread, *mk)
                           : tpb_err_set(TPB_ERR_NOMEM, "no memory for --budget's marks");
-    return tpb_agree(s->world, st);
+    return tpb_agree(s->pos.world, st);
 }
 
 void tpb_sweep_hold(tpb_sweep_t *s, int on)
@@ -392,8 +394,8 @@ static tpb_status_t more_looks(tpb_sweep_t *s, tpb_config_run_t *c, tpb_layer_t 
     double *steps = malloc((size_t)(k * m->iters * TPB_BUDGET_LOOKS) * sizeof(double));
     double *rate = malloc((size_t)(k * nl * rounds * TPB_BUDGET_LOOKS) * sizeof(double));
     int more = 1;
-    tpb_status_t st =
-        tpb_agree(s->world, steps && rate ? TPB_OK : tpb_err_set(TPB_ERR_NOMEM, "out of memory"));
+    tpb_status_t st = tpb_agree(
+        s->pos.world, steps && rate ? TPB_OK : tpb_err_set(TPB_ERR_NOMEM, "out of memory"));
     tpb_sweep_hold(s, 1); /* the first look is whole: a stop from now on keeps it */
     while (st == TPB_OK && more) {
         int done = m->iters * *looks;
@@ -415,7 +417,7 @@ static tpb_status_t more_looks(tpb_sweep_t *s, tpb_config_run_t *c, tpb_layer_t 
         double t0 = tpb_clock_now_us(NULL);
         st = run_look(s, ls, k, nl, order, rounds * *looks, rounds, at, (size_t)m->iters);
         look_us = tpb_clock_now_us(NULL) - t0;
-        s->budget.spent_s += look_us * 1e-6;
+        s->acct.budget.spent_s += look_us * 1e-6;
         *looks += st == TPB_OK;
         if (st == TPB_ERR_INTERRUPTED) { /* agreed: the looks done are recorded, then the end */
             st = TPB_OK;
@@ -442,8 +444,8 @@ tpb_status_t tpb_sweep_measure_set(tpb_sweep_t *s, tpb_config_run_t *c, int k, i
     if (budget) /* the later looks' room (measured_slot) */
         slots += 3 * (size_t)(k * nl) * (size_t)(c[0].cap - m->iters);
     tpb_status_t st = !order ? tpb_err_set(TPB_ERR_NOMEM, "no memory for a set's order")
-                             : tpb_dev_marks_prepare(s->dev, slots);
-    st = tpb_agree(s->world, st);
+                             : tpb_dev_marks_prepare(s->ctx.dev, slots);
+    st = tpb_agree(s->pos.world, st);
     double t0 = tpb_clock_now_us(NULL);
     tpb_stamp(TPB_PHASE_WARMUP);
     if (st == TPB_OK) {

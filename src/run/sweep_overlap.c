@@ -28,11 +28,12 @@ static const alone_fn alone_fns[TPB_ALONE_N] = {tpb_layer_gemm_whole, tpb_layer_
 static tpb_status_t mark_once(tpb_sweep_t *s, tpb_layer_t *l, int f, size_t k)
 {
     int gemm = alone_fns[f] == tpb_layer_gemm_whole || alone_fns[f] == tpb_layer_gemm_chunks;
-    TPB_MPI_RET(MPI_Barrier(s->world), "--overlap: alone timings");
-    TPB_CHECK_RET(tpb_dev_mark(s->dev, 2 * k, gemm ? TPB_MARK_COMPUTE_BEGIN : TPB_MARK_COMM_BEGIN));
+    TPB_MPI_RET(MPI_Barrier(s->pos.world), "--overlap: alone timings");
+    TPB_CHECK_RET(
+        tpb_dev_mark(s->ctx.dev, 2 * k, gemm ? TPB_MARK_COMPUTE_BEGIN : TPB_MARK_COMM_BEGIN));
     TPB_CHECK_RET(alone_fns[f](l));
-    TPB_CHECK_RET(tpb_dev_mark(s->dev, 2 * k + 1, gemm ? TPB_MARK_COMPUTE_END : TPB_MARK_COMM));
-    return tpb_dev_sync(s->dev);
+    TPB_CHECK_RET(tpb_dev_mark(s->ctx.dev, 2 * k + 1, gemm ? TPB_MARK_COMPUTE_END : TPB_MARK_COMM));
+    return tpb_dev_sync(s->ctx.dev);
 }
 
 /* The median time of every phase: once untimed, then TPB_ALONE_REPS rounds that take the
@@ -43,10 +44,10 @@ static tpb_status_t time_alone(tpb_sweep_t *s, tpb_layer_t *l, double *a)
 {
     enum { RUNS = TPB_ALONE_N * (TPB_ALONE_REPS + 1) };
     double t[TPB_ALONE_N][TPB_ALONE_REPS], m[2 * RUNS];
-    TPB_CHECK_RET(tpb_dev_marks_prepare(s->dev, 2 * RUNS));
+    TPB_CHECK_RET(tpb_dev_marks_prepare(s->ctx.dev, 2 * RUNS));
     for (size_t k = 0; k < RUNS; k++) /* the first round untimed (warm) */
         TPB_CHECK_RET(mark_once(s, l, (int)(k % TPB_ALONE_N), k));
-    TPB_CHECK_RET(tpb_dev_marks_read(s->dev, 2 * RUNS, m));
+    TPB_CHECK_RET(tpb_dev_marks_read(s->ctx.dev, 2 * RUNS, m));
     for (int i = 0; i < TPB_ALONE_REPS; i++)
         for (int f = 0; f < TPB_ALONE_N; f++) {
             size_t k = (size_t)(i + 1) * TPB_ALONE_N + (size_t)f;
@@ -66,7 +67,7 @@ static tpb_status_t own_marks(tpb_sweep_t *s, const tpb_config_plan_t *p, double
     double *m = malloc(total * sizeof(double));
     if (!m)
         return tpb_err_set(TPB_ERR_NOMEM, "no memory for %zu chunk marks", total);
-    tpb_status_t st = tpb_dev_marks_read(s->dev, total, m);
+    tpb_status_t st = tpb_dev_marks_read(s->ctx.dev, total, m);
     for (int i = 0; st == TPB_OK && i < ms->iters; i++)
         memcpy(mine + tpb_chunk_marks_at((size_t)ms->iters, lay->chunks, 0, (size_t)i),
                m + tpb_marks_chunk(lay, (size_t)(ms->warmup + i), 0, 0), per * sizeof(double));
@@ -77,8 +78,8 @@ static tpb_status_t own_marks(tpb_sweep_t *s, const tpb_config_plan_t *p, double
 void tpb_sweep_overlap_clock(const tpb_sweep_t *s, const tpb_config_plan_t *p, double *chunk)
 {
     size_t per_rank = tpb_chunk_marks_per_rank((size_t)s->plans.m.iters, p->desc.chunks);
-    for (int r = 0; r < s->topo->size; r++) {
-        int w = s->rank_of[r];
+    for (int r = 0; r < s->pos.topo->size; r++) {
+        int w = s->pos.rank_of[r];
         for (size_t i = 0; i < per_rank; i++)
             chunk[(size_t)r * per_rank + i] = tpb_clock_correct(
                 &s->rec->sync0[w], &s->rec->sync1[w], chunk[(size_t)r * per_rank + i]);
@@ -88,7 +89,7 @@ void tpb_sweep_overlap_clock(const tpb_sweep_t *s, const tpb_config_plan_t *p, d
 tpb_status_t tpb_sweep_overlap(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_layer_t *l,
                                double **chunk, double **alone)
 {
-    int size = s->topo->size, root = s->rec != NULL;
+    int size = s->pos.topo->size, root = s->rec != NULL;
     size_t per = tpb_chunk_marks_per_rank((size_t)s->plans.m.iters, p->desc.chunks);
     double *mine = malloc(per * sizeof(double)), a[TPB_ALONE_N];
     *chunk = root ? malloc((size_t)size * per * sizeof(double)) : NULL;
@@ -96,14 +97,14 @@ tpb_status_t tpb_sweep_overlap(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_l
     tpb_status_t st = !mine || (root && (!*chunk || !*alone))
                           ? tpb_err_set(TPB_ERR_NOMEM, "no memory for the chunk marks")
                           : own_marks(s, p, mine);
-    if (tpb_agree(s->world, st) == TPB_OK) /* every rank runs every phase: agreed on first */
+    if (tpb_agree(s->pos.world, st) == TPB_OK) /* every rank runs every phase: agreed on first */
         st = time_alone(s, l, a);
-    st = tpb_agree(s->world, st);
+    st = tpb_agree(s->pos.world, st);
     if (st == TPB_OK && MPI_Gather(mine, (int)per, MPI_DOUBLE, *chunk, (int)per, MPI_DOUBLE, 0,
-                                   s->world) != MPI_SUCCESS)
+                                   s->pos.world) != MPI_SUCCESS)
         st = tpb_err_call(TPB_ERR_MPI, "MPI_Gather", "chunk marks", __FILE__, __LINE__);
     if (st == TPB_OK && MPI_Gather(a, TPB_ALONE_N, MPI_DOUBLE, *alone, TPB_ALONE_N, MPI_DOUBLE, 0,
-                                   s->world) != MPI_SUCCESS)
+                                   s->pos.world) != MPI_SUCCESS)
         st = tpb_err_call(TPB_ERR_MPI, "MPI_Gather", "alone timings", __FILE__, __LINE__);
     free(mine);
     if (st != TPB_OK) {

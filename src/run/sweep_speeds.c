@@ -14,8 +14,8 @@ static tpb_status_t share(tpb_sweep_t *s, tpb_cal_speed_t *mine, tpb_cal_speed_t
 {
     MPI_Datatype t;
     TPB_CHECK_RET(tpb_wire_type(TPB_WIRE_CAL_SPEED, &t));
-    int rc = root < 0 ? MPI_Allgather(mine, 1, t, world, 1, t, s->world)
-                      : MPI_Bcast(world, s->topo->size, t, root, s->world);
+    int rc = root < 0 ? MPI_Allgather(mine, 1, t, world, 1, t, s->pos.world)
+                      : MPI_Bcast(world, s->pos.topo->size, t, root, s->pos.world);
     MPI_Type_free(&t);
     if (rc != MPI_SUCCESS)
         return tpb_err_call(TPB_ERR_MPI, root < 0 ? "MPI_Allgather" : "MPI_Bcast", "speeds",
@@ -36,19 +36,19 @@ static tpb_status_t calibrate(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_ca
     tpb_cal_policy_t pol = TPB_CAL_POLICY_DEFAULT;
     tpb_cal_speed_t mine;
     double t0 = tpb_clock_now_us(NULL);
-    TPB_CHECK_RET(tpb_calibrate_gemm(s->dev, s->world, &g, &pol, &mine));
-    s->cal_us += tpb_clock_now_us(NULL) - t0; /* host time of the next config opened */
+    TPB_CHECK_RET(tpb_calibrate_gemm(s->ctx.dev, s->pos.world, &g, &pol, &mine));
+    s->acct.cal_us += tpb_clock_now_us(NULL) - t0; /* host time of the next config opened */
     TPB_CHECK_RET(share(s, &mine, world, -1));
-    for (int r = 0; s->rec && r < s->topo->size; r++) { /* once a rank; the summary: worst */
-        if (world[r].spread <= pol.target_spread || s->rec->cal_warned[s->rank_of[r]])
+    for (int r = 0; s->rec && r < s->pos.topo->size; r++) { /* once a rank; the summary: worst */
+        if (world[r].spread <= pol.target_spread || s->rec->cal_warned[s->pos.rank_of[r]])
             continue;
-        s->rec->cal_warned[s->rank_of[r]] = 1;
+        s->rec->cal_warned[s->pos.rank_of[r]] = 1;
         tpb_record_warn(
             &s->rec->rec,
             "# warning: calibration of rank %d (%s) did not settle: spread %.1f %% "
             "after %d GEMMs (target %.0f %%); its weighted shards may be off (the answer "
             "has the worst spread)",
-            s->rank_of[r], s->topo->hosts[r], 100.0 * world[r].spread, world[r].samples,
+            s->pos.rank_of[r], s->pos.topo->hosts[r], 100.0 * world[r].spread, world[r].samples,
             100.0 * pol.target_spread);
     }
     return TPB_OK;
@@ -62,9 +62,9 @@ static tpb_status_t lookup_file(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_
     const tpb_layer_desc_t *d = &p->desc;
     int stale = -1;
     *found = s->rec != NULL;
-    for (int q = 0; q < s->topo->size && *found && s->rec; q++) {
-        const char *host = s->topo->hosts[q];
-        *found = tpb_calfile_lookup(&s->rec->cal, &p->key, d->dtype, s->rank_of[q], 1, &host,
+    for (int q = 0; q < s->pos.topo->size && *found && s->rec; q++) {
+        const char *host = s->pos.topo->hosts[q];
+        *found = tpb_calfile_lookup(&s->rec->cal, &p->key, d->dtype, s->pos.rank_of[q], 1, &host,
                                     &world[q], &stale);
         if (stale >= 0) /* a row measured on another host is not this rank's speed */
             tpb_record_warn(&s->rec->rec,
@@ -72,7 +72,7 @@ static tpb_status_t lookup_file(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_
                             "another host than %s; calibrated again",
                             s->plans.m.calibration_file, stale, host);
     }
-    TPB_MPI_RET(MPI_Bcast(found, 1, MPI_INT, 0, s->world), "calibration file");
+    TPB_MPI_RET(MPI_Bcast(found, 1, MPI_INT, 0, s->pos.world), "calibration file");
     return share(s, NULL, world, 0);
 }
 
@@ -82,26 +82,26 @@ static tpb_status_t save_file(tpb_sweep_t *s, const tpb_config_plan_t *p,
 {
     const tpb_layer_desc_t *d = &p->desc;
     tpb_status_t st = TPB_OK;
-    for (int r = 0; s->rec && r < s->topo->size && st == TPB_OK; r++) {
+    for (int r = 0; s->rec && r < s->pos.topo->size && st == TPB_OK; r++) {
         tpb_cal_entry_t e = {.dtype = d->dtype,
-                             .rank = s->rank_of[r],
+                             .rank = s->pos.rank_of[r],
                              .gflops = world[r].speed,
                              .spread = world[r].spread,
                              .samples = world[r].samples};
         tpb_config_key_take(&e.key, &p->key, TPB_CAL_KEY);
-        snprintf(e.host, sizeof(e.host), "%s", s->topo->hosts[r]);
+        snprintf(e.host, sizeof(e.host), "%s", s->pos.topo->hosts[r]);
         st = tpb_calfile_put(&s->rec->cal, &e);
     }
     if (st == TPB_OK && s->rec)
         st = tpb_calfile_save(s->plans.m.calibration_file, &s->rec->cal);
-    return tpb_agree(s->world, st);
+    return tpb_agree(s->pos.world, st);
 }
 
 tpb_status_t tpb_sweep_speeds(tpb_sweep_t *s, int i)
 {
     const tpb_config_plan_t *p = &s->plans.p[i];
     int found = 0, g0 = p->position / p->tp * p->tp;
-    tpb_cal_speed_t world[s->topo->size];
+    tpb_cal_speed_t world[s->pos.topo->size];
     memset(world, 0, sizeof(world));
     if (s->plans.m.calibration_file[0])
         TPB_CHECK_RET(lookup_file(s, p, world, &found));
@@ -118,5 +118,5 @@ tpb_status_t tpb_sweep_speeds(tpb_sweep_t *s, int i)
     if (st == TPB_OK)
         st = tpb_plans_set_speeds(&s->plans, i, found ? TPB_SPEEDS_FILE : TPB_SPEEDS_CALIBRATION,
                                   world + g0);
-    return tpb_agree(s->world, st);
+    return tpb_agree(s->pos.world, st);
 }

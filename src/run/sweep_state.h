@@ -80,44 +80,50 @@ typedef struct {
 /** Most looks a set takes under --budget (its marks' room: this many times --iters). */
 #define TPB_BUDGET_LOOKS TPB_RECORD_BUDGET_LOOKS
 
-/** The measuring context of a run (every rank), and rank 0's recorder (run/sweep.h names
- *  it; only src/run sees inside). */
-struct tpb_sweep {
-    /* given by main */
-    MPI_Comm world; /**< the ranks in the current placement's order (MPI_COMM_WORLD at start) */
+/** Where the sweep's loop is: the placement and TP group being measured. */
+typedef struct {
+    MPI_Comm world;         /**< the ranks in the current placement's order (ctx.world at start) */
     const tpb_topo_t *topo; /**< the world in placement order (rank = position) */
-    const tpb_backend_class_t *backend;
-    tpb_device_t *dev;
-    const tpb_clock_t *clock;
-    const char *command_line;
-    const tpb_slurm_t *slurm; /**< what Slurm says about the job (present = 0 without it) */
-    FILE *out;                /**< the table (stdout) */
-    tpb_plan_list_t plans;    /**< every config and how it is measured (run/plan.h): the sweep
-                                   reads these, not the options; built by main, freed by the
-                                   sweep */
-    /* the run */
-    MPI_Comm real_world;         /**< MPI_COMM_WORLD: clock sync */
-    const tpb_topo_t *real_topo; /**< where every world rank runs */
-    tpb_placement_t placement;   /**< of the configs being measured */
-    const int *rank_of;          /**< position -> world rank in that placement (the plans') */
-    tpb_topo_t placed_topo;      /**< the world in placement order (hosts permuted) */
-    MPI_Comm group;              /**< this rank's TP group of the current (placement, tp) */
-    int group_tp;                /**< that group's TP degree (the group, not the last plan's) */
-    tpb_comm_t *comm;            /**< the backend's communicator of that group */
+    tpb_placement_t placement; /**< of the configs being measured */
+    const int *rank_of;        /**< position -> world rank in that placement (the plans') */
+    tpb_topo_t placed_topo;    /**< the world in placement order (hosts permuted) */
+    MPI_Comm group;            /**< this rank's TP group of the current (placement, tp) */
+    int group_tp;              /**< that group's TP degree (the group, not the last plan's) */
+    tpb_comm_t *comm;          /**< the backend's communicator of that group */
+    long iter_base;            /**< iterations (warm-up included) run before this config */
+} tpb_sweep_pos_t;
+
+/** What the sweep has counted and spent so far (every rank). */
+typedef struct {
     int nconfigs, check_failed;
     int nsets;                  /**< interleaved sets measured so far */
     int nblocks;                /**< --block: blocks measured so far */
     tpb_record_budget_t budget; /**< --budget: what it spent and left open (the record's
                                      figures; rank 0's decisions, every rank counts them) */
-    long iter_base;             /**< iterations (warm-up included) run before this config */
     int stop_every;             /**< measured iterations between two stop checks (agreed) */
     double cal_us;              /**< calibration time not yet booked to a config's host time */
-    double peak_gflops;         /**< this rank's device peak for the run's dtype */
-    int ranks_on_device;        /**< ranks of its node driving its device (> 1: a shared GPU) */
-    int host_waits;             /**< its collectives hold the host (tpb_device_info_t) */
-    tpb_recorder_t *rec;        /**< rank 0 only (NULL elsewhere) */
     tpb_load_mark_t load0;      /**< this rank's CPU time and its machine's at the sweep's start */
-    int held; /**< rank 0, under the record's lock: a --budget set past its first look */
+} tpb_sweep_acct_t;
+
+/** This rank's device, as the sweep's set-up found it (read-only after it). */
+typedef struct {
+    double peak_gflops;  /**< its peak for the run's dtype */
+    int ranks_on_device; /**< ranks of its node driving it (> 1: a shared GPU) */
+    int host_waits;      /**< its collectives hold the host (tpb_device_info_t) */
+} tpb_sweep_facts_t;
+
+/** A run's sweep (every rank), and rank 0's recorder (run/sweep.h names it; only src/run
+ *  sees inside): what main gave, read only (ctx: ctx.world and ctx.topo the world as found,
+ *  for clock sync), the plans, this rank's device, where the loop is, what it counted. */
+struct tpb_sweep {
+    tpb_sweep_ctx_t ctx;
+    tpb_plan_list_t plans; /**< every config and how it is measured (run/plan.h): the sweep
+                                reads these, not the options; taken from main, freed here */
+    tpb_sweep_facts_t facts;
+    tpb_sweep_pos_t pos;
+    tpb_sweep_acct_t acct;
+    tpb_recorder_t *rec; /**< rank 0 only (NULL elsewhere) */
+    int held;            /**< rank 0, under the record's lock: a --budget set past its first look */
 };
 
 /** The CPU load of the run's machines (sweep_load.c, collective): each rank's CPU time and
@@ -166,7 +172,6 @@ tpb_status_t tpb_config_open(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_con
 tpb_status_t tpb_config_close(tpb_sweep_t *s, tpb_config_run_t *c);
 
 void tpb_config_free(tpb_config_run_t *c);
-
 
 /** Whether plan p's timelines go to rank 0 in parts (--gather, sweep_gather.c). */
 int tpb_sweep_in_parts(const tpb_sweep_t *s, const tpb_config_plan_t *p);

@@ -76,7 +76,7 @@ static tpb_persistent_t test_best(tpb_sweep_t *s, int tp, int look, int best, in
     int j = 1 + (s->rec ? tpb_record_extensions_at(&s->rec->rec, tp) : 0) + (look - 1);
     double alpha = tpb_seq_spend(TPB_DETECT_ALPHA, j);
     tpb_persistent_t p = tpb_detect_persistent_of_at(best, count, known, d, k, x, m, tp, alpha);
-    p.rank = best < 0 ? -1 : s->rank_of ? s->rank_of[best] : best; /* the world rank */
+    p.rank = best < 0 ? -1 : s->pos.rank_of ? s->pos.rank_of[best] : best; /* the world rank */
     *open = tpb_detect_open(&p);
     if (*open && s->rec) {
         tpb_persistent_t before = tpb_record_persistent_at(&s->rec->rec, tp, alpha);
@@ -95,36 +95,37 @@ tpb_status_t tpb_sweep_straggler_look(tpb_sweep_t *s, const tpb_config_run_t *c,
     *p = (tpb_persistent_t){.rank = -1, .deficit = NAN, .detectable = NAN};
     if (tp < 2 || pl->desc.comm_only || nb < 1)
         return TPB_OK; /* no blocks to name a straggler in (the same on every rank) */
-    MPI_Comm_size(s->world, &world);
-    MPI_Comm_rank(s->world, &me);
-    MPI_Comm_rank(s->group, &gr); /* the order of the group's Allgather */
+    MPI_Comm_size(s->pos.world, &world);
+    MPI_Comm_rank(s->pos.world, &me);
+    MPI_Comm_rank(s->pos.group, &gr); /* the order of the group's Allgather */
     double *rates = malloc((size_t)tp * (size_t)nb * sizeof(double)),
            *dx = malloc(2 * (size_t)nb * sizeof(double));
     int *count = me == 0 ? malloc((size_t)world * sizeof(int)) : NULL, mine[2] = {0, 0}, known = 0;
     tpb_status_t st = rates && dx && (me != 0 || count)
                           ? TPB_OK
                           : tpb_err_set(TPB_ERR_NOMEM, "no memory for --budget's blocks");
-    st = tpb_agree(s->world, st);
+    st = tpb_agree(s->pos.world, st);
     if (st == TPB_OK &&
-        MPI_Allgather(rate, nb, MPI_DOUBLE, rates, nb, MPI_DOUBLE, s->group) != MPI_SUCCESS)
+        MPI_Allgather(rate, nb, MPI_DOUBLE, rates, nb, MPI_DOUBLE, s->pos.group) != MPI_SUCCESS)
         st = tpb_err_call(TPB_ERR_MPI, "MPI_Allgather", "--budget's blocks", __FILE__, __LINE__);
-    st = tpb_agree(s->world, st);
+    st = tpb_agree(s->pos.world, st);
     if (st == TPB_OK) {
         group_blocks(rates, tp, gr, nb, &mine[0], &mine[1], dx, dx + nb);
         int group_known = gr == 0 ? mine[1] : 0; /* a group's blocks counted once */
         int best = -1;
-        if (MPI_Gather(&mine[0], 1, MPI_INT, count, 1, MPI_INT, 0, s->world) != MPI_SUCCESS ||
-            MPI_Reduce(&group_known, &known, 1, MPI_INT, MPI_SUM, 0, s->world) != MPI_SUCCESS)
+        if (MPI_Gather(&mine[0], 1, MPI_INT, count, 1, MPI_INT, 0, s->pos.world) != MPI_SUCCESS ||
+            MPI_Reduce(&group_known, &known, 1, MPI_INT, MPI_SUM, 0, s->pos.world) != MPI_SUCCESS)
             st = tpb_err_call(TPB_ERR_MPI, "MPI_Gather", "--budget's blocks", __FILE__, __LINE__);
         if (st == TPB_OK && me == 0)
             best = most_often(count, world);
-        if (st == TPB_OK && MPI_Bcast(&best, 1, MPI_INT, 0, s->world) != MPI_SUCCESS)
+        if (st == TPB_OK && MPI_Bcast(&best, 1, MPI_INT, 0, s->pos.world) != MPI_SUCCESS)
             st = tpb_err_call(TPB_ERR_MPI, "MPI_Bcast", "--budget's blocks", __FILE__, __LINE__);
         if (st == TPB_OK && best > 0 && me == best &&
-            MPI_Send(dx, 2 * nb, MPI_DOUBLE, 0, 0, s->world) != MPI_SUCCESS)
+            MPI_Send(dx, 2 * nb, MPI_DOUBLE, 0, 0, s->pos.world) != MPI_SUCCESS)
             st = tpb_err_call(TPB_ERR_MPI, "MPI_Send", "--budget's blocks", __FILE__, __LINE__);
         if (st == TPB_OK && best > 0 && me == 0 &&
-            MPI_Recv(dx, 2 * nb, MPI_DOUBLE, best, 0, s->world, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            MPI_Recv(dx, 2 * nb, MPI_DOUBLE, best, 0, s->pos.world, MPI_STATUS_IGNORE) !=
+                MPI_SUCCESS)
             st = tpb_err_call(TPB_ERR_MPI, "MPI_Recv", "--budget's blocks", __FILE__, __LINE__);
         if (st == TPB_OK && me == 0) {
             *p = test_best(s, tp, look, best, best >= 0 ? count[best] : 0, known, dx, dx + nb, nb,
@@ -134,5 +135,5 @@ tpb_status_t tpb_sweep_straggler_look(tpb_sweep_t *s, const tpb_config_run_t *c,
     free(rates);
     free(dx);
     free(count);
-    return tpb_agree(s->world, st);
+    return tpb_agree(s->pos.world, st);
 }

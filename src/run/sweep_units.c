@@ -16,7 +16,7 @@ static tpb_status_t speeds_for(tpb_sweep_t *s, int i)
     tpb_config_plan_t *p = &s->plans.p[i];
     if (!tpb_plan_needs_speeds(p))
         return TPB_OK;
-    TPB_CHECK_RET(tpb_signal_agree(s->world)); /* no calibration after a stop request */
+    TPB_CHECK_RET(tpb_signal_agree(s->pos.world)); /* no calibration after a stop request */
     tpb_status_t st = tpb_sweep_speeds(s, i);
     if (st != TPB_ERR_INVALID)
         return st;
@@ -55,12 +55,12 @@ tpb_status_t tpb_sweep_run_plan(tpb_sweep_t *s, int i)
     tpb_config_plan_t *p = &s->plans.p[i];
     TPB_CHECK_RET(speeds_for(s, i));
     tpb_status_t st =
-        tpb_agree(s->world, p->skip[0] ? tpb_err_set(TPB_ERR_INVALID, "%s", p->skip) : TPB_OK);
+        tpb_agree(s->pos.world, p->skip[0] ? tpb_err_set(TPB_ERR_INVALID, "%s", p->skip) : TPB_OK);
     if (st == TPB_OK) {
         tpb_sweep_progress(s, p, tpb_sweep_plan_work(s, p), 1);
         st = tpb_sweep_config(s, p);
     }
-    s->nconfigs += st == TPB_OK;
+    s->acct.nconfigs += st == TPB_OK;
     return skipped(s, st);
 }
 
@@ -68,11 +68,11 @@ tpb_status_t tpb_sweep_run_plan(tpb_sweep_t *s, int i)
 static tpb_status_t set_fits(tpb_sweep_t *s, const int *idx, int k, int *fits)
 {
     double avail = 0.0, need = 0.0;
-    tpb_status_t st = tpb_agree(s->world, tpb_dev_mem_free(s->dev, &avail));
+    tpb_status_t st = tpb_agree(s->pos.world, tpb_dev_mem_free(s->ctx.dev, &avail));
     for (int j = 0; j < k; j++)
         need += s->plans.p[idx[j]].mem_bytes;
     *fits = need <= 0.9 * avail;
-    TPB_MPI_RET(MPI_Allreduce(MPI_IN_PLACE, fits, 1, MPI_INT, MPI_MIN, s->world), "memory");
+    TPB_MPI_RET(MPI_Allreduce(MPI_IN_PLACE, fits, 1, MPI_INT, MPI_MIN, s->pos.world), "memory");
     return st;
 }
 
@@ -83,7 +83,8 @@ static tpb_status_t measure_units(tpb_sweep_t *s, const int *idx, int k, int nl)
 {
     int n = k * nl, open = 0;
     tpb_config_run_t *c = calloc((size_t)n, sizeof(*c));
-    tpb_status_t st = tpb_agree(s->world, c ? TPB_OK : tpb_err_set(TPB_ERR_NOMEM, "out of memory"));
+    tpb_status_t st =
+        tpb_agree(s->pos.world, c ? TPB_OK : tpb_err_set(TPB_ERR_NOMEM, "out of memory"));
     TPB_CHECK_RET(st);
     const tpb_config_plan_t *ps[n > 0 ? n : 1];
     for (int j = 0; j < n; j++)
@@ -96,17 +97,17 @@ static tpb_status_t measure_units(tpb_sweep_t *s, const int *idx, int k, int nl)
     if (st == TPB_OK)
         st = tpb_sweep_measure_set(s, c, k, nl);
     for (int j = 0; j < n && st == TPB_OK; j++) {
-        c[j].set = c[j].rounds ? s->nsets : -1;
-        c[j].block = nl > 1 || s->plans.m.block ? s->nblocks + j / nl : -1;
+        c[j].set = c[j].rounds ? s->acct.nsets : -1;
+        c[j].block = nl > 1 || s->plans.m.block ? s->acct.nblocks + j / nl : -1;
         c[j].block_pos = j % nl;
         st = tpb_config_close(s, &c[j]);
-        s->nconfigs += st == TPB_OK;
+        s->acct.nconfigs += st == TPB_OK;
     }
     for (int u = 0; s->plans.m.block && u < k && st == TPB_OK; u++)
         st = tpb_sweep_block(s, &c[u * nl], nl);
     tpb_sweep_hold(s, 0); /* a --budget set's looks are in the record */
-    s->nblocks += s->plans.m.block && st == TPB_OK ? k : 0;
-    s->nsets += st == TPB_OK && c[0].rounds;
+    s->acct.nblocks += s->plans.m.block && st == TPB_OK ? k : 0;
+    s->acct.nsets += st == TPB_OK && c[0].rounds;
     if (st != TPB_OK)
         tpb_stamp_failed(tpb_err_msg()); /* a free behind a wedged device: said with this */
     for (int j = 0; j < open; j++)
@@ -127,10 +128,10 @@ static tpb_status_t runnable_units(tpb_sweep_t *s, int *idx, int nl, int *k)
             const tpb_config_plan_t *q = &s->plans.p[idx[u * nl + j]];
             if (q->skip[0]) {
                 ok = 0;
-                TPB_CHECK_RET(skipped(s, tpb_agree(s->world, tpb_err_set(TPB_ERR_INVALID,
-                                                                         "block unit left out: "
-                                                                         "%s",
-                                                                         q->skip))));
+                TPB_CHECK_RET(skipped(s, tpb_agree(s->pos.world, tpb_err_set(TPB_ERR_INVALID,
+                                                                             "block unit left out: "
+                                                                             "%s",
+                                                                             q->skip))));
             }
         }
         if (ok)
@@ -148,8 +149,8 @@ tpb_status_t tpb_sweep_run_block(tpb_sweep_t *s, int i, unsigned char *done, int
     int k = tpb_plans_block_of(&s->plans, i, done, idx, &nl, &skip);
     if (!k)
         return skipped(
-            s, tpb_agree(s->world, tpb_err_set(TPB_ERR_INVALID, "block tp %d: %s", s->plans.p[i].tp,
-                                               skip ? skip : "no config")));
+            s, tpb_agree(s->pos.world, tpb_err_set(TPB_ERR_INVALID, "block tp %d: %s",
+                                                   s->plans.p[i].tp, skip ? skip : "no config")));
     for (int j = 0; j < k * nl; j++)
         if (!s->plans.p[idx[j]].skip[0])
             TPB_CHECK_RET(speeds_for(s, idx[j]));
@@ -158,10 +159,11 @@ tpb_status_t tpb_sweep_run_block(tpb_sweep_t *s, int i, unsigned char *done, int
         return TPB_OK;
     TPB_CHECK_RET(set_fits(s, idx, k * nl, &fits));
     if (!fits)
-        return skipped(s, tpb_agree(s->world, tpb_err_set(TPB_ERR_INVALID,
-                                                          "block tp %d: its %d GEMMs do not fit "
-                                                          "beside each other in this rank's memory",
-                                                          s->plans.p[i].tp, k * nl)));
+        return skipped(
+            s, tpb_agree(s->pos.world, tpb_err_set(TPB_ERR_INVALID,
+                                                   "block tp %d: its %d GEMMs do not fit "
+                                                   "beside each other in this rank's memory",
+                                                   s->plans.p[i].tp, k * nl)));
     double work = 0.0;
     for (int j = 0; j < k * nl; j++)
         work += tpb_sweep_plan_work(s, &s->plans.p[idx[j]]);
