@@ -1,7 +1,8 @@
 # layers.sh - the layering rules of src/ hold (scripts/check-layers) and no two
 # translation units of the library use each other (scripts/check-links on the
 # built archive); each checker also catches a planted violation: a copy of base/
-# that includes run/, and two objects that call each other.
+# that includes run/, a file on top that includes run/'s private sweep state, and two
+# objects that call each other.
 set -u
 top=${TPBAL_SRCDIR:?}
 "$top/scripts/check-layers" "$top/src" || exit 1
@@ -14,6 +15,17 @@ if "$top/scripts/check-layers" "$tmp" 2>"$tmp/err"; then
     exit 1
 fi
 grep -q "not allowed" "$tmp/err" || { echo "FAIL: no message"; cat "$tmp/err"; exit 1; }
+rm "$tmp/base/bad.c" # ... and a file on top that includes run/'s private state
+printf '#include "run/sweep.h"\n' >"$tmp/ok.c"
+"$top/scripts/check-layers" "$tmp" || { echo "FAIL: check-layers refused run/sweep.h on top"; exit 1; }
+printf '#include "run/sweep_state.h"\n' >"$tmp/bad.c"
+if "$top/scripts/check-layers" "$tmp" 2>"$tmp/err"; then
+    echo "FAIL: check-layers accepted run/sweep_state.h outside run/"
+    exit 1
+fi
+grep -q "bad.c includes run/sweep_state.h, private to run/" "$tmp/err" ||
+    { echo "FAIL: no message for the private header"; cat "$tmp/err"; exit 1; }
+rm "$tmp/ok.c" "$tmp/bad.c"
 
 lib=${TPBAL_LIB:?}
 "$top/scripts/check-links" "$lib" || exit 1
