@@ -316,7 +316,7 @@ static int run_pass(MPI_Comm world, const tpb_topo_t *topo, const tpb_options_t 
         plans.run.out_dir = dir;
         plans.m.pass = pass; /* progress lines name it */
         st = tpb_agree(world, tpb_sweep_new(&ctx, &plans, &s));
-        fire.s = s; /* before the sweep starts a watchdog or a record */
+        fire.s = s; /* a watchdog or a stop reaches the sweep (its record) from here on */
     }
     if (st == TPB_OK)
         st = tpb_sweep_init(s);
