@@ -10,8 +10,7 @@
 #include "tpb_test.h"
 
 /* a GPU vendor's names as its refusals say them (no device call is made here) */
-static const tpb_gpu_class_t vendor = {
-    .backend = "vgpu", .visible_env = "VGPU_VISIBLE_DEVICES", .ccl = "VCCL"};
+static const tpb_gpu_class_t vendor = {.backend = "vgpu", .visible_env = "VGPU_VISIBLE_DEVICES"};
 
 START_TEST(pick_device)
 {
@@ -44,16 +43,14 @@ START_TEST(sharing)
     ck_assert_int_eq(tpb_gpu_ranks_sharing((const char(*)[TPB_GPU_ID_LEN])ids, 3, 0), 2);
     ck_assert_int_eq(tpb_gpu_ranks_sharing((const char(*)[TPB_GPU_ID_LEN])ids, 3, 1), 1);
     ck_assert_int_eq(
-        tpb_gpu_check_sharing(&vendor, (const char(*)[TPB_GPU_ID_LEN])ids, 2, TPB_COMM_CCL),
-        TPB_OK);
+        tpb_gpu_check_sharing("VCCL", (const char(*)[TPB_GPU_ID_LEN])ids, 2, TPB_COMM_CCL), TPB_OK);
     ck_assert_int_eq(
-        tpb_gpu_check_sharing(&vendor, (const char(*)[TPB_GPU_ID_LEN])ids, 3, TPB_COMM_CCL),
+        tpb_gpu_check_sharing("VCCL", (const char(*)[TPB_GPU_ID_LEN])ids, 3, TPB_COMM_CCL),
         TPB_ERR_INVALID);
     ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "--comm mpi"));
     ck_assert_ptr_nonnull(strstr(tpb_err_msg(), "share GPU GPU-aaa: VCCL needs one GPU"));
     ck_assert_int_eq(
-        tpb_gpu_check_sharing(&vendor, (const char(*)[TPB_GPU_ID_LEN])ids, 3, TPB_COMM_MPI),
-        TPB_OK);
+        tpb_gpu_check_sharing("VCCL", (const char(*)[TPB_GPU_ID_LEN])ids, 3, TPB_COMM_MPI), TPB_OK);
 }
 END_TEST
 

@@ -91,7 +91,7 @@ typedef struct {
     tpb_repeat_verdict_t *v;
     tpb_passes_straggler_t *s; /**< per r->t[i] */
     tpb_repeat_use_t *u;
-    int nv, ns, nu, blocks;
+    int nv, ns, nu;
 } tpb_repeat_answer_t;
 
 /** Builds the answer over r's passes into *a: 0, or -1 where memory ran out. Pure. */

@@ -155,8 +155,9 @@ static void use_over(tpb_repeat_answer_t *a, const tpb_repeat_cfg_t *c, int thr,
 static void uses_build(tpb_repeat_answer_t *a)
 {
     const tpb_repeat_t *r = a->r;
+    int blocks = 0;
     for (int i = 0; i < r->nc; i++)
-        a->blocks |= r->c[i].block;
+        blocks |= r->c[i].block;
     for (int want_block = 0; want_block < 2; want_block++)
         for (int i = 0; i < r->nc; i++) {
             const tpb_repeat_cfg_t *c = &r->c[i];
@@ -165,8 +166,8 @@ static void uses_build(tpb_repeat_answer_t *a)
                 seen = same_use(&r->c[j], c);
             if (seen)
                 continue;
-            use_over(a, c, 0, a->blocks && !c->block);
-            use_over(a, c, 1, a->blocks && !c->block);
+            use_over(a, c, 0, blocks && !c->block);
+            use_over(a, c, 1, blocks && !c->block);
         }
 }
 

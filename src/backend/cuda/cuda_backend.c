@@ -75,7 +75,6 @@ static void release(tpb_gpu_t *g);
 static const tpb_gpu_class_t tpb_cuda_gpu_class = {
     .backend = "cuda",
     .visible_env = "CUDA_VISIBLE_DEVICES",
-    .ccl = "NCCL",
     .count = tpb_cuda_device_count,
     .driver_problem = tpb_cuda_driver_problem,
     .create = cuda_create,

@@ -63,8 +63,8 @@ int tpb_gpu_ranks_sharing(const char (*ids)[TPB_GPU_ID_LEN], int n, int me)
     return k > 0 ? k : 1;
 }
 
-tpb_status_t tpb_gpu_check_sharing(const tpb_gpu_class_t *c, const char (*ids)[TPB_GPU_ID_LEN],
-                                   int t, tpb_comm_kind_t comm)
+tpb_status_t tpb_gpu_check_sharing(const char *ccl, const char (*ids)[TPB_GPU_ID_LEN], int t,
+                                   tpb_comm_kind_t comm)
 {
     if (comm != TPB_COMM_CCL)
         return TPB_OK;
@@ -74,7 +74,7 @@ tpb_status_t tpb_gpu_check_sharing(const tpb_gpu_class_t *c, const char (*ids)[T
                 return tpb_err_set(TPB_ERR_INVALID,
                                    "ranks %d and %d of a TP group share GPU %s: %s needs one "
                                    "GPU per rank, use --comm mpi to share GPUs",
-                                   a, b, ids[a], c->ccl);
+                                   a, b, ids[a], ccl);
     return TPB_OK;
 }
 
@@ -91,7 +91,7 @@ tpb_status_t tpb_gpu_check_group(tpb_gpu_comm_t *gc)
              MPI_SUCCESS)
         st = tpb_err_call(TPB_ERR_MPI, "MPI_Allgather", "GPUs of a TP group", __FILE__, __LINE__);
     if (st == TPB_OK)
-        st = tpb_gpu_check_sharing(c, (const char(*)[TPB_GPU_ID_LEN])ids, gc->size,
+        st = tpb_gpu_check_sharing(gc->gpu->v->name, (const char(*)[TPB_GPU_ID_LEN])ids, gc->size,
                                    gc->gpu->args.cfg.comm);
     free(ids);
     return st;

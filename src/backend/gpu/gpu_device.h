@@ -14,7 +14,6 @@
 typedef struct tpb_gpu_class {
     const char *backend;     /**< its --backend name, in the refusals */
     const char *visible_env; /**< the variable that limits the visible devices */
-    const char *ccl;         /**< its collective library's name, in the refusals */
     int (*count)(void);      /**< the devices this rank sees (0: none, or no driver) */
     void (*driver_problem)(char *why, size_t cap); /**< why none can be used ("": no reason) */
     /** Its state for device dev, the device opened and g->device and g->id set (*g as soon
@@ -49,12 +48,12 @@ tpb_status_t tpb_gpu_pick_device(const tpb_gpu_class_t *c, int local_rank, int n
 int tpb_gpu_ranks_sharing(const char (*ids)[TPB_GPU_ID_LEN], int n, int me);
 
 /** A TP group's t ids: two ranks on one GPU refused under --comm ccl (the collective
- *  library needs one GPU per rank). Pure. */
-tpb_status_t tpb_gpu_check_sharing(const tpb_gpu_class_t *c, const char (*ids)[TPB_GPU_ID_LEN],
-                                   int t, tpb_comm_kind_t comm);
+ *  library, named ccl in the refusal, needs one GPU per rank). Pure. */
+tpb_status_t tpb_gpu_check_sharing(const char *ccl, const char (*ids)[TPB_GPU_ID_LEN], int t,
+                                   tpb_comm_kind_t comm);
 
 /** A TP group's GPUs (collective over its communicator): tpb_gpu_check_sharing over every
- *  rank's id (the names of its device's class). */
+ *  rank's id (the library named as its vendor table names it). */
 tpb_status_t tpb_gpu_check_group(tpb_gpu_comm_t *gc);
 
 /** How many ranks of this node drive the GPU named id ("" for none; 1 where unknown). GPUs
