@@ -123,27 +123,23 @@ float tpb_half_to_float(uint16_t h)
     return sign * ldexpf((float)(m | 0x400), e - 25);
 }
 
+/* On the float's bits (no frexpf or lrintf: the draw encodes each element twice); the same
+ * bytes as the frexpf form on all 2^32 floats (tests/test_dtype.c keeps that form). */
 uint8_t tpb_float_to_e4m3(float f)
 {
-    uint8_t sign = signbit(f) ? 0x80 : 0;
-    float a = fabsf(f);
-    if (isnan(f))
+    uint32_t u = float_bits(f), au = u & 0x7fffffffu;
+    uint8_t sign = (uint8_t)((u >> 24) & 0x80);
+    if (au > 0x7f800000u) /* NaN */
         return 0x7f;
-    if (a >= 448.0f)
-        return sign | 0x7e; /* saturate to the largest finite value */
-    if (a < 0.015625f)      /* subnormal: units of 2^-9 */
-        return sign | (uint8_t)lrintf(a * 512.0f);
-    int e;
-    float m = frexpf(a, &e);    /* a = m * 2^e, m in [0.5, 1) */
-    long q = lrintf(m * 16.0f); /* 1.xxx with 3 mantissa bits, nearest even */
-    if (q == 16) {
-        q = 8;
-        e++;
-    }
-    int be = e - 1 + 7;
-    if (be > 15 || (be == 15 && q - 8 > 6))
+    if (au >= 0x43e00000u) /* >= 448: saturate to the largest finite value */
         return sign | 0x7e;
-    return sign | (uint8_t)(be << 3) | (uint8_t)(q - 8);
+    if (au < 0x3c800000u) { /* < 2^-6, subnormal: units of 2^-9, nearest even */
+        float units = (bits_float(au) * 512.0f + 0x1.0p23f) - 0x1.0p23f;
+        return sign | (uint8_t)units;
+    }
+    au += 0x7ffffu + ((au >> 20) & 1u);    /* the mantissa to 3 bits, nearest even */
+    uint32_t v = (au >> 20) - (120u << 3); /* float's exponent bias 127, e4m3's 7 */
+    return sign | (uint8_t)(v > 0x7e ? 0x7e : v);
 }
 
 float tpb_e4m3_to_float(uint8_t v)
@@ -157,17 +153,28 @@ float tpb_e4m3_to_float(uint8_t v)
     return sign * ldexpf((float)(m | 8), e - 10);
 }
 
+/* One loop per dtype (not a switch per element): the draw encodes every element twice. */
 void tpb_dtype_encode(tpb_dtype_t dt, const double *src, void *dst, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        switch (dt) {
-        case TPB_DTYPE_FP64: ((double *)dst)[i] = src[i]; break;
-        case TPB_DTYPE_FP16: ((uint16_t *)dst)[i] = tpb_float_to_half((float)src[i]); break;
-        case TPB_DTYPE_BF16: ((uint16_t *)dst)[i] = tpb_float_to_bf16((float)src[i]); break;
-        case TPB_DTYPE_FP8: ((uint8_t *)dst)[i] = tpb_float_to_e4m3((float)src[i]); break;
-        case TPB_DTYPE_FP32:
-        case TPB_DTYPE_TF32: ((float *)dst)[i] = (float)src[i]; break;
-        }
+    switch (dt) {
+    case TPB_DTYPE_FP64: memcpy(dst, src, n * sizeof(double)); break;
+    case TPB_DTYPE_FP16:
+        for (size_t i = 0; i < n; i++)
+            ((uint16_t *)dst)[i] = tpb_float_to_half((float)src[i]);
+        break;
+    case TPB_DTYPE_BF16:
+        for (size_t i = 0; i < n; i++)
+            ((uint16_t *)dst)[i] = tpb_float_to_bf16((float)src[i]);
+        break;
+    case TPB_DTYPE_FP8:
+        for (size_t i = 0; i < n; i++)
+            ((uint8_t *)dst)[i] = tpb_float_to_e4m3((float)src[i]);
+        break;
+    case TPB_DTYPE_FP32:
+    case TPB_DTYPE_TF32:
+        for (size_t i = 0; i < n; i++)
+            ((float *)dst)[i] = (float)src[i];
+        break;
     }
 }
 

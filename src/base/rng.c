@@ -6,41 +6,26 @@
 #include <sched.h>
 #include <stdlib.h>
 
+#include "base/rng_internal.h"
 #include "base/stamp.h"
-
-static uint64_t splitmix64(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
 
 /* The normal value of an element from its row's part of the hash. */
 static double normal_at(uint64_t seed, uint64_t row_part, uint64_t j)
 {
-    uint64_t h = splitmix64(seed ^ splitmix64(row_part ^ (j << 1)));
-    uint64_t h2 = splitmix64(h);
-    /* u1 in (0, 1], u2 in [0, 1): 53-bit uniforms */
-    double u1 = ((double)(h >> 11) + 1.0) * 0x1.0p-53;
-    double u2 = (double)(h2 >> 11) * 0x1.0p-53;
-    return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
-}
-
-static uint64_t row_part(uint32_t id, uint64_t i)
-{
-    return ((uint64_t)id << 48) ^ splitmix64(i);
+    uint64_t a, b;
+    tpb_rng_bits(seed, row_part, j, &a, &b);
+    return tpb_rng_exact(a, b);
 }
 
 double tpb_rng_normal(uint64_t seed, uint32_t id, uint64_t i, uint64_t j)
 {
-    return normal_at(seed, row_part(id, i), j);
+    return normal_at(seed, tpb_rng_row_part(id, i), j);
 }
 
 void tpb_rng_row(double *dst, long n, uint64_t seed, uint32_t id, uint64_t i, uint64_t j0,
                  double scale)
 {
-    uint64_t rp = row_part(id, i);
+    uint64_t rp = tpb_rng_row_part(id, i);
     for (long c = 0; c < n; c++)
         dst[c] = scale * normal_at(seed, rp, j0 + (uint64_t)c);
 }
@@ -102,23 +87,36 @@ typedef struct {
     int failed;
 } part_t;
 
+/* Row r of the part, columns [c0, c0 + n) of the block, into `at`: fp64 as drawn, the narrower
+ * dtypes through tpb_rng_row_encode (glibc's log and cos only where the encoding needs them). */
+static void encode_cols(const part_t *p, long r, long c0, long n, unsigned char *at, double *tmp)
+{
+    uint64_t i = (uint64_t)(p->row0 + r), j0 = (uint64_t)(p->col0 + c0);
+    if (p->dt == TPB_DTYPE_FP64)
+        tpb_rng_row((double *)at, n, p->seed, p->id, i, j0, p->scale);
+    else
+        tpb_rng_row_encode(at, n, p->seed, tpb_rng_row_part(p->id, i), j0, p->scale, p->dt, tmp);
+}
+
 static void *encode_part(void *arg)
 {
+    enum { CHUNK = 4096 }; /* columns at a time: the scratch stays in the cache */
     part_t *p = arg;
     size_t esz = tpb_dtype_in_size(p->dt);
-    double *row = malloc((size_t)(p->cols > 0 ? p->cols : 1) * sizeof(double));
-    if (!row) {
+    double *tmp = malloc(3 * CHUNK * sizeof(double));
+    if (!tmp) {
         p->failed = 1;
         return NULL;
     }
     for (long r = p->r0; r < p->r1; r++) {
-        tpb_rng_row(row, p->cols, p->seed, p->id, (uint64_t)(p->row0 + r), (uint64_t)p->col0,
-                    p->scale);
-        tpb_dtype_encode(p->dt, row, p->enc + (size_t)r * (size_t)p->cols * esz, (size_t)p->cols);
+        unsigned char *row = p->enc + (size_t)r * (size_t)p->cols * esz;
+        for (long c0 = 0; c0 < p->cols; c0 += CHUNK)
+            encode_cols(p, r, c0, p->cols - c0 < CHUNK ? p->cols - c0 : CHUNK,
+                        row + (size_t)c0 * esz, tmp);
         if ((r & 63) == 63)
             tpb_stamp_progress(); /* a long generation is progress, not a stall */
     }
-    free(row);
+    free(tmp);
     return NULL;
 }
 
@@ -142,7 +140,7 @@ tpb_status_t tpb_rng_encode(void *enc, long rows, long cols, long row0, long col
     for (int t = 0; t < n; t++)
         failed |= parts[t].failed;
     if (failed)
-        return tpb_err_set(TPB_ERR_NOMEM, "no host memory for a row of %ld inputs", cols);
+        return tpb_err_set(TPB_ERR_NOMEM, "no host memory for a thread's scratch of inputs");
     return TPB_OK;
 }
 
@@ -162,7 +160,7 @@ static void *uniform_part(void *arg)
     for (size_t at = p->from; at < p->to; at += CHUNK) {
         size_t k = p->to - at < CHUNK ? p->to - at : CHUNK;
         for (size_t i = 0; i < k; i++) /* [-1, 1): 53 bits of the hash */
-            v[i] = (double)(splitmix64(p->seed ^ (at + i)) >> 11) * 0x1.0p-52 - 1.0;
+            v[i] = (double)(tpb_splitmix64(p->seed ^ (at + i)) >> 11) * 0x1.0p-52 - 1.0;
         tpb_dtype_encode(p->dt, v, p->enc + at * esz, k);
     }
     return NULL;

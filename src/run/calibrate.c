@@ -123,7 +123,7 @@ tpb_status_t tpb_calibrate_gemm(tpb_device_t *dev, MPI_Comm comm, const tpb_gemm
     TPB_CHECK_GOTO(tpb_dev_alloc(dev, ba, &a), st, agree);
     TPB_CHECK_GOTO(tpb_dev_alloc(dev, bb, &b), st, agree);
     TPB_CHECK_GOTO(tpb_dev_alloc(dev, bc, &c), st, agree);
-    /* a cheap fill: nobody checks the calibration's product (normal draws cost ~50 ns an
+    /* a cheap fill: nobody checks the calibration's product (normal draws cost 11-40 ns an
      * element on one core: seconds at the largest presets) */
     TPB_CHECK_GOTO(tpb_backend_fill_uniform(dev, a, (size_t)m * (size_t)k, 9, sh->dtype), st,
                    agree);

@@ -20,8 +20,10 @@
  *  small config on this project's AMD CI machine, 2026-12-05; 0.05 s was the 2026-12-03
  *  Intel machine's, where calibrations ran to their budget too: doc/METRICS.md). */
 #define TPB_EST_CONFIG_S 0.01
-/** Filling a config's buffers (seeded normal inputs), a byte. */
-#define TPB_EST_FILL_S_PER_BYTE 10e-9
+/** Filling a config's buffers (seeded normal inputs), a byte: ~11 ns an fp32 element on a
+ *  core with the draw's fast path (bench/rngrate, doc/METRICS.md "Host time"); 10 ns a byte
+ *  before it, glibc's log and cos for every element. */
+#define TPB_EST_FILL_S_PER_BYTE 3e-9
 
 /** The rates an estimate assumes. */
 typedef struct {

@@ -1,0 +1,74 @@
+/*
+ * rngrate.c - the input generator's rate, fast path against the exact one (glibc's log and
+ * cos, the values the golden tests pin), in each dtype, and whether their bytes agree.
+ * Usage: bench/rngrate [ROWS COLS [REPS]]  (default 1024 8192 3: 8 Mi elements a dtype)
+ * Prints per dtype: ns an element of the exact draw (tpb_rng_fill then tpb_dtype_encode, one
+ * thread), of tpb_rng_encode on one thread and on every CPU this process may use (best of
+ * REPS), the speed-up, and "same" when the encoded bytes are identical; then the draw of an
+ * 8192^3 config's X and W (2 x 8192^2 elements) at the all-CPU rate. Results: doc/METRICS.md,
+ * "Host time".
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/rng.h"
+
+static double now_s(void)
+{
+    return tpb_clock_now_us(NULL) * 1e-6;
+}
+
+/* Best seconds of `reps` tpb_rng_encode calls on `threads` (0: every CPU). */
+static double fast_s(void *enc, long rows, long cols, tpb_dtype_t dt, int threads, int reps)
+{
+    double best = 1e30;
+    for (int r = 0; r < reps; r++) {
+        double t0 = now_s();
+        if (tpb_rng_encode(enc, rows, cols, 0, 0, 42, 1, 0.5, dt, threads) != TPB_OK)
+            return -1.0;
+        double t = now_s() - t0;
+        best = t < best ? t : best;
+    }
+    return best;
+}
+
+int main(int argc, char **argv)
+{
+    long rows = argc > 2 ? atol(argv[1]) : 1024, cols = argc > 2 ? atol(argv[2]) : 8192;
+    int reps = argc > 3 ? atoi(argv[3]) : 3;
+    size_t n = (size_t)rows * (size_t)cols;
+    double *ref = malloc(n * sizeof(double));
+    unsigned char *want = malloc(n * 8), *got = malloc(n * 8);
+    if (rows < 1 || cols < 1 || reps < 1 || !ref || !want || !got) {
+        fprintf(stderr, "usage: bench/rngrate [ROWS COLS [REPS]] (or no memory)\n");
+        return 2;
+    }
+    printf("# %ld x %ld elements, %d CPUs; ns an element\n", rows, cols, tpb_rng_cpus());
+    printf("%-5s %9s %9s %9s %8s %5s %14s\n", "dtype", "exact", "fast-1", "fast-all", "speedup",
+           "bytes", "8192^3 X+W s");
+    for (int d = 0; d < TPB_DTYPE_COUNT; d++) {
+        tpb_dtype_t dt = (tpb_dtype_t)d;
+        double t0 = now_s();
+        tpb_rng_fill(ref, rows, cols, cols, 0, 0, 42, 1, 0.5);
+        tpb_dtype_encode(dt, ref, want, n);
+        double exact = now_s() - t0;
+        double one = fast_s(got, rows, cols, dt, 1, reps),
+               all = fast_s(got, rows, cols, dt, 0, reps);
+        if (one < 0 || all < 0) {
+            fprintf(stderr, "bench/rngrate: no memory for the threads' scratch\n");
+            return 1;
+        }
+        int same = memcmp(want, got, n * tpb_dtype_in_size(dt)) == 0;
+        printf("%-5s %9.2f %9.2f %9.2f %7.2fx %5s %14.3f\n", tpb_dtype_name(dt), exact / n * 1e9,
+               one / n * 1e9, all / n * 1e9, exact / one, same ? "same" : "DIFF",
+               all / n * 2.0 * 8192 * 8192);
+        if (!same)
+            return 1;
+    }
+    free(ref);
+    free(want);
+    free(got);
+    return 0;
+}

@@ -1,0 +1,177 @@
+/*
+ * rng_fast.c - the normal values encoded into a narrow dtype without glibc's log and cos where
+ * the encoding does not depend on their last bits: 3x faster with AVX2 (doc/METRICS.md,
+ * "Host time"), bit for bit the same inputs.
+ *
+ * The approximation of sqrt(-2 log u1) cos(2 pi u2): log from a table of log(i/256) (193
+ * entries) and log1p(r) to r^6 on |r| <= 2^-9 / 0.75 (truncation < 4e-17 relative; no
+ * cancellation near u1 = 1, whose entry is log 1 = 0); cos from u2's quadrant (its top two
+ * bits: exact), a table of cos and sin of pi/2 k/128 and Taylor's cos d to d^4 and sin d to
+ * d^5 on |d| <= pi/512 (truncation < 7e-17). Against glibc's value (log and cos within 1 ulp;
+ * 2 pi u2 rounded, an argument error < 7e-16, which at cos's zeros is an absolute error of up
+ * to 8.6 * 7e-16) the difference stays below ~1e-15 relative plus ~1e-14 absolute; the bound
+ * used, 2^-40 (9e-13) of each, leaves two orders of magnitude. tests/test_rng.c measures the
+ * largest difference over random and edge inputs against it, on both paths.
+ *
+ * An element is encoded from both ends of its interval; where the two encodings agree, every
+ * value between them (glibc's among them) encodes the same, as each dtype's conversion is
+ * monotone. Where they differ, glibc's value is drawn: ~2e-4 of fp32 elements, fewer for
+ * fp16, bf16 and fp8. fp64 has no such interval: rng.c draws it with glibc's functions.
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include "base/rng_internal.h"
+
+enum { LOG_LO = TPB_RNG_LOG_LO, LOG_HI = TPB_RNG_LOG_HI, TRIG_N = TPB_RNG_TRIG_N };
+
+static tpb_rng_tables_t tables;
+static double *const log_c = tables.log_c, *const inv_c = tables.inv_c, *const cos_k = tables.cos_k,
+                     *const sin_k = tables.sin_k;
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+static int avx2_ok; /* this CPU runs approx_row_avx2 */
+
+static void tables_init(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    avx2_ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+    for (int i = LOG_LO; i <= LOG_HI; i++) {
+        log_c[i] = log(i / 256.0);
+        inv_c[i] = 256.0 / i;
+    }
+    for (int k = 0; k <= TRIG_N; k++) {
+        cos_k[k] = k == TRIG_N ? 0.0 : cos(M_PI / 2 * k / TRIG_N);
+        sin_k[k] = k == 0 ? 0.0 : k == TRIG_N ? 1.0 : sin(M_PI / 2 * k / TRIG_N);
+    }
+}
+
+static const double LN2 = 0x1.62e42fefa39efp-1, PI_2 = 0x1.921fb54442d18p+0;
+
+/* log(x), x in [2^-53, 1]: x = 2^e m with m in [0.75, 1.5), m = c (1 + r) with c = i/256,
+ * |r| <= 2^-9 / 0.75, log1p(r) to r^6 (relative error < 3e-17). Branch-free: the values are
+ * random, a branch on them is mispredicted half the time. */
+static double approx_log(double x)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof(bits));
+    uint64_t mant = bits & 0x000fffffffffffffULL, up = mant >= (1ULL << 51); /* m >= 1.5 */
+    int e = (int)(bits >> 52) - 1023 + (int)up;
+    bits = mant | ((0x3ffULL - up) << 52);
+    double m;
+    memcpy(&m, &bits, sizeof(m));
+    int i = (int)(m * 256.0 + 0.5);
+    double r = (m - i * 0x1.0p-8) * inv_c[i]; /* m - c is exact (Sterbenz) */
+    double r2 = r * r;
+    /* r - r^2/2 + r^3/3 - r^4/4 + r^5/5 - r^6/6, in pairs (a shorter chain than Horner's) */
+    double p =
+        r + r2 * ((-1.0 / 2 + r * (1.0 / 3)) + r2 * ((-1.0 / 4 + r * (1.0 / 5)) + r2 * (-1.0 / 6)));
+    return (e * LN2 + log_c[i]) + p;
+}
+
+/* cos(2 pi b 2^-53): the quadrant q from b's top two bits, the rest a fraction f in [0, 1);
+ * with k = round(128 f) and d = pi/2 (f - k/128) (|d| <= pi/512; f - k/128 exact), cos and
+ * sin of pi/2 f from the table and Taylor's cos d to d^4 and sin d to d^5 (errors < 1e-16).
+ * cos(q pi/2 + pi/2 f) is cos, -sin, -cos, sin of pi/2 f for q = 0..3. Branch-free. */
+static double approx_cos(uint64_t b)
+{
+    unsigned q = (unsigned)(b >> 51);
+    double f = (double)(b & ((1ULL << 51) - 1)) * 0x1.0p-51;
+    int k = (int)(f * TRIG_N + 0.5);
+    double d = (f - k * (1.0 / TRIG_N)) * PI_2, d2 = d * d;
+    double cd = 1.0 + d2 * (-1.0 / 2 + d2 * (1.0 / 24));
+    double sd = d + d * d2 * (-1.0 / 6 + d2 * (1.0 / 120));
+    double both[2] = {cos_k[k] * cd - sin_k[k] * sd, sin_k[k] * cd + cos_k[k] * sd};
+    double v = both[q & 1];
+    uint64_t vb;
+    memcpy(&vb, &v, sizeof(vb));
+    vb ^= (uint64_t)(((q + 1) >> 1) & 1) << 63; /* q 1 and 2: negative */
+    memcpy(&v, &vb, sizeof(v));
+    return v;
+}
+
+static double approx_one(uint64_t a, uint64_t b)
+{
+    double u1 = ((double)a + 1.0) * 0x1.0p-53;
+    return sqrt(-2.0 * approx_log(u1)) * approx_cos(b);
+}
+
+static void approx_row_scalar(double *v, long n, uint64_t seed, uint64_t row_part, uint64_t j0)
+{
+    for (long c = 0; c < n; c++) {
+        uint64_t a, b;
+        tpb_rng_bits(seed, row_part, j0 + (uint64_t)c, &a, &b);
+        v[c] = approx_one(a, b);
+    }
+}
+
+static void approx_bits_scalar(double *v, const uint64_t *a, const uint64_t *b, long n)
+{
+    for (long c = 0; c < n; c++)
+        v[c] = approx_one(a[c], b[c]);
+}
+
+/* Whether `path` runs the AVX2 code here; -1: asked of a CPU without it. */
+static int vector_path(int path)
+{
+    pthread_once(&tables_once, tables_init);
+    if (path == TPB_RNG_PATH_AVX2 && !avx2_ok)
+        return -1;
+    return path == TPB_RNG_PATH_AVX2 || (path == TPB_RNG_PATH_AUTO && avx2_ok);
+}
+
+int tpb_rng_approx_row(double *v, long n, uint64_t seed, uint64_t row_part, uint64_t j0, int path)
+{
+    int vec = vector_path(path);
+    if (vec < 0)
+        return -1;
+    long done = vec ? tpb_rng_approx_row_avx2(v, n, seed, row_part, j0, &tables) : 0;
+    approx_row_scalar(v + done, n - done, seed, row_part, j0 + (uint64_t)done);
+    return 0;
+}
+
+int tpb_rng_approx_bits(double *v, const uint64_t *a, const uint64_t *b, long n, int path)
+{
+    int vec = vector_path(path);
+    if (vec < 0)
+        return -1;
+    long done = vec ? tpb_rng_approx_bits_avx2(v, a, b, n, &tables) : 0;
+    approx_bits_scalar(v + done, a + done, b + done, n - done);
+    return 0;
+}
+
+long tpb_rng_row_encode(void *dst, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
+                        double scale, tpb_dtype_t dt, double *tmp)
+{
+    double *lo = tmp, *hi = tmp + n;
+    unsigned char *hi_enc = (unsigned char *)(tmp + 2 * n), *out = dst;
+    double abs_e = fabs(scale) * TPB_RNG_ABS_BOUND;
+    tpb_rng_approx_row(lo, n, seed, row_part, j0, TPB_RNG_PATH_AUTO);
+    for (long c = 0; c < n; c++) {
+        double v = scale * lo[c], e = fabs(v) * TPB_RNG_REL_BOUND + abs_e;
+        lo[c] = v - e;
+        hi[c] = v + e;
+    }
+    tpb_dtype_encode(dt, lo, out, (size_t)n);
+    tpb_dtype_encode(dt, hi, hi_enc, (size_t)n);
+    size_t esz = tpb_dtype_in_size(dt);
+    if (memcmp(out, hi_enc, (size_t)n * esz) == 0)
+        return 0;
+    long exact = 0;
+    for (long c0 = 0; c0 < n; c0 += 64) { /* the blocks that differ, then their elements */
+        long k = n - c0 < 64 ? n - c0 : 64;
+        if (memcmp(out + (size_t)c0 * esz, hi_enc + (size_t)c0 * esz, (size_t)k * esz) == 0)
+            continue;
+        for (long c = c0; c < c0 + k; c++) {
+            if (memcmp(out + (size_t)c * esz, hi_enc + (size_t)c * esz, esz) == 0)
+                continue;
+            uint64_t a, b;
+            tpb_rng_bits(seed, row_part, j0 + (uint64_t)c, &a, &b);
+            double v = scale * tpb_rng_exact(a, b);
+            tpb_dtype_encode(dt, &v, out + (size_t)c * esz, 1);
+            exact++;
+        }
+    }
+    return exact;
+}

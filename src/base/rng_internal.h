@@ -1,0 +1,82 @@
+/*
+ * rng_internal.h - the generator's parts that rng.c and rng_fast.c share (private to base/):
+ * the hash, an element's two 53-bit uniforms, and glibc's exact normal value of them, which
+ * the golden values pin.
+ */
+#ifndef TPB_RNG_INTERNAL_H
+#define TPB_RNG_INTERNAL_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "base/dtype.h"
+
+static inline uint64_t tpb_splitmix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+/* A row's part of the hash: computed once a row. */
+static inline uint64_t tpb_rng_row_part(uint32_t id, uint64_t i)
+{
+    return ((uint64_t)id << 48) ^ tpb_splitmix64(i);
+}
+
+/* Element j's two 53-bit integers: u1 = (a + 1) 2^-53 in (0, 1], u2 = b 2^-53 in [0, 1). */
+static inline void tpb_rng_bits(uint64_t seed, uint64_t row_part, uint64_t j, uint64_t *a,
+                                uint64_t *b)
+{
+    uint64_t h = tpb_splitmix64(seed ^ tpb_splitmix64(row_part ^ (j << 1)));
+    *a = h >> 11;
+    *b = tpb_splitmix64(h) >> 11;
+}
+
+/* Box-Muller through glibc's log and cos: the values as they have always been. */
+static inline double tpb_rng_exact(uint64_t a, uint64_t b)
+{
+    double u1 = ((double)a + 1.0) * 0x1.0p-53;
+    double u2 = (double)b * 0x1.0p-53;
+    return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+}
+
+/* tpb_rng_exact of elements (i, j0) .. (i, j0 + n - 1) into v[n], each to within the bound
+ * below, without a libm call but sqrt: by the scalar code, the AVX2 code, or (AUTO) the AVX2
+ * code where the CPU has AVX2 and FMA. -1 (nothing written) if AVX2 was asked of a CPU
+ * without it. */
+enum { TPB_RNG_PATH_AUTO, TPB_RNG_PATH_SCALAR, TPB_RNG_PATH_AVX2 };
+int tpb_rng_approx_row(double *v, long n, uint64_t seed, uint64_t row_part, uint64_t j0, int path);
+
+/* The same of given bits: v[c] approximates tpb_rng_exact(a[c], b[c]) (tests' edge cases). */
+int tpb_rng_approx_bits(double *v, const uint64_t *a, const uint64_t *b, long n, int path);
+
+/* rng_fast.c's tables: log(i/256) and 256/i for i in [192, 384] (m in [0.75, 1.5)); cos and
+ * sin of pi/2 k/128 for k in [0, 128], exactly 1 and 0 at both ends (no error at cos's zeros
+ * but the argument's). */
+enum { TPB_RNG_LOG_LO = 192, TPB_RNG_LOG_HI = 384, TPB_RNG_TRIG_N = 128 };
+typedef struct {
+    double log_c[TPB_RNG_LOG_HI + 1], inv_c[TPB_RNG_LOG_HI + 1];
+    double cos_k[TPB_RNG_TRIG_N + 1], sin_k[TPB_RNG_TRIG_N + 1];
+} tpb_rng_tables_t;
+
+/* rng_avx2.c's part of tpb_rng_approx_row and _bits: the elements it did, a multiple of 4
+ * (0 on other machines); rng_fast.c does the rest. */
+long tpb_rng_approx_row_avx2(double *v, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
+                             const tpb_rng_tables_t *t);
+long tpb_rng_approx_bits_avx2(double *v, const uint64_t *a, const uint64_t *b, long n,
+                              const tpb_rng_tables_t *t);
+
+/* The bound on |scale * tpb_rng_approx - scale * tpb_rng_exact| at value v: relative plus
+ * absolute (in units of |scale|; the zeros of cos, where the argument's rounding is all). */
+#define TPB_RNG_REL_BOUND 0x1.0p-40
+#define TPB_RNG_ABS_BOUND 0x1.0p-40
+
+/* Elements (i, j0) .. (i, j0 + n - 1), scaled, encoded as dt (not fp64) into dst: bit for bit
+ * tpb_rng_row then tpb_dtype_encode, glibc's log and cos called only where the bound leaves
+ * the encoding in doubt. `tmp` holds 3 * n doubles. Returns how many were drawn exactly. */
+long tpb_rng_row_encode(void *dst, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
+                        double scale, tpb_dtype_t dt, double *tmp);
+
+#endif /* TPB_RNG_INTERNAL_H */
