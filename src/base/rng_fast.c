@@ -141,12 +141,30 @@ int tpb_rng_approx_bits(double *v, const uint64_t *a, const uint64_t *b, long n,
     return 0;
 }
 
+/* Elements [c0, c1) of the row drawn with glibc's functions into out; how many. */
+static long draw_exact(unsigned char *out, long c0, long c1, uint64_t seed, uint64_t row_part,
+                       uint64_t j0, double scale, tpb_dtype_t dt)
+{
+    size_t esz = tpb_dtype_in_size(dt);
+    for (long c = c0; c < c1; c++) {
+        uint64_t a, b;
+        tpb_rng_bits(seed, row_part, j0 + (uint64_t)c, &a, &b);
+        double v = scale * tpb_rng_exact(a, b);
+        tpb_dtype_encode(dt, &v, out + (size_t)c * esz, 1);
+    }
+    return c1 - c0;
+}
+
 long tpb_rng_row_encode(void *dst, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
                         double scale, tpb_dtype_t dt, double *tmp)
 {
     double *lo = tmp, *hi = tmp + n;
     unsigned char *hi_enc = (unsigned char *)(tmp + 2 * n), *out = dst;
     double abs_e = fabs(scale) * TPB_RNG_ABS_BOUND;
+    /* a zero, tiny, huge or non-finite scale leaves no interval to decide by (a zero one:
+     * the sign of a zero would be the approximation's) */
+    if (!(fabs(scale) >= 0x1.0p-900 && fabs(scale) <= 0x1.0p900))
+        return draw_exact(out, 0, n, seed, row_part, j0, scale, dt);
     tpb_rng_approx_row(lo, n, seed, row_part, j0, TPB_RNG_PATH_AUTO);
     for (long c = 0; c < n; c++) {
         double v = scale * lo[c], e = fabs(v) * TPB_RNG_REL_BOUND + abs_e;
@@ -163,15 +181,9 @@ long tpb_rng_row_encode(void *dst, long n, uint64_t seed, uint64_t row_part, uin
         long k = n - c0 < 64 ? n - c0 : 64;
         if (memcmp(out + (size_t)c0 * esz, hi_enc + (size_t)c0 * esz, (size_t)k * esz) == 0)
             continue;
-        for (long c = c0; c < c0 + k; c++) {
-            if (memcmp(out + (size_t)c * esz, hi_enc + (size_t)c * esz, esz) == 0)
-                continue;
-            uint64_t a, b;
-            tpb_rng_bits(seed, row_part, j0 + (uint64_t)c, &a, &b);
-            double v = scale * tpb_rng_exact(a, b);
-            tpb_dtype_encode(dt, &v, out + (size_t)c * esz, 1);
-            exact++;
-        }
+        for (long c = c0; c < c0 + k; c++)
+            if (memcmp(out + (size_t)c * esz, hi_enc + (size_t)c * esz, esz) != 0)
+                exact += draw_exact(out, c, c + 1, seed, row_part, j0, scale, dt);
     }
     return exact;
 }
