@@ -93,6 +93,23 @@ static tpb_status_t sample(tpb_device_t *dev, MPI_Comm comm, const tpb_gemm_t *g
     return tpb_agree(comm, st);
 }
 
+/* A and B: blocks of the config's kept inputs, or a cheap fill where there are none (a fleet's
+ * calibration): nobody checks the calibration's product. */
+static tpb_status_t fill(tpb_device_t *dev, const tpb_gemm_shape_t *sh, void *a, void *b)
+{
+    if (sh->inputs) {
+        tpb_inputs_block_t x = sh->inputs[0], w = sh->inputs[1];
+        x.r0 = x.c0 = w.r0 = w.c0 = 0;
+        x.nr = sh->m;
+        w.nr = sh->n;
+        x.nc = w.nc = sh->k;
+        TPB_CHECK_RET(tpb_inputs_fill(dev, a, &x));
+        return tpb_inputs_fill(dev, b, &w);
+    }
+    TPB_CHECK_RET(tpb_backend_fill_uniform(dev, a, (size_t)sh->m * (size_t)sh->k, 9, sh->dtype));
+    return tpb_backend_fill_uniform(dev, b, (size_t)sh->n * (size_t)sh->k, 10, sh->dtype);
+}
+
 tpb_status_t tpb_calibrate_gemm(tpb_device_t *dev, MPI_Comm comm, const tpb_gemm_shape_t *sh,
                                 const tpb_cal_policy_t *p, tpb_cal_speed_t *out)
 {
@@ -123,12 +140,7 @@ tpb_status_t tpb_calibrate_gemm(tpb_device_t *dev, MPI_Comm comm, const tpb_gemm
     TPB_CHECK_GOTO(tpb_dev_alloc(dev, ba, &a), st, agree);
     TPB_CHECK_GOTO(tpb_dev_alloc(dev, bb, &b), st, agree);
     TPB_CHECK_GOTO(tpb_dev_alloc(dev, bc, &c), st, agree);
-    /* a cheap fill: nobody checks the calibration's product (normal draws cost 11-40 ns an
-     * element on one core: seconds at the largest presets) */
-    TPB_CHECK_GOTO(tpb_backend_fill_uniform(dev, a, (size_t)m * (size_t)k, 9, sh->dtype), st,
-                   agree);
-    TPB_CHECK_GOTO(tpb_backend_fill_uniform(dev, b, (size_t)n * (size_t)k, 10, sh->dtype), st,
-                   agree);
+    TPB_CHECK_GOTO(fill(dev, sh, a, b), st, agree);
     st = tpb_dev_marks_prepare(dev, 2 * TPB_CAL_BATCH);
 agree:
     /* every rank enters the lock-step loop, or none does */

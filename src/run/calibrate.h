@@ -7,11 +7,15 @@
 
 #include "backend/backend.h"
 #include "record/calfile.h"
+#include "run/inputs.h"
 
-/** A GEMM shape to calibrate: C[m x n] = A[m x k] B^T in dtype. */
+/** A GEMM shape to calibrate: C[m x n] = A[m x k] B^T in dtype. With `inputs` (X and W of the
+ *  config being calibrated, kept by tpb_inputs_prepare), A and B are their top-left blocks,
+ *  copied out: the data the config will run on, and no fill; without, a cheap uniform fill. */
 typedef struct {
     long m, n, k;
     tpb_dtype_t dtype;
+    const tpb_inputs_block_t *inputs; /**< X (>= m x k) and W (>= n x k), or NULL */
 } tpb_gemm_shape_t;
 
 /** When a calibration may stop (see doc/METRICS.md, "Calibration"). */

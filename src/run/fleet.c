@@ -134,7 +134,7 @@ static void fleet_comm_close(fleet_comm_t *f)
 static tpb_status_t gemm_round(tpb_device_t *dev, MPI_Comm world, const tpb_topo_t *topo,
                                const tpb_fleet_plan_t *fp, int phases, double *rate)
 {
-    tpb_gemm_shape_t g = {fp->shape.m, fp->shape.n, fp->shape.k, fp->dtype};
+    tpb_gemm_shape_t g = {fp->shape.m, fp->shape.n, fp->shape.k, fp->dtype, NULL}; /* a fill */
     tpb_cal_policy_t pol = {
         .target_spread = 0.05, .min_samples = 8, .max_samples = 40, .budget_us = 0.25e6};
     for (int j = 0; j < phases; j++) {

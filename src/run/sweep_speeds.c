@@ -4,7 +4,9 @@
 #include <string.h>
 
 #include "base/partition.h"
+#include "base/stamp.h"
 #include "run/agree.h"
+#include "run/layer.h"
 #include "run/orient.h"
 #include "run/sweep_state.h"
 #include "run/wire.h"
@@ -29,13 +31,20 @@ static tpb_status_t calibrate(tpb_sweep_t *s, const tpb_config_plan_t *p, tpb_ca
 {
     const tpb_layer_desc_t *d = &p->desc;
     long shard = p->shards[d->group_rank];
+    tpb_inputs_block_t mats[2]; /* the config's X and W: drawn now, kept for the config */
+    int has = tpb_layer_inputs(d, mats) == 2;
     tpb_gemm_shape_t g = {.m = d->m,
                           .n = d->orient->split == TPB_SPLIT_COL ? shard : d->n,
                           .k = d->orient->split == TPB_SPLIT_ROW ? shard : d->k,
-                          .dtype = d->dtype};
+                          .dtype = d->dtype,
+                          .inputs = has ? mats : NULL};
     tpb_cal_policy_t pol = TPB_CAL_POLICY_DEFAULT;
     tpb_cal_speed_t mine;
     double t0 = tpb_clock_now_us(NULL);
+    if (has) {
+        tpb_stamp(TPB_PHASE_INPUTS);
+        TPB_CHECK_RET(tpb_agree(s->pos.world, tpb_inputs_prepare(s->pos.world, mats, 2)));
+    }
     TPB_CHECK_RET(tpb_calibrate_gemm(s->ctx.dev, s->pos.world, &g, &pol, &mine));
     s->acct.cal_us += tpb_clock_now_us(NULL) - t0; /* host time of the next config opened */
     TPB_CHECK_RET(share(s, &mine, world, -1));
