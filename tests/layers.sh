@@ -1,8 +1,8 @@
 # layers.sh - the layering rules of src/ hold (scripts/check-layers) and no two
 # translation units of the library use each other (scripts/check-links on the
 # built archive); each checker also catches a planted violation: a copy of base/
-# that includes run/, a file on top that includes run/'s private sweep state, and two
-# objects that call each other.
+# that includes run/, a file on top that includes run/'s private sweep state, a call to
+# asprintf, and two objects that call each other.
 set -u
 top=${TPBAL_SRCDIR:?}
 "$top/scripts/check-layers" "$top/src" || exit 1
@@ -26,6 +26,13 @@ fi
 grep -q "bad.c includes run/sweep_state.h, private to run/" "$tmp/err" ||
     { echo "FAIL: no message for the private header"; cat "$tmp/err"; exit 1; }
 rm "$tmp/ok.c" "$tmp/bad.c"
+printf 'int f(char **s) { return asprintf(s, "%%d", 1); }\n' >"$tmp/base/bad.c" # leaks LSan can't see
+if "$top/scripts/check-layers" "$tmp" 2>"$tmp/err"; then
+    echo "FAIL: check-layers accepted a call to asprintf"
+    exit 1
+fi
+grep -q "base/bad.c calls asprintf" "$tmp/err" || { echo "FAIL: no message for asprintf"; cat "$tmp/err"; exit 1; }
+rm "$tmp/base/bad.c"
 
 lib=${TPBAL_LIB:?}
 "$top/scripts/check-links" "$lib" || exit 1
