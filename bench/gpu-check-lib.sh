@@ -7,8 +7,9 @@
 # in this shell (never inside a command substitution, where it would be lost), and at exit
 # the details packed into one tarball beside summary.txt and commands.txt.
 # Uses OUTDIR, DEADLINE, DRY and T (the tpbal a dry run resolves), NVIDIA_SMI (default
-# nvidia-smi), GPU_CHECK_PLANT (the rehearsal's planted bad figures: plant_env); sets RUN,
-# SUM, FAILED, RC.
+# nvidia-smi), GPU_CHECK_PLANT (the rehearsal's planted bad figures: plant_env), LOADED (1:
+# a rehearsal on a shared machine, timing figures not judged, budgets x4); sets RUN, SUM,
+# FAILED, RC.
 
 check_start() {
     # the folder is the check's own: new, empty, or marked by an earlier check (.tpbal-gpu-check);
@@ -111,6 +112,7 @@ step() {
         RC=124
         return
     fi
+    [[ ${LOADED:-0} == 1 ]] && budget=$((budget * 4))
     [[ $budget -gt $left ]] && budget=$left
     local t0=$SECONDS mark="$name.$$.$RANDOM" plant
     plant=$(plant_env "$name")
@@ -135,15 +137,18 @@ verdict() {
 
 # judged NAME ARGS...: the step's verdict from its exit status (RC) and gpu_summary.py ARGS's
 # figures and their verdict, in one line whose words agree: "NAME: pass (figures)", "NAME:
-# FAIL: rc N (figures)" or "NAME: FAIL: figures: why (figures)"
+# FAIL: rc N (figures)" or "NAME: FAIL: figures: why (figures)"; LOADED=1: figures that were
+# read but miss their goals pass as "NAME: pass (figures; not judged, loaded: why)"
 judged() {
-    local name=$1 out figs why
+    local name=$1 out figs why src=0
     shift
-    out=$(python3 "$TOP/bench/gpu_summary.py" "$@" 2>&1)
+    out=$(python3 "$TOP/bench/gpu_summary.py" "$@" 2>&1) || src=$?
     figs=$(echo "$out" | grep -v '^verdict ' | tail -1)
     why=$(echo "$out" | sed -n 's/^verdict FAIL: //p' | tail -1)
     if [[ $RC -ne 0 ]]; then
         fail_step "$name" "rc $RC${why:+; figures: $why} ($figs)"
+    elif [[ ${LOADED:-0} == 1 && $src -eq 3 ]]; then # read; only timing goals missed
+        say "$name: pass ($figs; not judged, loaded: $why)"
     elif [[ -n "$why" ]] || ! echo "$out" | grep -q '^verdict pass$'; then
         fail_step "$name" "figures: ${why:-unreadable} ($figs)"
     else

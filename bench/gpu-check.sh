@@ -39,7 +39,12 @@
 # commands, the step machinery and the CUDA path run; the figures are the stand-in's model,
 # not a GPU's. There, GPU_CHECK_PLANT="kind:step,..." plants a bad figure of each kind the check
 # must catch (ratio, disturbed, emulation, holder: gpu-check-lib.sh), and GPU_CHECK_ONLY="step
-# ..." runs only those steps (tests/mpi/gpucheck.sh).
+# ..." runs only those steps (tests/mpi/gpucheck.sh). GPU_CHECK_LOADED=1 says the rehearsal
+# shares the machine with other work (tests/mpi/bundle.sh beside the suite's other tests): the
+# stand-in's timings are then not its model's, so the timing figures (tpbal/bare, disturbed
+# configs, emulation factors) are printed and not judged, a step passes on its exit status
+# (--check included), and each step's budget is four times its own; gpucheck.sh judges the
+# figures alone.
 # Every step runs in a session of its own, and what it started is killed at its end.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -88,10 +93,17 @@ S_NCCL=8192x8192x8192 COMM_SIZES=64K:64M:4 BARE_BYTES=$((8192 * 8192 * 2)) PRESE
 ONE=()   # the steps that share one GPU: on the stand-in, one device
 TIMED=() # the timed steps: on the stand-in, its time model alone (no host arithmetic to
 # outrun it) at 10x the rate: deterministic figures, and GEMMs short enough for the budgets
-if [[ -n "${GPU_CHECK_PLANT:-}${GPU_CHECK_ONLY:-}" && $STANDIN != 1 ]]; then
-    echo "gpu-check: GPU_CHECK_PLANT and GPU_CHECK_ONLY are for the rehearsal (--standin) only" >&2
+if [[ -n "${GPU_CHECK_PLANT:-}${GPU_CHECK_ONLY:-}${GPU_CHECK_LOADED:-}" && $STANDIN != 1 ]]; then
+    echo "gpu-check: GPU_CHECK_PLANT, GPU_CHECK_ONLY and GPU_CHECK_LOADED are for the rehearsal (--standin) only" >&2
     exit 2
 fi
+case ${GPU_CHECK_LOADED:-0} in
+0 | 1) LOADED=${GPU_CHECK_LOADED:-0} ;;
+*)
+    echo "gpu-check: GPU_CHECK_LOADED='$GPU_CHECK_LOADED': give 1 (the rehearsal shares the machine) or 0" >&2
+    exit 2
+    ;;
+esac
 # wanted NAME: the step runs (GPU_CHECK_ONLY unset, or names it; a bare loop with its step)
 wanted() { [[ -z "${GPU_CHECK_ONLY:-}" || " $GPU_CHECK_ONLY " == *" ${1#bare-} "* ]]; }
 if [[ $STANDIN == 1 ]]; then
@@ -125,6 +137,7 @@ planned=$((BUDGET[device] + BUDGET[build] + BUDGET[tests] + 5 * BUDGET[check] +
 
 say "# tpbal GPU check, $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)$([[ $DRY == 1 ]] && echo ' (dry run)')$([[ $STANDIN == 1 ]] && echo ' (dress rehearsal on the GPU stand-in)')"
 [[ $STANDIN == 1 ]] && say "# stand-in: 2 devices (1 for the shared-GPU steps), shapes scaled down: check $S_CHECK, timed $S_TIMED, gate $S_GATE, shared $S_SHARED, nccl $S_NCCL, comm $COMM_SIZES, sweep --preset $PRESET; figures are the stand-in's time model, not a GPU's"
+[[ $LOADED == 1 ]] && say "# loaded (GPU_CHECK_LOADED=1): the machine is shared, timing figures printed and not judged, step budgets x4"
 say "# plan: $planned s of step budgets for one GPU (deadline $DEADLINE s)"
 # ---- device: facts first, and the clock/power log in the background
 SHARED_OK=1

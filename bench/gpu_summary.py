@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The figures of a tpbal result directory for bench/gpu-check.sh, from named fields of
 results.jsonl (never from table columns), and their verdict: two lines, the figures, then
-"verdict pass" or "verdict FAIL: why; why". Exit 0 when the figures pass, 3 when they fail,
-1 when the directory cannot be read.
+"verdict pass" or "verdict FAIL: why; why". Exit 0 when the figures pass, 3 when they miss
+a goal (every goal is a timing: bench/gpu-check.sh's GPU_CHECK_LOADED=1 prints them unjudged),
+1 when the directory cannot be read or holds no config.
 
 usage: gpu_summary.py DIR [--bare TFLOPS] [--timed]
   figures: configs N, check C (max_rel_err E), compute TFLOP/s T (%peak P), emulation
@@ -43,6 +44,13 @@ def disturbed(cfgs):
     return out
 
 
+def nothing_measured():
+    """No figures at all: as unreadable (exit 1), never a timing goal missed (3)."""
+    print("no config measured")
+    print("verdict FAIL: no config measured")
+    return 1
+
+
 def report(figures, failures):
     print(figures)
     print("verdict " + ("FAIL: " + "; ".join(failures) if failures else "pass"))
@@ -53,7 +61,7 @@ def versus(full, emulated):
     _, fc = load(full)
     run, ec = load(emulated)
     if not fc or not ec:
-        return report("no config measured", ["no config measured"])
+        return nothing_measured()
     f, e = fc[0], ec[0]
     how = run["ranks"][0]["emulation"]
     granted = re.search(r"(\d+)/(\d+) SMs", how)
@@ -74,7 +82,7 @@ def versus(full, emulated):
 def figures(d, bare, timed):
     run, cfgs = load(d)
     if not cfgs:
-        return report("no config measured", ["no config measured"])
+        return nothing_measured()
     c = cfgs[0]
     failures = disturbed(cfgs) if timed else []
     if c.get("comm_only") == "yes":  # collectives alone: the largest message's figures
