@@ -45,7 +45,13 @@ AC_DEFUN([TPB_CHECK_CUDA], [
     LDFLAGS=$tpb_save_LDFLAGS
     AS_IF([test -z "$tpb_cuda_missing"], [
       tpb_have_cuda=yes
-      CUDA_LIBS="-lnccl -lcublasLt -lcublas -lcudart"
+      dnl cuBLASLt and cuBLAS are loaded when the backend needs them (cuda_blasdl.c: dlopen),
+      dnl not linked: their initializers cost every process 85 ms of CPU. bench/gpu_bare, the
+      dnl bare loop tpbal is measured against, links them (CUDA_BLAS_LIBS).
+      CUDA_LIBS="-lnccl -lcudart"
+      CUDA_BLAS_LIBS="-lcublasLt -lcublas"
+      AC_SEARCH_LIBS([dlopen], [dl],
+        [AS_CASE([$ac_cv_search_dlopen], [-l*], [CUDA_LIBS="$CUDA_LIBS $ac_cv_search_dlopen"])])
       tpb_cuda_summary="$tpb_cuda_dir (CUDA runtime `expr ${tpb_cudart:-0} / 1000`.`expr ${tpb_cudart:-0} % 1000 / 10`)"
     ], [test "x$with_cuda" = xcheck], [
       AC_MSG_WARN([CUDA backend not built, missing in $tpb_cuda_dir:$tpb_cuda_missing])
@@ -58,11 +64,12 @@ AC_DEFUN([TPB_CHECK_CUDA], [
     AC_DEFINE([TPB_HAVE_CUDA], [1], [Define to 1 to build the CUDA backend.])
     tpb_cuda_backend_msg=", cuda"
   ], [
-    CUDA_CPPFLAGS= CUDA_LDFLAGS= CUDA_LIBS=
+    CUDA_CPPFLAGS= CUDA_LDFLAGS= CUDA_LIBS= CUDA_BLAS_LIBS=
     tpb_cuda_backend_msg=
   ])
   AM_CONDITIONAL([TPB_HAVE_CUDA], [test "x$tpb_have_cuda" = xyes])
   AC_SUBST([CUDA_CPPFLAGS])
   AC_SUBST([CUDA_LDFLAGS])
   AC_SUBST([CUDA_LIBS])
+  AC_SUBST([CUDA_BLAS_LIBS])
 ])

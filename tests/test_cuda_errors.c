@@ -60,6 +60,21 @@ START_TEST(driver_symbol_versions)
 }
 END_TEST
 
+START_TEST(blas_loaded_when_needed)
+{
+    /* cuBLASLt and cuBLAS are not linked (cuda_blasdl.c): every function tpbal calls is found
+     * in the libraries the loader finds (the toolkit's through the RUNPATH, or the stand-in's),
+     * and they answer for the major version tpbal was built against */
+    ck_assert_int_eq(tpb_cuda_blas_load(), TPB_OK);
+    size_t v = cublasLtGetVersion();
+    ck_assert_uint_ge(v, (size_t)CUBLAS_VER_MAJOR * 10000);
+    ck_assert_uint_lt(v, (size_t)(CUBLAS_VER_MAJOR + 1) * 10000);
+    const char *said = cublasGetStatusString(CUBLAS_STATUS_SUCCESS); /* "success" (13.0) */
+    ck_assert_ptr_nonnull(said);
+    ck_assert_ptr_null(strstr(said, "could not be loaded"));
+}
+END_TEST
+
 START_TEST(init_without_gpu)
 {
     if (tpb_cuda_device_count() > 0)
@@ -85,6 +100,7 @@ static Suite *suite(void)
     tcase_add_test(tc, translation);
     tcase_add_test(tc, macro_evaluates_once);
     tcase_add_test(tc, driver_symbol_versions);
+    tcase_add_test(tc, blas_loaded_when_needed);
     tcase_add_test(tc, init_without_gpu);
     suite_add_tcase(s, tc);
     return s;

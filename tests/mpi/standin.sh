@@ -194,6 +194,19 @@ fault 2 TPBAL_STANDIN_DEVICES=1 TPBAL_STANDIN_COMPUTE_MODE=exclusive -- $Q --com
 one_error_line exclusive
 grep -q "exclusive-process compute mode and another process holds it" "$WORK/err" ||
     fail "exclusive: the line"
+# a cuBLASLt without the functions tpbal calls, first on the path (cuda_blasdl.c loads it when
+# the backend opens, not at start): one line naming the library and what it lacks, exit 2
+mkdir -p "$WORK/nolt" && cp "$(dirname "$SI")/../keepdso.so" "$WORK/nolt/libcublasLt.so.13"
+fresh
+# shellcheck disable=SC2086
+timeout 240 "$SI" env LD_LIBRARY_PATH="$WORK/nolt:$(dirname "$SI")/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    $PLAIN_MPIRUN -np 2 "$TPBAL" $Q >"$WORK/out" 2>"$WORK/err"
+RC=$?
+echo "a cuBLASLt without its functions: exit $RC"
+expect_rc 2
+one_error_line no-cublasLt
+grep -q "^tpbal: error: libcublasLt.so.13 lacks cublasLtCreate: the CUDA backend needs cuBLASLt" \
+    "$WORK/err" || fail "a cuBLASLt without its functions: the line"
 fault 0 TPBAL_STANDIN_NO_ALGO=2 TPBAL_STANDIN_FAULT_RANK=0 -- $Q --out "$WORK/r"
 grep -q "^# skipped: .*cuBLASLt has no algorithm" "$WORK/out" || fail "no-algo: no skip line"
 fault 2 TPBAL_STANDIN_FAIL_MALLOC=12 TPBAL_STANDIN_FAULT_RANK=1 -- $Q --out "$WORK/r"

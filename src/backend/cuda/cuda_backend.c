@@ -37,6 +37,7 @@ static tpb_status_t setup_streams(tpb_cuda_t *be)
     }
     be->gpu.apart = be->gemm_stream != be->comm_stream;
     TPB_CHECK_RET(tpb_gpu_init(&be->gpu));
+    TPB_CHECK_RET(tpb_cuda_blas_load()); /* loaded here, not at start: a clear refusal */
     TPB_CUBLAS_RET(cublasLtCreate(&be->lt));
     TPB_CUDA_RET(cudaMalloc(&be->workspace, TPB_CUDA_WORKSPACE));
     tpb_cuda_gate_init(be);

@@ -116,6 +116,10 @@ tpb_status_t tpb_cuda_open_device(tpb_cuda_t *be, int dev);
  *  the dtype on its compute capability. */
 tpb_status_t tpb_cuda_check_device(const tpb_cuda_t *be);
 
+/** cuBLASLt and cuBLAS loaded (cuda_blasdl.c: at the first call, not at tpbal's start), every
+ *  function tpbal calls found; else TPB_ERR_UNSUPPORTED naming the library or symbol and why. */
+tpb_status_t tpb_cuda_blas_load(void);
+
 /** --bind gpu: this process onto the cores near GPU dev (hwloc's cudart helper). */
 tpb_status_t tpb_cuda_bind_near_gpu(int dev);
 
