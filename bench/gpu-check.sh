@@ -39,11 +39,11 @@
 # commands, the step machinery and the CUDA path run; the figures are the stand-in's model,
 # not a GPU's. There, GPU_CHECK_PLANT="kind:step,..." plants a bad figure of each kind the check
 # must catch (ratio, disturbed, emulation, holder: gpu-check-lib.sh), and GPU_CHECK_ONLY="step
-# ..." runs only those steps (tests/mpi/gpucheck.sh). GPU_CHECK_LOADED=1 says the rehearsal
+# ..." runs only those steps (tests/mpi/gpucheck-figures.sh). GPU_CHECK_LOADED=1 says the rehearsal
 # shares the machine with other work (tests/mpi/bundle.sh beside the suite's other tests): the
 # stand-in's timings are then not its model's, so the timing figures (tpbal/bare, disturbed
 # configs, emulation factors) are printed and not judged, a step passes on its exit status
-# (--check included), and each step's budget is four times its own; gpucheck.sh judges the
+# (--check included), and each step's budget is four times its own; gpucheck-figures.sh judges the
 # figures alone.
 # Every step runs in a session of its own, and what it started is killed at its end.
 set -uo pipefail

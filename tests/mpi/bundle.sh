@@ -8,7 +8,7 @@
 # the bundle's GPU stand-in and passes (gpucheck.sh runs the dry run from the source tree).
 # It runs beside the suite's other tests: the rehearsal is told so (GPU_CHECK_LOADED=1: its
 # timing figures printed, not judged, the budgets x4); what it checks is that every program
-# of the check runs from the bundle, and gpucheck.sh judges the figures, alone.
+# of the check runs from the bundle, and gpucheck-figures.sh judges the figures, alone.
 # So a library missing from the bundle shows up here, not on the GPU machine. Then the bundle
 # is made again over itself: what it did not make stays; a link or a foreign folder is refused.
 . "$(dirname "$0")/lib.sh"
