@@ -1,4 +1,5 @@
-# TPB_CHECK_CUDA: the optional CUDA backend (CUDA runtime, cuBLASLt, NCCL).
+# TPB_CHECK_CUDA: the optional CUDA backend (CUDA runtime, cuBLASLt, NCCL), a vendor of
+# src/backend/vendors.inc (config/tpb_vendors.m4 calls it and defines TPB_HAVE_CUDA).
 #   --with-cuda=DIR  use the toolkit in DIR; missing pieces are an error
 #   --with-cuda=yes  look in $CUDA_HOME, then /usr/local/cuda; missing is an error
 #   --with-cuda=no   host backend only
@@ -60,14 +61,9 @@ AC_DEFUN([TPB_CHECK_CUDA], [
       AC_MSG_ERROR([--with-cuda=$with_cuda: missing in $tpb_cuda_dir:$tpb_cuda_missing])
     ])
   ])
-  AS_IF([test "x$tpb_have_cuda" = xyes], [
-    AC_DEFINE([TPB_HAVE_CUDA], [1], [Define to 1 to build the CUDA backend.])
-    tpb_cuda_backend_msg=", cuda"
-  ], [
+  AS_IF([test "x$tpb_have_cuda" != xyes], [
     CUDA_CPPFLAGS= CUDA_LDFLAGS= CUDA_LIBS= CUDA_BLAS_LIBS=
-    tpb_cuda_backend_msg=
   ])
-  AM_CONDITIONAL([TPB_HAVE_CUDA], [test "x$tpb_have_cuda" = xyes])
   AC_SUBST([CUDA_CPPFLAGS])
   AC_SUBST([CUDA_LDFLAGS])
   AC_SUBST([CUDA_LIBS])

@@ -8,7 +8,12 @@
 #include "base/rng.h"
 #include "base/sizes.h"
 
-const tpb_backend_class_t *const tpb_backends[] = {&tpb_backend_cuda, &tpb_backend_host, NULL};
+/* the GPU vendors of src/backend/vendors.inc (TPB_GPU_VENDOR_ROWS: configure), then the host */
+#define TPB_GPU_VENDOR(name) &tpb_backend_##name,
+#define TPB_HOST_CLASS &tpb_backend_host
+const tpb_backend_class_t *const tpb_backends[] = {TPB_GPU_VENDOR_ROWS TPB_HOST_CLASS, NULL};
+#undef TPB_GPU_VENDOR
+#undef TPB_HOST_CLASS
 
 const tpb_backend_class_t *tpb_backend_find(const char *name)
 {

@@ -27,6 +27,9 @@
 #include <mpi.h>
 #include <stddef.h>
 
+/* TPB_GPU_VENDOR_ROWS: the GPU vendors, which configure read from the registry */
+#include "tpb_config.h"
+
 #include "base/clock.h"
 #include "base/dtype.h"
 #include "base/tpb_status.h"
@@ -277,10 +280,16 @@ typedef struct {
 /** The host backend (always built). */
 extern const tpb_backend_class_t tpb_backend_host;
 
-/** The CUDA backend, or a class whose check and open say it is not built. */
-extern const tpb_backend_class_t tpb_backend_cuda;
+/** The GPU vendors' classes, tpb_backend_NAME each (tpb_backend_cuda: the CUDA backend, or a
+ *  class whose check and open say it is not built): a TPB_GPU_VENDOR(NAME) row of
+ *  TPB_GPU_VENDOR_ROWS each, which configure writes from the registry,
+ *  src/backend/vendors.inc (config/tpb_vendors.m4). */
+#define TPB_GPU_VENDOR(name) extern const tpb_backend_class_t tpb_backend_##name;
+TPB_GPU_VENDOR_ROWS
+#undef TPB_GPU_VENDOR
 
-/** The registry: every backend, in the order auto prefers them; NULL-terminated. */
+/** The registry: every backend, in the order auto prefers them (the GPU vendors in the order
+ *  of src/backend/vendors.inc, then the host); NULL-terminated. */
 extern const tpb_backend_class_t *const tpb_backends[];
 
 /** 1 if b runs collectives of kind under cfg (its --comm and dtype), with blocks of

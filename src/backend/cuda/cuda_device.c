@@ -39,7 +39,7 @@ void tpb_cuda_driver_problem(char *why, size_t cap)
     fclose(f);
     line[strcspn(line, "\n")] = '\0';
     snprintf(why, cap,
-             "--backend cuda: the NVIDIA driver is too old for the CUDA %d runtime of this build "
+             "the NVIDIA driver is too old for the CUDA %d runtime of this build "
              "(CUDA 13 needs a driver >= 580): update the driver (%.120s)",
              CUDART_VERSION / 1000, line);
 }

@@ -128,7 +128,7 @@ tpb_status_t tpb_gpu_open(const tpb_backend_args_t *args, const tpb_gpu_class_t 
     char why[320];
     tpb_status_t st = tpb_gpu_pick_device(c, args->local_rank, ndev, o->gpu_map, o->ngpu_map, &dev);
     if (st == TPB_ERR_NO_DEVICE && (c->driver_problem(why, sizeof(why)), why[0]))
-        st = tpb_err_set(TPB_ERR_NO_DEVICE, "%s", why);
+        st = tpb_err_set(TPB_ERR_NO_DEVICE, "--backend %s: %s", c->backend, why);
     if (st == TPB_OK)
         st = c->create(args, dev, &g);
     if (g)

@@ -15,7 +15,8 @@ typedef struct tpb_gpu_class {
     const char *backend;     /**< its --backend name, in the refusals */
     const char *visible_env; /**< the variable that limits the visible devices */
     int (*count)(void);      /**< the devices this rank sees (0: none, or no driver) */
-    void (*driver_problem)(char *why, size_t cap); /**< why none can be used ("": no reason) */
+    /** why none can be used, after "--backend NAME: " in the refusal ("": no reason) */
+    void (*driver_problem)(char *why, size_t cap);
     /** Its state for device dev, the device opened and g->device and g->id set (*g as soon
      *  as it is allocated: released on any later failure; g->cls is set by the caller). */
     tpb_status_t (*create)(const tpb_backend_args_t *args, int dev, tpb_gpu_t **g);
