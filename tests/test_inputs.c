@@ -1,7 +1,8 @@
 /* test_inputs.c (3 ranks) - a seeded matrix drawn by all ranks together (each a share of its
  * rows, gathered) is bit for bit the matrix one process draws alone, on every rank, in every
  * input type; ranks that disagree on what they keep draw again together, and a matrix one
- * rank cannot keep is kept by none. */
+ * rank cannot keep is kept by none; the calibration's fill takes the kept matrix's first
+ * elements. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,6 +126,46 @@ START_TEST(kept_by_none_where_one_cannot)
 }
 END_TEST
 
+/* Whether fill_any of (r0, c0, nr x nc) of m wrote the first nr x nc elements of the matrix
+ * (first = 1) or the block itself (first = 0), as drawn alone. */
+static int any_is(tpb_device_t *dev, tpb_inputs_block_t m, long r0, long c0, long nr, long nc,
+                  int first)
+{
+    size_t esz = tpb_dtype_in_size(m.dtype), n = (size_t)(nr * nc);
+    unsigned char *got = malloc(n * esz), *all = malloc((size_t)(ROWS * COLS) * esz),
+                  *want = malloc(n * esz);
+    m.r0 = r0, m.c0 = c0, m.nr = nr, m.nc = nc;
+    int same = got && all && want && tpb_inputs_fill_any(dev, got, &m) == TPB_OK &&
+               tpb_rng_encode(all, ROWS, COLS, 0, 0, m.seed, m.id, m.scale, m.dtype, 1) == TPB_OK &&
+               tpb_rng_encode(want, nr, nc, r0, c0, m.seed, m.id, m.scale, m.dtype, 1) == TPB_OK &&
+               memcmp(got, first ? all : want, n * esz) == 0;
+    free(got);
+    free(all);
+    free(want);
+    return same;
+}
+
+/* The calibration's fill (nobody checks its product): a kept matrix's first elements in one
+ * copy, nothing drawn; where none keeps it, the block, drawn. */
+START_TEST(any_elements_of_the_kept_matrix)
+{
+    tpb_device_t *dev = open_host();
+    tpb_inputs_block_t m = matrix(TPB_DTYPE_BF16, 5);
+    int ok = tpb_inputs_prepare(MPI_COMM_WORLD, &m, 1) == TPB_OK;
+    tpb_inputs_drawn_s();
+    ok &= any_is(dev, m, 0, 3, 20, 13, 1); /* a block of columns: not packed, the first 260 */
+    ok &= tpb_inputs_drawn_s() == 0.0;
+    tpb_inputs_free();
+    tpb_inputs_share(1 << 30); /* nothing kept: the block itself */
+    ok &= any_is(dev, m, 2, 3, 20, 13, 0);
+    ok &= tpb_inputs_drawn_s() > 0.0;
+    tpb_inputs_share(1);
+    tpb_inputs_free();
+    tpb_dev_close(dev);
+    ck_assert(everywhere(ok));
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("inputs");
@@ -132,6 +173,7 @@ static Suite *suite(void)
     tcase_add_test(tc, drawn_together_equals_drawn_alone);
     tcase_add_test(tc, a_rank_without_it_draws_with_all);
     tcase_add_test(tc, kept_by_none_where_one_cannot);
+    tcase_add_test(tc, any_elements_of_the_kept_matrix);
     suite_add_tcase(s, tc);
     return s;
 }

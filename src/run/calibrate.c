@@ -93,8 +93,9 @@ static tpb_status_t sample(tpb_device_t *dev, MPI_Comm comm, const tpb_gemm_t *g
     return tpb_agree(comm, st);
 }
 
-/* A and B: blocks of the config's kept inputs, or a cheap fill where there are none (a fleet's
- * calibration): nobody checks the calibration's product. */
+/* A and B: the config's kept inputs, or a cheap fill where there are none (a fleet's
+ * calibration). Nobody checks the calibration's product: its first m x k and n x k elements
+ * (one copy each; a block of columns would be packed row by row). */
 static tpb_status_t fill(tpb_device_t *dev, const tpb_gemm_shape_t *sh, void *a, void *b)
 {
     if (sh->inputs) {
@@ -103,8 +104,8 @@ static tpb_status_t fill(tpb_device_t *dev, const tpb_gemm_shape_t *sh, void *a,
         x.nr = sh->m;
         w.nr = sh->n;
         x.nc = w.nc = sh->k;
-        TPB_CHECK_RET(tpb_inputs_fill(dev, a, &x));
-        return tpb_inputs_fill(dev, b, &w);
+        TPB_CHECK_RET(tpb_inputs_fill_any(dev, a, &x));
+        return tpb_inputs_fill_any(dev, b, &w);
     }
     TPB_CHECK_RET(tpb_backend_fill_uniform(dev, a, (size_t)sh->m * (size_t)sh->k, 9, sh->dtype));
     return tpb_backend_fill_uniform(dev, b, (size_t)sh->n * (size_t)sh->k, 10, sh->dtype);

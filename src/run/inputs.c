@@ -257,3 +257,15 @@ tpb_status_t tpb_inputs_fill(tpb_device_t *dev, void *dst, const tpb_inputs_bloc
     free(blk);
     return st;
 }
+
+tpb_status_t tpb_inputs_fill_any(tpb_device_t *dev, void *dst, const tpb_inputs_block_t *b)
+{
+    size_t bytes;
+    tpb_status_t st;
+    const unsigned char *m = matrix_of(b, &st);
+    TPB_CHECK_RET(st);
+    if (m && b->nr <= b->rows && b->nc <= b->cols &&
+        tpb_size_mul3(b->nr, b->nc, tpb_dtype_in_size(b->dtype), &bytes))
+        return tpb_dev_copy(dev, dst, m, bytes, TPB_COPY_TO_BACKEND);
+    return tpb_inputs_fill(dev, dst, b);
+}

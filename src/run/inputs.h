@@ -29,6 +29,11 @@ typedef struct {
  *  TPB_ERR_NOMEM when neither the matrix nor the block fits in host memory. */
 tpb_status_t tpb_inputs_fill(tpb_device_t *dev, void *dst, const tpb_inputs_block_t *b);
 
+/** Block b's nr x nc elements' worth of b's matrix into dst, for a GEMM whose product nobody
+ *  checks (the calibration): the first nr x nc elements of the kept matrix in one copy, not
+ *  b's columns packed row by row; b's block, as tpb_inputs_fill, where the matrix is not kept. */
+tpb_status_t tpb_inputs_fill_any(tpb_device_t *dev, void *dst, const tpb_inputs_block_t *b);
+
 /** Every rank of comm (collective) keeps the matrices of m[0..n) (their block fields unused),
  *  drawn once by all of them: each rank draws a share of a matrix's rows, in threads, and the
  *  shares are gathered (MPI_Allgatherv), so that a matrix costs a rank 1/size of the draw
