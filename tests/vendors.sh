@@ -30,7 +30,8 @@ echo 'src_libtpbal_la_SOURCES += src/backend/cuda/cuda_extra.c' >>"$tmp/t/Makefi
 expect "a vendor's source in Makefile.am" "Makefile.am:.*names the vendor cuda"
 fresh
 echo 'include src/backend/ghost/Makefile.inc' >>"$tmp/t/src/backend/vendors.inc"
-mkdir "$tmp/t/src/backend/ghost" && : >"$tmp/t/src/backend/ghost/Makefile.inc"
+mkdir "$tmp/t/src/backend/ghost" && : >"$tmp/t/src/backend/ghost/Makefile.inc" &&
+    : >"$tmp/t/src/backend/ghost/ghost_stub.c"
 expect "a registry line without its m4 file" "config/tpb_ghost.m4 is missing"
 fresh
 printf 'void f(void) { tpb_cuda_blas_load(); }\n' >>"$tmp/t/src/backend/gpu/gpu_comm.c"
