@@ -54,11 +54,13 @@ rm "$tmp/objs/b.o"
 "$top/scripts/check-links" "$tmp/objs" >/dev/null || { echo "FAIL: no circle refused"; exit 1; }
 
 # the test lists are the manifest's (scripts/gen-test-lists); a unit test left out of the
-# sanitizer group without a reason is refused
+# sanitizer group without a reason is refused, and so is a flag naming a vendor the registry
+# lacks; a registered vendor's tests go under its conditional
 py=${PYTHON3:-python3}
 "$py" "$top/scripts/gen-test-lists" --check || exit 1
-mkdir -p "$tmp/gen/scripts" "$tmp/gen/tests"
+mkdir -p "$tmp/gen/scripts" "$tmp/gen/tests" "$tmp/gen/src/backend"
 cp "$top/scripts/gen-test-lists" "$tmp/gen/scripts/"
+cp "$top/src/backend/vendors.inc" "$tmp/gen/src/backend/"
 sed 's|^tests/test_partition .*|tests/test_partition c unit dist|' "$top/tests/manifest" \
     >"$tmp/gen/tests/manifest"
 if "$py" "$tmp/gen/scripts/gen-test-lists" 2>"$tmp/err"; then
@@ -72,4 +74,18 @@ sed 's|^tests/test_partition .*|tests/test_partition c unit nosan=planted dist|'
 "$py" "$tmp/gen/scripts/gen-test-lists" || { echo "FAIL: a reason was not enough"; exit 1; }
 grep -q "^SANITIZER_TESTS = tests/test_metrics " "$tmp/gen/tests/lists.inc" ||
     { echo "FAIL: the test without san stayed in the sanitizer group"; exit 1; }
+# a vendor's flag: only a vendor of the registry, whose tests go under its conditional
+sed 's|^tests/test_partition .*|tests/test_partition c unit san rocm|' "$top/tests/manifest" \
+    >"$tmp/gen/tests/manifest"
+if "$py" "$tmp/gen/scripts/gen-test-lists" 2>"$tmp/err"; then
+    echo "FAIL: gen-test-lists took the flag of a vendor the registry lacks"
+    exit 1
+fi
+grep -q "unknown flag 'rocm'" "$tmp/err" || { echo "FAIL: no line naming the flag"; cat "$tmp/err"; exit 1; }
+echo "include src/backend/rocm/Makefile.inc" >>"$tmp/gen/src/backend/vendors.inc"
+"$py" "$tmp/gen/scripts/gen-test-lists" || { echo "FAIL: a registered vendor's flag refused"; exit 1; }
+sed -n '/^if TPB_HAVE_ROCM$/,/^endif$/p' "$tmp/gen/tests/lists.inc" >"$tmp/rocm"
+grep -q "^VENDOR_UNIT_TESTS += tests/test_partition$" "$tmp/rocm" &&
+    ! grep -q "^UNIT_C_TESTS = tests/test_partition" "$tmp/gen/tests/lists.inc" ||
+    { echo "FAIL: a vendor's unit test is not under its conditional"; cat "$tmp/rocm"; exit 1; }
 echo "layers: ok"
