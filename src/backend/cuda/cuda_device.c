@@ -82,8 +82,8 @@ static void format_uuid(const struct cudaDeviceProp *p, char *out, size_t cap)
              u[14], u[15]);
 }
 
-/* More ranks on a node than GPUs: NCCL cannot put two ranks on one GPU, and a GPU in
- * exclusive-process compute mode takes one process only. */
+/* More ranks on a node than GPUs: a GPU in exclusive-process compute mode takes one process
+ * only (NCCL's refusal of two ranks on one GPU is the generic layer's: tpb_gpu_open). */
 static tpb_status_t check_sharing(const tpb_cuda_t *be)
 {
     int mode = cudaComputeModeDefault;
@@ -96,12 +96,7 @@ static tpb_status_t check_sharing(const tpb_cuda_t *be)
                            "(nvidia-smi -c DEFAULT)",
                            be->gpu.ranks_on_device, be->gpu.id,
                            mode == cudaComputeModeProhibited ? "prohibited" : "exclusive-process");
-    if (be->gpu.ranks_on_device < 2 || be->gpu.args.cfg.comm != TPB_COMM_CCL)
-        return TPB_OK;
-    return tpb_err_set(TPB_ERR_INVALID,
-                       "%d ranks of this node drive GPU %s (more ranks per node than GPUs): "
-                       "start as many ranks per node as GPUs, or share GPUs with --comm mpi",
-                       be->gpu.ranks_on_device, be->gpu.id);
+    return TPB_OK;
 }
 
 /* The NUMA node of the GPU at PCI bus id bus (-1 if the system does not say). */

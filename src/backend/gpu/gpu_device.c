@@ -137,8 +137,13 @@ tpb_status_t tpb_gpu_open(const tpb_backend_args_t *args, const tpb_gpu_class_t 
     if (st == TPB_OK) {
         g->ranks_on_device = sharing;
         g->isolated = args->local_size > 1 && ndev == 1 && sharing == 1;
-        st = c->check(g);
+        st = c->check(g); /* its own first: a GPU that takes one process says so */
     }
+    if (st == TPB_OK && sharing > 1 && o->comm == TPB_COMM_CCL)
+        st = tpb_err_set(TPB_ERR_INVALID,
+                         "%d ranks of this node drive GPU %s (more ranks per node than GPUs): "
+                         "start as many ranks per node as GPUs, or share GPUs with --comm mpi",
+                         sharing, g->id);
     if (st == TPB_OK && o->bind == TPB_BIND_GPU)
         st = c->bind_near(dev);
     else if (st == TPB_OK)
