@@ -1,8 +1,8 @@
 /* test_clock.c (2+ ranks) - min-RTT offsets: near 0 on one host, and an injected
- * offset recovered to within 0.1 ms; with offsets injected on several ranks, the tree's
- * offsets (tpb_clock_sync) and the serial reference's (tpb_clock_sync_serial) are each
- * within their stated uncertainty (rtt/2) of the injected truth, so within the sum of the
- * two of each other: by causality, not by timing (the ranks share one CLOCK_MONOTONIC). */
+ * offset recovered to within its stated uncertainty (rtt/2); with offsets injected on several
+ * ranks, the tree's offsets (tpb_clock_sync) and the serial reference's (tpb_clock_sync_serial) are
+ * each within their stated uncertainty (rtt/2) of the injected truth, so within the sum of the two
+ * of each other: by causality, not by timing (the ranks share one CLOCK_MONOTONIC). */
 #include <math.h>
 
 #include "run/clocksync.h"
@@ -39,10 +39,15 @@ START_TEST(injected_offset_recovered)
     tpb_clock_sample_t s[64];
     sync_with(50000.0, s);
     if (r == 0) {
-        ck_assert_msg(fabs(s[1].offset_us - 50000.0) < 100.0, "offset %.3f", s[1].offset_us);
+        /* within its stated uncertainty, by causality (a bound of 0.1 ms failed where a
+         * preempted rank's best round trip took longer: the sanitizer lane, both CPUs busy) */
+        double bound = 0.5 * s[1].rtt_us + 0.01;
+        ck_assert(s[1].rtt_us > 0.0 && isfinite(s[1].rtt_us));
+        ck_assert_msg(fabs(s[1].offset_us - 50000.0) <= bound, "offset %.3f, rtt %.3f",
+                      s[1].offset_us, s[1].rtt_us);
         /* a time read on rank 1's clock moves back onto rank 0's */
         ck_assert_double_eq_tol(tpb_clock_correct(&s[1], NULL, s[1].at_us + 50000.0), s[1].at_us,
-                                100.0);
+                                bound);
     }
 }
 END_TEST
