@@ -145,6 +145,7 @@ static void load(void)
     cfg.no_algo = nth("TPBAL_STANDIN_NO_ALGO", 1);
     cfg.heuristic_stall = nth("TPBAL_STANDIN_HEURISTIC_STALL", 0);
     cfg.no_math = (int)number("TPBAL_STANDIN_NO_MATH", 0, 0, 1);
+    cfg.copy_gbs = number("TPBAL_STANDIN_COPY_GBS", 25.0, 1e-3, 1e6);
     cfg.record_lag_us = number("TPBAL_STANDIN_RECORD_LAG_US", 0.0, 0.0, 1e6);
     cfg.alternate = number("TPBAL_STANDIN_ALTERNATE", 1.0, 1.0, 100.0);
     cfg.sync_stall = nth("TPBAL_STANDIN_SYNC_STALL", 0);

@@ -41,7 +41,9 @@ typedef struct {
     double record_lag_us; /**< TPBAL_STANDIN_RECORD_LAG_US: the host lags this long before each
                                cudaEventRecord (a host thread slower than a short GEMM) */
     int no_math;          /**< TPBAL_STANDIN_NO_MATH: GEMMs and collectives take their model
-                               time and compute nothing (results not checked) */
+                               time and compute nothing (results not checked); copies to
+                               the device take bytes / copy_gbs and move nothing */
+    double copy_gbs;      /**< TPBAL_STANDIN_COPY_GBS: the host link's rate, GB/s (no_math) */
     long sync_stall;      /**< TPBAL_STANDIN_SYNC_STALL: the Nth host synchronization (stream, event
                                or device) never returns */
     int nccl_in_progress; /**< TPBAL_STANDIN_NCCL_INPROGRESS: every non-blocking call returns

@@ -729,13 +729,21 @@ typedef struct {
     const void *src;
     size_t bytes;
     int value, set;
+    int to_device; /* the destination is device memory */
 } copy_t;
 
 static void copy_run(tpbsi_op_t *op, tpbsi_stream_t *s)
 {
     copy_t *c = (copy_t *)op;
-    if (c->set && tpbsi_config()->no_math)
+    const tpbsi_config_t *cf = tpbsi_config();
+    if (c->set && cf->no_math)
         return; /* a GPU sets 128 MiB in a tenth of a millisecond; nothing reads it here */
+    if (c->to_device && cf->no_math) { /* nothing reads device memory without arithmetic: the
+                                          copy takes its time over the host link, and the
+                                          device's pages stay untouched, as a GPU's are */
+        tpbsi_sleep_until(tpbsi_now_us() + (double)c->bytes / (cf->copy_gbs * 1e3));
+        return;
+    }
     if (c->set)
         memset(c->dst, c->value, c->bytes);
     else
@@ -787,6 +795,7 @@ static cudaError_t copy(void *dst, const void *src, size_t n, enum cudaMemcpyKin
     c->dst = d;
     c->src = sp;
     c->bytes = n;
+    c->to_device = tpbsi_is_device(dst);
     /* pageable host memory: the call returns once the copy is done (or staged) */
     if (sync || (!dd && !tpbsi_is_pinned(dst, n)) || (!sd && !tpbsi_is_pinned(src, n)))
         tpbsi_enqueue_wait(s, &c->op);

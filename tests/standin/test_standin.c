@@ -3,7 +3,8 @@
  * (tests/standin/README.md): number formats at their edges, the time model, device memory
  * that the host cannot touch and that every call range-checks, stream and event ordering,
  * cuBLASLt's results and refusals, NCCL across two processes (a sum, and a mismatch
- * reported). Check's fork mode: every test a fresh process (nothing of CUDA before the fork).
+ * reported), copies without arithmetic (NO_MATH). Check's fork mode: every test a fresh process
+ * (nothing of CUDA before the fork).
  */
 #include <check.h>
 #include <cublasLt.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "standin.h"
@@ -77,6 +79,38 @@ START_TEST(device_memory_not_host)
 }
 END_TEST
 #endif
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+/* TPBAL_STANDIN_NO_MATH: a copy to the device takes its bytes over the host link's rate and
+ * moves nothing (the device's pages stay untouched); a copy to the host still moves. */
+START_TEST(no_math_copies)
+{
+    setenv("TPBAL_STANDIN_NO_MATH", "1", 1); /* this test's process only (fork mode) */
+    setenv("TPBAL_STANDIN_COPY_GBS", "0.1", 1);
+    enum { N = 1 << 20 };
+    unsigned char *h = malloc(N), *back = malloc(N), *d = NULL;
+    ck_assert_ptr_nonnull(h);
+    ck_assert_ptr_nonnull(back);
+    memset(h, 0xab, N);
+    memset(back, 0x11, N);
+    ck_assert_int_eq(cudaMalloc((void **)&d, N), cudaSuccess);
+    double t0 = now_ms();
+    ck_assert_int_eq(cudaMemcpy(d, h, N, cudaMemcpyHostToDevice), cudaSuccess);
+    ck_assert_double_ge(now_ms() - t0, 10.0); /* 1 MiB at 0.1 GB/s: 10.5 ms */
+    ck_assert_int_eq(cudaMemcpy(back, d, N, cudaMemcpyDeviceToHost), cudaSuccess);
+    ck_assert_int_ne(back[0], 0x11);     /* moved to the host, */
+    ck_assert_int_ne(back[N - 1], 0xab); /* but nothing had moved to the device */
+    ck_assert_int_eq(cudaFree(d), cudaSuccess);
+    free(h);
+    free(back);
+}
+END_TEST
 
 START_TEST(ranges_checked)
 {
@@ -399,6 +433,7 @@ static Suite *suite(void)
     tcase_add_test_raise_signal(tc, device_memory_not_host, SIGSEGV);
 #endif
     tcase_add_test(tc, ranges_checked);
+    tcase_add_test(tc, no_math_copies);
     tcase_add_test(tc, streams_and_events);
     tcase_add_test(tc, matmul_results);
     tcase_add_test(tc, matmul_refusals);
