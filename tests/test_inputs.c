@@ -2,7 +2,7 @@
  * rows, gathered) is bit for bit the matrix one process draws alone, on every rank, in every
  * input type; ranks that disagree on what they keep draw again together, and a matrix one
  * rank cannot keep is kept by none; the calibration's fill takes the kept matrix's first
- * elements. */
+ * elements; a large block of columns goes to the device in parts. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,6 +166,27 @@ START_TEST(any_elements_of_the_kept_matrix)
 }
 END_TEST
 
+/* A block of columns larger than the buffer it is packed through (16 MiB: in parts, the last
+ * one short), copied out of the kept matrix and, where nothing is kept, drawn part by part:
+ * each part at its own rows. */
+START_TEST(a_large_block_in_parts)
+{
+    tpb_device_t *dev = open_host();
+    tpb_inputs_block_t m = matrix(TPB_DTYPE_FP64, 3);
+    m.rows = 3000, m.cols = 1500; /* a 2900 x 1000 block: 23.2 MB, two parts */
+    int ok = tpb_inputs_prepare(MPI_COMM_WORLD, &m, 1) == TPB_OK;
+    ok &= block_is_drawn(dev, m, 57, 333, 2900, 1000);
+    tpb_inputs_free();
+    tpb_inputs_share(1 << 30); /* nothing kept */
+    ok &= tpb_inputs_prepare(MPI_COMM_WORLD, &m, 1) == TPB_OK;
+    ok &= block_is_drawn(dev, m, 57, 333, 2900, 1000);
+    tpb_inputs_share(1);
+    tpb_inputs_free();
+    tpb_dev_close(dev);
+    ck_assert(everywhere(ok));
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("inputs");
@@ -174,6 +195,7 @@ static Suite *suite(void)
     tcase_add_test(tc, a_rank_without_it_draws_with_all);
     tcase_add_test(tc, kept_by_none_where_one_cannot);
     tcase_add_test(tc, any_elements_of_the_kept_matrix);
+    tcase_add_test(tc, a_large_block_in_parts);
     suite_add_tcase(s, tc);
     return s;
 }

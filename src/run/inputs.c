@@ -68,10 +68,37 @@ static void drop(kept_t *k)
     memset(k, 0, sizeof(*k));
 }
 
+/* The host buffer a block that is not whole kept rows passes through on its way to the device,
+ * PACK_BYTES (or one row) at a time: kept for the run, so that a config's copy touches no fresh
+ * pages (a 64 MiB block packed into new memory cost a rank ~16k page faults). */
+enum { PACK_BYTES = 16 << 20 };
+static unsigned char *pack;
+static size_t pack_cap;
+
+static void pack_free(void)
+{
+    free(pack);
+    pack = NULL;
+    pack_cap = 0;
+}
+
+static unsigned char *pack_buffer(size_t bytes)
+{
+    if (bytes <= pack_cap)
+        return pack;
+    unsigned char *p = realloc(pack, bytes);
+    if (p) {
+        pack = p;
+        pack_cap = bytes;
+    }
+    return p;
+}
+
 void tpb_inputs_free(void)
 {
     for (int i = 0; i < KEPT; i++)
         drop(&kept[i]);
+    pack_free();
 }
 
 /* The slot keeping b's matrix, or -1. */
@@ -243,18 +270,22 @@ tpb_status_t tpb_inputs_fill(tpb_device_t *dev, void *dst, const tpb_inputs_bloc
     size_t row = (size_t)b->cols * esz, at = (size_t)b->r0 * row + (size_t)b->c0 * esz;
     if (m && b->nc == b->cols) /* whole rows: one copy out of the kept matrix */
         return tpb_dev_copy(dev, dst, m + at, bytes, TPB_COPY_TO_BACKEND);
-    unsigned char *blk = malloc(bytes ? bytes : 1);
-    if (!blk)
+    size_t width = (size_t)b->nc * esz;
+    long step = width && width < PACK_BYTES ? (long)(PACK_BYTES / width) : 1;
+    unsigned char *buf = pack_buffer(width * (size_t)(step < b->nr ? step : b->nr) + 1);
+    if (!buf)
         return tpb_err_set(TPB_ERR_NOMEM, "no host memory for a %ldx%ld input", b->nr, b->nc);
-    if (m) /* its rows' columns, packed */
-        for (long r = 0; r < b->nr; r++)
-            memcpy(blk + (size_t)r * (size_t)b->nc * esz, m + at + (size_t)r * row,
-                   (size_t)b->nc * esz);
-    else
-        st = draw(blk, b->nr, b->nc, b->r0, b->c0, b);
-    if (st == TPB_OK)
-        st = tpb_dev_copy(dev, dst, blk, bytes, TPB_COPY_TO_BACKEND);
-    free(blk);
+    for (long r = 0; r < b->nr && st == TPB_OK; r += step) {
+        long n = b->nr - r < step ? b->nr - r : step;
+        if (m) /* its rows' columns, packed */
+            for (long i = 0; i < n; i++)
+                memcpy(buf + (size_t)i * width, m + at + (size_t)(r + i) * row, width);
+        else
+            st = draw(buf, n, b->nc, b->r0 + r, b->c0, b);
+        if (st == TPB_OK)
+            st = tpb_dev_copy(dev, (unsigned char *)dst + (size_t)r * width, buf, (size_t)n * width,
+                              TPB_COPY_TO_BACKEND);
+    }
     return st;
 }
 
