@@ -43,10 +43,11 @@ static inline double tpb_rng_exact(uint64_t a, uint64_t b)
 }
 
 /* tpb_rng_exact of elements (i, j0) .. (i, j0 + n - 1) into v[n], each to within the bound
- * below, without a libm call but sqrt: by the scalar code, the AVX2 code, or (AUTO) the AVX2
- * code where the CPU has AVX2 and FMA. -1 (nothing written) if AVX2 was asked of a CPU
- * without it. */
-enum { TPB_RNG_PATH_AUTO, TPB_RNG_PATH_SCALAR, TPB_RNG_PATH_AVX2 };
+ * below, without a libm call but sqrt: by the scalar code, the AVX2 code, the AVX-512 code
+ * (eight at a time, the rest by AVX2 and the scalar code), or (AUTO) the widest the CPU has
+ * (AVX2 with FMA; AVX-512 F and DQ). The vector codes give the same values bit for bit. -1
+ * (nothing written) if a vector code was asked of a CPU without it. */
+enum { TPB_RNG_PATH_AUTO, TPB_RNG_PATH_SCALAR, TPB_RNG_PATH_AVX2, TPB_RNG_PATH_AVX512 };
 int tpb_rng_approx_row(double *v, long n, uint64_t seed, uint64_t row_part, uint64_t j0, int path);
 
 /* The same of given bits: v[c] approximates tpb_rng_exact(a[c], b[c]) (tests' edge cases). */
@@ -67,6 +68,11 @@ long tpb_rng_approx_row_avx2(double *v, long n, uint64_t seed, uint64_t row_part
                              const tpb_rng_tables_t *t);
 long tpb_rng_approx_bits_avx2(double *v, const uint64_t *a, const uint64_t *b, long n,
                               const tpb_rng_tables_t *t);
+/* rng_avx512.c's: the same, a multiple of 8. */
+long tpb_rng_approx_row_avx512(double *v, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
+                               const tpb_rng_tables_t *t);
+long tpb_rng_approx_bits_avx512(double *v, const uint64_t *a, const uint64_t *b, long n,
+                                const tpb_rng_tables_t *t);
 
 /* The bound on |scale * tpb_rng_approx - scale * tpb_rng_exact| at value v: relative plus
  * absolute (in units of |scale|; the zeros of cos, where the argument's rounding is all). */
