@@ -7,7 +7,9 @@
  * REPS), the speed-up, and "same" when the encoded bytes are identical; then the draw of an
  * 8192^3 config's X and W (2 x 8192^2 elements) at the all-CPU rate, and how many elements the
  * fast path drew with glibc's functions after all (its interval straddled a rounding boundary;
- * fp64: every one). Results: doc/METRICS.md, "Host time".
+ * fp64: every one); then the approximation alone by code path (scalar, AVX2, AVX-512: "-"
+ * where the CPU lacks it) and whether a vector path's values are AVX2's bit for bit. Results:
+ * doc/METRICS.md, "Host time".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +51,43 @@ static long exact_draws(void *enc, long rows, long cols, tpb_dtype_t dt)
     return tmp ? n : -1;
 }
 
+/* Best ns an element of the approximation alone by `path` over rows of cols (one thread) into
+ * v; -1 where the CPU lacks the path. */
+static double approx_ns(double *v, long rows, long cols, int path, int reps)
+{
+    double best = 1e30;
+    for (int r = 0; r < reps; r++) {
+        double t0 = now_s();
+        for (long i = 0; i < rows; i++)
+            if (tpb_rng_approx_row(v + i * cols, cols, 42, tpb_rng_row_part(1, (uint64_t)i), 0,
+                                   path) != 0)
+                return -1.0;
+        double t = now_s() - t0;
+        best = t < best ? t : best;
+    }
+    return best / (double)(rows * cols) * 1e9;
+}
+
+/* The approximation's rate by code path, and whether each vector path's values are AVX2's. */
+static void approx_table(double *a, double *b, long rows, long cols, int reps)
+{
+    static const char *const names[] = {"scalar", "AVX2", "AVX-512"};
+    const int paths[] = {TPB_RNG_PATH_SCALAR, TPB_RNG_PATH_AVX2, TPB_RNG_PATH_AVX512};
+    size_t bytes = (size_t)rows * (size_t)cols * sizeof(double);
+    printf("# the approximation alone (tpb_rng_approx_row), one thread, ns an element\n");
+    int have2 = approx_ns(a, rows, cols, TPB_RNG_PATH_AVX2, 1) >= 0; /* a: AVX2's values */
+    for (int p = 0; p < 3; p++) {
+        double ns = approx_ns(b, rows, cols, paths[p], reps);
+        if (ns < 0)
+            printf("%-8s %9s\n", names[p], "-");
+        else
+            printf("%-8s %9.2f %s\n", names[p], ns,
+                   p == 0 || !have2           ? ""
+                   : memcmp(a, b, bytes) == 0 ? "AVX2's values"
+                                              : "DIFF");
+    }
+}
+
 int main(int argc, char **argv)
 {
     long rows = argc > 2 ? atol(argv[1]) : 1024, cols = argc > 2 ? atol(argv[2]) : 8192;
@@ -82,6 +121,7 @@ int main(int argc, char **argv)
         if (!same)
             return 1;
     }
+    approx_table(ref, (double *)want, rows, cols, reps);
     free(ref);
     free(want);
     free(got);
