@@ -111,33 +111,71 @@ START_TEST(avx512_is_avx2)
 END_TEST
 
 /* tpb_rng_row_encode against glibc's values encoded, at scales that reach fp16's and fp8's
- * subnormals and saturation; fp32's exact draws happen (the test reaches that code). */
+ * subnormals and saturation (and float's overflow to infinity), by every code path (bf16, fp32 and
+ * tf32 fused into the vector code, a row's last elements, fewer than its width, by the code after
+ * it); fp32's exact draws happen (the test reaches that code). */
 START_TEST(encode_bit_for_bit)
 {
-    enum { N = 20000 };
+    enum { N = 20003 };
     static double ref[N], tmp[3 * N];
     static unsigned char want[N * 4], got[N * 4];
-    const double scales[] = {1.0, 0.25, 1e-6, 300.0, -2.0, 0.0, -0.0, 1e-300};
+    const double scales[] = {1.0, 0.25, 1e-6, 300.0, -2.0, 0.0, -0.0, 1e-300, 1e38};
     const tpb_dtype_t dts[] = {TPB_DTYPE_FP32, TPB_DTYPE_TF32, TPB_DTYPE_FP16, TPB_DTYPE_BF16,
                                TPB_DTYPE_FP8};
-    long fp32_exact = 0;
-    for (size_t s = 0; s < sizeof(scales) / sizeof(scales[0]); s++) {
-        tpb_rng_row(ref, N, 7, 2, 1003, 11, scales[s]);
-        for (size_t d = 0; d < sizeof(dts) / sizeof(dts[0]); d++) {
-            size_t bytes = (size_t)N * tpb_dtype_in_size(dts[d]);
-            tpb_dtype_encode(dts[d], ref, want, N);
-            memset(got, 0xab, sizeof(got));
-            long exact = tpb_rng_row_encode(got, N, 7, tpb_rng_row_part(2, 1003), 11, scales[s],
-                                            dts[d], tmp);
-            ck_assert_msg(memcmp(got, want, bytes) == 0, "%s at scale %g differs",
-                          tpb_dtype_name(dts[d]), scales[s]);
-            /* a zero or tiny scale: every element drawn exactly */
-            ck_assert(fabs(scales[s]) < 1e-200 ? exact == N : exact >= 0 && exact < N / 100);
-            if (dts[d] == TPB_DTYPE_FP32)
-                fp32_exact += exact;
+    for (int path = TPB_RNG_PATH_SCALAR; path <= TPB_RNG_PATH_AVX512; path++) {
+        long fp32_exact = 0;
+        for (size_t s = 0; s < sizeof(scales) / sizeof(scales[0]); s++) {
+            tpb_rng_row(ref, N, 7, 2, 1003, 11, scales[s]);
+            for (size_t d = 0; d < sizeof(dts) / sizeof(dts[0]); d++) {
+                size_t bytes = (size_t)N * tpb_dtype_in_size(dts[d]);
+                tpb_dtype_encode(dts[d], ref, want, N);
+                memset(got, 0xab, sizeof(got));
+                long exact = tpb_rng_row_encode_path(got, N, 7, tpb_rng_row_part(2, 1003), 11,
+                                                     scales[s], dts[d], tmp, path);
+                if (exact < 0) { /* a CPU without this path */
+                    ck_assert_int_ne(path, TPB_RNG_PATH_SCALAR);
+                    goto next_path;
+                }
+                ck_assert_msg(memcmp(got, want, bytes) == 0, "%s at scale %g differs (path %d)",
+                              tpb_dtype_name(dts[d]), scales[s], path);
+                /* a zero or tiny scale: every element drawn exactly */
+                ck_assert(fabs(scales[s]) < 1e-200 ? exact == N : exact >= 0 && exact < N / 100);
+                if (dts[d] == TPB_DTYPE_FP32)
+                    fp32_exact += exact;
+            }
         }
+        ck_assert(fp32_exact > 0);
+    next_path:;
     }
-    ck_assert(fp32_exact > 0);
+}
+END_TEST
+
+/* bf16's ties: a float halfway between two bf16 values rounds to the even one. Both ends of an
+ * element's interval round to the same float (a float's step is 2^16 times the interval's), so
+ * only the encoding itself decides them: 2^20 elements hold some ties that the rule changes
+ * (counted, so that the test can fail), each encoded as glibc's value is, by every path. */
+START_TEST(bf16_ties_to_even)
+{
+    enum { N = 1 << 20 };
+    static double ref[N], tmp[3 * N];
+    static uint16_t want[N], got[N];
+    tpb_rng_row(ref, N, 5, 1, 77, 3, 1.0);
+    tpb_dtype_encode(TPB_DTYPE_BF16, ref, want, N);
+    long ties = 0;
+    for (long c = 0; c < N; c++) {
+        float f = (float)ref[c];
+        uint32_t u;
+        memcpy(&u, &f, sizeof(u));
+        ties += (u & 0x1ffff) == 0x18000; /* halfway, from an odd bf16: even is up */
+    }
+    ck_assert_int_gt(ties, 0);
+    for (int path = TPB_RNG_PATH_SCALAR; path <= TPB_RNG_PATH_AVX512; path++) {
+        long exact = tpb_rng_row_encode_path(got, N, 5, tpb_rng_row_part(1, 77), 3, 1.0,
+                                             TPB_DTYPE_BF16, tmp, path);
+        if (exact < 0)
+            continue; /* a CPU without this path */
+        ck_assert_msg(memcmp(got, want, sizeof(want)) == 0, "path %d (%ld ties)", path, ties);
+    }
 }
 END_TEST
 
@@ -149,6 +187,7 @@ static Suite *suite(void)
     tcase_add_test(tc, approx_within_bound);
     tcase_add_test(tc, avx512_is_avx2);
     tcase_add_test(tc, encode_bit_for_bit);
+    tcase_add_test(tc, bf16_ties_to_even);
     suite_add_tcase(s, tc);
     return s;
 }

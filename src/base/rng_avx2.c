@@ -52,8 +52,20 @@ ATTR static inline __m256i mul64(__m256i x, uint64_t c)
                          _mm256_and_si256((q), _mm256_set1_epi64x(1)), _mm256_set1_epi64x(1))))
 #define LOAD_I(p) _mm256_loadu_si256((const __m256i *)(p))
 #define STORE_D _mm256_storeu_pd
+#define D_ABS(x) _mm256_andnot_pd(_mm256_set1_pd(-0.0), (x))
+#define HI __m128i
+#define TO_FLOAT_BITS(x) _mm_castps_si128(_mm256_cvtpd_ps(x))
+#define H_SET1 _mm_set1_epi32
+#define H_ADD _mm_add_epi32
+#define H_SRLI _mm_srli_epi32
+#define H_AND _mm_and_si128
+#define H_DIFFER(a, b)                                                                             \
+    ((unsigned)~_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32((a), (b)))) & 0xfu)
+#define H_STORE16(p, x) _mm_storel_epi64((__m128i *)(p), _mm_packus_epi32((x), (x)))
+#define H_STORE32(p, x) _mm_storeu_si128((__m128i *)(p), (x))
 #define SIMD_ROW tpb_rng_approx_row_avx2
 #define SIMD_BITS tpb_rng_approx_bits_avx2
+#define SIMD_ENCODE tpb_rng_encode_avx2
 #include "base/rng_simd_impl.h"
 #else
 long tpb_rng_approx_row_avx2(double *v, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
@@ -67,6 +79,14 @@ long tpb_rng_approx_bits_avx2(double *v, const uint64_t *a, const uint64_t *b, l
                               const tpb_rng_tables_t *t)
 {
     (void)v, (void)a, (void)b, (void)n, (void)t;
+    return 0;
+}
+
+long tpb_rng_encode_avx2(void *dst, unsigned char *differ, long n, uint64_t seed, uint64_t row_part,
+                         uint64_t j0, double scale, int bf16, const tpb_rng_tables_t *t)
+{
+    (void)dst, (void)differ, (void)n, (void)seed, (void)row_part, (void)j0, (void)scale;
+    (void)bf16, (void)t;
     return 0;
 }
 #endif

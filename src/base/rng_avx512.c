@@ -40,8 +40,22 @@
     _mm512_mask_blend_pd(_mm512_test_epi64_mask((q), _mm512_set1_epi64(1)), (f), (t))
 #define LOAD_I _mm512_loadu_si512
 #define STORE_D _mm512_storeu_pd
+#define D_ABS _mm512_abs_pd
+#define HI __m256i
+#define TO_FLOAT_BITS(x) _mm256_castps_si256(_mm512_cvtpd_ps(x))
+#define H_SET1 _mm256_set1_epi32
+#define H_ADD _mm256_add_epi32
+#define H_SRLI _mm256_srli_epi32
+#define H_AND _mm256_and_si256
+#define H_DIFFER(a, b)                                                                             \
+    ((unsigned)~_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32((a), (b)))) & 0xffu)
+#define H_STORE16(p, x)                                                                            \
+    _mm_storeu_si128((__m128i *)(p),                                                               \
+                     _mm256_castsi256_si128(_mm512_cvtepi32_epi16(_mm512_castsi256_si512(x))))
+#define H_STORE32(p, x) _mm256_storeu_si256((__m256i *)(p), (x))
 #define SIMD_ROW tpb_rng_approx_row_avx512
 #define SIMD_BITS tpb_rng_approx_bits_avx512
+#define SIMD_ENCODE tpb_rng_encode_avx512
 #include "base/rng_simd_impl.h"
 #else
 long tpb_rng_approx_row_avx512(double *v, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
@@ -55,6 +69,15 @@ long tpb_rng_approx_bits_avx512(double *v, const uint64_t *a, const uint64_t *b,
                                 const tpb_rng_tables_t *t)
 {
     (void)v, (void)a, (void)b, (void)n, (void)t;
+    return 0;
+}
+
+long tpb_rng_encode_avx512(void *dst, unsigned char *differ, long n, uint64_t seed,
+                           uint64_t row_part, uint64_t j0, double scale, int bf16,
+                           const tpb_rng_tables_t *t)
+{
+    (void)dst, (void)differ, (void)n, (void)seed, (void)row_part, (void)j0, (void)scale;
+    (void)bf16, (void)t;
     return 0;
 }
 #endif

@@ -166,17 +166,15 @@ static long draw_exact(unsigned char *out, long c0, long c1, uint64_t seed, uint
     return c1 - c0;
 }
 
-long tpb_rng_row_encode(void *dst, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
-                        double scale, tpb_dtype_t dt, double *tmp)
+/* Elements j0 .. j0 + n - 1 encoded from both ends of their intervals, element by element (the
+ * approximation by `path`), glibc's value drawn where the ends differ; how many were. */
+static long encode_ends(unsigned char *out, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
+                        double scale, tpb_dtype_t dt, double *tmp, int path)
 {
     double *lo = tmp, *hi = tmp + n;
-    unsigned char *hi_enc = (unsigned char *)(tmp + 2 * n), *out = dst;
+    unsigned char *hi_enc = (unsigned char *)(tmp + 2 * n);
     double abs_e = fabs(scale) * TPB_RNG_ABS_BOUND;
-    /* a zero, tiny, huge or non-finite scale leaves no interval to decide by (a zero one:
-     * the sign of a zero would be the approximation's) */
-    if (!(fabs(scale) >= 0x1.0p-900 && fabs(scale) <= 0x1.0p900))
-        return draw_exact(out, 0, n, seed, row_part, j0, scale, dt);
-    tpb_rng_approx_row(lo, n, seed, row_part, j0, TPB_RNG_PATH_AUTO);
+    tpb_rng_approx_row(lo, n, seed, row_part, j0, path);
     for (long c = 0; c < n; c++) {
         double v = scale * lo[c], e = fabs(v) * TPB_RNG_REL_BOUND + abs_e;
         lo[c] = v - e;
@@ -197,4 +195,49 @@ long tpb_rng_row_encode(void *dst, long n, uint64_t seed, uint64_t row_part, uin
                 exact += draw_exact(out, c, c + 1, seed, row_part, j0, scale, dt);
     }
     return exact;
+}
+
+/* The same fused into the vector code (bf16, fp32 and tf32: their encodings are a float's
+ * bits); the elements it did in *done. */
+static long encode_fused(unsigned char *out, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
+                         double scale, tpb_dtype_t dt, unsigned char *differ, int vec, long *done)
+{
+    int bf16 = dt == TPB_DTYPE_BF16;
+    size_t esz = tpb_dtype_in_size(dt);
+    long d = vec == 2
+                 ? tpb_rng_encode_avx512(out, differ, n, seed, row_part, j0, scale, bf16, &tables)
+                 : 0;
+    d += tpb_rng_encode_avx2(out + (size_t)d * esz, differ + d, n - d, seed, row_part,
+                             j0 + (uint64_t)d, scale, bf16, &tables);
+    long exact = 0;
+    for (const unsigned char *p = differ; (p = memchr(p, 1, (size_t)(differ + d - p))); p++)
+        exact += draw_exact(out, p - differ, p - differ + 1, seed, row_part, j0, scale, dt);
+    *done = d;
+    return exact;
+}
+
+long tpb_rng_row_encode_path(void *dst, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
+                             double scale, tpb_dtype_t dt, double *tmp, int path)
+{
+    unsigned char *out = dst;
+    /* a zero, tiny, huge or non-finite scale leaves no interval to decide by (a zero one:
+     * the sign of a zero would be the approximation's) */
+    if (!(fabs(scale) >= 0x1.0p-900 && fabs(scale) <= 0x1.0p900))
+        return draw_exact(out, 0, n, seed, row_part, j0, scale, dt);
+    int vec = vector_path(path);
+    if (vec < 0)
+        return -1;
+    long done = 0, exact = 0;
+    if (vec && (dt == TPB_DTYPE_BF16 || dt == TPB_DTYPE_FP32 || dt == TPB_DTYPE_TF32))
+        exact =
+            encode_fused(out, n, seed, row_part, j0, scale, dt, (unsigned char *)tmp, vec, &done);
+    size_t esz = tpb_dtype_in_size(dt);
+    return exact + encode_ends(out + (size_t)done * esz, n - done, seed, row_part,
+                               j0 + (uint64_t)done, scale, dt, tmp, path);
+}
+
+long tpb_rng_row_encode(void *dst, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
+                        double scale, tpb_dtype_t dt, double *tmp)
+{
+    return tpb_rng_row_encode_path(dst, n, seed, row_part, j0, scale, dt, tmp, TPB_RNG_PATH_AUTO);
 }

@@ -73,6 +73,14 @@ long tpb_rng_approx_row_avx512(double *v, long n, uint64_t seed, uint64_t row_pa
                                const tpb_rng_tables_t *t);
 long tpb_rng_approx_bits_avx512(double *v, const uint64_t *a, const uint64_t *b, long n,
                                 const tpb_rng_tables_t *t);
+/* The encoding from both ends fused with the approximation (rng_simd_impl.h), for bf16 (bf16 1)
+ * and fp32 and tf32 (0): dst from the low end, differ[c] 1 where the high end differs; the
+ * elements done, a multiple of 4 (AVX2) or 8 (AVX-512), 0 on other machines. */
+long tpb_rng_encode_avx2(void *dst, unsigned char *differ, long n, uint64_t seed, uint64_t row_part,
+                         uint64_t j0, double scale, int bf16, const tpb_rng_tables_t *t);
+long tpb_rng_encode_avx512(void *dst, unsigned char *differ, long n, uint64_t seed,
+                           uint64_t row_part, uint64_t j0, double scale, int bf16,
+                           const tpb_rng_tables_t *t);
 
 /* The bound on |scale * tpb_rng_approx - scale * tpb_rng_exact| at value v: relative plus
  * absolute (in units of |scale|; the zeros of cos, where the argument's rounding is all). */
@@ -84,5 +92,9 @@ long tpb_rng_approx_bits_avx512(double *v, const uint64_t *a, const uint64_t *b,
  * the encoding in doubt. `tmp` holds 3 * n doubles. Returns how many were drawn exactly. */
 long tpb_rng_row_encode(void *dst, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
                         double scale, tpb_dtype_t dt, double *tmp);
+/* The same by the code `path` (TPB_RNG_PATH_*; tests): bf16, fp32 and tf32 with a vector path
+ * fuse the encodings into the vector code. -1 if the CPU lacks the path. */
+long tpb_rng_row_encode_path(void *dst, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
+                             double scale, tpb_dtype_t dt, double *tmp, int path);
 
 #endif /* TPB_RNG_INTERNAL_H */

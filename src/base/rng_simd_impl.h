@@ -11,7 +11,10 @@
  * D_FNMADD (-a b + c), D_FMSUB (a b - c), D_SQRT, D_XOR, I_ADD, I_SUB, I_AND, I_OR, I_XOR,
  * I_SRLI, I_SLLI, AS_I, AS_D (bit casts), GATHER (table, index), MUL64 (x c mod 2^64),
  * I_SELECT_GT (a > b ? t : f, lane by lane), D_SELECT_ODD (q odd ? t : f), LOAD_I, STORE_D,
- * and SIMD_ROW and SIMD_BITS, the names of the two functions it defines.
+ * D_ABS; for the encodings, W floats' bits as a vector of 32-bit integers, HI: TO_FLOAT_BITS
+ * (doubles rounded to floats, as C's cast), H_SET1, H_ADD, H_SRLI, H_AND, H_DIFFER (a bit
+ * mask of the lanes where a and b differ), H_STORE16 and H_STORE32 (the lanes' low 16 or 32
+ * bits); and SIMD_ROW, SIMD_BITS and SIMD_ENCODE, the names of the functions it defines.
  */
 #ifndef TPB_RNG_SIMD_IMPL_H
 #define TPB_RNG_SIMD_IMPL_H
@@ -124,6 +127,48 @@ ATTR long SIMD_BITS(double *v, const uint64_t *a, const uint64_t *b, long n,
     long c = 0;
     for (; c + W <= n; c += W)
         STORE_D(v + c, normal(I_ADD(LOAD_I(a + c), I_SET1(1)), LOAD_I(b + c), t));
+    return c;
+}
+
+/* bf16's bits of floats (f's bits as integers): round to nearest even at bit 16 (not NaN). */
+ATTR static inline HI bf16_bits(HI f)
+{
+    HI odd = H_AND(H_SRLI(f, 16), H_SET1(1));
+    return H_SRLI(H_ADD(f, H_ADD(H_SET1(0x7fff), odd)), 16);
+}
+
+/* rng_fast.c's encoding from both ends of each element's interval, fused: elements (i, j0) ..
+ * (i, j0 + n - 1), scaled, encoded as bf16 (bf16 1) or fp32 and tf32's float (0) into dst from
+ * the low end, differ[c] 1 where the high end encodes otherwise (glibc's value to be drawn
+ * there). What rng_fast.c does element by element: the same interval, the same conversions.
+ * Returns the elements done, a multiple of W. */
+ATTR long SIMD_ENCODE(void *dst, unsigned char *differ, long n, uint64_t seed, uint64_t row_part,
+                      uint64_t j0, double scale, int bf16, const tpb_rng_tables_t *t)
+{
+    const VI lane = I_LANES, one = I_SET1(1);
+    const VI vseed = I_SET1((long long)seed), vrow = I_SET1((long long)row_part);
+    const VD vscale = D_SET1(scale), rel = D_SET1(TPB_RNG_REL_BOUND);
+    const VD abs_e = D_SET1(fabs(scale) * TPB_RNG_ABS_BOUND);
+    long c = 0;
+    for (; c + W <= n; c += W) {
+        VI j = I_ADD(I_SET1((long long)(j0 + (uint64_t)c)), lane);
+        VI h = mix(I_XOR(vrow, I_SLLI(j, 1)));
+        h = mix(I_XOR(vseed, h));
+        VI a1 = I_ADD(I_SRLI(h, 11), one);
+        VD v = D_MUL(vscale, normal(a1, I_SRLI(mix(h), 11), t));
+        VD e = D_ADD(D_MUL(D_ABS(v), rel), abs_e);
+        HI lo = TO_FLOAT_BITS(D_SUB(v, e)), hi = TO_FLOAT_BITS(D_ADD(v, e));
+        if (bf16) {
+            lo = bf16_bits(lo);
+            hi = bf16_bits(hi);
+            H_STORE16((uint16_t *)dst + c, lo);
+        } else {
+            H_STORE32((uint32_t *)dst + c, lo);
+        }
+        unsigned m = H_DIFFER(lo, hi);
+        for (int l = 0; l < W; l++)
+            differ[c + l] = (unsigned char)((m >> l) & 1);
+    }
     return c;
 }
 
