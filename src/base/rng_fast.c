@@ -16,7 +16,9 @@
  * An element is encoded from both ends of its interval; where the two encodings agree, every
  * value between them (glibc's among them) encodes the same, as each dtype's conversion is
  * monotone. Where they differ, glibc's value is drawn: ~2e-4 of fp32 elements, fewer for
- * fp16, bf16 and fp8. fp64 has no such interval: rng.c draws it with glibc's functions.
+ * fp16, bf16 and fp8. fp64 has no such interval: rng.c draws it with glibc's functions. With
+ * AVX2 or AVX-512, bf16, fp32 and tf32 (a float's bits) are encoded and compared inside the
+ * vector code (rng_simd_impl.h's SIMD_ENCODE); fp16 and fp8 here, element by element.
  */
 #include <pthread.h>
 #include <string.h>

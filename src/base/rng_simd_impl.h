@@ -105,19 +105,21 @@ ATTR static inline VD normal(VI a1, VI b, const tpb_rng_tables_t *t)
     return D_MUL(s, poly_cos(b, t->cos_k, t->sin_k));
 }
 
+/* The values of elements j .. j + W - 1 of a row (its part of the hash vrow, the seed vseed). */
+ATTR static inline VD row_values(uint64_t j, VI vseed, VI vrow, const tpb_rng_tables_t *t)
+{
+    VI h = mix(I_XOR(vrow, I_SLLI(I_ADD(I_SET1((long long)j), I_LANES), 1)));
+    h = mix(I_XOR(vseed, h));
+    return normal(I_ADD(I_SRLI(h, 11), I_SET1(1)), I_SRLI(mix(h), 11), t);
+}
+
 ATTR long SIMD_ROW(double *v, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
                    const tpb_rng_tables_t *t)
 {
-    const VI lane = I_LANES, one = I_SET1(1);
     const VI vseed = I_SET1((long long)seed), vrow = I_SET1((long long)row_part);
     long c = 0;
-    for (; c + W <= n; c += W) {
-        VI j = I_ADD(I_SET1((long long)(j0 + (uint64_t)c)), lane);
-        VI h = mix(I_XOR(vrow, I_SLLI(j, 1)));
-        h = mix(I_XOR(vseed, h));
-        VI a1 = I_ADD(I_SRLI(h, 11), one);
-        STORE_D(v + c, normal(a1, I_SRLI(mix(h), 11), t));
-    }
+    for (; c + W <= n; c += W)
+        STORE_D(v + c, row_values(j0 + (uint64_t)c, vseed, vrow, t));
     return c;
 }
 
@@ -145,17 +147,12 @@ ATTR static inline HI bf16_bits(HI f)
 ATTR long SIMD_ENCODE(void *dst, unsigned char *differ, long n, uint64_t seed, uint64_t row_part,
                       uint64_t j0, double scale, int bf16, const tpb_rng_tables_t *t)
 {
-    const VI lane = I_LANES, one = I_SET1(1);
     const VI vseed = I_SET1((long long)seed), vrow = I_SET1((long long)row_part);
     const VD vscale = D_SET1(scale), rel = D_SET1(TPB_RNG_REL_BOUND);
     const VD abs_e = D_SET1(fabs(scale) * TPB_RNG_ABS_BOUND);
     long c = 0;
     for (; c + W <= n; c += W) {
-        VI j = I_ADD(I_SET1((long long)(j0 + (uint64_t)c)), lane);
-        VI h = mix(I_XOR(vrow, I_SLLI(j, 1)));
-        h = mix(I_XOR(vseed, h));
-        VI a1 = I_ADD(I_SRLI(h, 11), one);
-        VD v = D_MUL(vscale, normal(a1, I_SRLI(mix(h), 11), t));
+        VD v = D_MUL(vscale, row_values(j0 + (uint64_t)c, vseed, vrow, t));
         VD e = D_ADD(D_MUL(D_ABS(v), rel), abs_e);
         HI lo = TO_FLOAT_BITS(D_SUB(v, e)), hi = TO_FLOAT_BITS(D_ADD(v, e));
         if (bf16) {
