@@ -1,14 +1,14 @@
 /*
- * rng_avx2.c - rng_fast.c's approximation four elements at a time (AVX2 and FMA, chosen at run
- * time by the CPU's flags): rng_simd_impl.h's code over AVX2's operations. AVX2 multiplies 32 x 32
- * bits only: the hash's 64-bit products are built from three.
+ * rng_avx2.c - rng_fast.c's approximation four elements at a time (AVX2, FMA and F16C, chosen at
+ * run time by the CPU's flags): rng_simd_impl.h's code over AVX2's operations. AVX2 multiplies 32 x
+ * 32 bits only: the hash's 64-bit products are built from three.
  */
 #include "base/rng_internal.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
-#define ATTR __attribute__((target("avx2,fma")))
+#define ATTR __attribute__((target("avx2,fma,f16c")))
 
 /* x * c mod 2^64, lane by lane. */
 ATTR static inline __m256i mul64(__m256i x, uint64_t c)
@@ -59,6 +59,7 @@ ATTR static inline __m256i mul64(__m256i x, uint64_t c)
 #define H_ADD _mm_add_epi32
 #define H_SRLI _mm_srli_epi32
 #define H_AND _mm_and_si128
+#define H_FP16(x) _mm_cvtepu16_epi32(_mm_cvtps_ph(_mm_castsi128_ps(x), 0))
 #define H_DIFFER(a, b)                                                                             \
     ((unsigned)~_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32((a), (b)))) & 0xfu)
 #define H_STORE16(p, x) _mm_storel_epi64((__m128i *)(p), _mm_packus_epi32((x), (x)))
@@ -83,10 +84,10 @@ long tpb_rng_approx_bits_avx2(double *v, const uint64_t *a, const uint64_t *b, l
 }
 
 long tpb_rng_encode_avx2(void *dst, unsigned char *differ, long n, uint64_t seed, uint64_t row_part,
-                         uint64_t j0, double scale, int bf16, const tpb_rng_tables_t *t)
+                         uint64_t j0, double scale, int kind, const tpb_rng_tables_t *t)
 {
     (void)dst, (void)differ, (void)n, (void)seed, (void)row_part, (void)j0, (void)scale;
-    (void)bf16, (void)t;
+    (void)kind, (void)t;
     return 0;
 }
 #endif

@@ -8,7 +8,7 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
-#define ATTR __attribute__((target("avx512f,avx512dq")))
+#define ATTR __attribute__((target("avx512f,avx512dq,f16c")))
 
 #define W 8
 #define VD __m512d
@@ -47,6 +47,7 @@
 #define H_ADD _mm256_add_epi32
 #define H_SRLI _mm256_srli_epi32
 #define H_AND _mm256_and_si256
+#define H_FP16(x) _mm256_cvtepu16_epi32(_mm256_cvtps_ph(_mm256_castsi256_ps(x), 0))
 #define H_DIFFER(a, b)                                                                             \
     ((unsigned)~_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32((a), (b)))) & 0xffu)
 #define H_STORE16(p, x)                                                                            \
@@ -73,11 +74,11 @@ long tpb_rng_approx_bits_avx512(double *v, const uint64_t *a, const uint64_t *b,
 }
 
 long tpb_rng_encode_avx512(void *dst, unsigned char *differ, long n, uint64_t seed,
-                           uint64_t row_part, uint64_t j0, double scale, int bf16,
+                           uint64_t row_part, uint64_t j0, double scale, int kind,
                            const tpb_rng_tables_t *t)
 {
     (void)dst, (void)differ, (void)n, (void)seed, (void)row_part, (void)j0, (void)scale;
-    (void)bf16, (void)t;
+    (void)kind, (void)t;
     return 0;
 }
 #endif

@@ -17,8 +17,9 @@
  * value between them (glibc's among them) encodes the same, as each dtype's conversion is
  * monotone. Where they differ, glibc's value is drawn: ~2e-4 of fp32 elements, fewer for
  * fp16, bf16 and fp8. fp64 has no such interval: rng.c draws it with glibc's functions. With
- * AVX2 or AVX-512, bf16, fp32 and tf32 (a float's bits) are encoded and compared inside the
- * vector code (rng_simd_impl.h's SIMD_ENCODE); fp16 and fp8 here, element by element.
+ * AVX2 or AVX-512, fp32, tf32, bf16 and fp16 (from a float, as the CPU converts) are encoded
+ * and compared inside the vector code (rng_simd_impl.h's SIMD_ENCODE); fp8 here, element by
+ * element.
  */
 #include <pthread.h>
 #include <string.h>
@@ -38,7 +39,8 @@ static int avx512_ok; /* and approx_row_avx512 */
 static void tables_init(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    avx2_ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    avx2_ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+              __builtin_cpu_supports("f16c");
     avx512_ok = avx2_ok && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
 #endif
     for (int i = LOG_LO; i <= LOG_HI; i++) {
@@ -199,18 +201,20 @@ static long encode_ends(unsigned char *out, long n, uint64_t seed, uint64_t row_
     return exact;
 }
 
-/* The same fused into the vector code (bf16, fp32 and tf32: their encodings are a float's
- * bits); the elements it did in *done. */
+/* The same fused into the vector code (fp32, tf32, bf16 and fp16: their encodings come from a
+ * float); the elements it did in *done. */
 static long encode_fused(unsigned char *out, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
                          double scale, tpb_dtype_t dt, unsigned char *differ, int vec, long *done)
 {
-    int bf16 = dt == TPB_DTYPE_BF16;
+    int kind = dt == TPB_DTYPE_BF16   ? TPB_RNG_FUSED_BF16
+               : dt == TPB_DTYPE_FP16 ? TPB_RNG_FUSED_FP16
+                                      : TPB_RNG_FUSED_FLOAT;
     size_t esz = tpb_dtype_in_size(dt);
     long d = vec == 2
-                 ? tpb_rng_encode_avx512(out, differ, n, seed, row_part, j0, scale, bf16, &tables)
+                 ? tpb_rng_encode_avx512(out, differ, n, seed, row_part, j0, scale, kind, &tables)
                  : 0;
     d += tpb_rng_encode_avx2(out + (size_t)d * esz, differ + d, n - d, seed, row_part,
-                             j0 + (uint64_t)d, scale, bf16, &tables);
+                             j0 + (uint64_t)d, scale, kind, &tables);
     long exact = 0;
     for (const unsigned char *p = differ; (p = memchr(p, 1, (size_t)(differ + d - p))); p++)
         exact += draw_exact(out, p - differ, p - differ + 1, seed, row_part, j0, scale, dt);
@@ -230,7 +234,8 @@ long tpb_rng_row_encode_path(void *dst, long n, uint64_t seed, uint64_t row_part
     if (vec < 0)
         return -1;
     long done = 0, exact = 0;
-    if (vec && (dt == TPB_DTYPE_BF16 || dt == TPB_DTYPE_FP32 || dt == TPB_DTYPE_TF32))
+    if (vec && (dt == TPB_DTYPE_FP32 || dt == TPB_DTYPE_TF32 || dt == TPB_DTYPE_BF16 ||
+                dt == TPB_DTYPE_FP16))
         exact =
             encode_fused(out, n, seed, row_part, j0, scale, dt, (unsigned char *)tmp, vec, &done);
     size_t esz = tpb_dtype_in_size(dt);

@@ -73,13 +73,14 @@ long tpb_rng_approx_row_avx512(double *v, long n, uint64_t seed, uint64_t row_pa
                                const tpb_rng_tables_t *t);
 long tpb_rng_approx_bits_avx512(double *v, const uint64_t *a, const uint64_t *b, long n,
                                 const tpb_rng_tables_t *t);
-/* The encoding from both ends fused with the approximation (rng_simd_impl.h), for bf16 (bf16 1)
- * and fp32 and tf32 (0): dst from the low end, differ[c] 1 where the high end differs; the
- * elements done, a multiple of 4 (AVX2) or 8 (AVX-512), 0 on other machines. */
+/* The encoding from both ends fused with the approximation (rng_simd_impl.h), for fp32 and
+ * tf32 (their float), bf16 and fp16: dst from the low end, differ[c] 1 where the high end
+ * differs; the elements done, a multiple of 4 (AVX2) or 8 (AVX-512), 0 on other machines. */
+enum { TPB_RNG_FUSED_FLOAT, TPB_RNG_FUSED_BF16, TPB_RNG_FUSED_FP16 };
 long tpb_rng_encode_avx2(void *dst, unsigned char *differ, long n, uint64_t seed, uint64_t row_part,
-                         uint64_t j0, double scale, int bf16, const tpb_rng_tables_t *t);
+                         uint64_t j0, double scale, int kind, const tpb_rng_tables_t *t);
 long tpb_rng_encode_avx512(void *dst, unsigned char *differ, long n, uint64_t seed,
-                           uint64_t row_part, uint64_t j0, double scale, int bf16,
+                           uint64_t row_part, uint64_t j0, double scale, int kind,
                            const tpb_rng_tables_t *t);
 
 /* The bound on |scale * tpb_rng_approx - scale * tpb_rng_exact| at value v: relative plus

@@ -12,9 +12,10 @@
  * I_SRLI, I_SLLI, AS_I, AS_D (bit casts), GATHER (table, index), MUL64 (x c mod 2^64),
  * I_SELECT_GT (a > b ? t : f, lane by lane), D_SELECT_ODD (q odd ? t : f), LOAD_I, STORE_D,
  * D_ABS; for the encodings, W floats' bits as a vector of 32-bit integers, HI: TO_FLOAT_BITS
- * (doubles rounded to floats, as C's cast), H_SET1, H_ADD, H_SRLI, H_AND, H_DIFFER (a bit
- * mask of the lanes where a and b differ), H_STORE16 and H_STORE32 (the lanes' low 16 or 32
- * bits); and SIMD_ROW, SIMD_BITS and SIMD_ENCODE, the names of the functions it defines.
+ * (doubles rounded to floats, as C's cast), H_SET1, H_ADD, H_SRLI, H_AND, H_FP16 (floats' bits
+ * to fp16's, rounded to nearest even, in the low 16 bits), H_DIFFER (a bit mask of the lanes
+ * where a and b differ), H_STORE16 and H_STORE32 (the lanes' low 16 or 32 bits); and SIMD_ROW,
+ * SIMD_BITS and SIMD_ENCODE, the names of the functions it defines.
  */
 #ifndef TPB_RNG_SIMD_IMPL_H
 #define TPB_RNG_SIMD_IMPL_H
@@ -140,12 +141,12 @@ ATTR static inline HI bf16_bits(HI f)
 }
 
 /* rng_fast.c's encoding from both ends of each element's interval, fused: elements (i, j0) ..
- * (i, j0 + n - 1), scaled, encoded as bf16 (bf16 1) or fp32 and tf32's float (0) into dst from
- * the low end, differ[c] 1 where the high end encodes otherwise (glibc's value to be drawn
- * there). What rng_fast.c does element by element: the same interval, the same conversions.
- * Returns the elements done, a multiple of W. */
+ * (i, j0 + n - 1), scaled, encoded as `kind` says (TPB_RNG_FUSED_*) into dst from the low end,
+ * differ[c] 1 where the high end encodes otherwise (glibc's value to be drawn there). What
+ * rng_fast.c does element by element: the same interval, the same conversions. Returns the
+ * elements done, a multiple of W. */
 ATTR long SIMD_ENCODE(void *dst, unsigned char *differ, long n, uint64_t seed, uint64_t row_part,
-                      uint64_t j0, double scale, int bf16, const tpb_rng_tables_t *t)
+                      uint64_t j0, double scale, int kind, const tpb_rng_tables_t *t)
 {
     const VI vseed = I_SET1((long long)seed), vrow = I_SET1((long long)row_part);
     const VD vscale = D_SET1(scale), rel = D_SET1(TPB_RNG_REL_BOUND);
@@ -155,12 +156,12 @@ ATTR long SIMD_ENCODE(void *dst, unsigned char *differ, long n, uint64_t seed, u
         VD v = D_MUL(vscale, row_values(j0 + (uint64_t)c, vseed, vrow, t));
         VD e = D_ADD(D_MUL(D_ABS(v), rel), abs_e);
         HI lo = TO_FLOAT_BITS(D_SUB(v, e)), hi = TO_FLOAT_BITS(D_ADD(v, e));
-        if (bf16) {
-            lo = bf16_bits(lo);
-            hi = bf16_bits(hi);
-            H_STORE16((uint16_t *)dst + c, lo);
-        } else {
+        if (kind == TPB_RNG_FUSED_FLOAT) {
             H_STORE32((uint32_t *)dst + c, lo);
+        } else {
+            lo = kind == TPB_RNG_FUSED_BF16 ? bf16_bits(lo) : H_FP16(lo);
+            hi = kind == TPB_RNG_FUSED_BF16 ? bf16_bits(hi) : H_FP16(hi);
+            H_STORE16((uint16_t *)dst + c, lo);
         }
         unsigned m = H_DIFFER(lo, hi);
         for (int l = 0; l < W; l++)
