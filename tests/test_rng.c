@@ -179,6 +179,82 @@ START_TEST(bf16_ties_to_even)
 }
 END_TEST
 
+/* Whether the vector conversions of `path` give dtype.c's encodings of the n patterns. */
+static int converts_as_dtype(const uint32_t *bits, long n, int kind, int path)
+{
+    static unsigned char want[4 << 20], got[4 << 20];
+    ck_assert_int_le(n, 1 << 20);
+    size_t esz = kind == TPB_RNG_FUSED_FP8 ? 1 : kind == TPB_RNG_FUSED_FLOAT ? 4 : 2;
+    ck_assert_int_eq(tpb_rng_convert_path(want, bits, n, kind, TPB_RNG_PATH_SCALAR), 0);
+    ck_assert_int_eq(tpb_rng_convert_path(got, bits, n, kind, path), 0);
+    return memcmp(want, got, (size_t)n * esz) == 0;
+}
+
+/* Append pattern p and its neighbours, both signs, unless NaN. */
+static long add_near(uint32_t *bits, long n, uint32_t p)
+{
+    for (int d = -1; d <= 1; d++)
+        for (int neg = 0; neg <= 1; neg++) {
+            uint32_t u = ((p + (uint32_t)d) & 0x7fffffffu) | (uint32_t)neg << 31;
+            if ((u & 0x7fffffffu) <= 0x7f800000u)
+                bits[n++] = u;
+        }
+    return n;
+}
+
+/* The vector code's conversions of floats to bf16, fp16 and e4m3 (what the fused encoding
+ * stores) are dtype.c's: on every 251st bit pattern (NaN's left out: the draw makes none), and
+ * on each tie of the three formats (their normal and subnormal halfway points) and their
+ * neighbours, both signs; by AVX2 and AVX-512 where the CPU has them. */
+START_TEST(vector_conversions_are_dtypes)
+{
+    enum { PART = 1 << 20 };
+    static uint32_t bits[PART];
+    const int kinds[] = {TPB_RNG_FUSED_BF16, TPB_RNG_FUSED_FP16, TPB_RNG_FUSED_FP8};
+    for (int path = TPB_RNG_PATH_AVX2; path <= TPB_RNG_PATH_AVX512; path++) {
+        if (tpb_rng_convert_path(bits, bits, 0, TPB_RNG_FUSED_FLOAT, path) != 0)
+            continue; /* a CPU without this path */
+        for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+            long n = 0;
+            for (uint64_t u = 0; u < (1ULL << 32); u += 251) {
+                if ((u & 0x7fffffffu) <= 0x7f800000u)
+                    bits[n++] = (uint32_t)u;
+                if (n == PART || u + 251 >= (1ULL << 32)) {
+                    ck_assert_msg(converts_as_dtype(bits, n, kinds[k], path),
+                                  "kind %d path %d near %#llx", kinds[k], path,
+                                  (unsigned long long)u);
+                    n = 0;
+                }
+            }
+            for (uint32_t h = 0; h < 0x8000u; h++) /* bf16's ties: bits 0-15 halfway */
+                n = add_near(bits, n, h << 16 | 0x8000u);
+            ck_assert(converts_as_dtype(bits, n, kinds[k], path));
+            n = 0;
+            for (uint32_t h = 0; h < 0x40000u; h++) { /* fp16's: bits 0-12 halfway */
+                n = add_near(bits, n, h << 13 | 0x1000u);
+                if (n > PART - 6 || h == 0x3ffffu) {
+                    ck_assert(converts_as_dtype(bits, n, kinds[k], path));
+                    n = 0;
+                }
+            }
+            for (uint32_t h = 0; h < 0x800u; h++) /* e4m3's: bits 0-19 halfway */
+                n = add_near(bits, n, h << 20 | 0x80000u);
+            for (int i = 1; i < 2048; i += 2) { /* subnormal halfway points: fp16's, e4m3's */
+                float a = (float)i * 0x1.0p-25f, b = (float)i * 0x1.0p-10f;
+                uint32_t ua, ub;
+                memcpy(&ua, &a, sizeof(ua));
+                memcpy(&ub, &b, sizeof(ub));
+                n = add_near(bits, n, ua);
+                n = add_near(bits, n, ub);
+            }
+            n = add_near(bits, n, 0x43e00000u); /* e4m3's saturation at 448, 2^-6 below */
+            n = add_near(bits, n, 0x3c800000u);
+            ck_assert(converts_as_dtype(bits, n, kinds[k], path));
+        }
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("rng");
@@ -188,6 +264,7 @@ static Suite *suite(void)
     tcase_add_test(tc, avx512_is_avx2);
     tcase_add_test(tc, encode_bit_for_bit);
     tcase_add_test(tc, bf16_ties_to_even);
+    tcase_add_test(tc, vector_conversions_are_dtypes);
     suite_add_tcase(s, tc);
     return s;
 }

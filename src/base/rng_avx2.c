@@ -5,6 +5,8 @@
  */
 #include "base/rng_internal.h"
 
+#include <string.h>
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
@@ -18,6 +20,14 @@ ATTR static inline __m256i mul64(__m256i x, uint64_t c)
     __m256i cross =
         _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(x, 32), cl), _mm256_mul_epu32(x, ch));
     return _mm256_add_epi64(_mm256_mul_epu32(x, cl), _mm256_slli_epi64(cross, 32));
+}
+
+/* The low bytes of four 32-bit lanes (each below 256). */
+ATTR static inline void store8(uint8_t *p, __m128i x)
+{
+    __m128i b = _mm_packus_epi16(_mm_packus_epi32(x, x), x);
+    int32_t w = _mm_cvtsi128_si32(b);
+    memcpy(p, &w, sizeof(w));
 }
 
 #define W 4
@@ -59,6 +69,15 @@ ATTR static inline __m256i mul64(__m256i x, uint64_t c)
 #define H_ADD _mm_add_epi32
 #define H_SRLI _mm_srli_epi32
 #define H_AND _mm_and_si128
+#define H_SUB _mm_sub_epi32
+#define H_OR _mm_or_si128
+#define H_GT _mm_cmpgt_epi32
+#define H_BLEND(m, t, f) _mm_blendv_epi8((f), (t), (m))
+#define H_UNITS(x)                                                                                 \
+    _mm_cvttps_epi32(_mm_sub_ps(                                                                   \
+        _mm_add_ps(_mm_mul_ps(_mm_castsi128_ps(x), _mm_set1_ps(512.0f)), _mm_set1_ps(0x1.0p23f)),  \
+        _mm_set1_ps(0x1.0p23f)))
+#define H_STORE8(p, x) store8((p), (x))
 #define H_FP16(x) _mm_cvtepu16_epi32(_mm_cvtps_ph(_mm_castsi128_ps(x), 0))
 #define H_DIFFER(a, b)                                                                             \
     ((unsigned)~_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32((a), (b)))) & 0xfu)
@@ -67,6 +86,8 @@ ATTR static inline __m256i mul64(__m256i x, uint64_t c)
 #define SIMD_ROW tpb_rng_approx_row_avx2
 #define SIMD_BITS tpb_rng_approx_bits_avx2
 #define SIMD_ENCODE tpb_rng_encode_avx2
+#define SIMD_CONVERT tpb_rng_convert_avx2
+#define LOAD_H(p) _mm_loadu_si128((const __m128i *)(p))
 #include "base/rng_simd_impl.h"
 #else
 long tpb_rng_approx_row_avx2(double *v, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
@@ -88,6 +109,12 @@ long tpb_rng_encode_avx2(void *dst, unsigned char *differ, long n, uint64_t seed
 {
     (void)dst, (void)differ, (void)n, (void)seed, (void)row_part, (void)j0, (void)scale;
     (void)kind, (void)t;
+    return 0;
+}
+
+long tpb_rng_convert_avx2(void *dst, const uint32_t *bits, long n, int kind)
+{
+    (void)dst, (void)bits, (void)n, (void)kind;
     return 0;
 }
 #endif

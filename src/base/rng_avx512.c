@@ -47,6 +47,17 @@
 #define H_ADD _mm256_add_epi32
 #define H_SRLI _mm256_srli_epi32
 #define H_AND _mm256_and_si256
+#define H_SUB _mm256_sub_epi32
+#define H_OR _mm256_or_si256
+#define H_GT _mm256_cmpgt_epi32
+#define H_BLEND(m, t, f) _mm256_blendv_epi8((f), (t), (m))
+#define H_UNITS(x)                                                                                 \
+    _mm256_cvttps_epi32(                                                                           \
+        _mm256_sub_ps(_mm256_add_ps(_mm256_mul_ps(_mm256_castsi256_ps(x), _mm256_set1_ps(512.0f)), \
+                                    _mm256_set1_ps(0x1.0p23f)),                                    \
+                      _mm256_set1_ps(0x1.0p23f)))
+#define H_STORE8(p, x)                                                                             \
+    _mm_storel_epi64((__m128i *)(p), _mm512_cvtepi32_epi8(_mm512_castsi256_si512(x)))
 #define H_FP16(x) _mm256_cvtepu16_epi32(_mm256_cvtps_ph(_mm256_castsi256_ps(x), 0))
 #define H_DIFFER(a, b)                                                                             \
     ((unsigned)~_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32((a), (b)))) & 0xffu)
@@ -57,6 +68,8 @@
 #define SIMD_ROW tpb_rng_approx_row_avx512
 #define SIMD_BITS tpb_rng_approx_bits_avx512
 #define SIMD_ENCODE tpb_rng_encode_avx512
+#define SIMD_CONVERT tpb_rng_convert_avx512
+#define LOAD_H(p) _mm256_loadu_si256((const __m256i *)(p))
 #include "base/rng_simd_impl.h"
 #else
 long tpb_rng_approx_row_avx512(double *v, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
@@ -79,6 +92,12 @@ long tpb_rng_encode_avx512(void *dst, unsigned char *differ, long n, uint64_t se
 {
     (void)dst, (void)differ, (void)n, (void)seed, (void)row_part, (void)j0, (void)scale;
     (void)kind, (void)t;
+    return 0;
+}
+
+long tpb_rng_convert_avx512(void *dst, const uint32_t *bits, long n, int kind)
+{
+    (void)dst, (void)bits, (void)n, (void)kind;
     return 0;
 }
 #endif

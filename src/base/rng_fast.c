@@ -17,9 +17,8 @@
  * value between them (glibc's among them) encodes the same, as each dtype's conversion is
  * monotone. Where they differ, glibc's value is drawn: ~2e-4 of fp32 elements, fewer for
  * fp16, bf16 and fp8. fp64 has no such interval: rng.c draws it with glibc's functions. With
- * AVX2 or AVX-512, fp32, tf32, bf16 and fp16 (from a float, as the CPU converts) are encoded
- * and compared inside the vector code (rng_simd_impl.h's SIMD_ENCODE); fp8 here, element by
- * element.
+ * AVX2 or AVX-512, every dtype (each from a float) is encoded and compared inside the vector
+ * code (rng_simd_impl.h's SIMD_ENCODE); here, a row's last elements, fewer than the vector.
  */
 #include <pthread.h>
 #include <string.h>
@@ -201,13 +200,14 @@ static long encode_ends(unsigned char *out, long n, uint64_t seed, uint64_t row_
     return exact;
 }
 
-/* The same fused into the vector code (fp32, tf32, bf16 and fp16: their encodings come from a
+/* The same fused into the vector code (every dtype but fp64: their encodings come from a
  * float); the elements it did in *done. */
 static long encode_fused(unsigned char *out, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
                          double scale, tpb_dtype_t dt, unsigned char *differ, int vec, long *done)
 {
     int kind = dt == TPB_DTYPE_BF16   ? TPB_RNG_FUSED_BF16
                : dt == TPB_DTYPE_FP16 ? TPB_RNG_FUSED_FP16
+               : dt == TPB_DTYPE_FP8  ? TPB_RNG_FUSED_FP8
                                       : TPB_RNG_FUSED_FLOAT;
     size_t esz = tpb_dtype_in_size(dt);
     long d = vec == 2
@@ -222,6 +222,30 @@ static long encode_fused(unsigned char *out, long n, uint64_t seed, uint64_t row
     return exact;
 }
 
+int tpb_rng_convert_path(void *dst, const uint32_t *bits, long n, int kind, int path)
+{
+    int vec = vector_path(path);
+    if (vec < 0)
+        return -1;
+    long d = vec == 2 ? tpb_rng_convert_avx512(dst, bits, n, kind) : 0;
+    size_t esz = kind == TPB_RNG_FUSED_FP8 ? 1 : kind == TPB_RNG_FUSED_FLOAT ? 4 : 2;
+    if (vec)
+        d += tpb_rng_convert_avx2((unsigned char *)dst + (size_t)d * esz, bits + d, n - d, kind);
+    for (; d < n; d++) {
+        float f;
+        memcpy(&f, &bits[d], sizeof(f));
+        if (kind == TPB_RNG_FUSED_BF16)
+            ((uint16_t *)dst)[d] = tpb_float_to_bf16(f);
+        else if (kind == TPB_RNG_FUSED_FP16)
+            ((uint16_t *)dst)[d] = tpb_float_to_half(f);
+        else if (kind == TPB_RNG_FUSED_FP8)
+            ((uint8_t *)dst)[d] = tpb_float_to_e4m3(f);
+        else
+            ((float *)dst)[d] = f;
+    }
+    return 0;
+}
+
 long tpb_rng_row_encode_path(void *dst, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
                              double scale, tpb_dtype_t dt, double *tmp, int path)
 {
@@ -234,8 +258,7 @@ long tpb_rng_row_encode_path(void *dst, long n, uint64_t seed, uint64_t row_part
     if (vec < 0)
         return -1;
     long done = 0, exact = 0;
-    if (vec && (dt == TPB_DTYPE_FP32 || dt == TPB_DTYPE_TF32 || dt == TPB_DTYPE_BF16 ||
-                dt == TPB_DTYPE_FP16))
+    if (vec && dt != TPB_DTYPE_FP64) /* fp64: rng.c draws it exactly */
         exact =
             encode_fused(out, n, seed, row_part, j0, scale, dt, (unsigned char *)tmp, vec, &done);
     size_t esz = tpb_dtype_in_size(dt);

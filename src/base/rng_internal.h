@@ -74,14 +74,17 @@ long tpb_rng_approx_row_avx512(double *v, long n, uint64_t seed, uint64_t row_pa
 long tpb_rng_approx_bits_avx512(double *v, const uint64_t *a, const uint64_t *b, long n,
                                 const tpb_rng_tables_t *t);
 /* The encoding from both ends fused with the approximation (rng_simd_impl.h), for fp32 and
- * tf32 (their float), bf16 and fp16: dst from the low end, differ[c] 1 where the high end
+ * tf32 (their float), bf16, fp16 and fp8: dst from the low end, differ[c] 1 where the high end
  * differs; the elements done, a multiple of 4 (AVX2) or 8 (AVX-512), 0 on other machines. */
-enum { TPB_RNG_FUSED_FLOAT, TPB_RNG_FUSED_BF16, TPB_RNG_FUSED_FP16 };
+enum { TPB_RNG_FUSED_FLOAT, TPB_RNG_FUSED_BF16, TPB_RNG_FUSED_FP16, TPB_RNG_FUSED_FP8 };
 long tpb_rng_encode_avx2(void *dst, unsigned char *differ, long n, uint64_t seed, uint64_t row_part,
                          uint64_t j0, double scale, int kind, const tpb_rng_tables_t *t);
 long tpb_rng_encode_avx512(void *dst, unsigned char *differ, long n, uint64_t seed,
                            uint64_t row_part, uint64_t j0, double scale, int kind,
                            const tpb_rng_tables_t *t);
+/* Their conversions alone, of floats' bits (not NaN): the elements done, as above. */
+long tpb_rng_convert_avx2(void *dst, const uint32_t *bits, long n, int kind);
+long tpb_rng_convert_avx512(void *dst, const uint32_t *bits, long n, int kind);
 
 /* The bound on |scale * tpb_rng_approx - scale * tpb_rng_exact| at value v: relative plus
  * absolute (in units of |scale|; the zeros of cos, where the argument's rounding is all). */
@@ -93,6 +96,11 @@ long tpb_rng_encode_avx512(void *dst, unsigned char *differ, long n, uint64_t se
  * the encoding in doubt. `tmp` holds 3 * n doubles. Returns how many were drawn exactly. */
 long tpb_rng_row_encode(void *dst, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
                         double scale, tpb_dtype_t dt, double *tmp);
+/* Floats' bits (not NaN) encoded as fused `kind` by the vector code of `path` (the rest, fewer
+ * than its width, by dtype.c's functions): what the fused encoding converts, for the tests to
+ * compare with dtype.c's. -1 if the CPU lacks the path. */
+int tpb_rng_convert_path(void *dst, const uint32_t *bits, long n, int kind, int path);
+
 /* The same by the code `path` (TPB_RNG_PATH_*; tests): bf16, fp32 and tf32 with a vector path
  * fuse the encodings into the vector code. -1 if the CPU lacks the path. */
 long tpb_rng_row_encode_path(void *dst, long n, uint64_t seed, uint64_t row_part, uint64_t j0,

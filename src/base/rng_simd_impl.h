@@ -12,10 +12,12 @@
  * I_SRLI, I_SLLI, AS_I, AS_D (bit casts), GATHER (table, index), MUL64 (x c mod 2^64),
  * I_SELECT_GT (a > b ? t : f, lane by lane), D_SELECT_ODD (q odd ? t : f), LOAD_I, STORE_D,
  * D_ABS; for the encodings, W floats' bits as a vector of 32-bit integers, HI: TO_FLOAT_BITS
- * (doubles rounded to floats, as C's cast), H_SET1, H_ADD, H_SRLI, H_AND, H_FP16 (floats' bits
- * to fp16's, rounded to nearest even, in the low 16 bits), H_DIFFER (a bit mask of the lanes
- * where a and b differ), H_STORE16 and H_STORE32 (the lanes' low 16 or 32 bits); and SIMD_ROW,
- * SIMD_BITS and SIMD_ENCODE, the names of the functions it defines.
+ * (doubles rounded to floats, as C's cast), H_SET1, H_ADD, H_SUB, H_SRLI, H_AND, H_OR, H_GT
+ * (signed, a lane mask), H_BLEND (m ? t : f), H_FP16 (floats' bits to fp16's,
+ * rounded to nearest even, in the low 16 bits), H_UNITS (floats' bits to the float rounded to
+ * a whole number of 2^-9, as an integer: |f| < 2^-6 only), H_DIFFER (a bit mask of the lanes
+ * where a and b differ), LOAD_H, H_STORE8, H_STORE16 and H_STORE32 (the lanes' low 8, 16 or
+ * 32 bits); and SIMD_ROW, SIMD_BITS, SIMD_ENCODE and SIMD_CONVERT, the functions it defines.
  */
 #ifndef TPB_RNG_SIMD_IMPL_H
 #define TPB_RNG_SIMD_IMPL_H
@@ -140,11 +142,45 @@ ATTR static inline HI bf16_bits(HI f)
     return H_SRLI(H_ADD(f, H_ADD(H_SET1(0x7fff), odd)), 16);
 }
 
+/* e4m3's bits of floats (dtype.c's tpb_float_to_e4m3, not NaN): saturated at 448, subnormal
+ * below 2^-6 in units of 2^-9, else the mantissa rounded to 3 bits, nearest even. */
+ATTR static inline HI e4m3_bits(HI f)
+{
+    HI sign = H_AND(H_SRLI(f, 24), H_SET1(0x80)), au = H_AND(f, H_SET1(0x7fffffff));
+    HI r = H_ADD(au, H_ADD(H_SET1(0x7ffff), H_AND(H_SRLI(au, 20), H_SET1(1))));
+    HI v = H_SUB(H_SRLI(r, 20), H_SET1(120 << 3)); /* below 448: at most 0x7e, 448 itself */
+    v = H_BLEND(H_GT(H_SET1(0x3c800000), au), H_UNITS(au), v);
+    v = H_BLEND(H_GT(au, H_SET1(0x43dfffff)), H_SET1(0x7e), v);
+    return H_OR(sign, v);
+}
+
+/* Floats' bits encoded as `kind` says (TPB_RNG_FUSED_*), in the lanes' low bits. */
+ATTR static inline HI encode(HI f, int kind)
+{
+    switch (kind) {
+    case TPB_RNG_FUSED_BF16: return bf16_bits(f);
+    case TPB_RNG_FUSED_FP16: return H_FP16(f);
+    case TPB_RNG_FUSED_FP8: return e4m3_bits(f);
+    default: return f;
+    }
+}
+
+/* The encodings x of W elements from dst + W c's bytes on. */
+ATTR static inline void store(void *dst, long c, HI x, int kind)
+{
+    switch (kind) {
+    case TPB_RNG_FUSED_BF16:
+    case TPB_RNG_FUSED_FP16: H_STORE16((uint16_t *)dst + c, x); break;
+    case TPB_RNG_FUSED_FP8: H_STORE8((uint8_t *)dst + c, x); break;
+    default: H_STORE32((uint32_t *)dst + c, x);
+    }
+}
+
 /* rng_fast.c's encoding from both ends of each element's interval, fused: elements (i, j0) ..
- * (i, j0 + n - 1), scaled, encoded as `kind` says (TPB_RNG_FUSED_*) into dst from the low end,
- * differ[c] 1 where the high end encodes otherwise (glibc's value to be drawn there). What
- * rng_fast.c does element by element: the same interval, the same conversions. Returns the
- * elements done, a multiple of W. */
+ * (i, j0 + n - 1), scaled, encoded as `kind` says into dst from the low end, differ[c] 1 where
+ * the high end encodes otherwise (glibc's value to be drawn there). What rng_fast.c does
+ * element by element: the same interval, the same conversions. Returns the elements done, a
+ * multiple of W. */
 ATTR long SIMD_ENCODE(void *dst, unsigned char *differ, long n, uint64_t seed, uint64_t row_part,
                       uint64_t j0, double scale, int kind, const tpb_rng_tables_t *t)
 {
@@ -155,18 +191,23 @@ ATTR long SIMD_ENCODE(void *dst, unsigned char *differ, long n, uint64_t seed, u
     for (; c + W <= n; c += W) {
         VD v = D_MUL(vscale, row_values(j0 + (uint64_t)c, vseed, vrow, t));
         VD e = D_ADD(D_MUL(D_ABS(v), rel), abs_e);
-        HI lo = TO_FLOAT_BITS(D_SUB(v, e)), hi = TO_FLOAT_BITS(D_ADD(v, e));
-        if (kind == TPB_RNG_FUSED_FLOAT) {
-            H_STORE32((uint32_t *)dst + c, lo);
-        } else {
-            lo = kind == TPB_RNG_FUSED_BF16 ? bf16_bits(lo) : H_FP16(lo);
-            hi = kind == TPB_RNG_FUSED_BF16 ? bf16_bits(hi) : H_FP16(hi);
-            H_STORE16((uint16_t *)dst + c, lo);
-        }
+        HI lo = encode(TO_FLOAT_BITS(D_SUB(v, e)), kind);
+        HI hi = encode(TO_FLOAT_BITS(D_ADD(v, e)), kind);
+        store(dst, c, lo, kind);
         unsigned m = H_DIFFER(lo, hi);
         for (int l = 0; l < W; l++)
             differ[c + l] = (unsigned char)((m >> l) & 1);
     }
+    return c;
+}
+
+/* The conversions alone, of floats' bits (not NaN) to `kind` (tests hold them to dtype.c's);
+ * the elements done, a multiple of W. */
+ATTR long SIMD_CONVERT(void *dst, const uint32_t *bits, long n, int kind)
+{
+    long c = 0;
+    for (; c + W <= n; c += W)
+        store(dst, c, encode(LOAD_H(bits + c), kind), kind);
     return c;
 }
 
