@@ -5,7 +5,7 @@
  */
 #include "base/rng_internal.h"
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if TPB_RNG_HAVE_VECTOR
 #include <immintrin.h>
 
 #define ATTR __attribute__((target("avx512f,avx512dq,f16c")))
@@ -71,33 +71,4 @@
 #define SIMD_CONVERT tpb_rng_convert_avx512
 #define LOAD_H(p) _mm256_loadu_si256((const __m256i *)(p))
 #include "base/rng_simd_impl.h"
-#else
-long tpb_rng_approx_row_avx512(double *v, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
-                               const tpb_rng_tables_t *t)
-{
-    (void)v, (void)n, (void)seed, (void)row_part, (void)j0, (void)t;
-    return 0;
-}
-
-long tpb_rng_approx_bits_avx512(double *v, const uint64_t *a, const uint64_t *b, long n,
-                                const tpb_rng_tables_t *t)
-{
-    (void)v, (void)a, (void)b, (void)n, (void)t;
-    return 0;
-}
-
-long tpb_rng_encode_avx512(void *dst, unsigned char *differ, long n, uint64_t seed,
-                           uint64_t row_part, uint64_t j0, double scale, int kind,
-                           const tpb_rng_tables_t *t)
-{
-    (void)dst, (void)differ, (void)n, (void)seed, (void)row_part, (void)j0, (void)scale;
-    (void)kind, (void)t;
-    return 0;
-}
-
-long tpb_rng_convert_avx512(void *dst, const uint32_t *bits, long n, int kind)
-{
-    (void)dst, (void)bits, (void)n, (void)kind;
-    return 0;
-}
 #endif

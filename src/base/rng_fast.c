@@ -37,7 +37,7 @@ static int avx512_ok; /* and approx_row_avx512 */
 
 static void tables_init(void)
 {
-#if defined(__x86_64__) && defined(__GNUC__)
+#if TPB_RNG_HAVE_VECTOR
     avx2_ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
               __builtin_cpu_supports("f16c");
     avx512_ok = avx2_ok && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");

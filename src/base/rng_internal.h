@@ -62,29 +62,35 @@ typedef struct {
     double cos_k[TPB_RNG_TRIG_N + 1], sin_k[TPB_RNG_TRIG_N + 1];
 } tpb_rng_tables_t;
 
-/* rng_avx2.c's part of tpb_rng_approx_row and _bits: the elements it did, a multiple of 4
- * (0 on other machines); rng_fast.c does the rest. */
-long tpb_rng_approx_row_avx2(double *v, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
-                             const tpb_rng_tables_t *t);
-long tpb_rng_approx_bits_avx2(double *v, const uint64_t *a, const uint64_t *b, long n,
-                              const tpb_rng_tables_t *t);
-/* rng_avx512.c's: the same, a multiple of 8. */
-long tpb_rng_approx_row_avx512(double *v, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
-                               const tpb_rng_tables_t *t);
-long tpb_rng_approx_bits_avx512(double *v, const uint64_t *a, const uint64_t *b, long n,
-                                const tpb_rng_tables_t *t);
-/* The encoding from both ends fused with the approximation (rng_simd_impl.h), for fp32 and
- * tf32 (their float), bf16, fp16 and fp8: dst from the low end, differ[c] 1 where the high end
- * differs; the elements done, a multiple of 4 (AVX2) or 8 (AVX-512), 0 on other machines. */
+/* The vector code (rng_simd_impl.h) at one width w: avx2 (rng_avx2.c, 4 lanes) or avx512
+ * (rng_avx512.c, 8). Each returns the elements it did, a multiple of its lanes; rng_fast.c does
+ * the rest. approx_row and approx_bits: tpb_rng_approx_row's and _bits' part. encode: the
+ * encoding from both ends fused with the approximation, for fp32 and tf32 (their float), bf16,
+ * fp16 and fp8 (`kind`, TPB_RNG_FUSED_*): dst from the low end, differ[c] 1 where the high end
+ * differs. convert: those conversions alone, of floats' bits (not NaN). Declared here (spec
+ * empty, body ;), or where the machine has no vector code, defined doing nothing (rng_fast.c
+ * never picks them there); one function a line, as clang-format would not keep them. */
 enum { TPB_RNG_FUSED_FLOAT, TPB_RNG_FUSED_BF16, TPB_RNG_FUSED_FP16, TPB_RNG_FUSED_FP8 };
-long tpb_rng_encode_avx2(void *dst, unsigned char *differ, long n, uint64_t seed, uint64_t row_part,
-                         uint64_t j0, double scale, int kind, const tpb_rng_tables_t *t);
-long tpb_rng_encode_avx512(void *dst, unsigned char *differ, long n, uint64_t seed,
-                           uint64_t row_part, uint64_t j0, double scale, int kind,
-                           const tpb_rng_tables_t *t);
-/* Their conversions alone, of floats' bits (not NaN): the elements done, as above. */
-long tpb_rng_convert_avx2(void *dst, const uint32_t *bits, long n, int kind);
-long tpb_rng_convert_avx512(void *dst, const uint32_t *bits, long n, int kind);
+/* clang-format off */
+#define TPB_RNG_VECTOR_CODE(w, spec, body)                                                         \
+    spec long tpb_rng_approx_row_##w(double *v, long n, uint64_t seed, uint64_t row_part,          \
+                                     uint64_t j0, const tpb_rng_tables_t *t) body                  \
+    spec long tpb_rng_approx_bits_##w(double *v, const uint64_t *a, const uint64_t *b, long n,     \
+                                      const tpb_rng_tables_t *t) body                              \
+    spec long tpb_rng_encode_##w(void *dst, unsigned char *differ, long n, uint64_t seed,          \
+                                 uint64_t row_part, uint64_t j0, double scale, int kind,           \
+                                 const tpb_rng_tables_t *t) body                                   \
+    spec long tpb_rng_convert_##w(void *dst, const uint32_t *bits, long n, int kind) body
+/* clang-format on */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define TPB_RNG_HAVE_VECTOR 1
+TPB_RNG_VECTOR_CODE(avx2, , ;)
+TPB_RNG_VECTOR_CODE(avx512, , ;)
+#else
+#define TPB_RNG_HAVE_VECTOR 0
+TPB_RNG_VECTOR_CODE(avx2, static inline, { return 0; })
+TPB_RNG_VECTOR_CODE(avx512, static inline, { return 0; })
+#endif
 
 /* The bound on |scale * tpb_rng_approx - scale * tpb_rng_exact| at value v: relative plus
  * absolute (in units of |scale|; the zeros of cos, where the argument's rounding is all). */
