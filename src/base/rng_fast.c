@@ -25,6 +25,10 @@
 
 #include "base/rng_internal.h"
 
+#if TPB_RNG_HAVE_VECTOR
+#include <cpuid.h>
+#endif
+
 enum { LOG_LO = TPB_RNG_LOG_LO, LOG_HI = TPB_RNG_LOG_HI, TRIG_N = TPB_RNG_TRIG_N };
 
 static tpb_rng_tables_t tables;
@@ -38,8 +42,9 @@ static int avx512_ok; /* and approx_row_avx512 */
 static void tables_init(void)
 {
 #if TPB_RNG_HAVE_VECTOR
-    avx2_ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-              __builtin_cpu_supports("f16c");
+    unsigned a, b, c = 0, d; /* F16C by CPUID (clang 14's __builtin_cpu_supports lacks it) */
+    int f16c = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
+    avx2_ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
     avx512_ok = avx2_ok && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
 #endif
     for (int i = LOG_LO; i <= LOG_HI; i++) {
