@@ -218,9 +218,12 @@ static tpb_status_t read_marks(tpb_sweep_t *s, int rec, tpb_mark_t *const *raw, 
     for (int c = 0; st == TPB_OK && c < k; c++)
         for (int i = 0; i < iters; i++) {
             size_t it = rec ? measured_slot(ms, c, k, n, (size_t)i) : (size_t)ms->warmup;
-            raw[c][i] = (tpb_mark_t){.c0 = m[tpb_marks_iter(it, 0)],
-                                     .c1 = m[tpb_marks_iter(it, 1)],
-                                     .x1 = m[tpb_marks_iter(it, 2)]};
+            double c1 = m[tpb_marks_iter(it, 1)];
+            /* the iteration ends after its compute: the device orders x1 after c1, but a GPU
+             * places each stream's marks by that stream's anchor, and two anchors can disagree
+             * by more than the gap between them (a negative idle time under load) */
+            raw[c][i] = (tpb_mark_t){
+                .c0 = m[tpb_marks_iter(it, 0)], .c1 = c1, .x1 = fmax(m[tpb_marks_iter(it, 2)], c1)};
         }
     free(m);
     return st;
