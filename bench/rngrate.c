@@ -7,8 +7,9 @@
  * REPS), the speed-up, and "same" when the encoded bytes are identical; then the draw of an
  * 8192^3 config's X and W (2 x 8192^2 elements) at the all-CPU rate, and how many elements the
  * fast path drew with glibc's functions after all (its interval straddled a rounding boundary;
- * fp64: every one); then the approximation alone by code path (scalar, AVX2, AVX-512: "-"
- * where the CPU lacks it) and whether a vector path's values are AVX2's bit for bit. Results:
+ * fp64: every one); then by code path (scalar, AVX2, AVX-512: "-" where the CPU lacks it) the
+ * approximation alone and bf16's whole fast path, and whether a vector path's values are
+ * AVX2's bit for bit. Results:
  * doc/METRICS.md, "Host time".
  */
 #include <stdio.h>
@@ -68,24 +69,48 @@ static double approx_ns(double *v, long rows, long cols, int path, int reps)
     return best / (double)(rows * cols) * 1e9;
 }
 
-/* The approximation's rate by code path, and whether each vector path's values are AVX2's. */
+/* Best ns an element of bf16's whole fast path by `path` (tpb_rng_row_encode_path, one
+ * thread) over rows of cols into enc; -1 where the CPU lacks the path. */
+static double encode_ns(void *enc, double *tmp, long rows, long cols, int path, int reps)
+{
+    double best = 1e30;
+    for (int r = 0; r < reps; r++) {
+        double t0 = now_s();
+        for (long i = 0; i < rows; i++)
+            if (tpb_rng_row_encode_path((uint16_t *)enc + i * cols, cols, 42,
+                                        tpb_rng_row_part(1, (uint64_t)i), 0, 0.5, TPB_DTYPE_BF16,
+                                        tmp, path) < 0)
+                return -1.0;
+        double t = now_s() - t0;
+        best = t < best ? t : best;
+    }
+    return best / (double)(rows * cols) * 1e9;
+}
+
+/* By code path: the approximation's rate, whether a vector path's values are AVX2's, and
+ * bf16's whole fast path. */
 static void approx_table(double *a, double *b, long rows, long cols, int reps)
 {
     static const char *const names[] = {"scalar", "AVX2", "AVX-512"};
     const int paths[] = {TPB_RNG_PATH_SCALAR, TPB_RNG_PATH_AVX2, TPB_RNG_PATH_AVX512};
     size_t bytes = (size_t)rows * (size_t)cols * sizeof(double);
-    printf("# the approximation alone (tpb_rng_approx_row), one thread, ns an element\n");
+    double *tmp = malloc(3 * (size_t)cols * sizeof(double));
+    printf("# by code path, one thread, ns an element: the approximation alone "
+           "(tpb_rng_approx_row), bf16 encoded (tpb_rng_row_encode)\n");
     int have2 = approx_ns(a, rows, cols, TPB_RNG_PATH_AVX2, 1) >= 0; /* a: AVX2's values */
-    for (int p = 0; p < 3; p++) {
+    for (int p = 0; p < 3 && tmp; p++) {
         double ns = approx_ns(b, rows, cols, paths[p], reps);
-        if (ns < 0)
-            printf("%-8s %9s\n", names[p], "-");
-        else
-            printf("%-8s %9.2f %s\n", names[p], ns,
-                   p == 0 || !have2           ? ""
-                   : memcmp(a, b, bytes) == 0 ? "AVX2's values"
-                                              : "DIFF");
+        if (ns < 0) {
+            printf("%-8s %9s %9s\n", names[p], "-", "-");
+            continue;
+        }
+        int same = memcmp(a, b, bytes) == 0;
+        printf("%-8s %9.2f %9.2f %s\n", names[p], ns, encode_ns(b, tmp, rows, cols, paths[p], reps),
+               p == 0 || !have2 ? ""
+               : same           ? "AVX2's values"
+                                : "DIFF");
     }
+    free(tmp);
 }
 
 int main(int argc, char **argv)
