@@ -107,8 +107,8 @@ long tpb_rng_row_encode(void *dst, long n, uint64_t seed, uint64_t row_part, uin
  * compare with dtype.c's. -1 if the CPU lacks the path. */
 int tpb_rng_convert_path(void *dst, const uint32_t *bits, long n, int kind, int path);
 
-/* The same by the code `path` (TPB_RNG_PATH_*; tests): bf16, fp32 and tf32 with a vector path
- * fuse the encodings into the vector code. -1 if the CPU lacks the path. */
+/* The same by the code `path` (TPB_RNG_PATH_*; tests): a vector path fuses the encodings into
+ * the vector code (every dtype but fp64). -1 if the CPU lacks the path. */
 long tpb_rng_row_encode_path(void *dst, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
                              double scale, tpb_dtype_t dt, double *tmp, int path);
 
