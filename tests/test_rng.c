@@ -180,13 +180,13 @@ START_TEST(bf16_ties_to_even)
 END_TEST
 
 /* Whether the vector conversions of `path` give dtype.c's encodings of the n patterns. */
-static int converts_as_dtype(const uint32_t *bits, long n, int kind, int path)
+static int converts_as_dtype(const uint32_t *bits, long n, tpb_dtype_t dt, int path)
 {
     static unsigned char want[4 << 20], got[4 << 20];
     ck_assert_int_le(n, 1 << 20);
-    size_t esz = kind == TPB_RNG_FUSED_FP8 ? 1 : kind == TPB_RNG_FUSED_FLOAT ? 4 : 2;
-    ck_assert_int_eq(tpb_rng_convert_path(want, bits, n, kind, TPB_RNG_PATH_SCALAR), 0);
-    ck_assert_int_eq(tpb_rng_convert_path(got, bits, n, kind, path), 0);
+    size_t esz = tpb_dtype_in_size(dt);
+    ck_assert_int_eq(tpb_rng_convert_path(want, bits, n, dt, TPB_RNG_PATH_SCALAR), 0);
+    ck_assert_int_eq(tpb_rng_convert_path(got, bits, n, dt, path), 0);
     return memcmp(want, got, (size_t)n * esz) == 0;
 }
 
@@ -210,30 +210,29 @@ START_TEST(vector_conversions_are_dtypes)
 {
     enum { PART = 1 << 20 };
     static uint32_t bits[PART];
-    const int kinds[] = {TPB_RNG_FUSED_BF16, TPB_RNG_FUSED_FP16, TPB_RNG_FUSED_FP8};
+    const tpb_dtype_t dts[] = {TPB_DTYPE_BF16, TPB_DTYPE_FP16, TPB_DTYPE_FP8};
     for (int path = TPB_RNG_PATH_AVX2; path <= TPB_RNG_PATH_AVX512; path++) {
-        if (tpb_rng_convert_path(bits, bits, 0, TPB_RNG_FUSED_FLOAT, path) != 0)
+        if (tpb_rng_convert_path(bits, bits, 0, TPB_DTYPE_FP32, path) != 0)
             continue; /* a CPU without this path */
-        for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+        for (size_t k = 0; k < sizeof(dts) / sizeof(dts[0]); k++) {
             long n = 0;
             for (uint64_t u = 0; u < (1ULL << 32); u += 251) {
                 if ((u & 0x7fffffffu) <= 0x7f800000u)
                     bits[n++] = (uint32_t)u;
                 if (n == PART || u + 251 >= (1ULL << 32)) {
-                    ck_assert_msg(converts_as_dtype(bits, n, kinds[k], path),
-                                  "kind %d path %d near %#llx", kinds[k], path,
-                                  (unsigned long long)u);
+                    ck_assert_msg(converts_as_dtype(bits, n, dts[k], path), "%s path %d near %#llx",
+                                  tpb_dtype_name(dts[k]), path, (unsigned long long)u);
                     n = 0;
                 }
             }
             for (uint32_t h = 0; h < 0x8000u; h++) /* bf16's ties: bits 0-15 halfway */
                 n = add_near(bits, n, h << 16 | 0x8000u);
-            ck_assert(converts_as_dtype(bits, n, kinds[k], path));
+            ck_assert(converts_as_dtype(bits, n, dts[k], path));
             n = 0;
             for (uint32_t h = 0; h < 0x40000u; h++) { /* fp16's: bits 0-12 halfway */
                 n = add_near(bits, n, h << 13 | 0x1000u);
                 if (n > PART - 6 || h == 0x3ffffu) {
-                    ck_assert(converts_as_dtype(bits, n, kinds[k], path));
+                    ck_assert(converts_as_dtype(bits, n, dts[k], path));
                     n = 0;
                 }
             }
@@ -249,7 +248,7 @@ START_TEST(vector_conversions_are_dtypes)
             }
             n = add_near(bits, n, 0x43e00000u); /* e4m3's saturation at 448, 2^-6 below */
             n = add_near(bits, n, 0x3c800000u);
-            ck_assert(converts_as_dtype(bits, n, kinds[k], path));
+            ck_assert(converts_as_dtype(bits, n, dts[k], path));
         }
     }
 }

@@ -205,15 +205,21 @@ static long encode_ends(unsigned char *out, long n, uint64_t seed, uint64_t row_
     return exact;
 }
 
+/* The vector code's name for dt's encoding (not fp64). */
+static int fused_kind(tpb_dtype_t dt)
+{
+    return dt == TPB_DTYPE_BF16   ? TPB_RNG_FUSED_BF16
+           : dt == TPB_DTYPE_FP16 ? TPB_RNG_FUSED_FP16
+           : dt == TPB_DTYPE_FP8  ? TPB_RNG_FUSED_FP8
+                                  : TPB_RNG_FUSED_FLOAT;
+}
+
 /* The same fused into the vector code (every dtype but fp64: their encodings come from a
  * float); the elements it did in *done. */
 static long encode_fused(unsigned char *out, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
                          double scale, tpb_dtype_t dt, unsigned char *differ, int vec, long *done)
 {
-    int kind = dt == TPB_DTYPE_BF16   ? TPB_RNG_FUSED_BF16
-               : dt == TPB_DTYPE_FP16 ? TPB_RNG_FUSED_FP16
-               : dt == TPB_DTYPE_FP8  ? TPB_RNG_FUSED_FP8
-                                      : TPB_RNG_FUSED_FLOAT;
+    int kind = fused_kind(dt);
     size_t esz = tpb_dtype_in_size(dt);
     long d = vec == 2
                  ? tpb_rng_encode_avx512(out, differ, n, seed, row_part, j0, scale, kind, &tables)
@@ -227,26 +233,20 @@ static long encode_fused(unsigned char *out, long n, uint64_t seed, uint64_t row
     return exact;
 }
 
-int tpb_rng_convert_path(void *dst, const uint32_t *bits, long n, int kind, int path)
+int tpb_rng_convert_path(void *dst, const uint32_t *bits, long n, tpb_dtype_t dt, int path)
 {
-    int vec = vector_path(path);
+    int vec = vector_path(path), kind = fused_kind(dt);
     if (vec < 0)
         return -1;
+    size_t esz = tpb_dtype_in_size(dt);
     long d = vec == 2 ? tpb_rng_convert_avx512(dst, bits, n, kind) : 0;
-    size_t esz = kind == TPB_RNG_FUSED_FP8 ? 1 : kind == TPB_RNG_FUSED_FLOAT ? 4 : 2;
     if (vec)
         d += tpb_rng_convert_avx2((unsigned char *)dst + (size_t)d * esz, bits + d, n - d, kind);
-    for (; d < n; d++) {
+    for (; d < n; d++) { /* a float is a double exactly: dtype.c's conversion of it */
         float f;
         memcpy(&f, &bits[d], sizeof(f));
-        if (kind == TPB_RNG_FUSED_BF16)
-            ((uint16_t *)dst)[d] = tpb_float_to_bf16(f);
-        else if (kind == TPB_RNG_FUSED_FP16)
-            ((uint16_t *)dst)[d] = tpb_float_to_half(f);
-        else if (kind == TPB_RNG_FUSED_FP8)
-            ((uint8_t *)dst)[d] = tpb_float_to_e4m3(f);
-        else
-            ((float *)dst)[d] = f;
+        double v = f;
+        tpb_dtype_encode(dt, &v, (unsigned char *)dst + (size_t)d * esz, 1);
     }
     return 0;
 }

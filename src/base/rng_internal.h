@@ -102,10 +102,10 @@ TPB_RNG_VECTOR_CODE(avx512, static inline, { return 0; })
  * the encoding in doubt. `tmp` holds 3 * n doubles. Returns how many were drawn exactly. */
 long tpb_rng_row_encode(void *dst, long n, uint64_t seed, uint64_t row_part, uint64_t j0,
                         double scale, tpb_dtype_t dt, double *tmp);
-/* Floats' bits (not NaN) encoded as fused `kind` by the vector code of `path` (the rest, fewer
- * than its width, by dtype.c's functions): what the fused encoding converts, for the tests to
- * compare with dtype.c's. -1 if the CPU lacks the path. */
-int tpb_rng_convert_path(void *dst, const uint32_t *bits, long n, int kind, int path);
+/* Floats' bits (not NaN) encoded as dt (not fp64) by the vector code of `path` (the rest, fewer
+ * than its width, by dtype.c's tpb_dtype_encode): what the fused encoding converts, for the tests
+ * to compare with dtype.c's. -1 if the CPU lacks the path. */
+int tpb_rng_convert_path(void *dst, const uint32_t *bits, long n, tpb_dtype_t dt, int path);
 
 /* The same by the code `path` (TPB_RNG_PATH_*; tests): a vector path fuses the encodings into
  * the vector code (every dtype but fp64). -1 if the CPU lacks the path. */
