@@ -18,6 +18,7 @@
 
 #include "base/clock.h"
 #include "base/rng.h"
+#include "base/threads.h"
 #include "base/rng_internal.h"
 
 static double now_s(void)
@@ -124,7 +125,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench/rngrate [ROWS COLS [REPS]] (or no memory)\n");
         return 2;
     }
-    printf("# %ld x %ld elements, %d CPUs; ns an element\n", rows, cols, tpb_rng_cpus());
+    printf("# %ld x %ld elements, %d CPUs; ns an element\n", rows, cols, tpb_cpus());
     printf("%-5s %9s %9s %9s %8s %5s %14s %12s\n", "dtype", "exact", "fast-1", "fast-all",
            "speedup", "bytes", "8192^3 X+W s", "drawn exact");
     for (int d = 0; d < TPB_DTYPE_COUNT; d++) {

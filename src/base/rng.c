@@ -2,12 +2,11 @@
 #include "base/rng.h"
 
 #include <math.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 
 #include "base/rng_internal.h"
 #include "base/stamp.h"
+#include "base/threads.h"
 
 /* The normal value of an element from its row's part of the hash. */
 static double normal_at(uint64_t seed, uint64_t row_part, uint64_t j)
@@ -37,40 +36,13 @@ void tpb_rng_fill(double *dst, long rows, long cols, long ld, long row0, long co
         tpb_rng_row(dst + r * ld, cols, seed, id, (uint64_t)(row0 + r), (uint64_t)col0, scale);
 }
 
-int tpb_rng_cpus(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof(set), &set) != 0)
-        return 1;
-    int n = CPU_COUNT(&set);
-    return n > 0 ? n : 1;
-}
-
-enum { MAX_THREADS = 64 };
-
-/* fn(parts + t * size) for t < n, on n - 1 threads and this one (a part no thread could take
- * runs here too). */
-static void run_parts(int n, void *(*fn)(void *), void *parts, size_t size)
-{
-    pthread_t tids[MAX_THREADS];
-    int threaded[MAX_THREADS] = {0};
-    for (int t = 1; t < n; t++)
-        threaded[t] = pthread_create(&tids[t], NULL, fn, (char *)parts + (size_t)t * size) == 0;
-    for (int t = 0; t < n; t++)
-        if (!threaded[t])
-            fn((char *)parts + (size_t)t * size);
-    for (int t = 1; t < n; t++)
-        if (threaded[t])
-            pthread_join(tids[t], NULL);
-}
-
 /* Threads for `work` elements: `asked`, or (0) the CPUs with none below 64 Ki elements each;
  * at most `most` (the rows there are). */
 static int threads_for(int asked, double work, long most)
 {
     enum { MIN_ELEMS = 1 << 16 };
-    int t = asked > 0 ? asked : tpb_rng_cpus();
-    t = t > MAX_THREADS ? MAX_THREADS : t;
+    int t = asked > 0 ? asked : tpb_cpus();
+    t = t > TPB_MAX_THREADS ? TPB_MAX_THREADS : t;
     if (asked <= 0 && work < (double)MIN_ELEMS * t)
         t = work < 2.0 * MIN_ELEMS ? 1 : (int)(work / MIN_ELEMS);
     return t > most ? (most > 0 ? (int)most : 1) : t;
@@ -124,7 +96,7 @@ tpb_status_t tpb_rng_encode(void *enc, long rows, long cols, long row0, long col
                             uint32_t id, double scale, tpb_dtype_t dt, int threads)
 {
     int n = threads_for(threads, (double)rows * (double)cols, rows), failed = 0;
-    part_t parts[MAX_THREADS];
+    part_t parts[TPB_MAX_THREADS];
     for (int t = 0; t < n; t++)
         parts[t] = (part_t){.enc = enc,
                             .r0 = rows * t / n,
@@ -136,7 +108,7 @@ tpb_status_t tpb_rng_encode(void *enc, long rows, long cols, long row0, long col
                             .id = id,
                             .scale = scale,
                             .dt = dt};
-    run_parts(n, encode_part, parts, sizeof(parts[0]));
+    tpb_run_parts(n, encode_part, parts, sizeof(parts[0]));
     for (int t = 0; t < n; t++)
         failed |= parts[t].failed;
     if (failed)
@@ -168,12 +140,12 @@ static void *uniform_part(void *arg)
 
 void tpb_rng_uniform_encode(void *enc, size_t n, uint64_t seed, tpb_dtype_t dt)
 {
-    int nt = threads_for(0, (double)n, n > (size_t)MAX_THREADS ? MAX_THREADS : (long)n);
-    uniform_part_t parts[MAX_THREADS];
+    int nt = threads_for(0, (double)n, n > (size_t)TPB_MAX_THREADS ? TPB_MAX_THREADS : (long)n);
+    uniform_part_t parts[TPB_MAX_THREADS];
     for (int t = 0; t < nt; t++)
         parts[t] = (uniform_part_t){enc, n * (size_t)t / (size_t)nt,
                                     n * (size_t)(t + 1) / (size_t)nt, seed, dt};
-    run_parts(nt, uniform_part, parts, sizeof(parts[0]));
+    tpb_run_parts(nt, uniform_part, parts, sizeof(parts[0]));
 }
 
 typedef struct {
@@ -199,8 +171,8 @@ void tpb_rng_rows(double *dst, const long *rows, int n, long cols, uint64_t seed
                   double scale, int threads)
 {
     int nt = threads_for(threads, (double)n * (double)cols, n);
-    rows_part_t parts[MAX_THREADS];
+    rows_part_t parts[TPB_MAX_THREADS];
     for (int t = 0; t < nt; t++)
         parts[t] = (rows_part_t){dst, rows, n * t / nt, n * (t + 1) / nt, cols, seed, id, scale};
-    run_parts(nt, rows_part, parts, sizeof(parts[0]));
+    tpb_run_parts(nt, rows_part, parts, sizeof(parts[0]));
 }

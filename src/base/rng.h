@@ -51,7 +51,4 @@ void tpb_rng_uniform_encode(void *enc, size_t n, uint64_t seed, tpb_dtype_t dt);
 void tpb_rng_rows(double *dst, const long *rows, int n, long cols, uint64_t seed, uint32_t id,
                   double scale, int threads);
 
-/** The CPUs this process may run on (its affinity mask), at least 1. */
-int tpb_rng_cpus(void);
-
 #endif /* TPB_RNG_H */

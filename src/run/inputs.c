@@ -10,6 +10,7 @@
 #include "base/rng.h"
 #include "base/sizes.h"
 #include "base/stamp.h"
+#include "base/threads.h"
 
 enum { KEPT = 4 }; /* X and W of two shapes */
 
@@ -112,7 +113,8 @@ static int kept_slot(const tpb_inputs_block_t *b)
 
 /* Room for b's matrix (bytes): the least recently used ones leave until it fits the budget;
  * the slot it takes (emptied) and its memory, or NULL where it does not fit (alone larger than
- * the budget, or no memory). */
+ * the budget, or no memory). Its pages are not present yet: the drawer makes them so
+ * (tpb_populate, in threads), not a fault a page in the draw or the gather. */
 static unsigned char *reserve(const tpb_inputs_block_t *b, size_t *bytes, int *slot)
 {
     if (!tpb_size_mul3(b->rows, b->cols, tpb_dtype_in_size(b->dtype), bytes))
@@ -157,6 +159,9 @@ static const unsigned char *matrix_of(const tpb_inputs_block_t *b, tpb_status_t 
     unsigned char *enc = reserve(b, &bytes, &slot);
     if (!enc)
         return NULL;
+    double t0 = tpb_clock_now_us(NULL);
+    tpb_populate(enc, bytes, 0);
+    drawn_us += tpb_clock_now_us(NULL) - t0;
     *st = draw(enc, b->rows, b->cols, 0, 0, b);
     if (*st != TPB_OK) {
         free(enc);
@@ -236,6 +241,7 @@ static tpb_status_t prepare_one(MPI_Comm comm, const tpb_inputs_block_t *b)
     long r0 = share_row(b->rows, rank, size), r1 = share_row(b->rows, rank + 1, size);
     size_t row = (size_t)b->cols * tpb_dtype_in_size(b->dtype);
     double t0 = tpb_clock_now_us(NULL);
+    tpb_populate(enc, bytes, 0); /* every row: its share drawn here, the others gathered */
     st = tpb_rng_encode(enc + (size_t)r0 * row, r1 - r0, b->cols, r0, 0, b->seed, b->id, b->scale,
                         b->dtype, 0);
     TPB_CHECK_GOTO(all_of(comm, st == TPB_OK, &all), st, out);
