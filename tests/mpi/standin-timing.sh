@@ -1,8 +1,9 @@
 # standin-timing.sh - the stand-in's timing steps (standin.sh runs the rest, side by side with
 # other tests): a device at half speed named and balanced (the time model), --emulate-speed on a
 # green partition within 5 % of its factor, a device whose every other GEMM takes twice as long
-# called disturbed with both modes, and tests/mpi/gpu.sh on one stand-in device (it names a
-# delayed rank) where bundle.sh does not run it. One at a time (group timing), never under the
+# called disturbed with both modes, marks placed by anchors whose tries the host was preempted in,
+# and tests/mpi/gpu.sh on one stand-in device (it names a delayed rank) where bundle.sh does not
+# run it. One at a time (group timing), never under the
 # sanitizers: the time model's steps hold only while the host keeps ahead of it.
 . "$(dirname "$0")/standin-lib.sh"
 
@@ -67,6 +68,31 @@ EOF
 grep -q "^ *0 .* bimodal " "$WORK/out" || fail "the alternating device: the table printed a step"
 grep -q "^# warning: config 0 .* is disturbed, steps bimodal" "$WORK/out" ||
     fail "the alternating device: no warning after the table"
+
+# a host thread preempted inside an anchor's try (every third record on an idle stream stamped
+# 20 ms after its call, which returns then): tpbal keeps the narrowest of an anchor's three tries,
+# so every config's compute is the model's GEMM (5.37 ms; 0.4-0.8 % over it here), its step no
+# more than 1 ms longer. With one try an anchor 10 ms off scales a config's 25 GEMMs (135 ms) by
+# ~7 % (the code before: three of the four configs 6-8 % off, 5 runs of 5)
+anchors() {
+    fresh
+    TPBAL_STANDIN_PREEMPT_US=20000 TPBAL_STANDIN_NO_MATH=1 TPBAL_STANDIN_GFLOPS=200 tpbal 1 \
+        --backend cuda --tp 1 --shape 512x1024x1024,1024x512x1024 --split row,col \
+        --iters 20 --warmup 5 --out "$WORK/pre.$1"
+    clean
+    "$PY" - "$WORK/pre.$1/results.jsonl" <<'EOF' || return 75
+import json, sys
+model, bad = 2 * 512 * 1024 * 1024 / 200e3, 0
+for r in (json.loads(l) for l in open(sys.argv[1]) if '"type":"config"' in l):
+    c, s = r["compute_us"][0], r["step_us"]["median"]
+    ok = 0.98 <= c / model <= 1.04 and 0 <= s - c <= 1000
+    print(f"preempted anchors: config {r['id']}: compute {c:.0f} us (model {model:.0f}),",
+          f"step {s:.0f} us", "" if ok else "OFF")
+    bad += not ok
+sys.exit(bad > 0)
+EOF
+}
+attempts preempted-anchors anchors 3
 
 # ---- the GPU test itself on one stand-in device (it names a delayed rank: a timing step)
 if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null && command -v dpkg >/dev/null; then

@@ -148,6 +148,8 @@ static void load(void)
     cfg.copy_gbs = number("TPBAL_STANDIN_COPY_GBS", 25.0, 1e-3, 1e6);
     cfg.record_lag_us = number("TPBAL_STANDIN_RECORD_LAG_US", 0.0, 0.0, 1e6);
     cfg.alternate = number("TPBAL_STANDIN_ALTERNATE", 1.0, 1.0, 100.0);
+    cfg.preempt_us = number("TPBAL_STANDIN_PREEMPT_US", 0.0, 0.0, 1e7);
+    cfg.preempt_every = (long)number("TPBAL_STANDIN_PREEMPT_EVERY", 3, 1, 1e9);
     cfg.sync_stall = nth("TPBAL_STANDIN_SYNC_STALL", 0);
     cfg.nccl_in_progress = (int)number("TPBAL_STANDIN_NCCL_INPROGRESS", 0, 0, 1);
     cfg.dir = getenv("TPBAL_STANDIN_DIR");

@@ -44,6 +44,10 @@ typedef struct {
                                time and compute nothing (results not checked); copies to
                                the device take bytes / copy_gbs and move nothing */
     double copy_gbs;      /**< TPBAL_STANDIN_COPY_GBS: the host link's rate, GB/s (no_math) */
+    double preempt_us;    /**< TPBAL_STANDIN_PREEMPT_US: every preempt_every-th record on an idle
+                               stream (an anchor's) is stamped this long after its call, the
+                               call returning then (the host thread preempted inside it) */
+    long preempt_every;   /**< TPBAL_STANDIN_PREEMPT_EVERY (3) */
     long sync_stall;      /**< TPBAL_STANDIN_SYNC_STALL: the Nth host synchronization (stream, event
                                or device) never returns */
     int nccl_in_progress; /**< TPBAL_STANDIN_NCCL_INPROGRESS: every non-blocking call returns

@@ -599,6 +599,17 @@ static void event_op_done(tpbsi_op_t *op)
     free(op);
 }
 
+/* Whether this record on an idle stream is the planted preempted one (TPBAL_STANDIN_PREEMPT_US:
+ * every preempt_every-th of them with timing). Called with mu held. */
+static int preempted(const event_t *e)
+{
+    static long idle_records;
+    const tpbsi_config_t *cf = tpbsi_config();
+    if (cf->preempt_us <= 0.0 || (e->flags & cudaEventDisableTiming))
+        return 0;
+    return ++idle_records % cf->preempt_every == 0;
+}
+
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
     double lag = tpbsi_config()->record_lag_us;
@@ -621,6 +632,11 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
         /* an idle stream reaches the record at once: stamped now, as a GPU does within
          * microseconds (a worker's wake-up would stamp it tens of them late). Recorded after
          * work whose end no host call saw, it closes that work late (by the host's latency) */
+        if (preempted(e)) { /* planted: this thread loses its CPU before the record */
+            pthread_mutex_unlock(&mu);
+            tpbsi_sleep_until(tpbsi_now_us() + tpbsi_config()->preempt_us);
+            pthread_mutex_lock(&mu); /* still idle: only this thread queues on it */
+        }
         tpbsi_count(TPBSI_N_LATE_RECORD, s->unseen_end && !(e->flags & cudaEventDisableTiming));
         s->unseen_end = 0;
         e->rec++;

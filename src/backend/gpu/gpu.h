@@ -106,7 +106,8 @@ struct tpb_gpu {
     void **ev[2];
     unsigned char *event_stream; /* the stream each mark was recorded on */
     size_t nevents;
-    void *anchor[2][2]; /* [first, second][stream] */
+    void *anchor[2][2];    /* [first, second][stream] */
+    void *anchor_spare[2]; /* [stream]: a try at an anchor, kept where it is the better one */
     double anchor_us[2][2];
     /* --comm mpi staging */
     void *host_send, *host_recv; /* host_recv sits 1088 bytes into its allocation */
