@@ -23,6 +23,7 @@ TIMING = {
     "peak_tflops", "peak_basis",  # the host's peak from a measured clock (run record's ranks)
     "step_samples_us", "predicted_speedup",  # from the even config's measured compute
     "host_s", "inputs_s",  # host time
+    "marks_within_us",  # the anchors' brackets (a GPU's)
 }
 # Values that follow from a measurement when the speeds were calibrated or adapted.
 MEASURED_SPEEDS = {"shards", "speeds", "speed_spread", "speed_samples", "fractions",

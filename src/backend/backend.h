@@ -224,6 +224,10 @@ struct tpb_device_ops {
     /** Wait for all work, then read marks [0, n) as microseconds on the clock.
      *  Called by every rank at the same point (the CUDA watchdog relies on it). */
     tpb_status_t (*marks_read)(tpb_device_t *dev, size_t n, double *us);
+    /** How far a mark of the last marks_read may lie from its event's time on the clock,
+     *  microseconds: half the widest host bracket of the anchors that placed the marks (a
+     *  GPU's events). NULL: 0, the marks are the clock's own reads. */
+    double (*marks_within)(tpb_device_t *dev);
     /** Wait until all work submitted by this rank has finished. Called by every
      *  rank at the same point, like marks_read. */
     tpb_status_t (*sync)(tpb_device_t *dev);
@@ -363,6 +367,11 @@ static inline tpb_status_t tpb_dev_mark(tpb_device_t *d, size_t slot, tpb_mark_p
 static inline tpb_status_t tpb_dev_marks_read(tpb_device_t *d, size_t n, double *us)
 {
     return d->ops->marks_read(d, n, us);
+}
+
+static inline double tpb_dev_marks_within(tpb_device_t *d)
+{
+    return d->ops->marks_within ? d->ops->marks_within(d) : 0.0;
 }
 static inline tpb_status_t tpb_dev_sync(tpb_device_t *d)
 {

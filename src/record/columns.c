@@ -54,6 +54,7 @@
     X(J, "emulate_asked", FN, emulate_asked)                                                       \
     X(J, "emulate_switch_iter", FN, emulate_switch)                                                \
     X(J, "emulate_achieved", RINFO, emulate_achieved)                                              \
+    X(J, "marks_within_us", RINFO, marks_within_us)                                                \
     X(J, "fractions", RINFO, fraction)                                                             \
     X(J, "step_us", FN, step)                                                                      \
     X(C, "step_us_median", NUM, r->stats.step_med)                                                 \

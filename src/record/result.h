@@ -35,6 +35,8 @@
  *   speed_samples     GEMMs timed by the calibration (0 if none)
  *   device_shared     ranks of its node driving its device (> 1: a shared GPU, whose
  *                     times are for correctness, not speed)
+ *   marks_within_us   how far its marks of the measured loop may lie from their events on its
+ *                     clock (a GPU's anchors: backend.h's marks_within; 0: clock reads)
  */
 #define TPB_RANK_INFO_FIELDS(X)                                                                    \
     X(double, speed, MPI_DOUBLE)                                                                   \
@@ -45,6 +47,7 @@
     X(double, speed_spread, MPI_DOUBLE)                                                            \
     X(double, peak_gflops, MPI_DOUBLE)                                                             \
     X(double, emulate_achieved, MPI_DOUBLE)                                                        \
+    X(double, marks_within_us, MPI_DOUBLE)                                                         \
     X(long, shard, MPI_LONG)                                                                       \
     X(int, speed_samples, MPI_INT)                                                                 \
     X(int, device_shared, MPI_INT)

@@ -287,6 +287,7 @@ tpb_status_t tpb_sweep_config(tpb_sweep_t *s, const tpb_config_plan_t *plan)
     tpb_status_t st = tpb_config_open(s, plan, &c);
     if (st == TPB_OK)
         st = tpb_sweep_measure(s, plan, &c.moved, &c.l, c.raw);
+    c.info.marks_within_us = tpb_dev_marks_within(s->ctx.dev); /* the loop's, not the parts' */
     if (st == TPB_OK)
         st = tpb_config_close(s, &c);
     if (st != TPB_OK)

@@ -96,6 +96,8 @@ static tpb_status_t measure_units(tpb_sweep_t *s, const int *idx, int k, int nl)
     }
     if (st == TPB_OK)
         st = tpb_sweep_measure_set(s, c, k, nl);
+    for (int j = 0; j < n; j++) /* the set's marks, read together */
+        c[j].info.marks_within_us = tpb_dev_marks_within(s->ctx.dev);
     for (int j = 0; j < n && st == TPB_OK; j++) {
         c[j].set = c[j].rounds ? s->acct.nsets : -1;
         c[j].block = nl > 1 || s->plans.m.block ? s->acct.nblocks + j / nl : -1;

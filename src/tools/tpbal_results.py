@@ -46,6 +46,7 @@ CONFIG_FIELDS = {
     "straggler_rank": "num", "last_most_often": "num",
     "shards": "sizes", "speeds": "ratios", "compute_us": "list", "wait_us": "list",
     "comm_us": "list", "emulate_asked": "list", "emulate_achieved": "list",
+    "marks_within_us": "list",
     "step_samples_us": "samples", "step_samples": "str",
     "block": "int", "block_pos": "int", "group_nodes": "int", "warmup": "int",
     "nspikes": "count", "causality_violations": "count", "trace": "str",

@@ -154,6 +154,9 @@ def fields(d, run, cfgs):
             assert len(c[f]) == w, (f, c[f])
         assert set(c["step_us"]) >= {"median", "p95", "min", "max"}
         assert c["check"] in ("pass", "fail", "off")
+        within = c["marks_within_us"]  # a GPU's anchors' half brackets; the host's clock reads
+        assert len(within) == w and all(x is not None and x >= 0 for x in within), within
+        assert c["backend"] != "host" or not any(within), ("host marks are clock reads", within)
         assert c["step_us"]["min"] <= c["step_us"]["median"] <= c["step_us"]["max"]
         if c["tp"] == 1 and c["xfer_us"] is not None:  # a group of one runs no collective
             assert c["xfer_us"] < 0.05 * c["step_us"]["median"], ("TP 1 transfer", c["xfer_us"])

@@ -84,15 +84,28 @@ anchors() {
 import json, sys
 model, bad = 2 * 512 * 1024 * 1024 / 200e3, 0
 for r in (json.loads(l) for l in open(sys.argv[1]) if '"type":"config"' in l):
-    c, s = r["compute_us"][0], r["step_us"]["median"]
-    ok = 0.98 <= c / model <= 1.04 and 0 <= s - c <= 1000
+    c, s, w = r["compute_us"][0], r["step_us"]["median"], r["marks_within_us"][0]
+    ok = 0.98 <= c / model <= 1.04 and 0 <= s - c <= 1000 and w < 1000
     print(f"preempted anchors: config {r['id']}: compute {c:.0f} us (model {model:.0f}),",
-          f"step {s:.0f} us", "" if ok else "OFF")
+          f"step {s:.0f} us, marks within {w:.0f} us", "" if ok else "OFF")
     bad += not ok
 sys.exit(bad > 0)
 EOF
 }
 attempts preempted-anchors anchors 3
+# every try preempted: no try to keep, and the record says how far its marks may be off (half
+# the 20 ms bracket), where it said 0 before it told
+fresh
+TPBAL_STANDIN_PREEMPT_US=20000 TPBAL_STANDIN_PREEMPT_EVERY=1 TPBAL_STANDIN_NO_MATH=1 \
+    TPBAL_STANDIN_GFLOPS=200 tpbal 1 --backend cuda --tp 1 --shape 512x1024x1024 --split row \
+    --iters 5 --warmup 1 --out "$WORK/pre.all"
+clean
+"$PY" - "$WORK/pre.all/results.jsonl" <<'EOF' || fail "preempted anchors: their bracket not said"
+import json, sys
+w = next(json.loads(l) for l in open(sys.argv[1]) if '"type":"config"' in l)["marks_within_us"]
+print("every try preempted: marks within", w, "us")
+assert 10000 <= w[0] < 20000, w
+EOF
 
 # ---- the GPU test itself on one stand-in device (it names a delayed rank: a timing step)
 if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null && command -v dpkg >/dev/null; then

@@ -252,6 +252,7 @@ static const tpb_device_ops_t cuda_device_ops = {
     .marks_prepare = tpb_gpu_marks_prepare,
     .mark = tpb_gpu_mark,
     .marks_read = tpb_gpu_marks_read,
+    .marks_within = tpb_gpu_marks_within,
     .sync = tpb_gpu_sync,
     .comm_open = tpb_gpu_comm_open,
 };

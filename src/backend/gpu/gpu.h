@@ -109,6 +109,7 @@ struct tpb_gpu {
     void *anchor[2][2];    /* [first, second][stream] */
     void *anchor_spare[2]; /* [stream]: a try at an anchor, kept where it is the better one */
     double anchor_us[2][2];
+    double anchor_half_us[2][2]; /* half the host bracket of the try each anchor kept */
     /* --comm mpi staging */
     void *host_send, *host_recv; /* host_recv sits 1088 bytes into its allocation */
     void *host_recv_base;        /* (4K aliasing: gpu_staging.c) */
@@ -141,6 +142,7 @@ void tpb_gpu_free(tpb_gpu_t *g, void (*plan)(void *));
 tpb_status_t tpb_gpu_marks_prepare(tpb_device_t *dev, size_t n);
 tpb_status_t tpb_gpu_mark(tpb_device_t *dev, size_t slot, tpb_mark_phase_t phase);
 tpb_status_t tpb_gpu_marks_read(tpb_device_t *dev, size_t n, double *us);
+double tpb_gpu_marks_within(tpb_device_t *dev);
 /** Record mark slot on the comm stream (a chunk's collective). */
 tpb_status_t tpb_gpu_mark_comm(tpb_gpu_t *g, size_t slot);
 

@@ -104,6 +104,7 @@ static tpb_status_t take_anchor(tpb_gpu_t *g, int a)
                 g->anchor[a][s] = g->anchor_spare[s];
                 g->anchor_spare[s] = ev;
                 g->anchor_us[a][s] = mid;
+                g->anchor_half_us[a][s] = 0.5 * width;
                 best = width;
             }
         }
@@ -205,4 +206,17 @@ tpb_status_t tpb_gpu_marks_read(tpb_device_t *dev, size_t n, double *us)
         us[i] = g->anchor_us[0][s] + 1e3 * (double)ms * scale[s];
     }
     return TPB_OK;
+}
+
+/* A mark lies on the line through its stream's two anchors, each within half its bracket of
+ * its event: between them, within the larger half of that stream's; the streams the marks were
+ * recorded on, both where they are apart. */
+double tpb_gpu_marks_within(tpb_device_t *dev)
+{
+    tpb_gpu_t *g = (tpb_gpu_t *)dev;
+    double w = 0.0;
+    for (int s = 0; s < (g->apart ? 2 : 1); s++)
+        for (int a = 0; a < 2; a++)
+            w = g->anchor_half_us[a][s] > w ? g->anchor_half_us[a][s] : w;
+    return w;
 }
