@@ -18,8 +18,8 @@
 
 #include "base/clock.h"
 #include "base/rng.h"
-#include "base/threads.h"
 #include "base/rng_internal.h"
+#include "base/threads.h"
 
 static double now_s(void)
 {

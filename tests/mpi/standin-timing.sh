@@ -71,7 +71,7 @@ grep -q "^# warning: config 0 .* is disturbed, steps bimodal" "$WORK/out" ||
 
 # a host thread preempted inside an anchor's try (every third record on an idle stream stamped
 # 20 ms after its call, which returns then): tpbal keeps the narrowest of an anchor's three tries,
-# so every config's compute is the model's GEMM (5.37 ms; 0.4-0.8 % over it here), its step no
+# so every config's compute is the model's GEMM (5.37 ms; 0.4-1.2 % over it here), its step no
 # more than 1 ms longer. With one try an anchor 10 ms off scales a config's 25 GEMMs (135 ms) by
 # ~7 % (the code before: three of the four configs 6-8 % off, 5 runs of 5)
 anchors() {
