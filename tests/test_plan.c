@@ -260,6 +260,15 @@ START_TEST(estimate_by_hand)
     ck_assert_double_eq_tol(e.total_s,
                             TPB_EST_START_S + e.gemm_s + e.comm_s + e.calib_s + e.setup_s, 1e-12);
     ck_assert_double_eq_tol(e.total_least_s, e.total_s - e.calib_s + e.calib_least_s, 1e-12);
+    /* the ranks draw the inputs together on 4 CPUs: a quarter of one core's time */
+    tpb_est_rates_t r4 = r;
+    r4.draw_cpus = 4.0;
+    tpb_estimate_t q;
+    tpb_plans_estimate(&list, &r4, &q);
+    ck_assert_double_eq_tol(
+        q.setup_s, list.n * TPB_EST_CONFIG_S + most * TPB_EST_FILL_S_PER_BYTE / 4.0, 1e-12);
+    ck_assert_double_eq_tol(q.gemm_s + q.comm_s + q.calib_s, e.gemm_s + e.comm_s + e.calib_s,
+                            1e-12);
     /* a rank at half speed: the even configs wait for it, the weighted ones spread by speed */
     double slow[2] = {1.0, 0.5};
     r.emulate = slow;

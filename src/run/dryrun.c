@@ -95,9 +95,11 @@ static tpb_status_t fleet_dry_run(const tpb_fleet_plan_t *fp, const tpb_topo_t *
 
 /* The whole run's estimate, in its parts (run/estimate.h). */
 static void whole_run(const tpb_backend_defaults_t *d, const tpb_topo_t *topo,
-                      const tpb_plan_list_t *list, double rate, const char *basis, FILE *out)
+                      const tpb_plan_list_t *list, double rate, double cpus, const char *basis,
+                      FILE *out)
 {
     tpb_est_rates_t r = tpb_est_rates_of(list, d, topo->size, rate);
+    r.draw_cpus = cpus;
     tpb_estimate_t e;
     char all[32], least[32], g[32], c[32], cal[32], set[32];
     tpb_plans_estimate(list, &r, &e);
@@ -202,6 +204,7 @@ tpb_status_t tpb_dry_run(MPI_Comm world, const tpb_options_t *o, const tpb_topo_
     }
     char basis[256] = "";
     double rate = tpb_sweep_rate(world, list.backend, &list, basis, sizeof(basis));
+    double cpus = tpb_sweep_draw_cpus(world, topo->local_size);
     if (out)
         config_lines(&list, rate, out);
     if (out)
@@ -219,7 +222,7 @@ tpb_status_t tpb_dry_run(MPI_Comm world, const tpb_options_t *o, const tpb_topo_
                 "block per TP degree, policy and sequence parallelism\n",
                 list.nshapes);
     if (out && isfinite(rate) && list.measured > 0)
-        whole_run(&list.backend->defaults, topo, &list, rate, basis, out);
+        whole_run(&list.backend->defaults, topo, &list, rate, cpus, basis, out);
     else if (out && !isfinite(rate))
         fprintf(out, "tpbal: dry run: no time estimate (%s)\n", basis);
     if (out && list.m.passes > 1)

@@ -39,7 +39,8 @@ tpb_est_rates_t tpb_est_rates_of(const tpb_plan_list_t *list, const tpb_backend_
                              .iters = list->m.iters,
                              .warmup = list->m.warmup,
                              .emulate = list->m.emulate,
-                             .world = world};
+                             .world = world,
+                             .draw_cpus = 1.0};
 }
 
 /* The bytes config i's inputs draw: the largest buffers of its shape's GEMM configs where i
@@ -80,8 +81,10 @@ void tpb_plans_estimate(const tpb_plan_list_t *list, const tpb_est_rates_t *r, t
             e->comm_s += n * (r->alpha_us * 1e-6 +
                               c->bytes(&p->desc) * c->busbw_factor(p->tp) / (r->busbw_gbs * 1e9));
         /* a GEMM's inputs are seeded normal numbers, drawn once per shape (run/inputs.h: its
-         * other configs copy their shards out): the largest of its configs' buffers, once */
-        e->setup_s += TPB_EST_CONFIG_S + shape_fill_bytes(list, i) * TPB_EST_FILL_S_PER_BYTE;
+         * other configs copy their shards out) by the ranks together, each on its CPUs: the
+         * largest of its configs' buffers, once */
+        e->setup_s += TPB_EST_CONFIG_S +
+                      shape_fill_bytes(list, i) * TPB_EST_FILL_S_PER_BYTE / fmax(r->draw_cpus, 1.0);
         if (tpb_plan_needs_speeds(p) && p->block != last_block) {
             double fewest;
             e->calib_s += calibration_s(flop / (rate * least), &fewest);

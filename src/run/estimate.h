@@ -20,9 +20,10 @@
  *  small config on this project's AMD CI machine, 2026-12-05; 0.05 s was the 2026-12-03
  *  Intel machine's, where calibrations ran to their budget too: doc/METRICS.md). */
 #define TPB_EST_CONFIG_S 0.01
-/** Filling a config's buffers (seeded normal inputs), a byte: ~11 ns an fp32 element on a
- *  core with the draw's fast path (bench/rngrate, doc/METRICS.md "Host time"); 10 ns a byte
- *  before it, glibc's log and cos for every element. */
+/** Filling a config's buffers (seeded normal inputs), a byte on one core: ~11 ns an fp32
+ *  element with the draw's fast path (bench/rngrate, doc/METRICS.md "Host time"); 10 ns a
+ *  byte before it, glibc's log and cos for every element. The ranks draw a matrix together,
+ *  each on its CPUs (draw_cpus). */
 #define TPB_EST_FILL_S_PER_BYTE 3e-9
 
 /** The rates an estimate assumes. */
@@ -33,6 +34,8 @@ typedef struct {
     int iters, warmup;
     const double *emulate; /**< --emulate-speed per world rank, or NULL */
     int world;
+    double draw_cpus; /**< the CPUs the ranks draw inputs on together (tpb_sweep_draw_cpus; 1
+                           in tpb_est_rates_of) */
 } tpb_est_rates_t;
 
 /** The parts of a run's time, in seconds. A calibration runs until its ranks' speeds settle

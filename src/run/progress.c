@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
+#include <unistd.h>
+#include "base/threads.h"
 #include "run/estimate.h"
 #include "run/layer.h"
 #include "run/orient.h"
@@ -103,16 +104,28 @@ double tpb_sweep_rate(MPI_Comm world, const tpb_backend_class_t *b, const tpb_pl
     return isfinite(rate) ? rate : NAN;
 }
 
+double tpb_sweep_draw_cpus(MPI_Comm world, int local_size)
+{
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    double fair = online > 0 ? (double)online / (local_size > 0 ? local_size : 1) : 1.0;
+    double mine = fmax(1.0, fmin((double)tpb_cpus(), fair)), all = 1.0;
+    if (MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_SUM, world) != MPI_SUCCESS)
+        return 1.0;
+    return all;
+}
+
 void tpb_sweep_announce(tpb_sweep_t *s)
 {
     if (s->plans.m.quiet || s->plans.measured == 0)
         return;
     char basis[256] = "", all[32], least[32];
     double rate = tpb_sweep_rate(s->pos.world, s->ctx.backend, &s->plans, basis, sizeof(basis));
+    double cpus = tpb_sweep_draw_cpus(s->pos.world, s->ctx.topo->local_size);
     if (!isfinite(rate) || !s->rec)
         return;
     tpb_est_rates_t r =
         tpb_est_rates_of(&s->plans, &s->ctx.backend->defaults, s->ctx.topo->size, rate);
+    r.draw_cpus = cpus;
     tpb_estimate_t e;
     tpb_plans_estimate(&s->plans, &r, &e);
     /* at most 120 columns: the rate's basis is the dry run's to say in full */

@@ -81,6 +81,12 @@ int tpb_sweep_check_failed(const tpb_sweep_t *s);
 double tpb_sweep_rate(MPI_Comm world, const tpb_backend_class_t *b, const tpb_plan_list_t *list,
                       char *basis, size_t cap);
 
+/** The CPUs the ranks of world draw inputs on together (run/inputs.h), the estimates' divisor:
+ *  the sum over the ranks of the CPUs each may run on (its affinity), each at most its node's
+ *  online CPUs over its node's local_size ranks (ranks unbound share them). At least 1; 1
+ *  where MPI fails (collective). */
+double tpb_sweep_draw_cpus(MPI_Comm world, int local_size);
+
 /** Whether the timelines of a config measured as m says (its iterations, --gather, --block,
  *  the timeline; chunks: its overlap chunks) on `world` ranks go to rank 0 in parts (pure; the dry
  * run says it too). */
