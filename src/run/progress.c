@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
 #include "base/threads.h"
 #include "run/estimate.h"
 #include "run/layer.h"
