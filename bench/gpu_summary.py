@@ -7,7 +7,8 @@ a goal (every goal is a timing: bench/gpu-check.sh's GPU_CHECK_LOADED=1 prints t
 
 usage: gpu_summary.py DIR [--bare TFLOPS] [--timed]
   figures: configs N, check C (max_rel_err E), compute TFLOP/s T (%peak P), emulation
-           asked/achieved, comm path; with --bare also the ratio tpbal/bare.
+           asked/achieved, comm path, host time, how far the marks may lie from their events
+           (a GPU's anchors: marks_within_us); with --bare also the ratio tpbal/bare.
   judged:  --bare: tpbal's per-GEMM median against the bare loop's (gpu_bare: per-GEMM event
            pairs, the median: the same statistic) within [0.97, 1.10]; --timed: no config
            disturbed (steps bimodal or spiky: base/disturb.h).
@@ -110,6 +111,9 @@ def figures(d, bare, timed):
         parts.append("busbw %.1f GB/s" % c["busbw_gbs"])
     if c.get("host_s") is not None:
         parts.append("host %.2f s" % c["host_s"])
+    within = [w for w in c.get("marks_within_us") or [] if w is not None]
+    if within and max(within) > 0:  # a GPU's marks: how far from their events (the anchors)
+        parts.append("marks within %.2g us" % max(within))
     if bare:
         ratio = tflops / bare
         parts.append("bare %.3g TFLOP/s, tpbal/bare %.3f (goal %.2f-%.2f)" % (

@@ -18,6 +18,9 @@ if [ -x "$build/tests/standin/run" ] && "$TPBAL" --version | grep -q "^backend c
     for st in timed-bf16 timed-fp8 gate-bf16 emulate-time-0.5 emulate-time-0.5-factor; do
         grep -q "^$st: pass (" "$WORK/rc/summary.txt" || fail "rehearsal: $st did not pass"
     done
+    # how far a GPU's marks may lie from their events (its anchors' brackets), said per step
+    grep -q "^timed-bf16: pass (.*, marks within [0-9.e+-]* us" "$WORK/rc/summary.txt" ||
+        fail "rehearsal: timed-bf16 does not say how far its marks may lie from their events"
     RC=0
     OUT="$WORK/rp" BUILD="$build" GPU_CHECK_ONLY="$only" \
         GPU_CHECK_PLANT="ratio:timed-fp8,disturbed:timed-bf16,emulation:emulate-time-0.5,holder:gate-bf16" \
