@@ -204,7 +204,7 @@ tpb_status_t tpb_dry_run(MPI_Comm world, const tpb_options_t *o, const tpb_topo_
     }
     char basis[256] = "";
     double rate = tpb_sweep_rate(world, list.backend, &list, basis, sizeof(basis));
-    double cpus = tpb_sweep_draw_cpus(world, topo->local_size);
+    double cpus = tpb_sweep_draw_cpus(world);
     if (out)
         config_lines(&list, rate, out);
     if (out)

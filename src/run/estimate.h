@@ -34,8 +34,8 @@ typedef struct {
     int iters, warmup;
     const double *emulate; /**< --emulate-speed per world rank, or NULL */
     int world;
-    double draw_cpus; /**< the CPUs the ranks draw inputs on together (tpb_sweep_draw_cpus; 1
-                           in tpb_est_rates_of) */
+    double draw_cpus; /**< the CPUs the ranks draw inputs on together (run/sweep.h's
+                           tpb_sweep_draw_cpus; 1 in tpb_est_rates_of) */
 } tpb_est_rates_t;
 
 /** The parts of a run's time, in seconds. A calibration runs until its ranks' speeds settle

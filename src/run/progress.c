@@ -5,9 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "base/threads.h"
+#include "backend/bind.h"
 #include "run/estimate.h"
 #include "run/layer.h"
 #include "run/orient.h"
@@ -105,14 +104,14 @@ double tpb_sweep_rate(MPI_Comm world, const tpb_backend_class_t *b, const tpb_pl
     return isfinite(rate) ? rate : NAN;
 }
 
-double tpb_sweep_draw_cpus(MPI_Comm world, int local_size)
+double tpb_sweep_draw_cpus(MPI_Comm world)
 {
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    double fair = online > 0 ? (double)online / (local_size > 0 ? local_size : 1) : 1.0;
-    double mine = fmax(1.0, fmin((double)tpb_cpus(), fair)), all = 1.0;
+    tpb_core_share_t share;
+    double mine = tpb_bind_share(world, &share) == TPB_OK ? fmax(share.share, 1e-3) : 1.0;
+    double all = 1.0;
     if (MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_SUM, world) != MPI_SUCCESS)
         return 1.0;
-    return all;
+    return fmax(all, 1.0);
 }
 
 void tpb_sweep_announce(tpb_sweep_t *s)
@@ -121,7 +120,7 @@ void tpb_sweep_announce(tpb_sweep_t *s)
         return;
     char basis[256] = "", all[32], least[32];
     double rate = tpb_sweep_rate(s->pos.world, s->ctx.backend, &s->plans, basis, sizeof(basis));
-    double cpus = tpb_sweep_draw_cpus(s->pos.world, s->ctx.topo->local_size);
+    double cpus = tpb_sweep_draw_cpus(s->pos.world);
     if (!isfinite(rate) || !s->rec)
         return;
     tpb_est_rates_t r =

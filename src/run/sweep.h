@@ -82,10 +82,10 @@ double tpb_sweep_rate(MPI_Comm world, const tpb_backend_class_t *b, const tpb_pl
                       char *basis, size_t cap);
 
 /** The CPUs the ranks of world draw inputs on together (run/inputs.h), the estimates' divisor:
- *  the sum over the ranks of the CPUs each may run on (its affinity), each at most its node's
- *  online CPUs over its node's local_size ranks (ranks unbound share them). At least 1; 1
- *  where MPI fails (collective). */
-double tpb_sweep_draw_cpus(MPI_Comm world, int local_size);
+ *  the sum over the ranks of each one's share of its node's cores (backend/bind.h's
+ *  tpb_bind_share, as the host backend's BLAS threads: cores two ranks may both run on count
+ *  half to each). At least 1; 1 where MPI fails (collective). */
+double tpb_sweep_draw_cpus(MPI_Comm world);
 
 /** Whether the timelines of a config measured as m says (its iterations, --gather, --block,
  *  the timeline; chunks: its overlap chunks) on `world` ranks go to rank 0 in parts (pure; the dry
