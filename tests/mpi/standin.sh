@@ -8,7 +8,8 @@
 #   defects    one step each for what reading the CUDA code found (fp8 all-gathers of X at
 #              4x the bytes: in the matrix; --comm-only --sequence-parallel with uneven
 #              blocks; a plan cache that rebuilt plans inside timed loops; chunk pieces first
-#              planned in a warm-up; TP 1 opening an NCCL communicator)
+#              planned in a warm-up; TP 1 opening an NCCL communicator; a plan first met
+#              behind the start gate)
 #   features   --block, --shards-from, --fleet, --comm-only, --gather parts, marks never
 #              recorded late (a host lagging the device), SMs left to NCCL in chunked overlap
 #   faults     the planted ones end as designed: one line (busy device, exclusive mode),
@@ -145,6 +146,19 @@ for comm in nccl mpi; do
         --emulate-speed 1,0.5 --shape 64x256x256 --iters 20 --warmup 2 --check --timeout 60
     clean
     $ST stats "$WORK/stats" late_record eq 0 || fail "a mark recorded late (--comm $comm)"
+done
+
+# a plan first met behind the start gate is built with the gate let go (cuda_gemm.c), under
+# the warm-ups that keep it from happening: TPBAL_TEST_FAULT=cold-plans skips the calibration's,
+# so its first timed GEMM builds its plan there; without the release, the stand-in's lazy
+# loading reports the deadlock that hung the H200's weighted runs (8 lines, exit 2)
+for comm in nccl mpi; do
+    fresh
+    TPBAL_TEST_FAULT=cold-plans tpbal 2 --backend cuda --comm "$comm" --dtype fp32 --tp 2 \
+        --policy even,weighted --shape 64x256x256 --iters 3 --warmup 1 --check --timeout 30 \
+        --out "$WORK/cold-$comm"
+    clean
+    check_results "$WORK/cold-$comm" all-pass
 done
 
 # --overlap chunked beside NCCL: the chunks' GEMMs leave SMs to the collective (cuBLASLt's SM
