@@ -51,9 +51,11 @@ for t in test_peak test_cuda_plan test_cuda_errors; do
     "$B/tests/$t" || { say "FAIL: $t"; exit 7; }
 done
 "$B/bin/tpbal-compare" "$D/run" "$D/run" >/dev/null || { say "FAIL: tpbal-compare"; exit 8; }
-OUT="$D/gcs" GPU_CHECK_LOADED=1 DEADLINE=900 bash "$B/bench/gpu-check.sh" --standin >"$D/gcs.out" 2>&1 ||
+# the rehearsal as a lent machine runs it: the lease's one script, which runs the check
+OUT="$D/lease" GPU_CHECK_LOADED=1 DEADLINE=900 bash "$B/bench/gpu-lease.sh" --standin \
+    >"$D/gcs.out" 2>&1 ||
     { grep -E '^[a-z0-9.-]+: (FAIL|TIMEOUT)' "$D/gcs.out"; tail -20 "$D/gcs.out"
-      say "FAIL: gpu-check.sh --standin"; exit 10; }
+      say "FAIL: gpu-lease.sh --standin"; exit 10; }
 say "ok"
 EOF
 RC=0
@@ -63,16 +65,26 @@ cat "$WORK/in.out"
 [ "$RC" -eq 0 ] || fail "the bundle in a namespace without the system's libraries: exit $RC"
 grep -q "^bundle: ok$" "$WORK/in.out" || fail "the namespace's checks did not finish"
 # no PMIx banner from the bundle's mpirun (the GPU image's: 12 lines at every launch)
-if { cat "$WORK/in.out" "$WORK/gcs.out"; tar -xzOf "$WORK/gcs/details.tar.gz" --wildcards 'run/*.txt'; } |
+G="$WORK/lease/check" # gpu-check's folder in the lease's
+if { cat "$WORK/in.out" "$WORK/gcs.out"; tar -xzOf "$G/details.tar.gz" --wildcards 'run/*.txt'; } |
     grep -qi "usable compression library"; then
     fail "the bundle's mpirun printed PMIx's compression banner"
 fi
-cat "$WORK/gcs/summary.txt"
-steps=$(grep -cE '^[a-z0-9.-]+: pass' "$WORK/gcs/summary.txt")
+cat "$G/summary.txt"
+steps=$(grep -cE '^[a-z0-9.-]+: pass' "$G/summary.txt")
 [ "$steps" -eq 31 ] || fail "the bundle's rehearsal passed $steps steps (31 expected)"
-grep -q "every step passed" "$WORK/gcs/summary.txt" || fail "a step of the bundle's rehearsal failed"
-grep -q "^# loaded (GPU_CHECK_LOADED=1)" "$WORK/gcs/summary.txt" || fail "the rehearsal did not say it was loaded"
-[ "$(ls -A "$WORK/gcs" | wc -l)" -le 8 ] || fail "the rehearsal left more than 8 files"
+grep -q "every step passed" "$G/summary.txt" || fail "a step of the bundle's rehearsal failed"
+grep -q "^# loaded (GPU_CHECK_LOADED=1)" "$G/summary.txt" || fail "the rehearsal did not say it was loaded"
+# what a lent machine hands back: at most 8 files, at most 2 folders down
+n=$(find "$WORK/lease" -type f | wc -l)
+[ "$n" -eq 6 ] && [ -z "$(find "$WORK/lease" -mindepth 3)" ] ||
+    fail "the lease left $n files (6: lease.txt, torch.txt, check/'s 3 and its marker)"
+grep -q "^torch: not measured: the rehearsal" "$WORK/lease/torch.txt" ||
+    fail "torch.txt: $(head -1 "$WORK/lease/torch.txt")"
+grep -q "^lease: gpu-check ended with status 0" "$WORK/lease/lease.txt" ||
+    fail "lease.txt: no gpu-check status"
+cmp -s <(grep -v '^lease: ' "$WORK/lease/lease.txt" | grep -E '^[a-z0-9.-]+: pass') \
+    <(grep -E '^[a-z0-9.-]+: pass' "$G/summary.txt") || fail "lease.txt does not hold the check's lines"
 
 # made again over itself: its own entries replaced, a user's folder and file kept
 mkdir -p "$WORK/b/gpu-check-out" && echo mine >"$WORK/b/gpu-check-out/keep"

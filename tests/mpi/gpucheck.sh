@@ -3,7 +3,8 @@
 # needed) and a refused one fails the dry run (planted below: the shared-GPU step with
 # bf16, which --comm mpi refuses), the plan fits in 8 minutes, and the host-side parts
 # (parsing named result fields) run on a host-backend result; --help, an unknown argument, and
-# an OUT that is a link or another program's folder (refused, untouched). Nothing here is
+# an OUT that is a link or another program's folder (refused, untouched); bench/gpu-lease.sh's
+# refusals (not a bundle, an OUT that is a link or holds its files). Nothing here is
 # timed: it runs beside other tests; gpucheck-figures.sh judges the rehearsal's figures, alone.
 . "$(dirname "$0")/lib.sh"
 top=${TPBAL_SRCDIR:?}
@@ -107,4 +108,26 @@ for o in "$WORK/link" "$WORK/mine"; do
 done
 [ "$(cat "$WORK/mine/run/data")" = keep ] && [ "$(ls -A "$WORK/mine")" = run ] ||
     fail "a refused OUT was changed"
+# bench/gpu-lease.sh (a lent machine's one script; bundle.sh runs its rehearsal): --help; a
+# folder that is not a bundle, an OUT that is a link or holds a lease's files: exit 2, nothing
+# written (a folder with a bundle's marker stands in for one: the lease stops before using it)
+L="$top/bench/gpu-lease.sh"
+bash "$L" --help | grep -q "^bench/gpu-lease.sh \[--standin\] \[BUNDLE\]" || fail "gpu-lease --help"
+lease_refused() { # WHY OUT ARGS...
+    local why=$1 o=$2
+    shift 2
+    RC=0
+    OUT="$o" bash "$L" "$@" >"$WORK/l.out" 2>&1 || RC=$?
+    [ "$RC" -eq 2 ] && grep -q "$why" "$WORK/l.out" ||
+        fail "gpu-lease $*: exit $RC, $(head -1 "$WORK/l.out")"
+}
+mkdir -p "$WORK/fb/bench" && : >"$WORK/fb/.tpbal-bundle" && : >"$WORK/fb/bench/gpu-check.sh"
+chmod +x "$WORK/fb/bench/gpu-check.sh"
+lease_refused "is not a bundle" "$WORK/l1" "$WORK/mine"
+lease_refused "symbolic link" "$WORK/link" --standin "$WORK/fb"
+mkdir -p "$WORK/l2" && echo keep >"$WORK/l2/lease.txt"
+lease_refused "already holds lease.txt" "$WORK/l2" --standin "$WORK/fb"
+[ ! -e "$WORK/l1" ] && [ "$(cat "$WORK/l2/lease.txt")" = keep ] &&
+    [ "$(ls -A "$WORK/l2")" = lease.txt ] && [ "$(ls -A "$WORK/mine")" = run ] ||
+    fail "a refused lease wrote something"
 echo "gpucheck: ok"
