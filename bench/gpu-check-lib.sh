@@ -74,15 +74,22 @@ plant_env() {
 }
 
 # gpu_free NAME: 0 if no other process holds the GPU before timed step NAME, else the step
-# fails (another process's kernels would share the GPU with it: two modes of step)
+# fails (another process's kernels would share the GPU with it: two modes of step). A holder
+# must still be there after 3 s of looks every half second: the ranks of the step before, just
+# ended or killed, may keep their contexts while the driver tears them down; the leftover
+# ranks of the first H200 run held the GPU for minutes.
 gpu_free() {
-    local held plants=${GPU_CHECK_PLANT:-}
+    local held plants=${GPU_CHECK_PLANT:-} look
     [[ $DRY == 1 ]] && return 0
     if [[ " ${plants//,/ } " == *" holder:$1 "* ]]; then
         held="4242, python3, 1024 MiB (planted)"
     else
-        held=$(${NVIDIA_SMI:-nvidia-smi} --query-compute-apps=pid,process_name,used_memory \
-            --format=csv,noheader 2>/dev/null | tr '\n' ';')
+        for look in 1 2 3 4 5 6 7; do
+            held=$(${NVIDIA_SMI:-nvidia-smi} --query-compute-apps=pid,process_name,used_memory \
+                --format=csv,noheader 2>/dev/null | tr '\n' ';')
+            [[ -z "$held" || $look == 7 ]] && break
+            sleep 0.5
+        done
     fi
     [[ -z "$held" ]] && return 0
     fail_step "$1" "another process holds the GPU before this timed step: ${held%;}"

@@ -55,7 +55,16 @@ grep -q "^shared-tp2: FAIL: refused: tpbal: error: --comm mpi reduces fp32 and f
     "$WORK/gp/summary.txt" || { cat "$WORK/gp.out"; fail "the refusal was not named"; }
 
 # the step machinery itself: a failing and a timing-out step planted among passing ones fail
-# the check (exit 1) and are named; the details are packed
+# the check (exit 1) and are named; the details are packed; a GPU holder that leaves within
+# 3 s (the step before's ranks, their contexts torn down) is waited for, one that stays fails
+# the timed step after those 3 s (a stand-in nvidia-smi: a holder for its first SMI_HOLD looks)
+cat >"$WORK/smi" <<'EOF'
+#!/bin/sh
+n=$(($(cat "$SMI_COUNT" 2>/dev/null || echo 0) + 1))
+echo "$n" >"$SMI_COUNT"
+[ "$n" -gt "$SMI_HOLD" ] || echo "4343, leftover, 10 MiB"
+EOF
+chmod +x "$WORK/smi"
 cat >"$WORK/planted-steps.sh" <<EOF
 OUTDIR="$WORK/ps" DEADLINE=60 DRY=0 T=none TOP="$top"
 source "$top/bench/gpu-check-lib.sh"
@@ -70,6 +79,10 @@ step escaped 5 bash -c 'setsid sleep 307 </dev/null >/dev/null 2>&1 & exit 0'
 verdict escaped
 step after 5 true
 verdict after
+export SMI_COUNT="$WORK/smi.n" SMI_HOLD=3
+NVIDIA_SMI="$WORK/smi" gpu_free leaving && say "leaving: free after \$(cat "$WORK/smi.n") looks"
+rm -f "$WORK/smi.n"
+SMI_HOLD=1000 NVIDIA_SMI="$WORK/smi" gpu_free held || say "held: \$(cat "$WORK/smi.n") looks"
 exit \$FAILED
 EOF
 RC=0
@@ -83,7 +96,9 @@ if pgrep -f "^sleep 307$" >/dev/null; then
     fail "a step's process in a session of its own outlived the step"
 fi
 for want in "^passing: pass" "^failing: FAIL: rc 1" "^slow: TIMEOUT after 1 s" \
-    "^slow: FAIL: rc 124 (planted)" "^escaped: pass" "^after: pass"; do
+    "^slow: FAIL: rc 124 (planted)" "^escaped: pass" "^after: pass" "^leaving: free after 4 looks" \
+    "^held: FAIL: another process holds the GPU before this timed step: 4343, leftover, 10 MiB" \
+    "^held: 7 looks"; do
     grep -q "$want" "$WORK/ps/summary.txt" || fail "summary.txt lacks '$want'"
 done
 [ "$(ls "$WORK/ps" | tr '\n' ' ')" = "commands.txt details.tar.gz summary.txt " ] ||
