@@ -4,11 +4,11 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "base/metrics.h"
 #include "base/sizes.h"
 #include "base/stamp.h"
+#include "base/testfault.h"
 #include "run/agree.h"
 
 /* Relative interquartile range of v[n]: (q75 - q25) / median. */
@@ -61,8 +61,7 @@ static tpb_status_t warm(tpb_device_t *dev, const tpb_gemm_t *g)
     /* TPBAL_TEST_FAULT=cold-plans (tpbal's own tests): no warm-up on any rank, so the first
      * timed GEMM meets its plan behind the gate, where only the backend's own release of the
      * gate before a build (cuda_gemm.c) keeps it from hanging */
-    const char *f = getenv("TPBAL_TEST_FAULT");
-    if (f && strcmp(f, "cold-plans") == 0)
+    if (tpb_test_fault("cold-plans"))
         return TPB_OK;
     tpb_status_t st = tpb_dev_gemm(dev, g);
     tpb_status_t done = tpb_dev_sync(dev);

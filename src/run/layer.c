@@ -8,6 +8,7 @@
 #include "base/partition.h"
 #include "base/clock.h"
 #include "base/stamp.h"
+#include "base/testfault.h"
 
 /* Elements of the buffers in the input's dtype (x, w, xs) and in the output's (part,
  * y) on a rank whose shard is len. */
@@ -58,8 +59,7 @@ double tpb_layer_flop(const tpb_layer_desc_t *d)
  * row (col) or column (row) before its place, an off-by-one shard offset --check must catch. */
 static int shard_offset_planted(const tpb_layer_t *l, int id)
 {
-    const char *f = getenv("TPBAL_TEST_FAULT");
-    return f && strcmp(f, "shard-offset") == 0 && id == TPB_MAT_W && l->d.group_rank == 1;
+    return tpb_test_fault("shard-offset") && id == TPB_MAT_W && l->d.group_rank == 1;
 }
 
 /* Seeded matrix id (TPB_MAT_X: M x K, TPB_MAT_W: N x K, scaled by 1/sqrt(K)) of d's shape. */

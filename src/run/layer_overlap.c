@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/testfault.h"
+
 /* GEMM rows [r0, r0 + rows) of the shard's GEMM. */
 static tpb_gemm_t rows_of(const tpb_layer_t *l, long r0, long rows)
 {
@@ -49,8 +51,7 @@ static void chunk_pieces(tpb_layer_t *l, int j, long r0, long rows)
 /* The planted fault of TPBAL_TEST_FAULT=chunk-offset: chunk 1 one row up. */
 static long fault_shift(int j)
 {
-    const char *f = getenv("TPBAL_TEST_FAULT");
-    return j == 1 && f && strcmp(f, "chunk-offset") == 0 ? -1 : 0;
+    return j == 1 && tpb_test_fault("chunk-offset") ? -1 : 0;
 }
 
 tpb_status_t tpb_layer_overlap_setup(tpb_layer_t *l)

@@ -11,12 +11,11 @@
  * GEMMs) take the latest one's.
  */
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "backend/cuda/cuda_internal.h"
 #include "base/stamp.h"
 #include "base/stats.h"
+#include "base/testfault.h"
 
 #define TPB_PROBE_SAMPLES 10 /* event-timed GEMMs a median */
 #define TPB_PROBE_ROUNDS 4   /* padding corrections at most */
@@ -97,8 +96,7 @@ tpb_status_t tpb_cuda_emulation_probe(tpb_cuda_t *be, const tpb_gemm_t *g, doubl
      * so each round moves it by the time still missing over the partition's own time
      * (TPBAL_TEST_FAULT=no-padding, tests only: none, the partition alone, which gpu-check's
      * rehearsal must call a miss) */
-    const char *fault = getenv("TPBAL_TEST_FAULT");
-    int rounds = fault && strcmp(fault, "no-padding") == 0 ? 0 : TPB_PROBE_ROUNDS;
+    int rounds = tpb_test_fault("no-padding") ? 0 : TPB_PROBE_ROUNDS;
     for (int r = 0; be->green.ctx && !g->accumulate && r < rounds && emu > 0.0; r++) {
         if (fabs(ref / emu / f - 1.0) <= TPB_PROBE_CLOSE || ref / emu < f)
             break; /* hit, or already slower than asked (no padding makes it faster) */
